@@ -1,0 +1,156 @@
+"""Raw tables -> the one clean corpus table (``whowrote.types.CORPUS_COLUMNS`` + extra metadata).
+
+Column meaning is auto-detected from common names and can be overridden with ``columns=``
+(e.g. ``{"text": "body", "model": "generator"}``). The HF ``question/answer/info`` layout is
+understood too (``info`` keys are flattened into columns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from whowrote.data.clean import strip_frontmatter
+from whowrote.data.providers import ProviderMap
+from whowrote.data.readers import read_source
+from whowrote.types import CORPUS_COLUMNS, LABELS, OTHER, WhowroteError
+
+# Candidate source columns per corpus column, in order of preference.
+COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "text": ("text", "content", "question", "body", "blog", "completion", "response", "output"),
+    "model": ("model", "source_model", "generator", "model_name", "model_id"),
+    "provider": ("provider", "answer", "label", "gold", "provider3"),
+    "category": ("category", "domain", "subject"),
+    "topic": ("topic", "prompt_id", "proposition_id", "title"),
+    "genre": ("genre", "corpus", "register"),
+    "id": ("id", "uid", "doc_id", "path"),
+}
+
+# File stems of the shared corpus -> the genre name used in leave-one-genre-out splits.
+GENRE_OF_STEM = {"blogs": "blog", "debates": "debate", "fiction": "fiction", "longform": "longform"}
+
+
+def load_corpus(
+    paths: str | Path | Sequence[str | Path],
+    columns: Mapping[str, str] | None = None,
+    genre: str | None = None,
+    provider_rules: Iterable[tuple[str, str]] = (),
+    keep_frontmatter: bool = False,
+) -> pd.DataFrame:
+    """Read one or more corpora into one table with columns ``CORPUS_COLUMNS`` first.
+
+    - ``genre``: the corpus-level genre for every row; by default taken from the file name
+      (``blogs.jsonl`` -> ``blog``) or ``"text"``. A source ``genre`` column that holds finer
+      labels (fiction sub-genres, longform steps) is kept as ``subgenre``.
+    - ``provider``: from the model name by :class:`ProviderMap` rules when a model is known;
+      a source provider/label column is used only where no model name is given.
+    - ``category`` defaults to the sub-genre or the genre; ``topic`` to the id (each text its own
+      topic) so that splits stay honest when a corpus has no topic column.
+    """
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    if not paths:
+        raise WhowroteError("no corpus given")
+    provider_map = ProviderMap(provider_rules)
+    frames = [
+        normalise(read_source(p), source=str(p), columns=columns, genre=genre,
+                  provider_map=provider_map, keep_frontmatter=keep_frontmatter)
+        for p in paths
+    ]
+    corpus = pd.concat(frames, ignore_index=True)
+    if corpus.empty:
+        raise WhowroteError("corpus is empty: no rows with text were found")
+    dup = corpus["id"].duplicated(keep=False)
+    if dup.any():  # ids must be unique across sources; qualify clashing ones by genre
+        corpus.loc[dup, "id"] = corpus.loc[dup, "genre"] + ":" + corpus.loc[dup, "id"]
+    return corpus
+
+
+def normalise(
+    raw: pd.DataFrame,
+    source: str,
+    columns: Mapping[str, str] | None = None,
+    genre: str | None = None,
+    provider_map: ProviderMap | None = None,
+    keep_frontmatter: bool = False,
+) -> pd.DataFrame:
+    """One raw table -> corpus columns (see :func:`load_corpus`)."""
+    provider_map = provider_map or ProviderMap()
+    raw = _flatten_info(raw)
+    if raw.empty:
+        raise WhowroteError(f"{source}: corpus is empty")
+    chosen = _choose_columns(raw, columns or {}, source)
+    out = pd.DataFrame(index=raw.index)
+    text = raw[chosen["text"]]
+    out["text"] = text.map(lambda t: t if isinstance(t, str) else ("" if t is None or t != t else str(t)))
+    if not keep_frontmatter:
+        out["text"] = out["text"].map(strip_frontmatter)
+
+    stem = Path(source).name.split(".")[0]
+    out["genre"] = genre or GENRE_OF_STEM.get(stem, stem if Path(source).exists() else "text")
+    extra_genre = chosen.get("genre")
+    subgenre = raw[extra_genre].astype(str) if extra_genre else None
+
+    model = raw[chosen["model"]].astype("string").fillna("") if chosen.get("model") else pd.Series("", index=raw.index)
+    out["model"] = model.astype(str)
+    from_model = out["model"].map(provider_map)
+    if chosen.get("provider"):
+        given = raw[chosen["provider"]].astype("string").fillna("").str.strip().str.upper()
+        given = given.where(given.isin(LABELS), OTHER)
+        out["provider"] = from_model.where(out["model"] != "", given)
+    else:
+        if not chosen.get("model"):
+            raise WhowroteError(f"{source}: no model or provider column (pass columns={{'model': ...}})")
+        out["provider"] = from_model
+
+    out["id"] = (
+        raw[chosen["id"]].astype(str) if chosen.get("id")
+        else [f"{stem}-{_short_hash(t)}-{i}" for i, t in enumerate(out["text"])]
+    )
+    out["category"] = (
+        raw[chosen["category"]].astype(str) if chosen.get("category")
+        else (subgenre if subgenre is not None else out["genre"])
+    )
+    out["topic"] = raw[chosen["topic"]].astype(str) if chosen.get("topic") else out["id"]
+    if subgenre is not None:
+        out["subgenre"] = subgenre
+    used = {c for c in chosen.values() if c}
+    for col in raw.columns:  # keep the source's other metadata as it is
+        if col not in used and col not in out.columns:
+            out[col] = raw[col]
+    out = out[out["text"].str.strip() != ""].reset_index(drop=True)
+    return out[[*CORPUS_COLUMNS, *[c for c in out.columns if c not in CORPUS_COLUMNS]]]
+
+
+def _choose_columns(raw: pd.DataFrame, overrides: Mapping[str, str], source: str) -> dict[str, str | None]:
+    chosen: dict[str, str | None] = {}
+    lower = {c.lower(): c for c in raw.columns if isinstance(c, str)}
+    for field, candidates in COLUMN_CANDIDATES.items():
+        if field in overrides:
+            if overrides[field] not in raw.columns:
+                raise WhowroteError(f"{source}: column {overrides[field]!r} not found (has: {', '.join(map(str, raw.columns))})")
+            chosen[field] = overrides[field]
+        else:
+            chosen[field] = next((lower[c] for c in candidates if c in lower), None)
+    if chosen["text"] is None:
+        raise WhowroteError(f"{source}: no text column found (looked for {', '.join(COLUMN_CANDIDATES['text'])}; "
+                            f"has: {', '.join(map(str, raw.columns))})")
+    if chosen.get("provider") == chosen.get("text") or chosen.get("topic") == chosen.get("text"):
+        raise WhowroteError(f"{source}: the same column cannot be both text and a label")
+    return chosen
+
+
+def _flatten_info(raw: pd.DataFrame) -> pd.DataFrame:
+    """The HF ``question/answer/info`` layout keeps metadata in a dict column: lift its keys."""
+    if "info" not in raw.columns or raw.empty or not isinstance(raw["info"].iloc[0], dict):
+        return raw
+    info = pd.DataFrame([i if isinstance(i, dict) else {} for i in raw["info"]], index=raw.index)
+    info = info[[c for c in info.columns if c not in raw.columns]]
+    return pd.concat([raw.drop(columns="info"), info], axis=1)
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=6).hexdigest()

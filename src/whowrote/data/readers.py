@@ -1,0 +1,180 @@
+"""Readers: every corpus format people have -> a raw pandas DataFrame (source columns as-is).
+
+Formats: JSONL / JSON, CSV / TSV, Parquet, a Hugging Face ``save_to_disk`` folder, a Hugging Face
+hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the research layout
+``<root>/<category>/<topic>/<model>__<length>.md``). Column meaning is decided later, in
+:mod:`whowrote.data.corpus`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from whowrote.data.clean import split_frontmatter
+from whowrote.types import WhowroteError
+
+TABLE_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq"}
+TEXT_SUFFIXES = {".md", ".markdown", ".txt"}
+# Bigger single files than this are refused: a corpus row is a text, not a dump.
+MAX_FILE_BYTES = 2 * 1024**3
+
+
+def read_source(source: str | Path) -> pd.DataFrame:
+    """Read one corpus source (file, folder or hub id) into a raw DataFrame."""
+    path = Path(source)
+    if path.is_dir():
+        if (path / "dataset_info.json").exists() or (path / "state.json").exists() or (
+            path / "dataset_dict.json"
+        ).exists():
+            return read_hf_disk(path)
+        return read_markdown_tree(path)
+    if path.is_file():
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise WhowroteError(f"{path}: file is larger than {MAX_FILE_BYTES >> 30} GiB")
+        suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+        suffix = suffix.lower().removesuffix(".gz")
+        if suffix in {".jsonl", ".ndjson", ".json"}:
+            return read_json_lines(path)
+        if suffix in {".csv", ".tsv"}:
+            return _read_with(pd.read_csv, path, sep="\t" if suffix == ".tsv" else ",")
+        if suffix in {".parquet", ".pq"}:
+            return _read_with(pd.read_parquet, path)
+        if suffix in TEXT_SUFFIXES:
+            return read_markdown_files([path], root=path.parent)
+        raise WhowroteError(f"{path}: unknown corpus format {path.suffix or '(no suffix)'!r}")
+    if _looks_like_hub_id(str(source)):
+        return read_hf_hub(str(source))
+    raise WhowroteError(f"{source}: no such file or folder")
+
+
+def _read_with(reader, path: Path, **kwargs) -> pd.DataFrame:
+    try:
+        return reader(path, **kwargs)
+    except UnicodeDecodeError as e:
+        raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
+    except Exception as e:  # parser errors differ per library; all mean "unreadable"
+        raise WhowroteError(f"{path}: cannot read as {path.suffix.lstrip('.')}: {str(e).splitlines()[0]}") from None
+
+
+def read_json_lines(path: Path) -> pd.DataFrame:
+    """JSONL (one object per line), or a JSON file holding a list of objects."""
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    rows: list[dict] = []
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            first = f.read(1)
+            f.seek(0)
+            if first == "[":
+                data = json.load(f)
+                if not isinstance(data, list):
+                    raise WhowroteError(f"{path}: a JSON file must hold a list of objects")
+                rows = [r for r in data if isinstance(r, dict)]
+            else:
+                for lineno, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        row = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        raise WhowroteError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+                    if not isinstance(row, dict):
+                        raise WhowroteError(f"{path}:{lineno}: each line must be a JSON object")
+                    rows.append(row)
+    except UnicodeDecodeError as e:
+        raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
+    except (OSError, EOFError) as e:
+        raise WhowroteError(f"{path}: cannot read ({e})") from None
+    return pd.DataFrame(rows)
+
+
+def read_markdown_tree(root: Path) -> pd.DataFrame:
+    """Every ``.md``/``.markdown``/``.txt`` file under ``root``, recursively."""
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
+    if not files:
+        raise WhowroteError(f"{root}: folder holds no dataset and no .md/.txt files")
+    return read_markdown_files(files, root=root)
+
+
+def read_markdown_files(files: list[Path], root: Path) -> pd.DataFrame:
+    """Markdown files -> rows; frontmatter keys become columns, the body is ``text``.
+
+    In the research layout ``<category>/<topic>/<model>__<length>.md`` the path supplies
+    category, topic, model and length where the frontmatter does not.
+    """
+    rows = []
+    for file in files:
+        raw = file.read_bytes()
+        if b"\x00" in raw[:8192]:
+            raise WhowroteError(f"{file}: binary file, not text")
+        try:
+            content = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise WhowroteError(f"{file}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
+        meta, body = split_frontmatter(content)
+        rel = file.relative_to(root)
+        stem, _, length = file.stem.partition("__")
+        row = {"path": str(file), "text": body}
+        if len(rel.parts) >= 3:
+            row["category"], row["topic"] = rel.parts[-3], rel.parts[-2]
+        elif len(rel.parts) == 2:
+            row["category"] = rel.parts[0]
+        if length:
+            row["length"] = length
+            row["model"] = stem
+        row["id"] = str(rel.with_suffix(""))
+        row.update({k: v for k, v in meta.items() if isinstance(k, str) and k != "text"})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def read_hf_disk(path: Path) -> pd.DataFrame:
+    """A ``datasets`` ``save_to_disk`` folder (a Dataset, or a DatasetDict: splits are concatenated
+    with their name in a ``split`` column)."""
+    try:
+        import datasets
+    except ImportError:
+        raise WhowroteError(f"{path}: reading save_to_disk folders needs `pip install datasets`") from None
+    try:
+        ds = datasets.load_from_disk(str(path))
+    except Exception as e:
+        raise WhowroteError(f"{path}: cannot load dataset folder: {str(e).splitlines()[0]}") from None
+    return _hf_to_frame(ds)
+
+
+def read_hf_hub(dataset_id: str) -> pd.DataFrame:
+    """A Hugging Face hub dataset id (``owner/name`` or ``owner/name:split``); honours
+    ``HF_HUB_OFFLINE`` / ``HF_DATASETS_OFFLINE`` (then only the local cache is used)."""
+    try:
+        import datasets
+    except ImportError:
+        raise WhowroteError(f"{dataset_id}: reading hub datasets needs `pip install datasets`") from None
+    name, _, split = dataset_id.partition(":")
+    try:
+        ds = datasets.load_dataset(name, split=split or None)
+    except Exception as e:
+        raise WhowroteError(f"{dataset_id}: cannot load hub dataset: {str(e).splitlines()[0]}") from None
+    return _hf_to_frame(ds)
+
+
+def _hf_to_frame(ds) -> pd.DataFrame:
+    import datasets
+
+    if isinstance(ds, datasets.DatasetDict):
+        frames = []
+        for split, part in ds.items():
+            frame = part.to_pandas()
+            frame["split"] = split
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return ds.to_pandas()
+
+
+def _looks_like_hub_id(source: str) -> bool:
+    name = source.partition(":")[0]
+    parts = name.split("/")
+    return len(parts) == 2 and all(p and not p.startswith(".") for p in parts) and "\\" not in name
