@@ -1,5 +1,197 @@
-"""CLI commands for this part (registered on whowrote.cli.app.app). Heavy imports go inside functions."""
+"""``whowrote data audit | split | convert | providers``: thin wrappers over :mod:`whowrote.data`.
+
+Heavy imports (pandas, numpy) happen inside the commands: ``whowrote --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import typer
+
 from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+from whowrote.types import LABELS, WhowroteError
+
+PATHS_HELP = "Corpus files or folders (JSONL, JSON, CSV, TSV, Parquet, save_to_disk, Markdown tree) or hub ids."
+RULE_HELP = "Extra model->provider rule PATTERN=LABEL (regex, tried before the defaults); repeatable."
+_TEXT_COL = typer.Option(None, "--text-column", help="Column holding the text (default: auto-detect).")
+_MODEL_COL = typer.Option(None, "--model-column", help="Column holding the generator model id.")
+_PROVIDER_COL = typer.Option(None, "--provider-column", help="Column holding the provider label.")
+_TOPIC_COL = typer.Option(None, "--topic-column", help="Column holding the topic / prompt id.")
+_CATEGORY_COL = typer.Option(None, "--category-column", help="Column holding the category.")
+_RULES = typer.Option([], "--rule", help=RULE_HELP)
+
+
+def _load(paths: list[str], rules: list[str], text: str | None, model: str | None, provider: str | None,
+          topic: str | None, category: str | None):
+    from whowrote.data.corpus import load_corpus
+    from whowrote.data.providers import parse_rules
+
+    columns = {k: v for k, v in {"text": text, "model": model, "provider": provider, "topic": topic,
+                                 "category": category}.items() if v}
+    return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules))
+
+
+def _labels(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    labels = [v.strip().upper() for v in value.split(",") if v.strip()]
+    bad = [lab for lab in labels if lab not in LABELS]
+    if bad:
+        raise WhowroteError(f"unknown label(s) {', '.join(bad)} (choose from {', '.join(LABELS)})")
+    return labels
+
+
+@data_app.command()
+def audit(
+    paths: list[str] = typer.Argument(..., help=PATHS_HELP),
+    json_out: Path = typer.Option(None, "--json", help="Also write the full report as JSON here."),
+    clean_out: Path = typer.Option(None, "--clean-out", help="Write the corpus without dropped rows (JSONL)."),
+    drop: list[str] = typer.Option([], "--drop", help="Problem kind to drop for --clean-out (repeatable; "
+                                   "default: self_identification, metadata_line, exact_duplicate, empty)."),
+    near: bool = typer.Option(True, "--near-duplicates/--no-near-duplicates", help="Look for near-duplicates."),
+    min_words: int = typer.Option(50, help="Texts with fewer words are reported as too_short."),
+    max_problems: int = typer.Option(25, help="Problems listed per kind (0 = all)."),
+    rules: list[str] = _RULES,
+    text_column: str = _TEXT_COL, model_column: str = _MODEL_COL, provider_column: str = _PROVIDER_COL,
+    topic_column: str = _TOPIC_COL, category_column: str = _CATEGORY_COL,
+) -> None:
+    """Print counts per genre / category / model and every leak, duplicate and label problem."""
+    import json
+
+    from whowrote.data.audit import DROP_BY_DEFAULT, drop_flagged
+    from whowrote.data.audit import audit as run_audit
+    from whowrote.data.providers import parse_rules
+    from whowrote.data.render import render_audit
+    from whowrote.data.writers import write_jsonl
+
+    corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
+    report = run_audit(corpus, near_duplicates=near, min_words=min_words, provider_rules=parse_rules(rules))
+    render_audit(report, _console(), max_per_kind=max_problems)
+    if json_out:
+        _atomic_text(json_out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    if clean_out:
+        try:
+            clean = drop_flagged(corpus, report, drop or DROP_BY_DEFAULT)
+        except ValueError as e:
+            raise WhowroteError(str(e)) from None
+        _atomic(clean_out, lambda tmp: write_jsonl(clean, tmp))
+        typer.echo(f"wrote {len(clean)} of {len(corpus)} texts to {clean_out}")
+
+
+@data_app.command()
+def split(
+    paths: list[str] = typer.Argument(..., help=PATHS_HELP),
+    out: Path = typer.Option(..., "--out", help="Output folder (created; replaced if it holds an earlier split)."),
+    seed: int = typer.Option(0, help="Random seed: the same seed and corpus give the same files."),
+    scheme: str = typer.Option("topic", help="topic (3/4-way, the research split), binary (CLAUDE vs "
+                               "CHATGPT) or logo (leave-one-genre-out)."),
+    val_frac: float = typer.Option(0.15, help="Share of each category's topics held out for val."),
+    ood_category: list[str] = typer.Option([], "--ood-category", help="Category held out whole as val_ood "
+                                           "(repeatable). Default: automatic (see docs/data.md)."),
+    ood_genre: list[str] = typer.Option([], "--ood-genre", help="Genre held out whole as val_ood (repeatable)."),
+    no_ood: bool = typer.Option(False, "--no-ood", help="No held-out categories (unless --ood-genre)."),
+    labels: str = typer.Option(None, help="Providers to keep, comma-separated (default: all, OTHER included)."),
+    balance: bool = typer.Option(True, "--balance/--no-balance", help="Subsample providers to equal counts."),
+    balance_labels: str = typer.Option(None, help="Providers to balance (others kept whole), comma-separated."),
+    balance_within: str = typer.Option("genre", help="Balance inside each value of this column, or 'none'."),
+    max_words: int = typer.Option(None, help="Drop texts longer than this many words."),
+    max_tokens: int = typer.Option(None, help="Drop texts longer than this many tokens (needs --tokenizer)."),
+    tokenizer: str = typer.Option(None, help="Local HF tokenizer folder or cached id, for --max-tokens."),
+    strip_frac: float = typer.Option(0.0, help="Share of train rows given strip augmentation (spec: 0.4)."),
+    formats: str = typer.Option("jsonl,qa,hf", "--format", help="Outputs: jsonl, qa (question/answer/info "
+                                "JSONL), hf (save_to_disk); comma-separated."),
+    keep_flagged: bool = typer.Option(False, help="Keep rows the audit would drop (leaks, exact duplicates)."),
+    rules: list[str] = _RULES,
+    text_column: str = _TEXT_COL, model_column: str = _MODEL_COL, provider_column: str = _PROVIDER_COL,
+    topic_column: str = _TOPIC_COL, category_column: str = _CATEGORY_COL,
+) -> None:
+    """Write DIR/train.jsonl, DIR/val.jsonl and DIR/val_ood.jsonl (+ qa/ and hf/ layouts)."""
+    from whowrote.data.audit import DROP_BY_DEFAULT
+    from whowrote.data.build import SplitConfig, build_splits
+    from whowrote.data.render import render_split_summary
+    from whowrote.data.writers import write_splits
+
+    fmt = [f.strip() for f in formats.split(",") if f.strip()]
+    if "hf" in fmt:
+        try:
+            import datasets  # noqa: F401
+        except ImportError:
+            raise WhowroteError("--format hf needs `pip install datasets`; use --format jsonl,qa") from None
+    corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
+    config = SplitConfig(
+        scheme=scheme, seed=seed, val_frac=val_frac,
+        ood_categories=None if no_ood else (ood_category or "auto"), ood_genres=ood_genre,
+        labels=_labels(labels), balance=balance, balance_labels=_labels(balance_labels),
+        balance_within=None if balance_within.lower() == "none" else balance_within,
+        max_words=max_words, max_tokens=max_tokens, tokenizer=tokenizer, strip_frac=strip_frac,
+        drop=() if keep_flagged else DROP_BY_DEFAULT,
+    )
+    result = build_splits(corpus, config)
+    task_type = {"binary": "binary"}.get(scheme, "3way" if "OTHER" not in set(corpus["provider"]) else "4way")
+    write_splits(result.splits, out, result.info, formats=fmt, task_type=task_type)
+    render_split_summary(result.splits, result.info, _console())
+    typer.echo(f"wrote {', '.join(f'{n}.jsonl' for n in result.splits)} to {out}")
+
+
+@data_app.command()
+def convert(
+    paths: list[str] = typer.Argument(..., help=PATHS_HELP),
+    out: Path = typer.Option(..., "--out", help="Output file: .jsonl, .parquet or .csv."),
+    rules: list[str] = _RULES,
+    text_column: str = _TEXT_COL, model_column: str = _MODEL_COL, provider_column: str = _PROVIDER_COL,
+    topic_column: str = _TOPIC_COL, category_column: str = _CATEGORY_COL,
+) -> None:
+    """Read any supported corpus and write the one clean table (id, text, provider, ...)."""
+    from whowrote.data.writers import write_jsonl
+
+    suffix = out.suffix.lower()
+    if suffix not in {".jsonl", ".parquet", ".csv"}:
+        raise WhowroteError(f"{out}: output must end in .jsonl, .parquet or .csv")
+    corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
+    writer = {".jsonl": lambda tmp: write_jsonl(corpus, tmp),
+              ".parquet": lambda tmp: corpus.astype({c: str for c in ("id", "topic", "category")}).to_parquet(tmp),
+              ".csv": lambda tmp: corpus.to_csv(tmp, index=False)}[suffix]
+    _atomic(out, writer)
+    typer.echo(f"wrote {len(corpus)} texts to {out}")
+
+
+@data_app.command()
+def providers(models: list[str] = typer.Argument(..., help="Model ids to map."), rules: list[str] = _RULES) -> None:
+    """Show which provider each model id maps to (and whether a rule knows it)."""
+    from whowrote.data.providers import ProviderMap, parse_rules
+
+    pmap = ProviderMap(parse_rules(rules))
+    for model in models:
+        typer.echo(f"{model}\t{pmap(model)}" + ("" if pmap.is_known(model) else "\t(unknown model: OTHER)"))
+
+
+def _console():
+    """Rich console; when piped, wide enough that model names and problems are not cut."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 160, soft_wrap=not sys.stdout.isatty())
+
+
+def _atomic(path: Path, write) -> None:
+    """Write via ``write(tmp_path)`` next to ``path``, then rename; nothing left on error."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except OSError as e:
+        raise WhowroteError(f"{path}: cannot write ({e.strerror or e})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -1,5 +1,81 @@
-"""CLI commands for this part (registered on whowrote.cli.app.app). Heavy imports go inside functions."""
+"""``whowrote eval``: evaluate an LLM on the task (heavy imports inside the command)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import typer
+
 from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+
+
+@app.command("eval")
+def eval_command(
+    split: Path = typer.Option(..., "--split", help="Split file (JSONL: id,text,provider,... or question/answer/info)."),
+    out: Path = typer.Option(..., "--out", help="Output directory (traces.jsonl, summary.json); re-run to resume."),
+    model: str = typer.Option(None, "--model", help="HF id, local dir or .gguf file (or a tokenizer for --endpoint)."),
+    gguf_file: str = typer.Option(None, "--gguf-file", help="GGUF file name inside --model's directory."),
+    endpoint: str = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL, e.g. http://host:8000/v1."),
+    api_model: str = typer.Option(None, "--api-model", help="Model name to send to --endpoint."),
+    variant: str = typer.Option("3way", "--variant", help="Prompt: 3way, binary, answer_only, hardpair, lexical."),
+    k: int = typer.Option(4, "--k", min=1, help="Samples per text (pass@k)."),
+    max_new_tokens: int = typer.Option(1024, "--max-new-tokens", min=1),
+    max_prompt_tokens: int = typer.Option(None, "--max-prompt-tokens", help="Cut the text (not the scaffold) to fit."),
+    temperature: float = typer.Option(0.7, "--temperature", min=0.0),
+    top_p: float = typer.Option(0.95, "--top-p", min=0.0, max=1.0),
+    seed: int = typer.Option(0, "--seed"),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Texts per generate() call (local backend)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N texts of the split."),
+    dtype: str = typer.Option("bfloat16", "--dtype"),
+    device: str = typer.Option(None, "--device", help="cuda, cpu, ... (default: cuda when available)."),
+    cheatsheet: str = typer.Option(None, "--cheatsheet",
+                                   help="'style' for tells from whowrote's style model, 'default', or a text file."),
+    require_reason: bool = typer.Option(False, "--require-reason", help="Score with the reasoning gate."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Parallel requests (endpoint)."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Seconds per request (endpoint)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No console summary."),
+) -> None:
+    """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
+    from whowrote.llm.collapse import detect_collapse
+    from whowrote.llm.evaluate import EvalConfig, run_eval
+    from whowrote.llm.report import render_summary
+    from whowrote.task.prompts import VARIANTS
+    from whowrote.types import WhowroteError
+
+    if variant not in VARIANTS or variant in ("pair", "trio"):
+        raise WhowroteError(f"--variant must be a single-text variant, one of {VARIANTS[:5]}")
+    cfg = EvalConfig(
+        split=str(split), out=str(out), model=model, gguf_file=gguf_file, endpoint=endpoint,
+        api_model=api_model, variant=variant, k=k, max_new_tokens=max_new_tokens,
+        max_prompt_tokens=max_prompt_tokens, temperature=temperature, top_p=top_p, seed=seed,
+        batch_size=batch_size, limit=limit, dtype=dtype, device=device,
+        cheatsheet=_cheatsheet(cheatsheet), require_reason=require_reason,
+        concurrency=concurrency, timeout=timeout)
+
+    def progress(done: int, total: int) -> None:
+        if not quiet:
+            typer.echo(f"  {done}/{total} texts", err=True)
+
+    summary = run_eval(cfg, on_progress=progress)
+    if not quiet:
+        render_summary(summary, detect_collapse([summary]))
+        typer.echo(f"traces: {Path(out) / 'traces.jsonl'}  summary: {Path(out) / 'summary.json'}")
+
+
+def _cheatsheet(value: str | None) -> str | None:
+    from whowrote.types import WhowroteError
+
+    if not value:
+        return None
+    if value == "style":
+        from whowrote.task.cheatsheet import cheatsheet_from_style_model
+
+        return cheatsheet_from_style_model()
+    if value == "default":
+        from whowrote.task.cheatsheet import DEFAULT_CHEATSHEET
+
+        return DEFAULT_CHEATSHEET
+    path = Path(value)
+    if not path.is_file():
+        raise WhowroteError(f"--cheatsheet: {value!r} is not 'style', 'default' or a file")
+    return path.read_text(encoding="utf-8")

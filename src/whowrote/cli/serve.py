@@ -1,5 +1,56 @@
-"""CLI commands for this part (registered on whowrote.cli.app.app). Heavy imports go inside functions."""
+"""``whowrote serve``: the local web page and JSON API (uvicorn). Heavy imports go inside functions."""
 
 from __future__ import annotations
 
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+import ipaddress
+import sys
+from pathlib import Path
+
+import typer
+
+from whowrote.cli.app import app
+from whowrote.types import WhowroteError
+
+LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` only accepts connections from this machine."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to bind; keep the default to stay local."),
+    port: int = typer.Option(8000, min=0, max=65535, help="Port to listen on."),
+    model: Path | None = typer.Option(None, "--model", exists=True, dir_okay=True, readable=True,
+                                      help="A trained model (default: the bundled one)."),
+    max_body_mb: float = typer.Option(2.0, min=0.001, help="Largest request body in MB (413 beyond)."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Per-request attribution timeout in seconds."),
+    access_log: bool = typer.Option(True, help="Log request lines (method, path, status; never texts)."),
+) -> None:
+    """Serve the page (paste a text, see bars and highlighted tells) and the JSON API (/v1/predict)."""
+    try:
+        import uvicorn
+
+        from whowrote.serve import create_app
+        from whowrote.style import load_model
+    except ImportError as e:
+        raise WhowroteError(f"whowrote serve needs the [serve] extra: pip install 'whowrote[serve]' ({e})") from e
+
+    if not is_loopback(host):
+        typer.secho(
+            f"WARNING: binding to {host}: anyone who can reach this address can use the server. "
+            "There is no authentication and no TLS; use --host 127.0.0.1 unless you mean it.",
+            fg=typer.colors.YELLOW, err=True,
+        )
+    loaded = load_model(str(model) if model is not None else None)
+    api = create_app(loaded, max_body_bytes=int(max_body_mb * 1_000_000), timeout_s=timeout)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"whowrote: serving on http://{shown}:{port}/ (Ctrl-C to stop)", file=sys.stderr)
+    uvicorn.run(api, host=host, port=port, access_log=access_log, log_level="info", server_header=False)

@@ -1,5 +1,49 @@
-"""CLI commands for this part (registered on whowrote.cli.app.app). Heavy imports go inside functions."""
+"""``whowrote study``: the style-vs-content report. Heavy imports go inside the function."""
 
 from __future__ import annotations
 
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+from pathlib import Path
+
+import typer
+
+from whowrote.cli.app import app
+
+
+@app.command()
+def study(
+    paths: list[Path] = typer.Argument(..., help="Corpus files (JSONL/CSV/Parquet…), e.g. ../shared/corpus/*.jsonl"),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for report.html, summary.md, summary.json, PNGs"),
+    seed: int = typer.Option(0, "--seed", help="Seed for sampling, splits, shuffles and maps"),
+    max_per_class: int = typer.Option(
+        100, "--max-per-class", help="At most N texts per (genre, provider) cell; 0 = use every text"),
+    content_cap: int = typer.Option(
+        150, "--content-cap", help="Held-out texts the content probe re-embeds for the edit and length curves"),
+    labels: str = typer.Option("CLAUDE,CHATGPT,GEMINI,OTHER", "--labels",
+                               help="Comma-separated providers to study (others are dropped)"),
+    full_features: bool = typer.Option(True, "--full-features/--no-full-features",
+                                       help="Also probe whowrote's full feature set"),
+    default_model: bool = typer.Option(True, "--default-model/--no-default-model",
+                                       help="Also score whowrote's default model as shipped"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr"),
+) -> None:
+    """Style vs content: which signals separate the providers, as a self-contained HTML report."""
+    from whowrote.data import load_corpus
+    from whowrote.study.run import check_paths, run_study
+    from whowrote.types import LABELS, WhowroteError
+
+    wanted = tuple(x.strip().upper() for x in labels.split(",") if x.strip())
+    bad = [x for x in wanted if x not in LABELS]
+    if bad or len(wanted) < 2:
+        raise WhowroteError(f"--labels needs at least two of {','.join(LABELS)}; got {labels!r}")
+    if max_per_class < 0 or content_cap < 1:
+        raise WhowroteError("--max-per-class must be >= 0 and --content-cap >= 1")
+    if out.exists() and not out.is_dir():
+        raise WhowroteError(f"--out {out} exists and is not a directory")
+    corpus = load_corpus(check_paths(paths))
+    summary = run_study(corpus, out, seed=seed, max_per_class=max_per_class or None, labels=wanted,
+                        content_eval_cap=content_cap, full_features=full_features,
+                        default_model=default_model, progress=progress)
+    s, c = summary["style_probe"], summary["content_probe"]
+    typer.echo("style probe accuracy:   " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in s.items()))
+    typer.echo("content probe accuracy: " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in c.items()))
+    typer.echo(f"wrote {out / 'report.html'}, {out / 'summary.md'}, {out / 'summary.json'}")

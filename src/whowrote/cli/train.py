@@ -1,5 +1,127 @@
-"""CLI commands for this part (registered on whowrote.cli.app.app). Heavy imports go inside functions."""
+"""``whowrote train ...``: the TRL recipes (SFT, STaR, GRPO, cold start) and their helpers.
+
+Every recipe reads a TOML config (``configs/*.toml``) and ``--set section.key=value`` overrides.
+Heavy imports (torch, transformers, trl) happen inside the commands.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
 from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML run config (configs/*.toml).")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override: section.key=value (repeatable).")]
+
+
+def _cfg(config: Path | None, overrides: list[str] | None):
+    from whowrote.train.config import load_config
+
+    return load_config(config, overrides or [])
+
+
+@train_app.command()
+def sft(config: ConfigOpt = None, set_: SetOpt = None) -> None:
+    """Answer-only or rationale SFT (sft.target) on TRL's SFTTrainer."""
+    from whowrote.train.sft import run_sft
+
+    final = run_sft(_cfg(config, set_))
+    typer.echo(f"sft done: {final}")
+
+
+@train_app.command()
+def grpo(config: ConfigOpt = None, set_: SetOpt = None) -> None:
+    """The control GRPO recipe (Dr.GRPO, balanced batches, periodic eval, collapse stop)."""
+    from whowrote.train.grpo import run_grpo
+
+    final = run_grpo(_cfg(config, set_))
+    typer.echo(f"grpo done: {final}")
+
+
+@train_app.command()
+def star(config: ConfigOpt = None, set_: SetOpt = None,
+         then_sft: Annotated[bool, typer.Option(help="Train rationale SFT on the kept rows afterwards.")] = False) -> None:
+    """STaR (or gold-conditioned, star.mode=goldcond) rationale data; optionally SFT on it."""
+    import dataclasses
+
+    from whowrote.train.coldstart import run_star
+    from whowrote.train.data import read_rows
+
+    cfg = _cfg(config, set_)
+    path, stats = run_star(cfg)
+    typer.echo(f"star data: {path} {json.dumps({k: stats[k] for k in ('n_items', 'n_accepted', 'final_rows')})}")
+    if then_sft:
+        from whowrote.train.sft import run_sft
+
+        sft_cfg = dataclasses.replace(cfg, sft=dataclasses.replace(cfg.sft, target="rationale"),
+                                      run=dataclasses.replace(cfg.run, output_dir=str(Path(cfg.run.output_dir) / "sft")))
+        typer.echo(f"sft done: {run_sft(sft_cfg, stage='star-sft', train_rows=read_rows(path))}")
+
+
+@train_app.command()
+def coldstart(config: ConfigOpt = None, set_: SetOpt = None) -> None:
+    """Cold start: STaR data -> rationale SFT for coldstart.sft_max_steps -> GRPO from it."""
+    from whowrote.train.coldstart import run_coldstart
+
+    typer.echo(json.dumps(run_coldstart(_cfg(config, set_)), indent=2))
+
+
+@train_app.command()
+def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf file.")],
+             data: Annotated[Path, typer.Option(help="Split JSONL(.gz) with text + provider.")],
+             out: Annotated[Path, typer.Option(help="Output dir for summary.json and traces.")],
+             config: ConfigOpt = None, set_: SetOpt = None) -> None:
+    """Evaluate a checkpoint with the in-loop evaluator (eval.* settings; data.* truncation)."""
+    from whowrote.train.config import ModelConfig
+    from whowrote.train.data import balanced_subset, read_rows, truncate_texts, usable, write_rows
+    from whowrote.train.evaluation import evaluate_policy
+    from whowrote.train.modeling import load_policy
+
+    cfg = _cfg(config, set_)
+    d, ev = cfg.data, cfg.eval
+    lm, tok = load_policy(ModelConfig(name_or_path=model, dtype=cfg.model.dtype))
+    rows = usable(read_rows(data), d.labels, d.label_field, d.text_field)
+    if ev.n_val > 0:
+        rows = balanced_subset(rows, ev.n_val, d.labels, seed=d.seed, label_field=d.label_field)
+    rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
+    summary, traces = evaluate_policy(lm, tok, rows, ev, labels=d.labels, text_field=d.text_field,
+                                      label_field=d.label_field, seed=cfg.run.seed)
+    summary["model"] = model
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_rows(out / "traces.jsonl", traces)
+    keys = ("n", "accuracy", f"pass@{ev.k}", "macro_recall", "parse_fail_rate", "truncation_rate",
+            "median_reason_words", "tokens_per_s")
+    typer.echo(json.dumps({k: summary.get(k) for k in keys} | {"per_provider": summary["per_provider"]}))
+
+
+@train_app.command()
+def curves(run_dir: Annotated[Path, typer.Argument(help="A run's output dir (holds metrics.jsonl).")]) -> None:
+    """(Re)draw train.csv, eval.csv and curves.png from a run's metrics.jsonl."""
+    from whowrote.train.curves import write_curves
+
+    for p in write_curves(run_dir / "metrics.jsonl", run_dir):
+        typer.echo(str(p))
+
+
+@train_app.command("export-model")
+def export_model(model: Annotated[str, typer.Argument(help="HF id / dir / .gguf file.")],
+                 out: Annotated[Path, typer.Argument(help="Directory to save the HF model to.")],
+                 dtype: str = "bfloat16") -> None:
+    """Load once (dequantising a GGUF) and save a plain HF directory that loads fast."""
+    from whowrote.train.config import ModelConfig
+    from whowrote.train.modeling import export_model as export
+
+    typer.echo(str(export(ModelConfig(name_or_path=model, dtype=dtype), out)))
+
+
+@train_app.command("tiny-model")
+def tiny_model(out: Annotated[Path, typer.Argument(help="Where to save the tiny random model.")]) -> None:
+    """Build the tiny random chat model used by the CPU tests and the ladder dry run (offline)."""
+    from whowrote.train.tiny import build_tiny_model
+
+    typer.echo(str(build_tiny_model(out)))

@@ -29,6 +29,11 @@ COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
     "id": ("id", "uid", "doc_id", "path"),
 }
 
+# Provider columns sometimes hold company names.
+PROVIDER_ALIASES = {"ANTHROPIC": "CLAUDE", "OPENAI": "CHATGPT", "GPT": "CHATGPT", "GOOGLE": "GEMINI"}
+# A row longer than this is a dump, not a document (the longest real texts are ~100k characters).
+MAX_TEXT_CHARS = 2_000_000
+
 # File stems of the shared corpus -> the genre name used in leave-one-genre-out splits.
 GENRE_OF_STEM = {"blogs": "blog", "debates": "debate", "fiction": "fiction", "longform": "longform"}
 
@@ -60,12 +65,18 @@ def load_corpus(
                   provider_map=provider_map, keep_frontmatter=keep_frontmatter)
         for p in paths
     ]
+    notes = [note for frame in frames for note in frame.attrs.get("load_notes", [])]
     corpus = pd.concat(frames, ignore_index=True)
     if corpus.empty:
         raise WhowroteError("corpus is empty: no rows with text were found")
     dup = corpus["id"].duplicated(keep=False)
     if dup.any():  # ids must be unique across sources; qualify clashing ones by genre
         corpus.loc[dup, "id"] = corpus.loc[dup, "genre"] + ":" + corpus.loc[dup, "id"]
+    again = corpus["id"].duplicated(keep="first")
+    if again.any():  # still clashing (duplicate ids inside one source): number them
+        corpus.loc[again, "id"] = corpus.loc[again, "id"] + "#" + corpus.groupby("id").cumcount()[again].astype(str)
+        notes.append(f"{int(again.sum())} duplicate ids renamed with a #n suffix")
+    corpus.attrs["load_notes"] = notes
     return corpus
 
 
@@ -86,21 +97,40 @@ def normalise(
     out = pd.DataFrame(index=raw.index)
     text = raw[chosen["text"]]
     out["text"] = text.map(lambda t: t if isinstance(t, str) else ("" if t is None or t != t else str(t)))
+    notes: list[str] = []
     if not keep_frontmatter:
+        had = out["text"].str.startswith("---")
         out["text"] = out["text"].map(strip_frontmatter)
+        stripped = int((had & ~out["text"].str.startswith("---")).sum())
+        if stripped:
+            notes.append(f"{source}: YAML frontmatter stripped from {stripped} texts")
 
     stem = Path(source).name.split(".")[0]
     out["genre"] = genre or GENRE_OF_STEM.get(stem, stem if Path(source).exists() else "text")
     extra_genre = chosen.get("genre")
-    subgenre = raw[extra_genre].astype(str) if extra_genre else None
+    subgenre = None
+    if extra_genre and "subgenre" in raw.columns and not genre:
+        # Files this package wrote: ``genre`` is already the corpus genre, ``subgenre`` the finer one.
+        out["genre"] = _strings(raw[extra_genre]).fillna(out["genre"])
+        subgenre = _strings(raw["subgenre"])
+        subgenre = None if subgenre.isna().all() else subgenre
+    elif extra_genre:
+        subgenre = _strings(raw[extra_genre]).fillna(out["genre"])
 
     model = raw[chosen["model"]].astype("string").fillna("") if chosen.get("model") else pd.Series("", index=raw.index)
     out["model"] = model.astype(str)
     from_model = out["model"].map(provider_map)
     if chosen.get("provider"):
         given = raw[chosen["provider"]].astype("string").fillna("").str.strip().str.upper()
+        given = given.replace(PROVIDER_ALIASES)
         given = given.where(given.isin(LABELS), OTHER)
         out["provider"] = from_model.where(out["model"] != "", given)
+        differ = (out["model"] != "") & (given != out["provider"])
+        if differ.any():  # keep the source's label where the rules disagree, and say so
+            out["source_provider"] = given
+            pairs = sorted(set(zip(out["model"][differ], given[differ], strict=True)))[:5]
+            notes.append(f"{source}: {int(differ.sum())} rows whose provider column disagrees with the "
+                         f"model rules (model rules win), e.g. {pairs}")
     else:
         if not chosen.get("model"):
             raise WhowroteError(f"{source}: no model or provider column (pass columns={{'model': ...}})")
@@ -110,19 +140,38 @@ def normalise(
         raw[chosen["id"]].astype(str) if chosen.get("id")
         else [f"{stem}-{_short_hash(t)}-{i}" for i, t in enumerate(out["text"])]
     )
-    out["category"] = (
-        raw[chosen["category"]].astype(str) if chosen.get("category")
-        else (subgenre if subgenre is not None else out["genre"])
-    )
-    out["topic"] = raw[chosen["topic"]].astype(str) if chosen.get("topic") else out["id"]
+    fallback = subgenre.fillna(out["genre"]) if subgenre is not None else out["genre"]
+    out["category"] = _strings(raw[chosen["category"]]).fillna(fallback) if chosen.get("category") else fallback
+    # A row without a topic is its own topic, so that splits stay honest.
+    out["topic"] = _strings(raw[chosen["topic"]]).fillna(out["id"]) if chosen.get("topic") else out["id"]
     if subgenre is not None:
         out["subgenre"] = subgenre
     used = {c for c in chosen.values() if c}
     for col in raw.columns:  # keep the source's other metadata as it is
         if col not in used and col not in out.columns:
             out[col] = raw[col]
-    out = out[out["text"].str.strip() != ""].reset_index(drop=True)
-    return out[[*CORPUS_COLUMNS, *[c for c in out.columns if c not in CORPUS_COLUMNS]]]
+    empty = out["text"].str.strip() == ""
+    if empty.any():
+        notes.append(f"{source}: {int(empty.sum())} rows with empty text dropped")
+    huge = out["text"].str.len() > MAX_TEXT_CHARS
+    if huge.any():
+        notes.append(f"{source}: {int(huge.sum())} rows longer than {MAX_TEXT_CHARS:,} characters dropped "
+                     "(not one document)")
+    out = out[~empty & ~huge].reset_index(drop=True)
+    if out.empty and huge.any():
+        raise WhowroteError(f"{source}: no usable text: {int(huge.sum())} rows are longer than "
+                            f"{MAX_TEXT_CHARS:,} characters (one document each is expected)")
+    if out.empty:
+        raise WhowroteError(f"{source}: corpus is empty: no row has usable text")
+    out = out[[*CORPUS_COLUMNS, *[c for c in out.columns if c not in CORPUS_COLUMNS]]]
+    out.attrs["load_notes"] = notes
+    return out
+
+
+def _strings(column: pd.Series) -> pd.Series:
+    """A column as strings with missing values kept missing (NaN), empty strings too."""
+    values = [str(v).strip() if v is not None and v == v else "" for v in column]
+    return pd.Series([v or None for v in values], index=column.index, dtype=object)
 
 
 def _choose_columns(raw: pd.DataFrame, overrides: Mapping[str, str], source: str) -> dict[str, str | None]:

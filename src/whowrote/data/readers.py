@@ -36,6 +36,8 @@ def read_source(source: str | Path) -> pd.DataFrame:
             raise WhowroteError(f"{path}: file is larger than {MAX_FILE_BYTES >> 30} GiB")
         suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
         suffix = suffix.lower().removesuffix(".gz")
+        if suffix in {".jsonl", ".ndjson", ".json", ".csv", ".tsv"} and path.suffix != ".gz":
+            _check_text_file(path)
         if suffix in {".jsonl", ".ndjson", ".json"}:
             return read_json_lines(path)
         if suffix in {".csv", ".tsv"}:
@@ -48,6 +50,22 @@ def read_source(source: str | Path) -> pd.DataFrame:
     if _looks_like_hub_id(str(source)):
         return read_hf_hub(str(source))
     raise WhowroteError(f"{source}: no such file or folder")
+
+
+def _check_text_file(path: Path) -> None:
+    """Refuse binary and non-UTF-8 files early, from their first bytes (cheap on big files)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError as e:
+        raise WhowroteError(f"{path}: cannot read ({e.strerror or e})") from None
+    if b"\x00" in head:
+        raise WhowroteError(f"{path}: binary file, not text (expected {path.suffix.lstrip('.')})")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:  # a multi-byte character cut at the end of the block is fine
+            raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def _read_with(reader, path: Path, **kwargs) -> pd.DataFrame:

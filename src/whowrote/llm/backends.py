@@ -1,0 +1,138 @@
+"""Generation backends: a local transformers model, or an OpenAI-compatible endpoint (endpoint.py).
+
+Every backend takes chat messages and returns ``k`` :class:`Sample` per prompt, and can count
+and truncate text in tokens so the harness can fit the input text into a context budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    temperature: float = 0.7  # 0.7 / 0.95: greedy decoding loops on long texts (spec §4.5)
+    top_p: float = 0.95
+    max_new_tokens: int = 1024
+    k: int = 1
+    seed: int = 0
+
+
+@dataclass
+class Sample:
+    text: str
+    finish_reason: str  # "stop" | "length" | "error"
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning: str | None = None  # a server's separate reasoning channel, if it used one
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(Protocol):
+    name: str
+
+    def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[list[Sample]]: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def truncate_tokens(self, text: str, n: int) -> str: ...
+
+    def prompt_tokens(self, messages: list[dict]) -> int: ...
+
+
+class TransformersBackend:
+    """Batched sampling with a local causal LM (HF id, local dir or GGUF file)."""
+
+    def __init__(self, model: str | Any, tokenizer: Any = None, *, gguf_file: str | None = None,
+                 dtype: str = "bfloat16", device: str | None = None, batch_size: int = 8,
+                 template_kwargs: dict | None = None) -> None:
+        if isinstance(model, str):
+            import torch
+
+            from whowrote.llm.models import load_causal_lm
+
+            device = device or ("cuda" if torch.cuda.is_available() else None)
+            self.name = model
+            self.model, self.tokenizer = load_causal_lm(model, gguf_file=gguf_file, dtype=dtype, device=device)
+        else:  # an already loaded (model, tokenizer), e.g. a tiny test model
+            from whowrote.llm.models import fix_tokenizer
+
+            self.name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
+            self.model, self.tokenizer = model, fix_tokenizer(tokenizer, model)
+        self.batch_size = max(1, batch_size)
+        # Qwen3-style templates: thinking off, or the eval truncates almost always (spec §2.5).
+        self.template_kwargs = {"enable_thinking": False, **(template_kwargs or {})}
+
+    def render(self, messages: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
+                                                  **self.template_kwargs)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def truncate_tokens(self, text: str, n: int) -> str:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return text if len(ids) <= n else self.tokenizer.decode(ids[: max(0, n)], skip_special_tokens=True)
+
+    def prompt_tokens(self, messages: list[dict]) -> int:
+        return self.count_tokens(self.render(messages))
+
+    def _stop_ids(self) -> set[int]:
+        ids = self.model.generation_config.eos_token_id
+        ids = [] if ids is None else ([ids] if isinstance(ids, int) else list(ids))
+        if self.tokenizer.eos_token_id is not None:
+            ids.append(self.tokenizer.eos_token_id)
+        return set(ids)
+
+    def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[list[Sample]]:
+        import torch
+
+        out: list[list[Sample]] = []
+        stop = self._stop_ids()
+        device = next(self.model.parameters()).device
+        for start in range(0, len(prompts), self.batch_size):
+            chunk = [self.render(m) for m in prompts[start:start + self.batch_size]]
+            enc = self.tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False).to(device)
+            width = enc["input_ids"].shape[1]
+            prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+            # Seeded per batch position so a resumed run samples the same way for the same batch.
+            torch.manual_seed(params.seed + start)
+            sampling = params.temperature > 0
+            with torch.no_grad():
+                gen = self.model.generate(
+                    **enc, max_new_tokens=params.max_new_tokens, do_sample=sampling,
+                    temperature=params.temperature if sampling else None,
+                    top_p=params.top_p if sampling else None, top_k=0 if sampling else None,
+                    num_return_sequences=params.k, pad_token_id=self.tokenizer.pad_token_id)
+            new = gen[:, width:].tolist()
+            for i in range(len(chunk)):
+                samples = []
+                for j in range(params.k):
+                    ids = new[i * params.k + j]
+                    end = next((p for p, t in enumerate(ids) if t in stop), None)
+                    body = ids if end is None else ids[:end]
+                    samples.append(Sample(
+                        text=self.tokenizer.decode(body, skip_special_tokens=True),
+                        finish_reason="stop" if end is not None else "length",
+                        prompt_tokens=int(prompt_lens[i]),
+                        completion_tokens=len(body) + (1 if end is not None else 0)))
+                out.append(samples)
+        return out
+
+
+def make_backend(*, model: str | None = None, gguf_file: str | None = None, endpoint: str | None = None,
+                 api_model: str | None = None, dtype: str = "bfloat16", device: str | None = None,
+                 batch_size: int = 8, concurrency: int = 8, timeout: float = 600.0,
+                 tokenizer: str | None = None) -> Backend:
+    """A backend for the CLI: ``endpoint`` selects the HTTP one, else a local model."""
+    if endpoint:
+        from whowrote.llm.endpoint import OpenAIBackend
+
+        return OpenAIBackend(endpoint, api_model or model or "default", concurrency=concurrency,
+                             timeout=timeout, tokenizer=tokenizer or model, gguf_file=gguf_file)
+    if not model:
+        from whowrote.types import WhowroteError
+
+        raise WhowroteError("give --model (local) or --endpoint (OpenAI-compatible server)")
+    return TransformersBackend(model, gguf_file=gguf_file, dtype=dtype, device=device, batch_size=batch_size)

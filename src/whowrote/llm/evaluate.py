@@ -1,0 +1,185 @@
+"""The eval harness: sample k completions per text, parse and score them, write traces and a summary.
+
+Output directory layout:
+- ``run.json``: the settings the traces were produced with (a resume must match them);
+- ``traces.jsonl``: one record per sample (see :func:`sample_record`), appended per completed
+  example (all k samples in one write, flushed and fsynced), so an interrupted run loses at most
+  the example in flight;
+- ``summary.json``: :func:`whowrote.llm.metrics.summarize` plus the run settings under ``run``.
+
+Resuming (the default when ``traces.jsonl`` exists): a torn last line and examples with fewer
+than k samples are dropped, done ids are skipped, and the rest is generated and appended.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whowrote.llm.backends import Backend, Sample, SamplingParams, make_backend
+from whowrote.llm.metrics import summarize
+from whowrote.llm.prompting import FitResult, fit_messages
+from whowrote.task.examples import Example, load_examples
+from whowrote.task.parser import has_think, parse_answer, reason_words, reasoning
+from whowrote.task.prompts import build_messages, variant_labels
+from whowrote.task.rewards import reward_terms
+from whowrote.types import PROVIDERS, WhowroteError
+
+TRACES = "traces.jsonl"
+SUMMARY = "summary.json"
+RUN = "run.json"
+# Settings that change what a trace means: a resume with different values is refused.
+RUN_KEYS = ("model", "gguf_file", "endpoint", "api_model", "split", "variant", "k", "max_new_tokens",
+            "max_prompt_tokens", "temperature", "top_p", "seed", "cheatsheet", "require_reason", "limit")
+
+
+@dataclass
+class EvalConfig:
+    split: str
+    out: str
+    model: str | None = None
+    gguf_file: str | None = None
+    endpoint: str | None = None
+    api_model: str | None = None
+    variant: str = "3way"
+    k: int = 4
+    max_new_tokens: int = 1024
+    max_prompt_tokens: int | None = None
+    temperature: float = 0.7
+    top_p: float = 0.95
+    seed: int = 0
+    batch_size: int = 8
+    limit: int | None = None
+    dtype: str = "bfloat16"
+    device: str | None = None
+    cheatsheet: str | None = None
+    require_reason: bool = False
+    concurrency: int = 8
+    timeout: float = 600.0
+    labels: tuple[str, ...] = field(default=PROVIDERS)
+
+    def run_settings(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: d[k] for k in RUN_KEYS}
+
+
+def load_traces(path: Path, k: int) -> tuple[list[dict], bool]:
+    """Complete examples' records from ``path`` and whether the file needs rewriting."""
+    if not path.exists():
+        return [], False
+    records: list[dict] = []
+    dirty = False
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if not line.endswith("\n"):  # torn write at the end of an interrupted run
+                dirty = True
+                break
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                dirty = True
+                break
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[str(r["prompt_id"])] = counts.get(str(r["prompt_id"]), 0) + 1
+    keep = [r for r in records if counts[str(r["prompt_id"])] == k]
+    return keep, dirty or len(keep) != len(records)
+
+
+def _rewrite(path: Path, records: list[dict]) -> None:
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _check_run(out: Path, cfg: EvalConfig) -> None:
+    run_path = out / RUN
+    settings = cfg.run_settings()
+    if run_path.exists() and (out / TRACES).exists():
+        old = json.loads(run_path.read_text())
+        diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
+        if diff:
+            raise WhowroteError(f"{out} holds traces of a different run ({diff}); use a new --out directory")
+    run_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfig, labels: tuple[str, ...],
+                  split_name: str, gen_seconds: float) -> dict[str, Any]:
+    truncated = s.finish_reason == "length"
+    terms = reward_terms(s.text, ex.gold, labels=labels, require_reason=cfg.require_reason, truncated=truncated)
+    pred = parse_answer(s.text, labels)
+    words = reason_words(s.text)
+    return {
+        "prompt_id": ex.id, "sample": j, "split": split_name, "gold": ex.gold, "pred": pred,
+        "correct": terms["correct_answer"] > 0, "terms": terms, "finish_reason": s.finish_reason,
+        "truncated": truncated, "prompt_tokens": s.prompt_tokens if s.prompt_tokens is not None else fit.prompt_tokens,
+        "completion_tokens": s.completion_tokens, "prompt_truncated": fit.truncated,
+        "text_tokens": fit.text_tokens, "kept_tokens": fit.kept_tokens,
+        "reason_words": len(words) if reasoning(s.text) is not None else None,
+        "think_leak": has_think(s.text), "gen_seconds": round(gen_seconds, 4),
+        "completion": s.text, "reasoning": s.reasoning,
+    }
+
+
+def run_eval(cfg: EvalConfig, backend: Backend | None = None,
+             on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run (or resume) an eval; returns the summary that was written to ``summary.json``."""
+    if cfg.k < 1 or cfg.max_new_tokens < 1:
+        raise WhowroteError("k and max_new_tokens must be at least 1")
+    labels = variant_labels(cfg.variant, cfg.labels)
+    examples = load_examples(cfg.split, labels, cfg.limit)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_run(out, cfg)
+    traces = out / TRACES
+    records, dirty = load_traces(traces, cfg.k)
+    if dirty:
+        _rewrite(traces, records)
+    done = {str(r["prompt_id"]) for r in records}
+    todo = [(i, ex) for i, ex in enumerate(examples) if ex.id not in done]
+    # Similar lengths in one batch waste less compute on padding; order does not affect resume.
+    todo.sort(key=lambda t: -len(t[1].text))
+    if todo:
+        backend = backend or make_backend(
+            model=cfg.model, gguf_file=cfg.gguf_file, endpoint=cfg.endpoint, api_model=cfg.api_model,
+            dtype=cfg.dtype, device=cfg.device, batch_size=cfg.batch_size, concurrency=cfg.concurrency,
+            timeout=cfg.timeout)
+    split_name = Path(cfg.split).stem
+    step = max(cfg.batch_size, cfg.concurrency if cfg.endpoint else 1)
+    with traces.open("a", encoding="utf-8") as f:
+        for start in range(0, len(todo), step):
+            batch = todo[start:start + step]
+            fits = []
+            for _, ex in batch:
+                try:
+                    fits.append(fit_messages(build_messages(ex.text, cfg.variant, cfg.cheatsheet, labels),
+                                             backend, cfg.max_prompt_tokens))
+                except ValueError as e:
+                    raise WhowroteError(str(e)) from e
+            params = SamplingParams(cfg.temperature, cfg.top_p, cfg.max_new_tokens, cfg.k, cfg.seed + batch[0][0])
+            t0 = time.perf_counter()
+            samples = backend.generate([fit.messages for fit in fits], params)
+            per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
+            for (_, ex), fit, ss in zip(batch, fits, samples, strict=True):
+                recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per) for j, s in enumerate(ss)]
+                f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+                f.flush()
+                os.fsync(f.fileno())
+                records.extend(recs)
+            if on_progress:
+                on_progress(len(done) + start + len(batch), len(examples))
+    summary = summarize(records, labels, cfg.k)
+    summary["run"] = {**cfg.run_settings(), "backend": getattr(backend, "name", None) if backend else None,
+                      "labels": list(labels), "n_examples_in_split": len(examples),
+                      "complete": len({str(r['prompt_id']) for r in records}) == len(examples),
+                      "traces": str(traces)}
+    (out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
+    return summary

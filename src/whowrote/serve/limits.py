@@ -1,0 +1,141 @@
+"""Safety limits: body size, text sanity checks, and one-line JSON errors for every failure.
+
+Error messages never echo the submitted text (it is not logged or written anywhere either).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("whowrote.serve")
+
+MAX_CONTROL_FRACTION = 0.01  # more C0 control characters than this (besides \t \n \r) = binary
+_ALLOWED_CONTROLS = {"\t", "\n", "\r", "\f"}
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": message}`` with ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status, headers=headers)
+
+
+def check_text(text: str, where: str) -> None:
+    """Reject empty, binary-looking or un-encodable text (422)."""
+    if not text.strip():
+        raise ApiError(422, f"{where} is empty")
+    if "\x00" in text:
+        raise ApiError(422, f"{where} looks like binary data (contains NUL characters)")
+    controls = sum(1 for c in text if ord(c) < 32 and c not in _ALLOWED_CONTROLS)
+    if controls > MAX_CONTROL_FRACTION * len(text):
+        raise ApiError(422, f"{where} looks like binary data ({controls} control characters)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(422, f"{where} contains invalid Unicode (lone surrogates)") from None
+
+
+class BodyLimitMiddleware:
+    """Answer 413 when a request body is larger than ``max_bytes`` (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.max_bytes
+            except ValueError:
+                await error_response(400, "invalid Content-Length")(scope, receive, send)
+                return
+            if too_big:
+                await self._reject(scope, receive, send)
+                return
+        # Read the whole body (bounded) before the app sees it, then replay it.
+        chunks: list[bytes] = []
+        received = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body = message.get("body", b"")
+            received += len(body)
+            if received > self.max_bytes:
+                await self._reject(scope, receive, send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = error_response(413, f"request body larger than {self.max_bytes} bytes",
+                                  headers={"Connection": "close"})
+        await response(scope, receive, send)
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        detail = next((e.get("ctx", {}).get("error") for e in errors if e.get("type") == "json_invalid"), "")
+        return 400, f"malformed JSON: {detail}".rstrip(": ")
+    parts = []
+    for e in errors[:3]:
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
+    return 422, "; ".join(parts)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every failure becomes ``{"error": "..."}`` on one line; the server keeps serving."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        ctype = request.headers.get("content-type", "")
+        if request.method == "POST" and "json" not in ctype.lower():
+            return error_response(415, "Content-Type must be application/json")
+        status, message = _validation_message(exc)
+        return error_response(status, message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail: Any = exc.detail
+        if exc.status_code == 400 and "parsing the body" in str(detail):
+            detail = "could not decode the body as UTF-8 JSON"
+        return error_response(exc.status_code, str(detail), headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+        return error_response(500, f"internal error ({type(exc).__name__})")

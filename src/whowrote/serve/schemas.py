@@ -1,0 +1,120 @@
+"""Request and response shapes of the JSON API; FastAPI builds ``/openapi.json`` from these.
+
+A single-text answer is exactly the dict ``whowrote predict --json`` prints for that text
+(``Attribution.to_dict()`` of :mod:`whowrote.style`), optionally with ``highlights`` added when
+the request asks for them. Extra keys the model adds later pass through (``extra="allow"``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+
+Label = Literal["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
+MAX_TEXTS = 64
+
+
+class PredictRequest(BaseModel):
+    """One text (``text``) or a batch (``texts``), never both."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"text": "# A heading\n\nA blog-length text..."},
+                                        {"texts": ["first text...", "second text..."]}]},
+    )
+
+    text: StrictStr | None = Field(None, description="One text to attribute (Markdown or plain).")
+    texts: Annotated[list[StrictStr], Field(min_length=1, max_length=MAX_TEXTS)] | None = Field(
+        None, description=f"A batch of 1..{MAX_TEXTS} texts; the answer is `{{\"results\": [...]}}` in order."
+    )
+    highlight: StrictBool = Field(
+        False, description="Also return `highlights`: character spans of the tells, for a UI to mark."
+    )
+
+    @model_validator(mode="after")
+    def _one_of(self) -> PredictRequest:
+        if (self.text is None) == (self.texts is None):
+            raise ValueError('give exactly one of "text" or "texts"')
+        return self
+
+    def all_texts(self) -> list[str]:
+        return [self.text] if self.text is not None else list(self.texts or [])
+
+
+class Tell(BaseModel):
+    """One stylistic tell: its value in this text against each provider's typical value."""
+
+    model_config = ConfigDict(extra="allow")
+
+    feature: str = Field(description="Feature name (stable id).")
+    label: str = Field(description="Human-readable name.")
+    value: float | None = Field(None, description="The feature's value in this text.")
+    unit: str | None = Field(None, description='Unit of `value` and `norms`, e.g. "per 1k words".')
+    norms: dict[str, float | None] = Field(default_factory=dict,
+                                           description="Typical value per provider (training data).")
+    favours: str | None = Field(None, description="The provider this tell points to.")
+    contribution: float | None = Field(None, description="How much it moved the decision.")
+    sentence: str | None = Field(None, description="A sentence of the text that shows it, if any.")
+
+
+class Highlight(BaseModel):
+    """A span of the submitted text that shows a tell; offsets count Unicode code points."""
+
+    feature: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class Attribution(BaseModel):
+    """The attribution of one text (same keys as ``whowrote predict --json``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    provider: Label = Field(description="The decision; OTHER when no provider is likely enough.")
+    uncertain: bool = Field(False, description="True when the decision is not confident.")
+    probabilities: dict[str, float] = Field(description="Probability per label (sums to 1).")
+    tells: list[Tell] = Field(default_factory=list, description="Top tells, strongest first.")
+    n_words: int = Field(0, description="Word count of the text.")
+    warnings: list[str] = Field(default_factory=list, description="E.g. short-text warnings.")
+    highlights: list[Highlight] | None = Field(None, description="Only when the request set `highlight`.")
+
+
+class BatchResult(BaseModel):
+    results: list[Attribution]
+
+
+class ModelCard(BaseModel):
+    """What the served model is and how well it did."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    version: str
+    classes: list[str]
+    training_data: dict[str, object] = Field(default_factory=dict)
+    metrics: dict[str, object] = Field(default_factory=dict)
+    features: list[dict[str, object]] = Field(default_factory=list)
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    model_version: str
+
+
+class ErrorBody(BaseModel):
+    """Every error answer: one line of JSON."""
+
+    error: str
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
+    code: {"model": ErrorBody, "description": desc}
+    for code, desc in {
+        400: "Malformed JSON or undecodable body",
+        413: "Body larger than the limit",
+        415: "Content-Type is not application/json",
+        422: "Wrong types, empty or binary text",
+        504: "Attribution took longer than the per-request timeout",
+    }.items()
+}

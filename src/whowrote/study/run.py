@@ -1,0 +1,184 @@
+"""``run_study``: style vs content on one corpus, written as report.html, summary.md, summary.json."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from whowrote.study import probes as P
+from whowrote.study import robustness as R
+from whowrote.study import signatures as S
+from whowrote.study.embed import EmbeddingCache, embed
+from whowrote.study.maps import knn_separation, project_2d
+from whowrote.study.progress import Steps
+from whowrote.study.sample import build_splits, subsample
+from whowrote.types import LABELS, WhowroteError
+
+
+@dataclass
+class StudyConfig:
+    seed: int = 0
+    max_per_class: int | None = 100  # texts per (genre, provider) cell; None = all
+    labels: Sequence[str] = LABELS
+    val_frac: float = 0.2
+    content_eval_cap: int = 150  # held-out texts the content probe sees under edits / prefixes
+    map_points: int = 900
+    full_features: bool = True  # also probe whowrote's full feature set
+    default_model: bool = True  # also score whowrote's default model (as shipped, no refit)
+    progress: bool = True
+    cache: bool = True  # keep MiniLM embeddings in out_dir/cache/ for re-runs
+    map_method: str = "auto"
+    notes: list[str] = field(default_factory=list)
+
+
+def _features(texts: list[str], feature_set: str) -> tuple[np.ndarray, list[str]]:
+    from whowrote.style.features import extract, feature_names
+
+    return np.asarray(extract(texts, feature_set=feature_set), dtype=float), list(feature_names(feature_set))
+
+
+def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **options) -> dict:
+    """Run every part of the study on ``corpus`` and write the report files into ``out_dir``.
+
+    Returns the summary (the content of ``summary.json``). ``options`` are :class:`StudyConfig`
+    fields (``max_per_class``, ``progress``, …).
+    """
+    cfg = StudyConfig(seed=seed, **options)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    notes = list(cfg.notes)
+    df = subsample(corpus, cfg.max_per_class, seed, cfg.labels)
+    texts, y = df["text"].astype(str).tolist(), df["provider"].to_numpy(dtype=object)
+    genres = df["genre"].to_numpy(dtype=object)
+    splits = build_splits(df, seed, cfg.val_frac)
+    if cfg.max_per_class:
+        notes.append(f"At most {cfg.max_per_class} texts per (genre, provider) were sampled (seed {seed}); "
+                     f"{len(df)} of {len(corpus)} texts are used.")
+    rng = np.random.default_rng(seed)
+    eval_rows = rng.permutation(splits["val"]["test"])
+    eval_texts, eval_y = [texts[i] for i in eval_rows], y[eval_rows]
+    cache = EmbeddingCache(out / "cache" / "minilm_embeddings.npz" if cfg.cache else None)
+    summary: dict = {"config": {k: v for k, v in asdict(cfg).items() if k != "notes"}}
+
+    with Steps(cfg.progress) as steps:
+        with steps.step("style features (41)", 1):
+            X41, names41 = _features(texts, "research41")
+        Xfull = names_full = None
+        if cfg.full_features:
+            with steps.step("style features (full)", 1):
+                try:
+                    Xfull, names_full = _features(texts, "full")
+                except Exception as e:  # noqa: BLE001
+                    notes.append(f"Full feature set unavailable ({type(e).__name__}: {e}).")
+        with steps.step("content embeddings (MiniLM)", None) as adv:
+            E = embed(texts, cache, on_total=adv.set_total, on_batch=adv)
+        cache.save()
+        with steps.step("probes", len(splits) * 3) as adv:
+            results: dict[str, dict] = {}
+            results["style"], style_probes = P.evaluate_probe(X41, y, splits, scaled=True)
+            adv(len(splits))
+            if Xfull is not None:
+                results["style_full"], full_probes = P.evaluate_probe(Xfull, y, splits, scaled=True)
+            adv(len(splits))
+            results["content"], content_probes = P.evaluate_probe(E, y, splits, scaled=False)
+            adv(len(splits))
+        model = None
+        if cfg.default_model:
+            with steps.step("default model", 1):
+                model, why = P.load_default_model()
+                if model is None:
+                    notes.append(f"whowrote's default model was not scored ({why}).")
+                else:
+                    results["default_model"] = P.evaluate_fixed(np.asarray(model.predict(texts), dtype=object), y, splits)
+                    notes.append("The default model is scored as shipped (not refitted per split); if it was "
+                                 "trained on these corpus files its numbers are not held-out numbers.")
+
+        scorers = {"style": lambda t: style_probes["val"].predict(_features(t, "research41")[0])}
+        if Xfull is not None:
+            scorers["style_full"] = lambda t: full_probes["val"].predict(_features(t, "full")[0])
+        if model is not None:
+            scorers["default_model"] = lambda t: np.asarray(model.predict(t), dtype=object)
+        scorers["content"] = lambda t: content_probes["val"].predict(embed(t, cache))
+        caps = {"content": cfg.content_eval_cap}
+        with steps.step("robustness (edits)", 7 * len(scorers)) as adv:
+            robust = R.robustness_table(eval_texts, eval_y, scorers, seed, caps, tick=adv)
+        with steps.step("accuracy vs length", len(R.LENGTHS) * len(scorers)) as adv:
+            length = R.length_curve(eval_texts, eval_y, scorers, caps=caps, tick=adv)
+        cache.save()
+
+        with steps.step("signatures and cross-genre", 3):
+            top = S.top_coefficients(style_probes["val"], names41, k=8)
+            means = S.provider_means(X41, y, names41)
+            ratios = S.ratio_sentences(X41, y, names41, genres, k=3)
+            adv_tells = [(p, it["feature"]) for p, items in ratios.items() for it in items[:2]]
+            survival = R.tell_survival(eval_texts, eval_y, adv_tells, lambda t: _features(t, "research41")[0],
+                                       names41, seed)
+            genre_sig = S.genre_signatures(X41, y, genres, names41, k=5)
+            tell_feats = list(dict.fromkeys([f for _, f in adv_tells] + [f for p in top for f, _ in top[p][:2]]))
+            genre_effects = S.genre_effects(X41, y, genres, names41, tell_feats)
+
+        with steps.step("2-D maps", 2):
+            map_rows = np.sort(np.concatenate([splits[s]["test"] for s in ("val", "val_ood") if s in splits]))
+            map_rows = np.unique(map_rows)
+            if len(map_rows) > cfg.map_points:
+                map_rows = np.sort(rng.choice(map_rows, size=cfg.map_points, replace=False))
+            Xs = np.clip(style_probes["val"].scaler.transform(X41[map_rows]), -3, 3)
+            Zs, method = project_2d(Xs, "euclidean", seed, cfg.map_method)
+            Zc, _ = project_2d(E[map_rows], "cosine", seed, method)
+            sep = {"style": knn_separation(Zs, y[map_rows]), "content": knn_separation(Zc, y[map_rows])}
+
+    summary.update({
+        "n_texts": len(df), "n_corpus": len(corpus),
+        "counts": {g: df[df["genre"] == g]["provider"].value_counts().reindex(P.ordered_labels(y)).fillna(0)
+                   .astype(int).to_dict() for g in sorted(set(genres.tolist()))},
+        "splits": {k: {"n_train": len(v["train"]), "n_test": len(v["test"]), "note": v["note"]}
+                   for k, v in splits.items()},
+        "style_probe": results["style"], "content_probe": results["content"],
+        "style_full_probe": results.get("style_full", {}), "default_model": results.get("default_model", {}),
+        "feature_names": {"research41": names41, "full": names_full or []},
+        "top_style_features": {p: [[n, v] for n, v in items] for p, items in top.items()},
+        "provider_mean_style": means, "ratio_sentences": ratios,
+        "robustness": robust, "tell_survival": survival, "length_curve": length,
+        "cross_genre": {**genre_sig, "logo": {s[5:]: {p: results[p][s]["accuracy"] for p in results}
+                                              for s in splits if s.startswith("logo_")},
+                        "genre_effects": genre_effects},
+        "maps": {"method": method, "n_points": int(len(map_rows)), "knn_separation_2d": sep},
+        "notes": notes,
+    })
+    from whowrote.study.report import write_report
+
+    write_report(summary, {"style": Zs, "content": Zc}, y[map_rows], genres[map_rows], out)
+    (out / "summary.json").write_text(json.dumps(_jsonable(summary), indent=2, sort_keys=False) + "\n")
+    # timings vary between runs, so they stay out of the (deterministic) report and summary
+    (out / "timings.json").write_text(json.dumps(steps.seconds, indent=2) + "\n")
+    return summary
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return obj
+
+
+def check_paths(paths: Sequence[str | Path]) -> list[Path]:
+    """The given corpus paths, or a WhowroteError naming the first that does not exist."""
+    if not paths:
+        raise WhowroteError("give at least one corpus file")
+    out = [Path(p) for p in paths]
+    for p in out:
+        if not p.exists():
+            raise WhowroteError(f"no such corpus file: {p}")
+    return out

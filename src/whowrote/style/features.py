@@ -1,0 +1,64 @@
+"""Feature extraction: ``extract(texts, feature_set)`` -> float64 matrix, with named, documented specs.
+
+Feature sets:
+
+- ``"research41"``: exactly the 41 features of the research spec §5.1 (see
+  :mod:`whowrote.style.research41`), in the spec's order.
+- ``"full"``: the research 41 plus the genre-robust features of :mod:`whowrote.style.rich`
+  (Unicode punctuation, structure, sentence/paragraph length distributions, function words,
+  hedge/transition/intensifier lexicons, stock phrases).
+
+``FEATURES`` maps every feature name to its :class:`~whowrote.style.specs.FeatureSpec`
+(label, one-line doc, unit, family, highlight pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from whowrote.style import research41 as _r41
+from whowrote.style import rich as _rich
+from whowrote.style.specs import RESEARCH41, FeatureSpec
+from whowrote.types import WhowroteError
+
+FEATURE_SETS: dict[str, tuple[FeatureSpec, ...]] = {
+    "research41": RESEARCH41,
+    "full": RESEARCH41 + _rich.RICH,
+}
+FEATURES: dict[str, FeatureSpec] = {s.name: s for s in FEATURE_SETS["full"]}
+
+
+def feature_names(feature_set: str = "research41") -> list[str]:
+    return [s.name for s in _specs(feature_set)]
+
+
+def feature_specs(feature_set: str = "research41") -> list[FeatureSpec]:
+    return list(_specs(feature_set))
+
+
+def _specs(feature_set: str) -> tuple[FeatureSpec, ...]:
+    try:
+        return FEATURE_SETS[feature_set]
+    except KeyError:
+        raise WhowroteError(f"unknown feature set {feature_set!r}; choose one of {sorted(FEATURE_SETS)}") from None
+
+
+def extract_one(text: str, feature_set: str = "research41") -> list[float]:
+    s = _r41.scan(text)
+    vals = _r41.research41(s)
+    if feature_set == "full":
+        vals += _rich.rich(s)
+    return vals
+
+
+def extract(texts: Sequence[str], feature_set: str = "research41") -> np.ndarray:
+    """Features of each text, shape ``(len(texts), len(feature_names(feature_set)))``, float64."""
+    if isinstance(texts, str):
+        raise TypeError("extract() takes a sequence of texts, not one string")
+    d = len(_specs(feature_set))
+    out = np.empty((len(texts), d), dtype=np.float64)
+    for i, t in enumerate(texts):
+        out[i] = extract_one(t, feature_set)
+    return out

@@ -1,0 +1,208 @@
+"""The richer, genre-robust features of the ``full`` set (on top of the research 41).
+
+Families: Unicode and ASCII punctuation habits (curly quotes, ellipses, dash spacing), Markdown
+structure (deeper headings, bold-led bullets, rules, line breaks), sentence and paragraph length
+distributions, word-length/vocabulary shape, function-word rates (topic-independent by
+construction, the classic stylometric signal), and small lexicons of hedges, transitions,
+intensifiers, "AI register" words and stock phrases. Rates are per 1,000 characters or words so
+that texts of different lengths compare.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from whowrote.style.research41 import WORD_TABLE, Scan
+from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
+
+_C, _W = PER_1K_CHARS, PER_1K_WORDS
+
+# (name, label, substring(s) counted in the text, pattern for highlighting)
+CHAR_LITERALS: tuple[tuple[str, str, str | tuple[str, ...], str | None], ...] = (
+    ("curly_dquote", "curly double quotes", ("\u201c", "\u201d"), "[\u201c\u201d]"),
+    ("curly_squote", "curly single quotes / apostrophes", ("\u2018", "\u2019"), "[\u2018\u2019]"),
+    ("ellipsis_char", "ellipsis characters (…)", "\u2026", "\u2026"),
+    ("ellipsis_dots", "three-dot ellipses (...)", "...", r"\.\.\."),
+    ("en_dash", "en-dashes (–)", "\u2013", "\u2013"),
+    ("emdash_spaced", "spaced em-dashes ( — )", " \u2014 ", " \u2014 "),
+    ("double_hyphen", "double hyphens (--)", "--", "--"),
+    ("spaced_hyphen", "spaced hyphens ( - )", " - ", " - "),
+    ("arrow", "arrows (→, ⇒)", ("\u2192", "\u21d2", "\u2190", "\u2194"), "[\u2192\u21d2\u2190\u2194]"),
+    ("bullet_char", "bullet characters (•)", "\u2022", "\u2022"),
+    ("nbsp", "non-breaking spaces", "\u00a0", "\u00a0"),
+    ("period", "full stops", ".", r"\."),
+    ("hyphen", "hyphens", "-", "-"),
+    ("slash", "slashes", "/", "/"),
+    ("ampersand", "ampersands", "&", "&"),
+    ("percent", "percent signs", "%", "%"),
+    ("bracket", "square brackets", "[", r"\["),
+    ("link", "Markdown links", "](", r"\]\("),
+    ("colon_eol", "lines ending in a colon", ":\n", r":$"),
+    ("newline", "line breaks", "\n", None),
+    ("blank_line", "paragraph breaks", "\n\n", None),
+    ("h4", "deep headings (####)", "\n#### ", r"(?m)^####+ .*$"),
+    ("hrule", "horizontal rules (---)", "\n---", r"(?m)^---+\s*$"),
+    ("bold_bullet", "bullets that start in bold", "- **", r"(?m)^\s*[-*] \*\*"),
+    ("table_row", "table rows", "\n|", r"(?m)^\|.*$"),
+    ("single_quote", "straight single quotes", "'", "'"),
+)
+
+FUNCTION_WORDS: tuple[str, ...] = (
+    "the", "a", "an", "of", "and", "to", "in", "that", "is", "it", "this", "for", "with", "as", "but",
+    "or", "not", "be", "are", "was", "were", "have", "has", "had", "can", "will", "would", "could",
+    "should", "may", "might", "must", "there", "their", "they", "you", "your", "he", "she", "his",
+    "her", "our", "us", "me", "my", "which", "who", "what", "when", "where", "why", "how", "if", "so",
+    "than", "then", "just", "also", "only", "very", "more", "most", "such", "because", "while",
+    "about", "into", "through", "even", "still", "yet", "too", "something", "itself", "each", "every",
+)
+
+LEXICONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hedges": ("hedging words", ("perhaps", "maybe", "likely", "possibly", "probably", "seems", "seem",
+                                 "somewhat", "suggests", "suggest", "generally", "typically", "often",
+                                 "tend", "tends", "arguably", "apparently", "presumably")),
+    "transitions": ("transition words", ("additionally", "therefore", "thus", "hence", "instead",
+                                         "meanwhile", "overall", "finally", "similarly", "conversely",
+                                         "specifically", "importantly", "crucially", "interestingly",
+                                         "accordingly", "nonetheless", "besides", "firstly", "secondly")),
+    "intensifiers": ("intensifiers", ("really", "truly", "deeply", "incredibly", "genuinely", "absolutely",
+                                      "extremely", "remarkably", "profoundly", "fundamentally", "entirely",
+                                      "simply", "actually", "literally", "quite", "utterly", "completely")),
+    "ai_register": ("'AI register' words", ("landscape", "realm", "vibrant", "testament", "resonate",
+                                            "foster", "navigate", "robust", "seamless", "leverage", "pivotal",
+                                            "multifaceted", "profound", "journey", "embrace", "unlock",
+                                            "harness", "elevate", "showcase", "holistic", "paramount",
+                                            "whisper", "whispered", "echo", "echoed", "weave", "beacon",
+                                            "palpable", "quiet", "precisely", "framework", "dynamics")),
+    "negations": ("negations", ("not", "no", "never", "nothing", "nobody", "none", "neither", "nor",
+                                "isn't", "don't", "doesn't", "can't", "won't", "aren't", "wasn't")),
+}
+
+PHRASES: tuple[str, ...] = (
+    "it's worth", "in other words", "that said", "in fact", "of course", "on the other hand",
+    "at the same time", "let's", "here's", "not just", "isn't just", "not only", "rather than",
+    "in short", "in summary", "in conclusion", "to be clear", "the truth is", "the key", "it's not",
+    "it's about", "i think", "let me", "imagine", "for example", "for instance", "such as", "kind of",
+    "the real", "what matters",
+)
+
+DIST_FEATURES: tuple[tuple[str, str, str, str], ...] = (
+    ("sent_len_std", "spread of sentence lengths", "standard deviation of words per sentence", "words"),
+    ("sent_len_median", "median sentence length", "median words per sentence", "words"),
+    ("sent_short_frac", "short sentences", "share of sentences of <= 8 words", "fraction of sentences"),
+    ("sent_long_frac", "long sentences", "share of sentences of >= 30 words", "fraction of sentences"),
+    ("sent_start_conj", "sentences opening with And/But/So", "share of sentences whose first word is and/but/so/or/yet", "fraction of sentences"),
+    ("sent_start_the", "sentences opening with The/This/It", "share of sentences whose first word is the/this/it/that", "fraction of sentences"),
+    ("para_len_mean", "average paragraph length", "mean words per non-blank paragraph", "words"),
+    ("para_len_std", "spread of paragraph lengths", "standard deviation of words per paragraph", "words"),
+    ("para_short_frac", "short paragraphs", "share of paragraphs of <= 15 words", "fraction of paragraphs"),
+    ("para_per_1k_words", "paragraphs", "non-blank paragraphs per 1,000 words", _W),
+    ("long_word_frac", "long words", "share of words of >= 8 letters", "fraction of words"),
+    ("hapax_ratio", "words used once", "words occurring exactly once / words", "ratio"),
+    ("contraction_rate", "contractions", "words containing an apostrophe (straight or curly)", _W),
+    ("curly_apostrophe_share", "curly-apostrophe share", "’ / (’ + ') apostrophes", "ratio"),
+    ("curly_dquote_share", "curly double-quote share", "“” / (“” + \") double quotes", "ratio"),
+    ("nonascii_ratio", "non-ASCII characters", "non-ASCII characters / characters", "fraction of characters"),
+    ("emoji", "emoji", "characters at or above U+1F000", _C),
+    ("italic_asterisk", "single-asterisk emphasis", "'*' not part of '**'", _C),
+    ("inline_code", "inline code backticks", "'`' not part of '```'", _C),
+)
+
+
+def _specs() -> tuple[FeatureSpec, ...]:
+    out = [FeatureSpec(n, lab, "count of " + " or ".join(map(repr, (lit,) if isinstance(lit, str) else lit)), _C,
+                       "punctuation", pat) for n, lab, lit, pat in CHAR_LITERALS]
+    out += [FeatureSpec(n, lab, doc, unit, "distribution") for n, lab, doc, unit in DIST_FEATURES]
+    out += [FeatureSpec(f"fw_{w}", f"the word '{w}'", f"\\b{w}\\b (function word)", _W, "function_words",
+                        rf"(?i)\b{w}\b") for w in FUNCTION_WORDS]
+    for key, (label, words) in LEXICONS.items():
+        out.append(FeatureSpec(f"lex_{key}", label, "any of: " + ", ".join(words), _W, "lexicon",
+                               r"(?i)\b(?:" + "|".join(map(re.escape, words)) + r")\b"))
+    out += [FeatureSpec("ph_" + re.sub(r"\W+", "_", p).strip("_"), f"the phrase '{p}'", f"'{p}' (apostrophes "
+                        "normalised)", _W, "phrases", r"(?i)\b" + re.escape(p).replace("'", "['’]") + r"\b")
+            for p in PHRASES]
+    return tuple(out)
+
+
+RICH: tuple[FeatureSpec, ...] = _specs()
+NAMES: tuple[str, ...] = tuple(s.name for s in RICH)
+
+# Lower-case words, apostrophes kept, sentence ends -> '.', newlines kept, the rest -> space.
+_SHAPE_TABLE = bytes(
+    (c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (c if c in (39, 10) else (46 if c in (33, 46, 63) else 32))
+    for c in range(256)
+)
+_LITERALS_B = tuple(
+    (tuple(x.encode() for x in ((lit,) if isinstance(lit, str) else lit)), all(x.isascii() for x in lit))
+    for _, _, lit, _ in CHAR_LITERALS
+)
+_PARA_SPLIT = re.compile(rb"\n[ ]*\n")
+_CONJ = {b"and", b"but", b"so", b"or", b"yet"}
+_THE = {b"the", b"this", b"it", b"that"}
+_LEX_INDEX = {w.encode(): key for key, (_, ws) in LEXICONS.items() for w in ws}
+_PHRASES_B = tuple(b" " + p.encode() + b" " for p in PHRASES)
+
+
+def _dist(values: list[int]) -> tuple[float, float]:
+    if not values:
+        return 0.0, 0.0
+    a = np.asarray(values, dtype=np.float64)
+    return float(a.mean()), float(a.std())
+
+
+def rich(s: Scan) -> list[float]:
+    """The :data:`NAMES` values for one scanned text."""
+    raw, c, na = s.raw, s.counts, s.nonascii
+    k = 1000.0 / s.n_char
+    # UTF-8 is self-synchronising, so counting encoded substrings in the bytes is exact.
+    vals = [sum(raw.count(x) for x in lits) * k if (na or ascii_only) else 0.0 for lits, ascii_only in _LITERALS_B]
+
+    apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
+    shape = apos_raw.translate(_SHAPE_TABLE)
+    sent_words: list[int] = []
+    conj = the = 0
+    for piece in shape.split(b"."):
+        ws = piece.split()
+        if ws:
+            sent_words.append(len(ws))
+            conj += ws[0] in _CONJ
+            the += ws[0] in _THE
+    para_words = [n for n in (len(p.split()) for p in _PARA_SPLIT.split(shape.replace(b".", b" "))) if n]
+    ns = max(len(sent_words), 1)
+    sw = np.asarray(sent_words or [0], dtype=np.float64)
+    pmean, pstd = _dist(para_words)
+    tokens = apos_raw.translate(WORD_TABLE).split() if apos_raw is not raw else s.tokens
+    counts = Counter(tokens)
+    nw = max(len(tokens), 1)
+    kw = 1000.0 / nw
+    bold = raw.count(b"**") if c[42] > 1 else 0
+    fences = raw.count(b"```") if c[96] > 2 else 0
+    curly_apos = na.count("\u2019") if na else 0
+    curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
+    vals += [
+        float(sw.std()), float(np.median(sw)), float((sw <= 8).sum()) / ns, float((sw >= 30).sum()) / ns,
+        conj / ns, the / ns,
+        pmean, pstd, (sum(1 for n in para_words if n <= 15) / len(para_words)) if para_words else 0.0,
+        len(para_words) * kw,
+        sum(v for w, v in counts.items() if len(w) >= 8) / nw,
+        sum(1 for v in counts.values() if v == 1) / nw,
+        sum(v for w, v in counts.items() if 39 in w) * kw,
+        curly_apos / (curly_apos + c[39]) if curly_apos + c[39] else 0.0,
+        curly_dq / (curly_dq + c[34]) if curly_dq + c[34] else 0.0,
+        len(na) / s.n_char,
+        sum(1 for ch in na if ord(ch) >= 0x1F000) * k if c[0xF0] else 0.0,
+        max(c[42] - 2 * bold, 0) * k,
+        max(c[96] - 3 * fences, 0) * k,
+    ]
+    vals += [counts.get(w.encode(), 0) * kw for w in FUNCTION_WORDS]
+    lex = dict.fromkeys(LEXICONS, 0)
+    for w, v in counts.items():
+        key = _LEX_INDEX.get(w)
+        if key:
+            lex[key] += v
+    vals += [lex[key] * kw for key in LEXICONS]
+    joined = b" " + b" ".join(tokens) + b" "
+    vals += [joined.count(p) * kw for p in _PHRASES_B]
+    return vals

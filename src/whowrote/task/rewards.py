@@ -1,0 +1,127 @@
+"""Rewards for the task (research spec §2.4): exact-match correctness plus weight-0 diagnostics.
+
+The rubric is one weighted term, ``correct_answer`` (weight 1.0); ``parsed_ok``, ``reason_ok``
+and ``pred_<label>`` are logged with weight 0. No additive format reward, cost matrix, per-class
+scaling or general length penalty: under GRPO group normalisation each of those either rewards
+wrong-but-parsed answers in all-wrong groups or cancels out (spec §2.4, "rejected designs").
+
+The reasoning gate is *multiplicative*: a correct answer without a closed ``<reason_why>`` of at
+least ``min_reason_words`` distinct words scores 0; a wrong answer scores 0 whatever its reasoning.
+
+Completions may be plain strings or lists of chat messages (dicts or objects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whowrote.task.parser import (
+    completion_text,
+    decode_slot_gold,
+    final_content,
+    parse_answer,
+    parse_slots,
+    reason_words,
+    task_type,
+)
+from whowrote.types import PROVIDERS
+
+MIN_REASON_WORDS = 12
+TRUNCATION_ADVANTAGE_PENALTY = 0.5  # what the reference runs subtracted from truncated rollouts
+
+
+def has_substantive_reason(completion: Any, min_words: int = MIN_REASON_WORDS) -> bool:
+    """The gate: the first *closed* ``<reason_why>`` holds at least ``min_words`` distinct words."""
+    return len(set(reason_words(completion_text(completion)))) >= min_words
+
+
+def _gold_label(gold: Any) -> str:
+    return str(gold or "").strip().upper()
+
+
+def correct_answer(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDERS,
+                   require_reason: bool = False, min_reason_words: int = MIN_REASON_WORDS,
+                   info: dict | None = None) -> float:
+    """1.0 for a correct answer (gated if ``require_reason``), else 0.0; trio gives n/3.
+
+    - single: the strictly parsed label equals ``gold``;
+    - pair (gold ``A=..;B=..``): both slots parse and both match;
+    - trio (gold ``A=..;B=..;C=..``): the fraction of slots that match (per-slot credit).
+    """
+    text = completion_text(completion)
+    kind = task_type(str(gold), info)
+    if kind == "single":
+        score = 1.0 if parse_answer(_single_text(completion), labels) == _gold_label(gold) else 0.0
+    else:
+        want = decode_slot_gold(str(gold))
+        slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
+        got = parse_slots(text, slots, labels)
+        hits = sum(1 for s in slots if got[s] is not None and got[s] == want.get(s))
+        score = hits / 3.0 if kind == "trio" else float(hits == 2)
+    if score > 0 and require_reason and not has_substantive_reason(text, min_reason_words):
+        return 0.0
+    return score
+
+
+def _single_text(completion: Any) -> str:
+    # The single-label path reads the final assistant content (what verifiers' Parser sees);
+    # a reasoning channel must not be able to supply the answer.
+    return final_content(completion) if not isinstance(completion, str) else completion
+
+
+def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDERS,
+                 require_reason: bool = False, min_reason_words: int = MIN_REASON_WORDS,
+                 truncated: bool = False, truncation_penalty: float = 0.0,
+                 info: dict | None = None) -> dict[str, float]:
+    """Every term for one completion: ``reward`` (what to optimise) plus diagnostics.
+
+    ``truncation_penalty`` > 0 subtracts that amount from ``reward`` when ``truncated``. That is a
+    reward-level approximation; the reference runs applied the penalty to the *advantage* with no
+    re-centring (:func:`truncation_penalized_advantages`), which never pushes a wrong rollout up.
+    """
+    text = completion_text(completion)
+    kind = task_type(str(gold), info)
+    correct = correct_answer(completion, gold, labels=labels, require_reason=False, info=info)
+    reason_ok = has_substantive_reason(text, min_reason_words)
+    gated = correct if (not require_reason or reason_ok) else 0.0
+    if kind == "single":
+        pred = parse_answer(_single_text(completion), labels)
+        parsed = pred is not None
+    else:
+        slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
+        got = parse_slots(text, slots, labels)
+        parsed = all(v is not None for v in got.values())
+        pred = None
+    terms: dict[str, float] = {
+        "reward": gated - (truncation_penalty if truncated else 0.0),
+        "correct_answer": gated,
+        "correct_ungated": correct,
+        "parsed_ok": float(parsed),
+        "reason_ok": float(reason_ok),
+        "truncated": float(bool(truncated)),
+    }
+    for lab in labels:
+        terms[f"pred_{lab.lower()}"] = float(pred == lab)
+    return terms
+
+
+def diagnostics(completion: Any, gold: Any, **kwargs: Any) -> dict[str, float]:
+    """The weight-0 terms only (``parsed_ok``, ``reason_ok``, ``pred_*``)."""
+    terms = reward_terms(completion, gold, **kwargs)
+    return {k: v for k, v in terms.items() if k in ("parsed_ok", "reason_ok") or k.startswith("pred_")}
+
+
+def truncation_penalized_advantages(rewards: Sequence[float], truncated: Sequence[bool],
+                                    penalty: float = TRUNCATION_ADVANTAGE_PENALTY) -> list[float]:
+    """Group advantages ``r_i - mean(r)``, then ``-penalty`` on truncated rollouts only.
+
+    No re-centring afterwards: in an all-wrong group only truncated rollouts go negative, so no
+    wrong rollout is pushed up (spec §3, ``truncation_penalty_advantage``).
+    """
+    if len(rewards) != len(truncated):
+        raise ValueError("rewards and truncated differ in length")
+    if not rewards:
+        return []
+    mean = sum(rewards) / len(rewards)
+    return [r - mean - (penalty if t else 0.0) for r, t in zip(rewards, truncated, strict=True)]

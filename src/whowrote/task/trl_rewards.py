@@ -1,0 +1,95 @@
+"""The task's rewards in TRL's reward-function signature.
+
+TRL (``GRPOTrainer(reward_funcs=...)``) calls ``f(prompts=..., completions=..., completion_ids=...,
+**dataset_columns)`` and expects one float per completion (``None`` = "not applicable").
+Completions are strings for standard datasets and lists of messages for conversational ones;
+both work. The gold label comes from the ``answer`` column (HF ``question/answer/info`` layout),
+else ``gold`` or ``provider``.
+
+Use :func:`make_reward_funcs` with :func:`reward_weights` so the diagnostics are logged with
+weight 0 (TRL logs each function's mean under its ``__name__``)::
+
+    funcs = make_reward_funcs(require_reason=True)
+    GRPOConfig(..., reward_weights=reward_weights(funcs))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from whowrote.task.rewards import MIN_REASON_WORDS, reward_terms
+from whowrote.types import PROVIDERS
+
+GOLD_KEYS = ("answer", "gold", "provider")
+
+RewardFunc = Callable[..., list[float]]
+
+
+def _golds(kwargs: dict[str, Any], n: int) -> list[Any]:
+    for key in GOLD_KEYS:
+        if kwargs.get(key) is not None:
+            golds = list(kwargs[key])
+            if len(golds) != n:
+                raise ValueError(f"{key!r} has {len(golds)} entries for {n} completions")
+            return golds
+    raise KeyError(f"the dataset needs one of the columns {GOLD_KEYS} for the reward")
+
+
+def _infos(kwargs: dict[str, Any], n: int) -> list[dict | None]:
+    info = kwargs.get("info")
+    return list(info) if info is not None and len(info) == n else [None] * n
+
+
+def _truncs(kwargs: dict[str, Any], n: int) -> list[bool]:
+    t = kwargs.get("truncated")
+    return [bool(x) for x in t] if t is not None and len(t) == n else [False] * n
+
+
+def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_reason_words: int,
+               truncation_penalty: float, name: str) -> RewardFunc:
+    def reward(completions: list[Any], **kwargs: Any) -> list[float]:
+        n = len(completions)
+        golds, infos, truncs = _golds(kwargs, n), _infos(kwargs, n), _truncs(kwargs, n)
+        return [
+            reward_terms(c, g, labels=labels, require_reason=require_reason,
+                         min_reason_words=min_reason_words, truncated=t,
+                         truncation_penalty=truncation_penalty, info=i)[term]
+            for c, g, i, t in zip(completions, golds, infos, truncs, strict=True)
+        ]
+
+    reward.__name__ = name
+    reward.__qualname__ = name
+    return reward
+
+
+def correct_answer_reward(completions: list[Any], answer: Sequence[Any] | None = None,
+                          **kwargs: Any) -> list[float]:
+    """Plain TRL reward: 1.0 for a correct 3-way answer (trio: n/3), else 0.0; no gate."""
+    if answer is not None:
+        kwargs["answer"] = answer
+    return _term_func("correct_answer", labels=PROVIDERS, require_reason=False,
+                      min_reason_words=MIN_REASON_WORDS, truncation_penalty=0.0,
+                      name="correct_answer")(completions, **kwargs)
+
+
+def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool = False,
+                      min_reason_words: int = MIN_REASON_WORDS, truncation_penalty: float = 0.0,
+                      diagnostics: bool = True) -> list[RewardFunc]:
+    """``[reward, parsed_ok, reason_ok, pred_<label>...]``; the first is the one to optimise.
+
+    The first function returns ``reward`` (gated correctness minus ``truncation_penalty`` on
+    completions the dataset/trainer marks ``truncated``); the rest are weight-0 diagnostics.
+    """
+    opts = dict(labels=tuple(labels), require_reason=require_reason,
+                min_reason_words=min_reason_words, truncation_penalty=truncation_penalty)
+    funcs = [_term_func("reward", name="correct_answer", **opts)]  # type: ignore[arg-type]
+    if diagnostics:
+        terms = ["parsed_ok", "reason_ok", *[f"pred_{lab.lower()}" for lab in labels]]
+        funcs += [_term_func(t, name=t, **opts) for t in terms]  # type: ignore[arg-type]
+    return funcs
+
+
+def reward_weights(funcs: Sequence[RewardFunc]) -> list[float]:
+    """Weight 1.0 for the first (correctness) function and 0.0 for every diagnostic."""
+    return [1.0] + [0.0] * (len(funcs) - 1)

@@ -1,0 +1,157 @@
+"""TrainerCallbacks shared by every recipe: metrics files, periodic eval, best-val, guardrails.
+
+- :class:`MetricsFileCallback` appends every ``on_log`` record to ``metrics.jsonl`` (the curves,
+  CSV and W&B-free run record all read this file).
+- :class:`PeriodicEvalCallback` evaluates the live policy on val at step 0, every
+  ``eval.every_steps`` and at the end; keeps the best weights in ``<output_dir>/best`` (ties go to
+  the earliest step, step 0 never counts, as in spec §4.1) and stops training when the collapse
+  detector fires (spec §4.5).
+- :class:`ZeroTrainableGuard` stops GRPO after N consecutive steps in which every group had equal
+  rewards, i.e. no gradient (the research guardrail, spec §3.2).
+
+Evaluation runs on the main process only; with DDP the inner module is used directly. Under FSDP
+set ``eval.every_steps = 0`` and evaluate the saved checkpoint instead (docs/train.md).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
+
+from whowrote.train.config import EvalConfig
+from whowrote.train.data import Row, write_rows
+from whowrote.train.evaluation import detect_collapse, evaluate_policy
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+class MetricsFileCallback(TrainerCallback):
+    """Every logged dict, stamped with step, epoch, wall time and the stage name."""
+
+    def __init__(self, output_dir: str | Path, stage: str) -> None:
+        self.path = Path(output_dir) / "metrics.jsonl"
+        self.stage = stage
+        self.t0 = time.time()
+
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+               logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        if logs and state.is_world_process_zero:
+            rec = {"stage": self.stage, "kind": "train", "step": state.global_step, "epoch": state.epoch,
+                   "time_s": round(time.time() - self.t0, 2)}
+            rec.update({k: v for k, v in logs.items() if isinstance(v, int | float | str)})
+            append_jsonl(self.path, rec)
+
+
+def _unwrap(model: Any) -> Any:
+    return getattr(model, "module", model)
+
+
+class PeriodicEvalCallback(TrainerCallback):
+    def __init__(self, *, rows: Sequence[Row], cfg: EvalConfig, labels: Sequence[str], output_dir: str | Path,
+                 stage: str, tokenizer: Any, seed: int = 0, text_field: str = "text",
+                 label_field: str = "provider") -> None:
+        self.rows, self.cfg, self.labels = list(rows), cfg, list(labels)
+        self.out = Path(output_dir)
+        self.stage, self.tokenizer, self.seed = stage, tokenizer, seed
+        self.text_field, self.label_field = text_field, label_field
+        # A resumed run continues its eval history (best so far, collapse trend).
+        self.history = [r for r in read_jsonl(self.out / "metrics.jsonl")
+                        if r.get("kind") == "eval" and r.get("stage") == stage]
+        self.best = max((r for r in self.history if r["step"] > 0),
+                        key=lambda r: (r.get(cfg.select_metric, 0.0), -r["step"]), default=None)
+        self.done_steps = {r["step"] for r in self.history}
+        self.collapse: dict[str, Any] | None = None
+
+    def run_eval(self, model: Any, step: int, *, final: bool = False) -> dict[str, Any]:
+        summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, self.cfg, labels=self.labels,
+                                          text_field=self.text_field, label_field=self.label_field,
+                                          seed=self.seed + step)
+        rec = {"stage": self.stage, "kind": "eval", "step": step, "final": final, **summary}
+        append_jsonl(self.out / "metrics.jsonl", rec)
+        self.history.append(rec)
+        self.done_steps.add(step)
+        evals = self.out / "evals"
+        evals.mkdir(parents=True, exist_ok=True)
+        (evals / f"step{step:05d}.json").write_text(json.dumps(rec, indent=2))
+        if self.cfg.write_traces:
+            write_rows(evals / f"step{step:05d}.traces.jsonl", traces)
+        return rec
+
+    def _after_eval(self, rec: dict[str, Any], model: Any, control: TrainerControl) -> None:
+        metric = self.cfg.select_metric
+        if rec["step"] > 0 and (self.best is None or rec.get(metric, 0.0) > self.best.get(metric, 0.0)):
+            self.best = rec
+            if self.cfg.save_best:
+                best = self.out / "best"
+                _unwrap(model).save_pretrained(best)
+                self.tokenizer.save_pretrained(best)
+                (best / "eval.json").write_text(json.dumps(rec, indent=2))
+        verdict = detect_collapse(self.history)
+        if verdict:
+            # A collapse the starting policy already had (e.g. a base model that always answers one
+            # class) is recorded but does not stop the run: the guard is for collapse *caused* by training.
+            first = self.history[0]
+            start = detect_collapse([first, first]) if first["step"] < rec["step"] else None
+            new_kinds = [k for k in verdict["kinds"] if not start or k not in start["kinds"]]
+            self.collapse = {"step": rec["step"], "new": bool(new_kinds), **verdict}
+            append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "collapse", **self.collapse})
+            if self.cfg.stop_on_collapse and new_kinds:
+                control.should_training_stop = True
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                       model: Any = None, **kwargs: Any) -> None:
+        if state.is_world_process_zero and state.global_step not in self.done_steps:
+            rec = self.run_eval(model, state.global_step)
+            if state.global_step > 0:  # resumed mid-run: this eval can be the best so far
+                self._after_eval(rec, model, control)
+
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                    model: Any = None, **kwargs: Any) -> None:
+        every = self.cfg.every_steps
+        if every > 0 and state.global_step % every == 0 and state.is_world_process_zero \
+                and state.global_step not in self.done_steps:
+            self._after_eval(self.run_eval(model, state.global_step), model, control)
+
+    def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                     model: Any = None, **kwargs: Any) -> None:
+        if not state.is_world_process_zero:
+            return
+        if state.global_step not in self.done_steps:
+            self._after_eval(self.run_eval(model, state.global_step, final=True), model, control)
+        final = next(r for r in reversed(self.history) if r["step"] == state.global_step)
+        report = {"stage": self.stage, "final": final, "best": self.best, "collapse": self.collapse}
+        (self.out / "final_eval.json").write_text(json.dumps(report, indent=2))
+
+
+class ZeroTrainableGuard(TrainerCallback):
+    """Stop after ``patience`` consecutive logged steps whose groups all had zero reward spread."""
+
+    def __init__(self, patience: int = 10, output_dir: str | Path | None = None) -> None:
+        self.patience, self.streak = patience, 0
+        self.out = Path(output_dir) if output_dir else None
+
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+               logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        if not logs or "frac_reward_zero_std" not in logs or self.patience <= 0:
+            return
+        self.streak = self.streak + 1 if logs["frac_reward_zero_std"] >= 0.999 else 0
+        if self.streak >= self.patience:
+            control.should_training_stop = True
+            if self.out is not None and state.is_world_process_zero:
+                append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
+                                                          "reason": f"{self.streak} zero-trainable steps"})

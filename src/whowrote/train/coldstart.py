@@ -1,0 +1,80 @@
+"""Two-stage recipes: STaR data generation, and cold start (STaR SFT for N steps, then GRPO).
+
+Layout under ``run.output_dir`` (each stage resumable on its own; a finished stage is skipped
+when the command is run again):
+
+    star.jsonl, star.stats.json   kept STaR rows (text, provider, rationale, ...)
+    sft/                          rationale SFT for ``coldstart.sft_max_steps`` steps (final/, best/)
+    grpo/                         GRPO initialised from sft/final
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from whowrote.train.config import ModelConfig, TrainConfig
+from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
+from whowrote.train.modeling import load_policy
+from whowrote.types import WhowroteError
+
+
+def _sub(cfg: TrainConfig, name: str, **run_changes: object) -> TrainConfig:
+    run = dataclasses.replace(cfg.run, output_dir=str(Path(cfg.run.output_dir) / name), **run_changes)
+    return dataclasses.replace(cfg, run=run)
+
+
+def star_path(cfg: TrainConfig) -> Path:
+    return Path(cfg.star.out) if cfg.star.out else Path(cfg.run.output_dir) / "star.jsonl"
+
+
+def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
+    """Generate STaR (or gold-conditioned) rationale rows from ``data.train`` with ``model``."""
+    from whowrote.train.star import generate_star
+
+    out = star_path(cfg)
+    stats_path = out.with_suffix(".stats.json")
+    if out.is_file() and stats_path.is_file() and cfg.run.resume:
+        return out, json.loads(stats_path.read_text())  # already generated: resume skips it
+    d = cfg.data
+    model, tok = load_policy(cfg.model)
+    rows = usable(read_rows(d.train), d.labels, d.label_field, d.text_field)
+    rows = balanced_subset(rows, d.n_train, d.labels, seed=d.seed, label_field=d.label_field, balance=d.balance)
+    rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
+    Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
+    kept, stats = generate_star(model, tok, rows, cfg.star, labels=d.labels, out_path=out,
+                                text_field=d.text_field, label_field=d.label_field,
+                                batch_size=cfg.eval.batch_size, seed=cfg.run.seed)
+    del model
+    if not kept:
+        raise WhowroteError(f"STaR kept no rows ({stats.rejected}); nothing to train on")
+    return out, json.loads(stats_path.read_text())
+
+
+def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
+    """STaR data -> rationale SFT (N steps) -> GRPO from the SFT weights. Returns the stage dirs."""
+    from whowrote.train.grpo import run_grpo
+    from whowrote.train.sft import run_sft
+
+    result: dict[str, str] = {}
+    if cfg.coldstart.generate:
+        path, _ = run_star(cfg)
+        rows: list[Row] = read_rows(path)
+        result["star"] = str(path)
+    else:
+        rows = usable(read_rows(cfg.data.train), cfg.data.labels, cfg.data.label_field, cfg.data.text_field)
+    sft_cfg = _sub(cfg, "sft")
+    sft_cfg = dataclasses.replace(sft_cfg, sft=dataclasses.replace(cfg.sft, target="rationale"))
+    sft_final = Path(sft_cfg.run.output_dir) / "final"
+    if not (sft_final / "config.json").is_file():
+        sft_final = run_sft(sft_cfg, stage="coldstart-sft", train_rows=rows, max_steps=cfg.coldstart.sft_max_steps)
+    result["sft"] = str(sft_final)
+    grpo_cfg = _sub(cfg, "grpo")
+    grpo_cfg = dataclasses.replace(grpo_cfg, model=ModelConfig(
+        name_or_path=str(sft_final), dtype=cfg.model.dtype,
+        gradient_checkpointing=cfg.model.gradient_checkpointing,
+        attn_implementation=cfg.model.attn_implementation))
+    result["grpo"] = str(run_grpo(grpo_cfg, stage="coldstart-grpo"))
+    return result
+

@@ -1,0 +1,229 @@
+"""Typed run configs for every recipe, loadable from TOML (``configs/*.toml``).
+
+One file describes one run. Sections map one-to-one onto the dataclasses below; every field has
+a default, so a config only states what it changes. ``--set section.key=value`` on the command
+line overrides a field after the file is read (values are parsed as TOML literals, so
+``--set grpo.lr=2e-6`` and ``--set data.labels=["CLAUDE","CHATGPT"]`` both work).
+
+Defaults are the *small-model* settings used on one GPU here (SmolLM2-135M); the research
+system's full-scale values are in ``configs/qwen35_9b_*.toml`` and quoted in the field comments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whowrote.types import PROVIDERS, WhowroteError
+
+
+@dataclass
+class ModelConfig:
+    name_or_path: str = ""  # HF id, local directory, or a directory/file holding a .gguf
+    gguf_file: str = ""  # file name inside name_or_path when it is a GGUF checkpoint
+    dtype: str = "bfloat16"  # "float32" on CPU tests; bf16 everywhere on GPUs
+    gradient_checkpointing: bool = False  # the 9B recipe turns this on (spec §3.1)
+    attn_implementation: str = ""  # "" = transformers' default ("flash_attention_2" at 9B scale)
+
+
+@dataclass
+class DataConfig:
+    train: str = ""  # JSONL(.gz) with at least text + provider columns (``whowrote data split``)
+    val: str = ""  # in-loop / final eval split
+    text_field: str = "text"
+    label_field: str = "provider"
+    labels: list[str] = field(default_factory=lambda: list(PROVIDERS))
+    max_text_tokens: int = 2048  # texts cut to this many tokens (spec: bodies <= 3000 tokens at 9B)
+    n_train: int = 0  # 0 = every usable row; else a provider-balanced subset of this size
+    balance: bool = True  # subsample train to equal counts per provider
+    seed: int = 0
+
+
+@dataclass
+class EvalConfig:
+    every_steps: int = 0  # 0 = only before and after training; research: every 4 RL steps
+    n_val: int = 0  # 0 = the whole val split; else a provider-balanced subset
+    variant: str = ""  # prompt variant for eval; "" = the recipe's own variant (3way for base evals)
+    k: int = 1  # samples per text (pass@k); research in-loop eval used group 2
+    temperature: float = 0.7  # spec §4.5: greedy eval causes deliberation loops
+    top_p: float = 0.95
+    max_new_tokens: int = 256  # research: 4096
+    batch_size: int = 64  # prompts per generate() call
+    require_reason: bool = False  # score with the reasoning gate (gated accuracy)
+    select_metric: str = "accuracy"  # summary key used for best-checkpoint selection
+    stop_on_collapse: bool = True  # early stop when the collapse detector fires
+    save_best: bool = True  # keep the best-val weights in <output_dir>/best
+    write_traces: bool = True  # per-example JSONL of every eval
+
+
+@dataclass
+class RunConfig:
+    output_dir: str = "runs/default"
+    seed: int = 0
+    resume: str = "auto"  # "auto" = last checkpoint in output_dir if any; "" = fresh; or a path
+    logging_steps: int = 1
+    save_steps: int = 0  # 0 = no intermediate checkpoints (only final + best)
+    save_total_limit: int = 2
+    report_to: str = "none"  # "wandb" only when asked for
+    bf16: str = "auto"  # "auto" = bf16 when a CUDA device is present
+    save_final: bool = True  # write the final weights to <output_dir>/final
+
+
+@dataclass
+class SFTRecipe:
+    target: str = "answer_only"  # "answer_only": <answer>GOLD</answer>; "rationale": the row's rationale field
+    variant: str = ""  # prompt variant; "" = answer_only for answer targets, 3way for rationales
+    rationale_field: str = "rationale"
+    lr: float = 1e-4  # research 9B: 1e-5 cosine
+    epochs: float = 2.0
+    max_steps: int = -1  # > 0 overrides epochs (research: 200 steps; cold start 60)
+    batch_size: int = 8  # per device; research: 16 (micro 1)
+    grad_accum: int = 1
+    scheduler: str = "cosine"
+    warmup_steps: int = 0  # research: 20 (10 for cold start)
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+
+
+@dataclass
+class GRPORecipe:
+    """The research "control" recipe (spec §3.2) mapped onto TRL's GRPOConfig (see docs/train.md)."""
+
+    variant: str = "3way"
+    num_generations: int = 8  # G; research: 8 (early) or 12
+    prompts_per_step: int = 12  # batch = G * prompts_per_step rollouts; research 96/8 or 144/12
+    micro_batch: int = 0  # completions per forward/backward; 0 = the whole step in one micro-batch
+    lr: float = 1e-6
+    max_steps: int = 40
+    max_completion_length: int = 256  # research: 4096
+    temperature: float = 1.0
+    top_p: float = 1.0
+    loss_type: str = "dr_grpo"  # sum over tokens / constant: no length bias (Dr.GRPO)
+    scale_rewards: str = "none"  # A = r - mean(r), no std division (Dr.GRPO)
+    beta: float = 0.0  # no reference-policy KL, as in the research recipe
+    epsilon: float = 0.2  # PPO clip; the research DPPO mask used 0.2 on probability differences
+    require_reason: bool = False  # multiplicative reasoning gate (>= 12 distinct words)
+    truncation_penalty: float = 0.0  # subtracted from the reward of truncated rollouts (0.5 in research)
+    entropy_coef: float = 0.0  # TRL's entropy bonus (research: surprisal bonus 0.02, decayed)
+    mask_truncated_completions: bool = False  # DAPO-style: truncated rollouts give no gradient
+    balanced_batches: bool = True  # each step's prompts are provider-balanced (data order kept)
+    zero_trainable_patience: int = 10  # abort after this many consecutive all-zero-advantage steps
+    warmup_steps: int = 0
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+
+
+@dataclass
+class StarRecipe:
+    """STaR self-distillation data (spec §1.9 D3) and gold-conditioned rationales (D1)."""
+
+    mode: str = "star"  # "star": plain prompt, gold only gates; "goldcond": a note states the gold
+    variant: str = "3way"
+    k: int = 4  # samples per text (research: 3)
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_new_tokens: int = 256  # research: 400
+    min_correct: int = 0  # 0 = max(2, ceil(k/2)) as in the research builder
+    require_majority: bool = True  # majority vote must equal gold
+    min_words: int = 12
+    max_words: int = 110
+    min_unique_frac: float = 0.5
+    reject_label_in_reason: bool = True  # a rationale naming a provider label leaks the answer
+    cap_per_class: int = -1  # -1 = cap at the smallest class (balanced); 0 = no cap; else this cap
+    out: str = ""  # JSONL of kept SFT rows; "" = <output_dir>/star.jsonl
+
+
+@dataclass
+class ColdStartRecipe:
+    sft_max_steps: int = 60  # research: 60 steps (under one epoch) on STaR traces
+    generate: bool = True  # build the STaR data first (else data.train already holds rationales)
+
+
+@dataclass
+class TrainConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+    sft: SFTRecipe = field(default_factory=SFTRecipe)
+    grpo: GRPORecipe = field(default_factory=GRPORecipe)
+    star: StarRecipe = field(default_factory=StarRecipe)
+    coldstart: ColdStartRecipe = field(default_factory=ColdStartRecipe)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _apply(section: Any, values: dict[str, Any], where: str) -> None:
+    known = {f.name: f for f in dataclasses.fields(section)}
+    for key, value in values.items():
+        if key not in known:
+            raise WhowroteError(f"unknown config key {where}.{key}; known: {sorted(known)}")
+        current = getattr(section, key)
+        # TOML ints are fine where floats are expected (lr = 1 would be odd but legal).
+        if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if current is not None and not isinstance(value, type(current)):
+            raise WhowroteError(f"{where}.{key} must be {type(current).__name__}, got {value!r}")
+        setattr(section, key, value)
+
+
+def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
+    cfg = TrainConfig()
+    for name, values in raw.items():
+        if not hasattr(cfg, name) or not isinstance(values, dict):
+            raise WhowroteError(f"unknown config section [{name}]")
+        _apply(getattr(cfg, name), values, name)
+    return cfg
+
+
+def parse_override(item: str) -> tuple[str, str, Any]:
+    """``section.key=value`` -> (section, key, value); the value is read as a TOML literal."""
+    if "=" not in item or "." not in item.split("=", 1)[0]:
+        raise WhowroteError(f"override {item!r} must look like section.key=value")
+    dotted, raw = item.split("=", 1)
+    section, key = dotted.strip().split(".", 1)
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # a bare word is a string: --set model.name_or_path=runs/x
+    return section, key, value
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    raw: dict[str, Any] = {}
+    if path:
+        p = Path(path)
+        if not p.is_file():
+            raise WhowroteError(f"config file not found: {p}")
+        with p.open("rb") as fh:
+            raw = tomllib.load(fh)
+    for item in overrides or []:
+        section, key, value = parse_override(item)
+        raw.setdefault(section, {})[key] = value
+    return config_from_dict(raw)
+
+
+def dump_toml(cfg: TrainConfig) -> str:
+    """The resolved config as TOML (written beside every run for reproducibility)."""
+    lines: list[str] = []
+    for section, values in cfg.to_dict().items():
+        lines.append(f"[{section}]")
+        for key, value in values.items():
+            lines.append(f"{key} = {_toml_value(value)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

@@ -1,0 +1,92 @@
+"""Curves from ``metrics.jsonl``: a CSV per record kind and one PNG (reward, accuracy, truncation, length).
+
+Train rows come from TRL's logs (``loss``, ``reward``, ``completions/clipped_ratio``,
+``completions/mean_length`` ...); eval rows from the periodic eval callback (``accuracy``,
+``truncation_rate``, ``mean_completion_tokens``, per-provider recall).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+PANELS = (
+    ("reward / loss", [("train", "reward"), ("train", "loss")]),
+    ("val accuracy", [("eval", "accuracy"), ("eval", "macro_recall")]),
+    ("truncation", [("train", "completions/clipped_ratio"), ("eval", "truncation_rate")]),
+    ("completion length (tokens)", [("train", "completions/mean_length"), ("eval", "mean_completion_tokens")]),
+)
+
+
+def load_metrics(path: str | Path) -> list[dict[str, Any]]:
+    p = Path(path)
+    if not p.is_file():
+        return []
+    return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _flat(rec: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in rec.items() if not isinstance(v, dict | list)}
+    for lab, v in (rec.get("per_provider") or {}).items():
+        out[f"recall_{lab}"] = v.get("recall")
+    for lab, v in (rec.get("pred_share") or {}).items():
+        out[f"share_{lab}"] = v
+    return out
+
+
+def write_csv(records: list[dict[str, Any]], path: Path) -> Path | None:
+    if not records:
+        return None
+    rows = [_flat(r) for r in records]
+    keys: list[str] = []
+    for r in rows:
+        keys.extend(k for k in r if k not in keys)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def write_curves(metrics_path: str | Path, out_dir: str | Path, title: str | None = None) -> list[Path]:
+    """Write ``train.csv``, ``eval.csv`` and ``curves.png`` next to the run; returns what was written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    recs = load_metrics(metrics_path)
+    written = [p for p in (write_csv([r for r in recs if r.get("kind") == "train"], out / "train.csv"),
+                           write_csv([r for r in recs if r.get("kind") == "eval"], out / "eval.csv")) if p]
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return written
+    # Stages (e.g. cold start's SFT then GRPO) are drawn one after the other on a global step axis.
+    offsets: dict[str, int] = {}
+    last = 0
+    for r in recs:
+        stage = r.get("stage", "")
+        if stage not in offsets:
+            offsets[stage] = last
+        last = max(last, offsets[stage] + int(r.get("step", 0)))
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    for ax, (name, series) in zip(axes.flat, PANELS, strict=True):
+        for kind, key in series:
+            pts = [(offsets.get(r.get("stage", ""), 0) + r["step"], r[key]) for r in recs
+                   if r.get("kind") == kind and isinstance(r.get(key), int | float)]
+            if pts:
+                xs, ys = zip(*pts, strict=True)
+                ax.plot(xs, ys, marker="o" if kind == "eval" else None, ms=3, label=f"{kind}: {key}")
+        ax.set_title(name)
+        ax.set_xlabel("step")
+        if ax.lines:
+            ax.legend(fontsize=7)
+    fig.suptitle(title or Path(out).name)
+    fig.tight_layout()
+    png = out / "curves.png"
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    return [*written, png]

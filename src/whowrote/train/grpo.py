@@ -1,0 +1,154 @@
+"""The research "control" GRPO recipe (spec §3.2) on TRL's GRPOTrainer.
+
+What maps to what (research -> TRL GRPOConfig), also in docs/train.md:
+
+- batch_size / group_size (96/8, 144/12)  -> ``num_generations = G`` and
+  ``prompts_per_step * G`` rollouts per optimizer step, split into micro-batches by gradient
+  accumulation; ``steps_per_generation`` = accumulation steps, so each step samples once
+  (on-policy, like the research loop at max off-policy 0-1).
+- Dr.GRPO advantage A = r - mean(r)       -> ``scale_rewards = "none"``.
+- per-token loss summed, divided by a constant -> ``loss_type = "dr_grpo"``.
+- zero-advantage groups give no gradient   -> automatic with A = r - mean(r) and ``beta = 0``
+  (an all-equal group has A = 0 on every token); the *guardrail* (abort after 10 consecutive
+  all-zero steps) is :class:`~whowrote.train.callbacks.ZeroTrainableGuard` on TRL's logged
+  ``frac_reward_zero_std``.
+- no reference KL, no entropy term         -> ``beta = 0``, ``entropy_coef = 0`` (defaults).
+- DPPO trust-region mask (|dp| > 0.2)       -> nearest TRL analogue: PPO ratio clip ``epsilon = 0.2``
+  (on-policy with one iteration the clip is inactive, as was the research mask in practice).
+- trainer/inference mismatch KL (1e-3)     -> not needed: TRL scores with the trainer's own model.
+- surprisal entropy bonus (0.02)           -> ``entropy_coef`` (TRL's mean-entropy bonus; not the
+  same functional form, documented as an approximation).
+- truncation penalty (-0.5 on truncated rollouts' advantage, no re-centring) -> reward shaping:
+  ``truncation_penalty`` is subtracted from the *reward*, then centred with the group. This also
+  pushes truncated wrong rollouts below untruncated wrong ones, but does re-centre; a
+  ``mask_truncated_completions`` option (DAPO) is there as the alternative.
+- provider-balanced batches with the data order kept -> rows interleaved C/P/G and
+  ``shuffle_dataset = False`` (prompts_per_step a multiple of the number of labels).
+- multiplicative reasoning gate            -> ``require_reason`` in the task's reward.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
+from whowrote.train.callbacks import ZeroTrainableGuard
+from whowrote.train.config import TrainConfig
+from whowrote.train.data import Row, grpo_records, to_dataset
+from whowrote.train.runner import callbacks, common_args, finish, prepare, resume_checkpoint
+from whowrote.types import WhowroteError
+
+
+def eos_ids(tokenizer: Any, model: Any = None) -> set[int]:
+    ids: set[int] = set()
+    for src in (tokenizer, getattr(model, "generation_config", None)):
+        eos = getattr(src, "eos_token_id", None)
+        if isinstance(eos, int):
+            ids.add(eos)
+        elif eos:
+            ids.update(int(e) for e in eos)
+    return ids
+
+
+def with_truncation(funcs: Sequence[Callable[..., list[float]]], stop_ids: set[int]) -> list[Callable[..., list[float]]]:
+    """Give each reward function a ``truncated`` column derived from the completion ids.
+
+    TRL passes ``completion_ids`` cut after the first eos; a completion that does not end in an
+    eos/stop id ran into ``max_completion_length``.
+    """
+    out = []
+    for func in funcs:
+        def wrapped(completions: list[Any], completion_ids: list[list[int]] | None = None,
+                    _func: Callable[..., list[float]] = func, **kwargs: Any) -> list[float]:
+            if completion_ids is not None:
+                kwargs["truncated"] = [not ids or ids[-1] not in stop_ids for ids in completion_ids]
+            return _func(completions=completions, completion_ids=completion_ids, **kwargs)
+
+        wrapped.__name__ = func.__name__
+        wrapped.__qualname__ = func.__name__
+        out.append(wrapped)
+    return out
+
+
+def grpo_batch_plan(cfg: TrainConfig, world_size: int = 1) -> dict[str, int]:
+    """Per-device micro-batch and accumulation so one optimizer step = G * prompts_per_step rollouts."""
+    g = cfg.grpo
+    total = g.num_generations * g.prompts_per_step
+    if g.balanced_batches and g.prompts_per_step % len(cfg.data.labels):
+        raise WhowroteError(f"grpo.prompts_per_step={g.prompts_per_step} must be a multiple of "
+                            f"{len(cfg.data.labels)} labels for provider-balanced steps")
+    micro = g.micro_batch or total // world_size
+    if total % (micro * world_size):
+        raise WhowroteError(f"{total} rollouts per step do not split into micro-batches of {micro} x {world_size}")
+    if micro % g.num_generations and (micro * world_size) % g.num_generations:
+        raise WhowroteError("micro_batch x world size must be a multiple of num_generations")
+    accum = total // (micro * world_size)
+    return {"per_device_train_batch_size": micro, "gradient_accumulation_steps": accum,
+            "steps_per_generation": accum}
+
+
+def build_grpo_config(cfg: TrainConfig, *, world_size: int = 1) -> Any:
+    from trl import GRPOConfig
+
+    g = cfg.grpo
+    funcs = make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
+                              truncation_penalty=g.truncation_penalty)
+    return GRPOConfig(
+        **common_args(cfg),
+        **grpo_batch_plan(cfg, world_size),
+        learning_rate=g.lr,
+        max_steps=g.max_steps,
+        warmup_steps=g.warmup_steps,
+        weight_decay=g.weight_decay,
+        max_grad_norm=g.max_grad_norm,
+        lr_scheduler_type="constant_with_warmup",
+        num_generations=g.num_generations,
+        max_completion_length=g.max_completion_length,
+        temperature=g.temperature,
+        top_p=g.top_p,
+        loss_type=g.loss_type,
+        scale_rewards=g.scale_rewards,
+        beta=g.beta,
+        epsilon=g.epsilon,
+        num_iterations=1,
+        entropy_coef=g.entropy_coef,
+        mask_truncated_completions=g.mask_truncated_completions,
+        shuffle_dataset=not g.balanced_batches,
+        reward_weights=reward_weights(funcs),
+        disable_dropout=True,
+        log_completions=False,
+    )
+
+
+def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | None = None,
+             model: Any = None, tokenizer: Any = None) -> Path:
+    """GRPO with periodic eval, best-val weights, collapse early stop; returns the final model dir."""
+    import os
+
+    from trl import GRPOTrainer
+
+    prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
+    g = cfg.grpo
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    funcs = make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
+                              truncation_penalty=g.truncation_penalty)
+    funcs = with_truncation(funcs, eos_ids(prep.tokenizer, prep.model))
+    eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
+                                   require_reason=cfg.eval.require_reason or g.require_reason)
+    cbs = callbacks(cfg, prep, stage, eval_cfg)
+    cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
+    records = grpo_records(prep.train_rows, variant=g.variant, text_field=cfg.data.text_field,
+                           label_field=cfg.data.label_field)
+    trainer = GRPOTrainer(
+        model=prep.model,
+        reward_funcs=funcs,
+        args=build_grpo_config(cfg, world_size=world),
+        train_dataset=to_dataset(records),
+        processing_class=prep.tokenizer,
+        callbacks=cbs,
+    )
+    result = trainer.train(resume_from_checkpoint=resume_checkpoint(cfg))
+    return finish(trainer, cfg, prep, stage, result)

@@ -1,0 +1,83 @@
+"""Loading the policy and its tokenizer for training.
+
+The loader itself is the eval harness's (``whowrote.llm.models.load_causal_lm``: HF ids, local
+directories and GGUF files, with the eos fix). Here we only add what training needs: a pad token,
+the dtype of the device, and a one-off GGUF -> safetensors export so that trainers, resumed runs
+and evals all load a plain directory instead of dequantising the GGUF every time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from whowrote.train.config import ModelConfig
+
+
+def _resolve_gguf(cfg: ModelConfig) -> tuple[str, str | None]:
+    path = Path(cfg.name_or_path)
+    if cfg.gguf_file:
+        return cfg.name_or_path, cfg.gguf_file
+    if path.is_file() and path.suffix == ".gguf":
+        return str(path.parent), path.name
+    return cfg.name_or_path, None
+
+
+def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, Any]:
+    """(model, tokenizer) ready for TRL: pad token set, dtype as configured, on ``device``."""
+    import torch
+
+    name, gguf = _resolve_gguf(cfg)
+    try:
+        from whowrote.llm.models import load_causal_lm
+    except ImportError:  # the harness is optional at import time; plain transformers does the same
+        load_causal_lm = None
+    if load_causal_lm is not None:
+        model, tok = load_causal_lm(name, gguf_file=gguf, dtype=cfg.dtype)
+    else:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kwargs: dict[str, Any] = {"dtype": getattr(torch, cfg.dtype)}
+        if gguf:
+            kwargs["gguf_file"] = gguf
+        tok = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
+        model = AutoModelForCausalLM.from_pretrained(name, **kwargs)
+    if cfg.attn_implementation:
+        model.config._attn_implementation = cfg.attn_implementation
+    prepare_tokenizer(tok, model)
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if str(getattr(model, "device", "")) != device:
+        model.to(device)
+    return model, tok
+
+
+def prepare_tokenizer(tok: Any, model: Any | None = None) -> Any:
+    """Set a pad token (reusing eos when the vocabulary has none) and left padding for generation."""
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    if model is not None:
+        if getattr(model.config, "pad_token_id", None) is None:
+            model.config.pad_token_id = tok.pad_token_id
+        gen = getattr(model, "generation_config", None)
+        if gen is not None and gen.pad_token_id is None:
+            gen.pad_token_id = tok.pad_token_id
+    return tok
+
+
+def export_model(cfg: ModelConfig, out_dir: str | Path) -> Path:
+    """Load (e.g. dequantise a GGUF) once and save a plain HF directory other runs can load fast."""
+    out = Path(out_dir)
+    model, tok = load_policy(cfg, device="cpu")
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+def use_bf16(setting: str) -> bool:
+    import torch
+
+    if setting == "auto":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    return setting.lower() in ("1", "true", "yes", "on")

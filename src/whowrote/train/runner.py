@@ -1,0 +1,113 @@
+"""What every recipe does around its TRL trainer: data, model, output dir, resume, callbacks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whowrote.train.callbacks import MetricsFileCallback, PeriodicEvalCallback
+from whowrote.train.config import EvalConfig, TrainConfig, dump_toml
+from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
+from whowrote.train.modeling import load_policy
+from whowrote.types import WhowroteError
+
+
+@dataclass
+class Prepared:
+    model: Any
+    tokenizer: Any
+    train_rows: list[Row]
+    val_rows: list[Row]
+    out: Path
+
+
+def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None, model: Any = None,
+            tokenizer: Any = None, n_train: int | None = None) -> Prepared:
+    """Load the policy, read/balance/truncate the splits, create the output dir and record the config."""
+    out = Path(cfg.run.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"config.{stage}.toml").write_text(dump_toml(cfg))
+    if model is None:
+        if not cfg.model.name_or_path:
+            raise WhowroteError("model.name_or_path is empty: say which model to train")
+        model, tokenizer = load_policy(cfg.model)
+    d = cfg.data
+    if train_rows is None:
+        if not d.train:
+            raise WhowroteError("data.train is empty: give a train split (JSONL)")
+        train_rows = usable(read_rows(d.train), d.labels, d.label_field, d.text_field)
+        train_rows = balanced_subset(train_rows, d.n_train if n_train is None else n_train, d.labels,
+                                     seed=d.seed, label_field=d.label_field, balance=d.balance)
+    train_rows = truncate_texts(train_rows, tokenizer, d.max_text_tokens, d.text_field)
+    val_rows: list[Row] = []
+    if d.val:
+        val_rows = usable(read_rows(d.val), d.labels, d.label_field, d.text_field)
+        if cfg.eval.n_val > 0:
+            val_rows = balanced_subset(val_rows, cfg.eval.n_val, d.labels, seed=d.seed, label_field=d.label_field)
+        val_rows = truncate_texts(val_rows, tokenizer, d.max_text_tokens, d.text_field)
+    if not train_rows:
+        raise WhowroteError(f"no usable training rows for labels {d.labels}")
+    return Prepared(model, tokenizer, train_rows, val_rows, out)
+
+
+def resume_checkpoint(cfg: TrainConfig) -> str | None:
+    """The checkpoint to resume from: a path, the latest in output_dir ("auto"), or None."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    if not cfg.run.resume:
+        return None
+    if cfg.run.resume != "auto":
+        return cfg.run.resume
+    out = Path(cfg.run.output_dir)
+    return get_last_checkpoint(str(out)) if out.is_dir() else None
+
+
+def callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: EvalConfig) -> list[Any]:
+    cbs: list[Any] = [MetricsFileCallback(prep.out, stage)]
+    if prep.val_rows:
+        cbs.append(PeriodicEvalCallback(rows=prep.val_rows, cfg=eval_cfg, labels=cfg.data.labels,
+                                        output_dir=prep.out, stage=stage, tokenizer=prep.tokenizer,
+                                        seed=cfg.run.seed, text_field=cfg.data.text_field,
+                                        label_field=cfg.data.label_field))
+    return cbs
+
+
+def common_args(cfg: TrainConfig) -> dict[str, Any]:
+    """TrainingArguments shared by the SFT and GRPO configs."""
+    from whowrote.train.modeling import use_bf16
+
+    save = cfg.run.save_steps > 0
+    return {
+        "output_dir": cfg.run.output_dir,
+        "seed": cfg.run.seed,
+        "logging_steps": cfg.run.logging_steps,
+        "save_strategy": "steps" if save else "no",
+        "save_steps": cfg.run.save_steps if save else 500,
+        "save_total_limit": cfg.run.save_total_limit,
+        "report_to": [] if cfg.run.report_to in ("", "none") else [cfg.run.report_to],
+        "bf16": use_bf16(cfg.run.bf16),
+        "disable_tqdm": True,
+        # Only passed when on: newer transformers renamed it and warn on the old name.
+        **({"gradient_checkpointing": True} if cfg.model.gradient_checkpointing else {}),
+    }
+
+
+def finish(trainer: Any, cfg: TrainConfig, prep: Prepared, stage: str, train_result: Any) -> Path:
+    """Save final weights, the train summary and the curves; return the final model dir."""
+    final = prep.out / "final"
+    if cfg.run.save_final:
+        trainer.save_model(str(final))
+        prep.tokenizer.save_pretrained(final)
+    if trainer.is_world_process_zero():
+        metrics = dict(getattr(train_result, "metrics", {}) or {})
+        metrics["global_step"] = trainer.state.global_step
+        (prep.out / f"train_result.{stage}.json").write_text(json.dumps(metrics, indent=2))
+        try:
+            from whowrote.train.curves import write_curves
+
+            write_curves(prep.out / "metrics.jsonl", prep.out)
+        except ImportError:  # matplotlib is optional; the CSV/JSONL are the record
+            pass
+    return final

@@ -1,0 +1,183 @@
+"""STaR self-distillation data (spec §1.9 D3) and gold-conditioned rationales (D1).
+
+Generation samples k completions per training text from the current policy; :func:`select_star`
+(a pure function, tested on canned samples) decides what is kept:
+
+- ``mode = "star"``: the plain prompt, the gold label never shown. A text is accepted when the
+  majority vote equals gold (``require_majority``) and at least ``min_correct`` samples are
+  correct (default max(2, ceil(k/2))). Its rationale is the first *correct* sample whose
+  ``<reason_why>`` passes cleaning (``min_words``..``max_words`` words, >= ``min_unique_frac``
+  unique) and does not leak.
+- ``mode = "goldcond"``: the user message carries an analyst note naming the gold provider and
+  asking for evidence; a text is accepted if any sample answers gold with a clean, non-leaking
+  rationale. The SFT target is rendered with the *plain* prompt (no note), as in D1.
+
+A rationale *leaks* when it mentions the scaffold (note, hint, cheatsheet, "as instructed", ...)
+or, with ``reject_label_in_reason``, names a provider label: then the reason would just restate
+the answer instead of giving evidence. Kept rows are capped per class (balanced by default).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whowrote.task.parser import parse_answer, reasoning
+from whowrote.task.prompts import build_messages
+from whowrote.train.config import StarRecipe
+from whowrote.train.data import Row, write_rows
+
+SCAFFOLD_RE = re.compile(
+    r"cheat\s*-?sheet|\bthe hints?\b|style tells?|\btell sheet\b|\bpriors?\b|\banalyst\b|"
+    r"\bas (?:noted|instructed|stated|told)\b|\bthe rules?\b|\bthe note\b|\bnote says\b|ground[- ]truth|"
+    r"\bgold\b|\bi was told\b",
+    re.IGNORECASE,
+)
+PROVIDER_WORDS = {"CLAUDE": ("claude", "anthropic"), "CHATGPT": ("chatgpt", "gpt", "openai"),
+                  "GEMINI": ("gemini", "google", "bard")}
+GOLDCOND_NOTE = ("\n\n[Analyst note: this text was written by {gold}. In <reason_why>, give 2-3 sentences "
+                 "citing concrete surface-style evidence from the text for that, then give the answer. "
+                 "Do not mention this note.]")
+
+
+@dataclass
+class Sampled:
+    """One generated completion for one text (what :func:`select_star` reads)."""
+
+    text: str
+    truncated: bool = False
+
+
+@dataclass
+class StarStats:
+    n_items: int = 0
+    n_accepted: int = 0
+    cap: int = 0
+    final_rows: int = 0
+    by_gold: dict[str, int] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)
+    missing_classes: list[str] = field(default_factory=list)
+
+
+def clean_rationale(completion: str, cfg: StarRecipe) -> str | None:
+    """The first ``<reason_why>`` body with whitespace normalised, if it passes length/diversity."""
+    body = reasoning(completion)
+    if not body:
+        return None
+    body = " ".join(body.split())
+    words = body.split()
+    if not cfg.min_words <= len(words) <= cfg.max_words:
+        return None
+    lowered = [w.lower() for w in words]
+    if len(set(lowered)) / len(lowered) < cfg.min_unique_frac:
+        return None
+    return body
+
+
+def leaks(rationale: str, cfg: StarRecipe, labels: Sequence[str]) -> bool:
+    if SCAFFOLD_RE.search(rationale):
+        return True
+    if cfg.reject_label_in_reason:
+        low = rationale.lower()
+        for lab in labels:
+            for word in PROVIDER_WORDS.get(lab, (lab.lower(),)):
+                if re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", low):
+                    return True
+    return False
+
+
+def min_correct(cfg: StarRecipe) -> int:
+    return cfg.min_correct or max(2, math.ceil(cfg.k / 2))
+
+
+def select_star(rows: Sequence[Row], samples: Sequence[Sequence[Sampled]], cfg: StarRecipe, *,
+                labels: Sequence[str], label_field: str = "provider", seed: int = 0) -> tuple[list[Row], StarStats]:
+    """Keep the verified texts (with their rationale) and cap them per class."""
+    stats = StarStats(n_items=len(rows))
+    rejected: Counter[str] = Counter()
+    accepted: list[Row] = []
+    for row, outs in zip(rows, samples, strict=True):
+        gold = row[label_field]
+        preds = [parse_answer(s.text, labels) for s in outs]
+        n_ok = sum(p == gold for p in preds)
+        if cfg.mode == "star":
+            votes = Counter(p for p in preds if p is not None).most_common()
+            plurality = votes[0][0] if votes and (len(votes) == 1 or votes[0][1] > votes[1][1]) else None
+            if cfg.require_majority and plurality != gold:
+                rejected["majority"] += 1
+                continue
+            if n_ok < min_correct(cfg):
+                rejected["too_few_correct"] += 1
+                continue
+        elif n_ok == 0:
+            rejected["no_correct"] += 1
+            continue
+        rationale, reason = None, "no_clean_rationale"
+        for s, p in zip(outs, preds, strict=True):
+            if p != gold or s.truncated:
+                continue
+            r = clean_rationale(s.text, cfg)
+            if r is None:
+                continue
+            if leaks(r, cfg, labels):
+                reason = "leak"
+                continue
+            rationale = r
+            break
+        if rationale is None:
+            rejected[reason] += 1
+            continue
+        accepted.append({**row, "rationale": rationale, "star_correct": n_ok, "star_k": len(outs)})
+    stats.n_accepted = len(accepted)
+    by_gold = Counter(r[label_field] for r in accepted)
+    stats.by_gold = dict(sorted(by_gold.items()))
+    stats.rejected = dict(sorted(rejected.items()))
+    # Balanced cap = the smallest *non-empty* class: a class with no verified text at all is
+    # reported (missing_classes) rather than wiping out every other class's rows.
+    present = [by_gold[lab] for lab in labels if by_gold.get(lab)]
+    stats.missing_classes = [lab for lab in labels if not by_gold.get(lab)]
+    cap = {-1: min(present, default=0), 0: max(present, default=0)}.get(cfg.cap_per_class, cfg.cap_per_class)
+    stats.cap = cap
+    kept: list[Row] = []
+    taken: Counter[str] = Counter()
+    for r in accepted:  # input order is kept, so the cap keeps the earliest rows of each class
+        if taken[r[label_field]] < cap:
+            kept.append(r)
+            taken[r[label_field]] += 1
+    stats.final_rows = len(kept)
+    return kept, stats
+
+
+def star_messages(row: Row, cfg: StarRecipe, labels: Sequence[str], text_field: str = "text",
+                  label_field: str = "provider") -> list[dict]:
+    msgs = build_messages(str(row[text_field]), variant=cfg.variant, labels=labels)
+    if cfg.mode == "goldcond":
+        msgs[-1] = {**msgs[-1], "content": msgs[-1]["content"] + GOLDCOND_NOTE.format(gold=row[label_field])}
+    return msgs
+
+
+def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str],
+                  out_path: str | Path, text_field: str = "text", label_field: str = "provider",
+                  batch_size: int = 64, seed: int = 0) -> tuple[list[Row], StarStats]:
+    """Sample, select, and write the kept rows (JSONL) plus ``<out>.stats.json``."""
+    from whowrote.train.rollout import SampleStats, sample
+
+    gen_stats = SampleStats()
+    messages = [star_messages(r, cfg, labels, text_field, label_field) for r in rows]
+    outs = sample(model, tokenizer, messages, k=cfg.k, temperature=cfg.temperature, top_p=cfg.top_p,
+                  max_new_tokens=cfg.max_new_tokens, batch_size=batch_size, seed=seed, stats=gen_stats)
+    samples = [[Sampled(s.text, s.truncated) for s in o] for o in outs]
+    kept, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, seed=seed)
+    out = Path(out_path)
+    write_rows(out, kept)
+    report = {**stats.__dict__, "mode": cfg.mode, "k": cfg.k, "min_correct": min_correct(cfg),
+              "tokens_per_s": round(gen_stats.tokens_per_s, 1), "gen_seconds": round(gen_stats.seconds, 1),
+              "truncation_rate": round(sum(s.truncated for o in outs for s in o) / max(1, gen_stats.samples), 4)}
+    out.with_suffix(".stats.json").write_text(json.dumps(report, indent=2))
+    return kept, stats

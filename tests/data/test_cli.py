@@ -1,0 +1,122 @@
+"""The CLI contract: `whowrote data audit PATH...` and `whowrote data split PATH... --out DIR [--seed N]`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from whowrote.cli import main
+
+from .helpers import sample_rows, write_jsonl
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    """The real entry point in-process: exit code, stdout, stderr."""
+    try:
+        main(args)
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _rows(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_split_all_four_files_installed_script(corpus_files, tmp_path):
+    out = tmp_path / "split"
+    proc = subprocess.run(
+        ["whowrote", "data", "split", *map(str, corpus_files.values()), "--out", str(out), "--seed", "0",
+         "--format", "jsonl,qa"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "train" in proc.stdout and "val_ood" in proc.stdout
+    splits = {name: _rows(out / f"{name}.jsonl") for name in ("train", "val", "val_ood")}
+    for name, rows in splits.items():
+        assert rows, name
+        for row in rows[:50]:
+            assert {"id", "text", "provider", "model", "category", "topic", "genre"} <= set(row)
+    topics = {name: {(r["genre"], r["topic"]) for r in rows} for name, rows in splits.items()}
+    assert not topics["train"] & topics["val"] and not topics["train"] & topics["val_ood"]
+    qa = _rows(out / "qa" / "val.jsonl")
+    assert len(qa) == len(splits["val"]) and {"question", "answer", "info"} == set(qa[0])
+    assert "task" not in qa[0]["info"] and qa[0]["info"]["source_model"]
+    assert not list(tmp_path.glob(".split.tmp-*"))
+
+
+def test_split_is_deterministic_and_seed_matters(corpus_files, tmp_path, capsys):
+    paths = [str(write_jsonl(sample_rows(corpus_files[stem], n=90, every=every), tmp_path / f"{stem}.jsonl"))
+             for stem, every in (("blogs", 2), ("longform", 9))]
+    args = ["data", "split", *paths, "--format", "jsonl", "--strip-frac", "0.4"]
+    for name, seed in (("a", "3"), ("b", "3"), ("c", "4")):
+        code, _, err = run([*args, "--out", str(tmp_path / name), "--seed", seed], capsys)
+        assert code == 0, err
+    for split in ("train.jsonl", "val.jsonl", "val_ood.jsonl"):
+        assert (tmp_path / "a" / split).read_bytes() == (tmp_path / "b" / split).read_bytes()
+    assert (tmp_path / "a" / "val.jsonl").read_bytes() != (tmp_path / "c" / "val.jsonl").read_bytes()
+    # Re-running into the same folder replaces the earlier split.
+    code, _, err = run([*args, "--out", str(tmp_path / "a"), "--seed", "4", "--no-ood"], capsys)
+    assert code == 0, err
+    assert not (tmp_path / "a" / "val_ood.jsonl").exists()
+
+
+def test_split_hf_layout_reads_back(corpus_files, tmp_path, capsys):
+    datasets = pytest.importorskip("datasets")
+    rows = sample_rows(corpus_files["fiction"], n=200, every=7)
+    src = write_jsonl(rows, tmp_path / "fiction.jsonl")
+    code, out, err = run(["data", "split", str(src), "--out", str(tmp_path / "o"), "--scheme", "binary"], capsys)
+    assert code == 0, err
+    ds = datasets.load_from_disk(str(tmp_path / "o" / "hf" / "train"))
+    assert set(ds.column_names) == {"question", "answer", "info"}
+    assert set(ds["answer"]) == {"CLAUDE", "CHATGPT"}
+    assert ds[0]["info"]["task_type"] == "binary"
+
+
+def test_logo_scheme_writes_one_folder_per_genre(corpus_files, tmp_path, capsys):
+    files = {}
+    for stem in ("blogs", "longform"):
+        files[stem] = write_jsonl(sample_rows(corpus_files[stem], n=40, every=3), tmp_path / f"{stem}.jsonl")
+    code, _, err = run(["data", "split", *map(str, files.values()), "--out", str(tmp_path / "o"),
+                        "--scheme", "logo", "--format", "jsonl"], capsys)
+    assert code == 0, err
+    for genre in ("blog", "longform"):
+        test = _rows(tmp_path / "o" / genre / "test.jsonl")
+        assert {r["genre"] for r in test} == {genre}
+
+
+def test_audit_prints_tables_and_problems(corpus_files, tmp_path, capsys):
+    rows = sample_rows(corpus_files["debates"], n=30)
+    rows.append(dict(rows[0], id="planted", text="As an AI language model, I must say " + rows[1]["text"]))
+    rows.append(dict(rows[0], id="new", model="mystery-model-9"))
+    src = write_jsonl(rows, tmp_path / "debates.jsonl")
+    code, out, err = run(["data", "audit", str(src), "--json", str(tmp_path / "r.json"),
+                          "--clean-out", str(tmp_path / "clean.jsonl")], capsys)
+    assert code == 0, err
+    assert "Texts per genre and provider" in out and "debate" in out
+    assert "self_identification" in out and "planted" in out
+    assert "mystery-model-9" in out and "unknown_model" in out
+    assert "exact_duplicate" in out  # "new" repeats row 0's text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["problem_counts"]["self_identification"] == 1
+    clean = _rows(tmp_path / "clean.jsonl")
+    assert len(clean) == len(rows) - 2 and "planted" not in {r["id"] for r in clean}
+
+
+def test_providers_command(capsys):
+    code, out, _ = run(["data", "providers", "o3", "gemma-2-9b", "zzz-model"], capsys)
+    assert code == 0
+    assert "o3\tCHATGPT" in out and "gemma-2-9b\tOTHER" in out and "unknown model" in out
+
+
+def test_convert_roundtrip(corpus_files, tmp_path, capsys):
+    src = write_jsonl(sample_rows(corpus_files["longform"], n=10), tmp_path / "longform.jsonl")
+    for suffix in (".parquet", ".csv", ".jsonl"):
+        out = tmp_path / f"table{suffix}"
+        code, _, err = run(["data", "convert", str(src), "--out", str(out)], capsys)
+        assert code == 0, err
+        code, text, err = run(["data", "audit", str(out), "--no-near-duplicates"], capsys)
+        assert code == 0 and "10 texts" in text, err

@@ -1,0 +1,57 @@
+"""The two collapse signatures (spec §4.5) on synthetic eval histories."""
+
+from __future__ import annotations
+
+from whowrote.llm.collapse import Thresholds, detect_collapse
+
+
+def summ(acc, trunc, dist, recalls=None, median_words=60):
+    return {"accuracy": acc, "truncation_rate": trunc, "pred_dist": dist,
+            "per_provider": {k: {"recall": v} for k, v in (recalls or {}).items()},
+            "reason_words": {"median": median_words}}
+
+
+HEALTHY = summ(0.40, 0.02, {"CLAUDE": 30, "CHATGPT": 35, "GEMINI": 33, "<none>": 2},
+               {"CLAUDE": 0.4, "CHATGPT": 0.4, "GEMINI": 0.4})
+
+
+def test_healthy_history_has_no_findings():
+    assert detect_collapse([HEALTHY, HEALTHY, HEALTHY]) == []
+    assert detect_collapse([]) == []
+
+
+def test_truncation_collapse_and_rising_warning():
+    late = summ(0.02, 0.88, {"CLAUDE": 3, "CHATGPT": 4, "GEMINI": 3, "<none>": 90},
+                {"CLAUDE": 0.03, "CHATGPT": 0.03, "GEMINI": 0.03}, median_words=2400)
+    f = detect_collapse([HEALTHY, HEALTHY, late])
+    assert [(x.kind, x.severity) for x in f] == [("truncation", "collapse")]
+    rising = summ(0.35, 0.30, {"CLAUDE": 25, "CHATGPT": 22, "GEMINI": 23, "<none>": 30},
+                  {"CLAUDE": 0.35, "CHATGPT": 0.35, "GEMINI": 0.35})
+    f = detect_collapse([HEALTHY, rising])
+    assert [(x.kind, x.severity) for x in f] == [("truncation", "warning")]
+    # high truncation alone, with accuracy intact, is not a collapse
+    ok = summ(0.40, 0.55, {"CLAUDE": 15, "CHATGPT": 15, "GEMINI": 15, "<none>": 55})
+    assert all(x.severity != "collapse" for x in detect_collapse([ok, ok]))
+
+
+def test_class_collapse():
+    g = summ(0.33, 0.05, {"CLAUDE": 5, "CHATGPT": 10, "GEMINI": 85, "<none>": 0},
+             {"CLAUDE": 0.05, "CHATGPT": 0.1, "GEMINI": 0.97})
+    f = detect_collapse([HEALTHY, g])
+    assert ("class", "collapse") in [(x.kind, x.severity) for x in f]
+    assert "GEMINI" in f[0].message
+    # two-class collapse: the third class gets nothing, absorbing once its recall stays 0
+    two = summ(0.6, 0.0, {"CLAUDE": 50, "CHATGPT": 0, "GEMINI": 50, "<none>": 0},
+               {"CLAUDE": 0.9, "CHATGPT": 0.0, "GEMINI": 0.9})
+    kinds = [(x.kind, x.severity, x.message) for x in detect_collapse([two, two])]
+    assert any("CHATGPT recall" in m for *_, m in kinds)
+    assert any("CLAUDE+GEMINI" in m or "GEMINI+CLAUDE" in m for *_, m in kinds)
+    # parse failures do not count toward a class's share
+    mostly_none = summ(0.2, 0.0, {"CLAUDE": 10, "CHATGPT": 9, "GEMINI": 11, "<none>": 70})
+    assert detect_collapse([mostly_none]) == []
+
+
+def test_thresholds_are_configurable():
+    g = summ(0.4, 0.0, {"CLAUDE": 70, "CHATGPT": 15, "GEMINI": 15, "<none>": 0})
+    assert [x.severity for x in detect_collapse([g])] == ["warning"]
+    assert [x.severity for x in detect_collapse([g], Thresholds(class_share=0.7))] == ["collapse"]

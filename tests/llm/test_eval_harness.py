@@ -1,0 +1,138 @@
+"""The eval harness end to end: traces, summary numbers, resume after interruption, CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from whowrote.llm.backends import Sample, SamplingParams, TransformersBackend
+from whowrote.llm.evaluate import EvalConfig, run_eval
+from whowrote.types import WhowroteError
+
+REASON = "The sincere adverbs, direct address and warm essay voice point to one particular assistant."
+
+
+class ScriptedBackend:
+    """Answers from the provider named in the synthetic text; sample 1 of CHATGPT texts truncates."""
+
+    name = "scripted"
+
+    def __init__(self, fail_after: int | None = None):
+        self.calls = 0
+        self.seen: list[str] = []
+        self.fail_after = fail_after
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def truncate_tokens(self, text, n):
+        return " ".join(text.split()[:n])
+
+    def prompt_tokens(self, messages):
+        return sum(self.count_tokens(m["content"]) for m in messages)
+
+    def generate(self, prompts, params: SamplingParams):
+        if self.fail_after is not None and self.calls >= self.fail_after:
+            raise KeyboardInterrupt  # simulate a kill in the middle of the run
+        self.calls += 1
+        out = []
+        for m in prompts:
+            text = m[-1]["content"]
+            self.seen.append(text)
+            lab = re.search(r"Synthetic (\w+)", text).group(1).upper()
+            samples = []
+            for j in range(params.k):
+                if lab == "CHATGPT" and j == 1:
+                    samples.append(Sample("<reason_why>" + "loop " * 50, "length", 10, params.max_new_tokens))
+                elif lab == "GEMINI":
+                    samples.append(Sample(f"<reason_why>{REASON}</reason_why><answer>CLAUDE</answer>", "stop", 10, 30))
+                else:
+                    samples.append(Sample(f"<reason_why>{REASON}</reason_why><answer>{lab}</answer>", "stop", 10, 30))
+            out.append(samples)
+        return out
+
+
+def cfg(split, out, **kw):
+    return EvalConfig(split=str(split), out=str(out), model="scripted", k=2, batch_size=2, **kw)
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_traces_and_summary(tmp_path, split_file):
+    s = run_eval(cfg(split_file, tmp_path / "o"), backend=ScriptedBackend())
+    traces = read(tmp_path / "o" / "traces.jsonl")
+    assert len(traces) == 6 * 2
+    t = traces[0]
+    for key in ("prompt_id", "sample", "gold", "completion", "pred", "terms", "finish_reason",
+                "prompt_tokens", "completion_tokens", "truncated", "reason_words"):
+        assert key in t
+    assert s["accuracy"] == pytest.approx(round(6 / 12, 4))  # CLAUDE 4/4, CHATGPT 2/4, GEMINI 0/4
+    assert s["pass@2"] == pytest.approx(round(4 / 6, 4))
+    assert s["per_provider"]["GEMINI"]["recall"] == 0.0
+    assert s["confusion"]["GEMINI"]["CLAUDE"] == 4
+    assert s["truncation_rate"] == pytest.approx(round(2 / 12, 4))
+    assert s["parse_fail_rate"] == pytest.approx(round(2 / 12, 4))
+    assert s["run"]["complete"] is True
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["accuracy"] == s["accuracy"]
+
+
+def test_resume_after_interruption_no_duplicates_no_loss(tmp_path, split_file):
+    out = tmp_path / "o"
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(cfg(split_file, out), backend=ScriptedBackend(fail_after=2))  # 2 batches of 2 done
+    assert len(read(out / "traces.jsonl")) == 4 * 2
+    with (out / "traces.jsonl").open("a") as f:  # a torn half-line from a kill during a write
+        f.write('{"prompt_id": "gemini-1", "sam')
+    backend = ScriptedBackend()
+    s = run_eval(cfg(split_file, out), backend=backend)
+    assert len(backend.seen) == 2  # only the two texts not done yet
+    traces = read(out / "traces.jsonl")
+    keys = [(t["prompt_id"], t["sample"]) for t in traces]
+    assert len(keys) == len(set(keys)) == 12
+    assert s["n_examples"] == 6 and s["accuracy"] == pytest.approx(0.5)
+    # a third run has nothing to do and does not need a backend at all
+    s2 = run_eval(cfg(split_file, out), backend=None)
+    assert s2["n_samples"] == 12
+
+
+def test_resume_refuses_different_settings(tmp_path, split_file):
+    run_eval(cfg(split_file, tmp_path / "o", limit=2), backend=ScriptedBackend())
+    with pytest.raises(WhowroteError, match="different run"):
+        run_eval(cfg(split_file, tmp_path / "o", limit=2, temperature=0.0), backend=ScriptedBackend())
+
+
+def test_prompt_budget_truncates_text(tmp_path, split_file):
+    backend = ScriptedBackend()
+    from whowrote.llm.prompting import SAFETY_TOKENS
+    from whowrote.task.prompts import system_prompt
+
+    scaffold = len(system_prompt("3way").split())  # the scripted backend counts words as tokens
+    s = run_eval(cfg(split_file, tmp_path / "o", max_prompt_tokens=scaffold + SAFETY_TOKENS + 12), backend=backend)
+    assert s["prompt_truncation_rate"] == 1.0  # every text has 24 words
+    assert all(len(t.split()) == 12 and t.startswith("Synthetic") for t in backend.seen)
+    assert s["accuracy"] == pytest.approx(0.5)  # the scaffold survived: answers still parse
+
+
+def test_tiny_transformers_model_end_to_end(tmp_path, tiny_tokenizer, tiny_model, split_writer):
+    split = split_writer(tmp_path / "val.jsonl", n_per_class=1, other=True)
+    be = TransformersBackend(tiny_model, tiny_tokenizer, batch_size=2)
+    s = run_eval(EvalConfig(split=str(split), out=str(tmp_path / "o"), model="tiny", k=2, max_new_tokens=4,
+                            batch_size=2), backend=be)
+    assert s["n_examples"] == 3 and s["n_samples"] == 6  # OTHER is not a label: dropped
+    assert s["throughput"]["tokens_per_s"] and s["throughput"]["completion_tokens"] > 0
+    assert all(t["completion_tokens"] <= 4 for t in read(tmp_path / "o" / "traces.jsonl"))
+
+
+def test_question_answer_layout(tmp_path):
+    rows = [{"question": f"Synthetic {lab.lower()} text.", "answer": lab, "info": {"id": f"r{i}", "topic": "t"}}
+            for i, lab in enumerate(["CLAUDE", "GEMINI", "CHATGPT"])]
+    split = tmp_path / "hf.jsonl"
+    split.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    s = run_eval(cfg(split, tmp_path / "o"), backend=ScriptedBackend())
+    assert s["n_examples"] == 3
+    ids = {t["prompt_id"] for t in read(tmp_path / "o" / "traces.jsonl")}
+    assert ids == {"r0", "r1", "r2"}

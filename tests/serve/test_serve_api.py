@@ -1,0 +1,178 @@
+"""In-process tests of the JSON API: every endpoint, every bad input, limits, OpenAPI agreement."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import pytest
+from serve_fakes import FakeModel
+
+TEXT = (
+    "# A heading\n\nThis is **bold** — and perhaps it is very clear. "
+    "It might be, arguably, a truly deeply hedged sentence — with dashes.\n"
+) * 20
+
+
+def test_healthz(client):
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json() == {"status": "ok", "model_version": "fake-0.1"}
+
+
+def test_model_card(client):
+    card = client.get("/v1/model").json()
+    assert card["name"] == "fake-style"
+    assert card["version"] == "fake-0.1"
+    assert card["classes"] == ["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
+    assert "training_data" in card and "metrics" in card
+
+
+def test_predict_one_equals_model(client, fake_model):
+    r = client.post("/v1/predict", json={"text": TEXT})
+    assert r.status_code == 200
+    body = r.json()
+    assert body == fake_model.attribute([TEXT])[0].to_dict()
+    assert body["provider"] in body["probabilities"]
+    assert abs(sum(body["probabilities"].values()) - 1) < 1e-9
+    assert "highlights" not in body
+
+
+def test_predict_batch_in_order(client, fake_model, blog_texts):
+    texts = [TEXT, *blog_texts[:2]]
+    r = client.post("/v1/predict", json={"texts": texts})
+    assert r.status_code == 200
+    results = r.json()["results"]
+    assert results == [a.to_dict() for a in fake_model.attribute(texts)]
+    assert [x["n_words"] for x in results] == [len(t.split()) for t in texts]
+
+
+def test_short_text_warning(client):
+    body = client.post("/v1/predict", json={"text": "Just a few words here."}).json()
+    assert body["n_words"] == 5 and body["warnings"]
+
+
+def test_highlights_spans(client):
+    text = "😀 emoji first — then **bold** and perhaps a hedge.\n# Heading\n" * 30
+    body = client.post("/v1/predict", json={"text": text, "highlight": True}).json()
+    spans = body["highlights"]
+    features = {t["feature"] for t in body["tells"]}
+    assert spans and {s["feature"] for s in spans} <= features
+    last = 0
+    for s in spans:  # sorted, non-overlapping, in range
+        assert last <= s["start"] < s["end"] <= len(text)
+        last = s["end"]
+    marked = {s["feature"]: text[s["start"]:s["end"]] for s in spans}
+    assert marked["em_dash_rate"] == "—"  # code-point offsets survive the emoji before it
+    assert marked["bold_rate"] == "**bold**"
+    assert marked["heading_rate"] == "# Heading"
+
+
+BAD_INPUTS = [
+    ("malformed json", b'{"text": "abc"', "application/json", 400),
+    ("binary body", b"\xff\xfe\x00\x81\x00garbage\x00", "application/json", 400),
+    ("not json content type", b"text=abc", "application/x-www-form-urlencoded", 415),
+    ("no content type", b'{"text": "abc"}', None, 415),
+    ("text is a number", b'{"text": 123}', "application/json", 422),
+    ("text is null", b'{"text": null}', "application/json", 422),
+    ("texts not a list", b'{"texts": "abc"}', "application/json", 422),
+    ("texts holds a number", b'{"texts": ["a b c", 5]}', "application/json", 422),
+    ("texts empty", b'{"texts": []}', "application/json", 422),
+    ("too many texts", json.dumps({"texts": ["word"] * 65}).encode(), "application/json", 422),
+    ("both text and texts", b'{"text": "a", "texts": ["b"]}', "application/json", 422),
+    ("neither", b"{}", "application/json", 422),
+    ("unknown key", b'{"text": "a b", "model_path": "/etc/passwd"}', "application/json", 422),
+    ("top-level array", b'["a"]', "application/json", 422),
+    ("empty text", b'{"text": ""}', "application/json", 422),
+    ("whitespace text", b'{"text": "  \\n\\t "}', "application/json", 422),
+    ("empty text in batch", b'{"texts": ["fine words", " "]}', "application/json", 422),
+    ("NUL in text", b'{"text": "SECRET-MARKER \\u0000\\u0000 rest"}', "application/json", 422),
+    ("control chars", json.dumps({"text": "ab\x01\x02\x03\x04cd"}).encode(), "application/json", 422),
+    ("lone surrogate", b'{"text": "abc \\ud800 def"}', "application/json", 422),
+    ("highlight not bool", b'{"text": "a b", "highlight": "yes"}', "application/json", 422),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "ctype", "status"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_one_line_error_and_keeps_serving(client, name, body, ctype, status):
+    headers = {"Content-Type": ctype} if ctype else {}
+    r = client.post("/v1/predict", content=body, headers=headers)
+    assert r.status_code == status, r.text
+    assert list(r.json()) == ["error"] and r.json()["error"]
+    assert "\n" not in r.text
+    assert "SECRET-MARKER" not in r.text  # errors never echo the text
+    assert client.post("/v1/predict", json={"text": TEXT}).status_code == 200
+
+
+def test_body_limit_declared_and_streamed(client):
+    big = json.dumps({"text": "word " * 50_000}).encode()  # > 200 kB limit of the fixture app
+    r = client.post("/v1/predict", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and "larger than" in r.json()["error"]
+
+    def chunks():  # no Content-Length: the limit must hold on the streamed bytes too
+        for i in range(0, len(big), 16_384):
+            yield big[i:i + 16_384]
+
+    r = client.post("/v1/predict", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert client.get("/healthz").status_code == 200
+
+
+def test_default_body_limit_is_2mb(fake_model):
+    from fastapi.testclient import TestClient
+
+    from whowrote.serve import create_app
+
+    with TestClient(create_app(fake_model)) as c:
+        ok = {"text": "word " * 300_000}  # 1.5 MB
+        assert c.post("/v1/predict", json=ok).status_code == 200
+        r = c.post("/v1/predict", json={"text": "word " * 500_000})  # 2.5 MB
+        assert r.status_code == 413
+
+
+def test_timeout_gives_504_and_keeps_serving():
+    from fastapi.testclient import TestClient
+
+    from whowrote.serve import create_app
+
+    with TestClient(create_app(FakeModel(delay=1.5), timeout_s=0.2)) as c:
+        t0 = time.monotonic()
+        r = c.post("/v1/predict", json={"text": TEXT})
+        assert r.status_code == 504 and "longer than" in r.json()["error"]
+        assert time.monotonic() - t0 < 1.2  # answered at the timeout, not when the model finished
+        assert c.get("/healthz").status_code == 200
+
+
+def test_unknown_route_and_method_are_json_errors(client):
+    r = client.get("/v1/nothing")
+    assert r.status_code == 404 and list(r.json()) == ["error"]
+    r = client.get("/v1/predict")
+    assert r.status_code == 405 and list(r.json()) == ["error"]
+    assert client.get("/static/../pyproject.toml").status_code == 404
+
+
+def test_texts_not_logged_nor_written(client, caplog, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.DEBUG)
+    marker = "ZQXJ-UNIQUE-MARKER"
+    assert client.post("/v1/predict", json={"text": f"{marker} {TEXT}"}).status_code == 200
+    assert client.post("/v1/predict", json={"text": f"{marker}\x00"}).status_code == 422
+    assert marker not in caplog.text
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_page_and_assets_are_local_and_safe(client):
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in r.headers["content-security-policy"]
+    assert r.headers["x-content-type-options"] == "nosniff"
+    html = r.text
+    assert "/static/app.js" in html and "/static/app.css" in html
+    for asset in ("app.js", "app.css", "favicon.svg"):
+        a = client.get(f"/static/{asset}")
+        assert a.status_code == 200, asset
+        html += a.text
+    assert "//cdn" not in html and "https://" not in html and "http://" not in html.replace("http://www.w3.org", "")
+    js = client.get("/static/app.js").text
+    assert "innerHTML" not in js and "outerHTML" not in js and "eval(" not in js

@@ -1,0 +1,126 @@
+"""End to end: the real server (uvicorn subprocess on loopback), the page in headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else shutil.which("chromedriver")
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "figures" / "serve_page.png"
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM or not CHROMEDRIVER,
+                       reason="no Chromium/chromedriver installed (apt-get install chromium chromium-driver)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server():
+    import httpx
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve_launch.py")), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 40
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"server exited: {proc.stderr.read()[-2000:]}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("server did not answer /healthz within 40 s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture
+def browser(tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (dev extra)")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--disable-extensions", "--window-size=1280,1500",
+                f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_page_shows_bars_and_highlights(server, browser, blog_texts):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    text = min(blog_texts, key=len)  # a real blog post from ../shared/corpus, read at run time
+    browser.get(server + "/")
+    area = browser.find_element(By.ID, "text")
+    browser.execute_script(  # paste: set the value as a paste would, then let the page see the input
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", area, text)
+    assert browser.find_element(By.ID, "count").text.endswith("words")
+    browser.find_element(By.ID, "go").click()
+    wait = WebDriverWait(browser, 30)
+    wait.until(ec.visibility_of_element_located((By.ID, "result")))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#marked mark.hl"))
+
+    rows = browser.find_elements(By.CSS_SELECTOR, "#bars .bar-row")
+    assert [r.get_attribute("data-label") for r in rows] == ["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
+    widths = [r.find_element(By.CSS_SELECTOR, ".bar-fill").size["width"] for r in rows]
+    track = rows[0].find_element(By.CSS_SELECTOR, ".bar-track").size["width"]
+    assert max(widths) > 0.2 * track  # the winning bar is drawn
+    assert abs(sum(float(r.find_element(By.CSS_SELECTOR, ".bar-value").text.rstrip("%")) for r in rows) - 100) < 0.5
+    assert browser.find_element(By.ID, "verdict").text
+
+    marks = browser.find_elements(By.CSS_SELECTOR, "#marked mark.hl")
+    legend = browser.find_elements(By.CSS_SELECTOR, "#legend .legend-item")
+    legend_features = {li.get_attribute("data-feature") for li in legend}
+    assert len(marks) >= 3 and legend
+    assert {m.get_attribute("data-feature") for m in marks} <= legend_features
+    shown = browser.execute_script("return document.getElementById('marked').textContent;")
+    assert shown == text  # every character shown, nothing added or lost
+
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SCREENSHOT))
+
+    # Safe rendering: markup in the text stays text.
+    hostile = "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script> — " * 30
+    browser.execute_script("arguments[0].value = arguments[1];", area, hostile)
+    browser.find_element(By.ID, "go").click()
+    wait.until(lambda d: "<img" in d.find_element(By.ID, "marked").text)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#marked img, #marked script")
+    assert browser.title != "pwned"
+
+    # An error from the API is shown on the page, and the page keeps working.
+    browser.execute_script("arguments[0].value = '   ';", area)
+    browser.find_element(By.ID, "go").click()
+    assert "Paste or drop" in browser.find_element(By.ID, "status").text

@@ -1,0 +1,65 @@
+"""``whowrote serve``: options, the non-loopback warning, and what it hands to uvicorn."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+from serve_fakes import FakeModel
+from typer.testing import CliRunner
+
+from whowrote.cli import app
+from whowrote.cli.serve import is_loopback
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("[::1]", True), ("localhost", True),
+    ("0.0.0.0", False), ("::", False), ("192.168.1.10", False), ("example.org", False),
+])
+def test_is_loopback(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+@pytest.fixture
+def fake_run(monkeypatch):
+    """Replace uvicorn.run and the model loader; record what serve passes on."""
+    import uvicorn
+
+    calls: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda api, **kw: calls.update(app=api, **kw))
+    try:
+        import whowrote.style as style
+    except ImportError:  # classifier not installed: a stand-in module with load_model
+        style = types.ModuleType("whowrote.style")
+        monkeypatch.setitem(sys.modules, "whowrote.style", style)
+    monkeypatch.setattr(style, "load_model", lambda path=None: calls.update(model_path=path) or FakeModel(),
+                        raising=False)
+    return calls
+
+
+def test_serve_defaults_to_loopback_without_warning(fake_run):
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 0, result.output
+    assert fake_run["host"] == "127.0.0.1" and fake_run["port"] == 8000
+    assert fake_run["model_path"] is None
+    assert "WARNING" not in result.output
+
+
+def test_serve_warns_on_public_address(fake_run, tmp_path):
+    model_file = tmp_path / "model.json"
+    model_file.write_text("{}")
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--port", "9123", "--model", str(model_file),
+                                      "--max-body-mb", "1", "--timeout", "5"])
+    assert result.exit_code == 0, result.output
+    assert "WARNING" in result.output and "0.0.0.0" in result.output
+    assert fake_run["port"] == 9123 and str(fake_run["model_path"]) == str(model_file)
+    from fastapi.testclient import TestClient
+
+    with TestClient(fake_run["app"]) as c:  # the limits reached the app
+        assert c.post("/v1/predict", json={"text": "word " * 300_000}).status_code == 413
+
+
+def test_serve_rejects_missing_model_path(fake_run, tmp_path):
+    result = CliRunner().invoke(app, ["serve", "--model", str(tmp_path / "nope.json")])
+    assert result.exit_code != 0 and "app" not in fake_run

@@ -1,0 +1,127 @@
+"""TRL reward functions and the verifiers v1 taskset, scored on canned completions (CPU only)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from whowrote.task.trl_rewards import correct_answer_reward, make_reward_funcs, reward_weights
+
+REASON = "The sincere adverbs, direct address and warm essay voice point to one particular assistant."
+GOOD = f"<reason_why>{REASON}</reason_why>\n<answer>CLAUDE\nConfidence: HIGH</answer>"
+NO_REASON = "<answer>CLAUDE</answer>"
+WRONG = f"<reason_why>{REASON}</reason_why>\n<answer>GEMINI</answer>"
+TWO = "<answer>CLAUDE or CHATGPT</answer>"
+
+
+def test_trl_plain_strings():
+    assert correct_answer_reward([GOOD, WRONG, TWO, ""], answer=["CLAUDE"] * 4) == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_trl_conversational_and_diagnostics():
+    funcs = make_reward_funcs(require_reason=True)
+    names = [f.__name__ for f in funcs]
+    assert names == ["correct_answer", "parsed_ok", "reason_ok", "pred_claude", "pred_chatgpt", "pred_gemini"]
+    assert reward_weights(funcs) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    comps = [[{"role": "assistant", "content": c}] for c in (GOOD, NO_REASON, WRONG, TWO)]
+    prompts = [[{"role": "user", "content": "text"}]] * 4
+    out = {f.__name__: f(prompts=prompts, completions=comps, answer=["CLAUDE"] * 4, completion_ids=None)
+           for f in funcs}
+    assert out["correct_answer"] == [1.0, 0.0, 0.0, 0.0]  # NO_REASON is gated out
+    assert out["parsed_ok"] == [1.0, 1.0, 1.0, 0.0]
+    assert out["reason_ok"] == [1.0, 0.0, 1.0, 0.0]
+    assert out["pred_gemini"] == [0.0, 0.0, 1.0, 0.0]
+
+
+def test_trl_gold_column_aliases_pair_and_truncation():
+    f = make_reward_funcs(truncation_penalty=0.5, diagnostics=False)[0]
+    assert f(completions=[GOOD, "<reason_why>loop"], gold=["CLAUDE", "CLAUDE"], truncated=[False, True]) == [1.0, -0.5]
+    pair = "<answer>A: GEMINI\nB: CLAUDE</answer>"
+    assert f(completions=[pair], provider=["A=GEMINI;B=CLAUDE"]) == [1.0]
+    with pytest.raises(KeyError):
+        f(completions=[GOOD])
+
+
+vf = pytest.importorskip("verifiers.v1", reason="verifiers (the optional extra) is not installed")
+
+
+@pytest.fixture()
+def split_dir(tmp_path):
+    rows = [
+        {"id": "c1", "text": "Synthetic sample one. " * 5, "provider": "CLAUDE", "category": "x", "topic": "t1"},
+        {"id": "p1", "text": "Synthetic sample two. " * 5, "provider": "CHATGPT", "category": "x", "topic": "t2"},
+        {"id": "g1", "text": "Synthetic sample three. " * 5, "provider": "GEMINI", "category": "x", "topic": "t3"},
+        {"id": "o1", "text": "Synthetic sample four. " * 5, "provider": "OTHER", "category": "x", "topic": "t4"},
+    ]
+    (tmp_path / "val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return tmp_path
+
+
+def _trace(task, content):
+    from verifiers.v1.graph import MessageNode
+    from verifiers.v1.trace import AgentInfo, TraceTask
+
+    return vf.Trace(task=TraceTask(type=type(task).__name__, data=task.data),
+                    agent=AgentInfo(config=vf.AgentConfig()),
+                    nodes=[MessageNode(message=vf.UserMessage(content="text")),
+                           MessageNode(parent=0, message=vf.AssistantMessage(content=content), sampled=True)])
+
+
+def test_verifiers_taskset_loads_and_scores(split_dir):
+    from whowrote.task.verifiers_env import WhowroteHarness, load_environment
+
+    env = load_environment(split="val", data_dir=str(split_dir), require_reason=True)
+    assert isinstance(env._harnesses["agent"], WhowroteHarness)
+    tasks = list(env.taskset)
+    assert [t.data.answer for t in tasks] == ["CLAUDE", "CHATGPT", "GEMINI"]  # OTHER dropped
+    assert "<reason_why>" in tasks[0].data.system_prompt and tasks[0].data.prompt.startswith("Synthetic")
+    want = {"CLAUDE": 1.0, "CHATGPT": 0.0, "GEMINI": 0.0}
+    for task in tasks:
+        for content, expect in ((GOOD, want[task.data.answer]), (NO_REASON, 0.0)):
+            tr = _trace(task, content)
+            asyncio.run(task.score(tr))
+            assert tr.rewards["correct_answer"].score == expect
+            assert tr.metrics["parsed_ok"] == 1.0 and tr.metrics["pred_claude"] == 1.0
+
+
+def test_verifiers_config_validation_and_variants(split_dir):
+    from whowrote.task.verifiers_env import load_environment
+
+    with pytest.raises(ValueError):
+        load_environment(split="val", data_dir=str(split_dir), label_scheme="four-way")
+    with pytest.raises(ValueError):
+        load_environment(split="val", data_dir=str(split_dir), label_scheme="binary", prompt_variant="lexical")
+    env = load_environment(split="val", data_dir=str(split_dir), label_scheme="binary", cheatsheet="## TELLS\n- x")
+    tasks = list(env.taskset)
+    assert [t.data.answer for t in tasks] == ["CLAUDE", "CHATGPT"]  # GEMINI is not a binary label
+    assert "GEMINI" not in tasks[0].data.system_prompt.split("## TELLS")[0]
+    assert tasks[0].data.system_prompt.endswith("## TELLS\n- x")
+    ans = list(load_environment(split="val", data_dir=str(split_dir), answer_only=True).taskset)
+    assert "<reason_why>" not in ans[0].data.system_prompt
+
+
+ENV_TOML = """
+[env.taskset]
+id = "whowrote_provider_id"
+split = "val"
+label_scheme = "provider3"
+
+[env.taskset.task]
+require_reason = true
+min_reason_words = 12
+"""
+
+
+def test_verifiers_env_from_toml_block(split_dir):
+    import tomllib
+
+    import whowrote.task.verifiers_env  # noqa: F401  (registers the taskset id in this process)
+
+    raw = tomllib.loads(ENV_TOML)["env"]
+    raw["taskset"]["data_dir"] = str(split_dir)
+    cfg = vf.resolve_env_config(raw)
+    env = vf.load_environment(cfg)
+    tasks = list(env.taskset)
+    assert len(tasks) == 3 and tasks[0].config.require_reason is True

@@ -1,0 +1,73 @@
+"""Periodic eval: best-val selection, collapse early stop (new collapses only), resumed history."""
+
+import json
+
+from transformers import TrainerControl, TrainerState
+
+import whowrote.train.callbacks as cb
+from whowrote.train.config import EvalConfig
+
+
+def summary(acc, shares, recalls=(0.5, 0.5, 0.5), trunc=0.0):
+    labs = ["CLAUDE", "CHATGPT", "GEMINI"]
+    return {"n": 6, "accuracy": acc, "truncation_rate": trunc,
+            "pred_dist": {lab: int(s * 100) for lab, s in zip(labs, shares, strict=True)},
+            "pred_share": dict(zip(labs, shares, strict=True)),
+            "per_provider": {lab: {"n": 2, "recall": r} for lab, r in zip(labs, recalls, strict=True)}}
+
+
+class FakeModel:
+    def __init__(self):
+        self.saved = []
+
+    def save_pretrained(self, path):
+        path.mkdir(parents=True, exist_ok=True)
+        self.saved.append(path)
+
+
+class FakeTok:
+    def save_pretrained(self, path):
+        pass
+
+
+def run(tmp_path, monkeypatch, script, every=2):
+    it = iter(script)
+    monkeypatch.setattr(cb, "evaluate_policy", lambda *a, **k: (next(it), [{"x": 1}]))
+    c = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=EvalConfig(every_steps=every),
+                                labels=["CLAUDE", "CHATGPT", "GEMINI"], output_dir=tmp_path, stage="grpo",
+                                tokenizer=FakeTok())
+    state, control, model = TrainerState(), TrainerControl(), FakeModel()
+    c.on_train_begin(None, state, control, model=model)
+    for step in range(1, len(script) * every):
+        state.global_step = step
+        c.on_step_end(None, state, control, model=model)
+        if control.should_training_stop:
+            break
+    return c, state, control, model
+
+
+def test_best_is_kept_and_new_class_collapse_stops(tmp_path, monkeypatch):
+    healthy = (0.34, 0.33, 0.33)
+    script = [summary(0.30, healthy), summary(0.50, healthy), summary(0.40, (0.5, 0.3, 0.2)),
+              summary(0.33, (0.9, 0.05, 0.05)), summary(0.9, healthy)]
+    c, state, control, model = run(tmp_path, monkeypatch, script)
+    assert control.should_training_stop and state.global_step == 6
+    assert c.best["step"] == 2 and model.saved == [tmp_path / "best"]
+    assert c.collapse["kinds"] == ["class"] and c.collapse["new"]
+    assert json.loads((tmp_path / "best" / "eval.json").read_text())["accuracy"] == 0.5
+
+
+def test_collapse_already_present_at_step0_does_not_stop(tmp_path, monkeypatch):
+    collapsed = (0.9, 0.05, 0.05)
+    script = [summary(0.33, collapsed), summary(0.34, collapsed), summary(0.35, collapsed)]
+    c, state, control, _ = run(tmp_path, monkeypatch, script)
+    assert not control.should_training_stop and c.collapse and not c.collapse["new"]
+
+
+def test_resumed_callback_continues_history(tmp_path, monkeypatch):
+    ok = (0.34, 0.33, 0.33)
+    run(tmp_path, monkeypatch, [summary(0.3, ok), summary(0.6, ok), summary(0.4, ok), summary(0.5, ok)], every=1)
+    again = cb.PeriodicEvalCallback(rows=[], cfg=EvalConfig(), labels=["CLAUDE"], output_dir=tmp_path,
+                                    stage="grpo", tokenizer=FakeTok())
+    assert [r["step"] for r in again.history] == [0, 1, 2, 3]
+    assert again.best["step"] == 1  # the best-so-far survives the restart

@@ -1,0 +1,97 @@
+"""GRPO control recipe on the tiny model: runs end-to-end, zero-advantage steps leave weights unchanged."""
+
+import json
+
+import pytest
+import torch
+from train_helpers import tiny_cfg
+from transformers import AutoModelForCausalLM
+
+import whowrote.train.grpo as grpo_mod
+from whowrote.train.config import TrainConfig
+from whowrote.train.data import balanced_subset, read_rows
+from whowrote.types import WhowroteError
+
+
+def _weights(path):
+    return AutoModelForCausalLM.from_pretrained(path).state_dict()
+
+
+def test_batch_plan_and_balance():
+    cfg = TrainConfig()
+    cfg.grpo.num_generations, cfg.grpo.prompts_per_step, cfg.grpo.micro_batch = 8, 12, 16
+    plan = grpo_mod.grpo_batch_plan(cfg)
+    assert plan["per_device_train_batch_size"] * plan["gradient_accumulation_steps"] == 96
+    assert grpo_mod.grpo_batch_plan(cfg, world_size=2)["gradient_accumulation_steps"] == 3
+    cfg.grpo.prompts_per_step = 10
+    with pytest.raises(WhowroteError):
+        grpo_mod.grpo_batch_plan(cfg)
+
+
+def test_balanced_subset_interleaves_providers(splits):
+    rows = balanced_subset(read_rows(splits["train"]), 9, ["CLAUDE", "CHATGPT", "GEMINI"], seed=3)
+    assert len(rows) == 9
+    for i in range(0, 9, 3):  # every window of 3 prompts (one balanced step) has each provider once
+        assert sorted(r["provider"] for r in rows[i:i + 3]) == ["CHATGPT", "CLAUDE", "GEMINI"]
+
+
+def test_truncation_is_read_from_completion_ids():
+    seen = {}
+
+    def probe(completions, truncated=None, **kw):
+        seen["t"] = truncated
+        return [0.0] * len(completions)
+
+    probe.__name__ = "probe"
+    (wrapped,) = grpo_mod.with_truncation([probe], stop_ids={2})
+    wrapped(completions=["a", "b"], completion_ids=[[5, 6, 2], [5, 6, 7]])
+    assert seen["t"] == [False, True]
+
+
+def _constant(value):
+    def constant_reward(completions, **kw):
+        return [value] * len(completions)
+
+    return constant_reward
+
+
+def test_zero_advantage_gives_no_update(tiny_model, splits, tmp_path, monkeypatch):
+    # Every group has equal rewards (all correct, say): A = r - mean(r) = 0 on every token and
+    # beta = 0, so the loss has no gradient and the weights must not move.
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [_constant(1.0)])
+    monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+    out = tmp_path / "g0"
+    final = grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.lr=1e-2", "grpo.zero_trainable_patience=0"))
+    before, after = _weights(tiny_model), _weights(final)
+    for k in before:
+        torch.testing.assert_close(before[k], after[k])
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in recs if r.get("kind") == "train" and "frac_reward_zero_std" in r]
+    assert train and all(r["frac_reward_zero_std"] == 1.0 for r in train)
+    assert [r["step"] for r in recs if r.get("kind") == "eval"][0] == 0
+    assert (out / "final_eval.json").is_file()
+
+
+def test_reward_signal_updates_weights_and_guard_stops(tiny_model, splits, tmp_path, monkeypatch):
+    # A reward that varies within groups (completion length) must move the weights ...
+    def length_reward(completions, **kw):
+        return [float(len(str(c))) for c in completions]
+
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [length_reward])
+    monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+    out = tmp_path / "g1"
+    final = grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.lr=1e-2", 'data.val=""'))
+    before, after = _weights(tiny_model), _weights(final)
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+
+
+def test_zero_trainable_guard_aborts(tiny_model, splits, tmp_path, monkeypatch):
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [_constant(0.0)])
+    monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+    out = tmp_path / "g2"
+    grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.max_steps=5", "grpo.zero_trainable_patience=2",
+                               'data.val=""'))
+    state = json.loads((out / "train_result.grpo.json").read_text())
+    assert state["global_step"] == 2
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert any(r.get("kind") == "abort" for r in recs)

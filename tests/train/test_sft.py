@@ -1,0 +1,83 @@
+"""SFT recipes end-to-end on the tiny model: loss falls, the loss is on the completion, resume is exact."""
+
+import json
+
+import torch
+from train_helpers import tiny_cfg
+from transformers import AutoModelForCausalLM
+
+from whowrote.train.sft import run_sft
+
+
+def _losses(out):
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    return [r["loss"] for r in recs if r.get("kind") == "train" and "loss" in r]
+
+
+def test_answer_only_sft_memorises_and_evaluates(tiny_model, splits, tmp_path):
+    out = tmp_path / "sft"
+    cfg = tiny_cfg(tiny_model, splits, out, "sft.max_steps=24", "eval.every_steps=12")
+    final = run_sft(cfg)
+    losses = _losses(out)
+    assert len(losses) == 24
+    assert sum(losses[-3:]) / 3 < 0.6 * sum(losses[:3]) / 3, losses
+    report = json.loads((out / "final_eval.json").read_text())
+    assert [r["step"] for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
+            if r.get("kind") == "eval"] == [0, 12, 24]
+    assert report["final"]["step"] == 24 and report["final"]["variant"] == "answer_only"
+    assert (final / "config.json").is_file() and (out / "best" / "eval.json").is_file()
+    assert (out / "curves.png").is_file() and (out / "evals" / "step00024.traces.jsonl").is_file()
+
+
+def test_loss_is_on_the_completion_only(tiny_model, splits, tmp_path):
+    from trl import SFTTrainer
+
+    from whowrote.train.data import read_rows, sft_records, to_dataset
+    from whowrote.train.modeling import load_policy
+    from whowrote.train.sft import build_sft_config
+
+    cfg = tiny_cfg(tiny_model, splits, tmp_path / "mask")
+    model, tok = load_policy(cfg.model)
+    recs = sft_records(read_rows(splits["train"])[:3], target="answer_only", variant="answer_only")
+    trainer = SFTTrainer(model=model, args=build_sft_config(cfg), train_dataset=to_dataset(recs),
+                         processing_class=tok)
+    row = trainer.train_dataset[0]
+    ids = row["input_ids"]
+    labels = row["labels"] if "labels" in row else [i if m else -100 for i, m in zip(ids, row["completion_mask"], strict=True)]
+    supervised = [t for t in labels if t != -100]
+    text = tok.decode(supervised)
+    assert text.startswith("<answer>") and "</answer>" in text
+    assert len(supervised) <= 8 < len(ids)  # the answer and the end-of-turn, never the prompt
+
+
+def test_resume_reproduces_the_uninterrupted_run(tiny_model, splits, tmp_path):
+    common = ("sft.max_steps=6", "run.save_steps=3", "run.save_total_limit=5", 'data.val=""')
+    full = run_sft(tiny_cfg(tiny_model, splits, tmp_path / "full", *common))
+    part = tmp_path / "part"
+    run_sft(tiny_cfg(tiny_model, splits, part, *common, "run.save_final=false"))
+    # interrupted after step 3: keep only checkpoint-3, then resume automatically
+    import shutil
+
+    shutil.rmtree(part / "checkpoint-6")
+    resumed = run_sft(tiny_cfg(tiny_model, splits, part, *common, 'run.resume="auto"'))
+    a = AutoModelForCausalLM.from_pretrained(full).state_dict()
+    b = AutoModelForCausalLM.from_pretrained(resumed).state_dict()
+    assert a.keys() == b.keys()
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=1e-5, atol=1e-6)
+    state = json.loads((part / "checkpoint-6" / "trainer_state.json").read_text())
+    assert state["global_step"] == 6
+
+
+def test_rationale_sft_trains_on_reason_and_answer(tiny_model, splits, tmp_path):
+    from whowrote.train.data import read_rows
+
+    rows = [{**r, "rationale": "The voice is sincere and plain, with honest first-person framing throughout."}
+            for r in read_rows(splits["train"])]
+    out = tmp_path / "rat"
+    run_sft(tiny_cfg(tiny_model, splits, out, 'sft.target="rationale"', "sft.max_steps=4",
+                     "eval.max_new_tokens=4"), train_rows=rows)
+    report = json.loads((out / "final_eval.json").read_text())
+    assert report["final"]["variant"] == "3way"
+    losses = _losses(out)
+    assert losses[-1] < losses[0]
