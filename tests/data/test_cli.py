@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -120,3 +121,15 @@ def test_convert_roundtrip(corpus_files, tmp_path, capsys):
         assert code == 0, err
         code, text, err = run(["data", "audit", str(out), "--no-near-duplicates"], capsys)
         assert code == 0 and "10 texts" in text, err
+
+
+def test_split_default_works_without_datasets(corpus_files, tmp_path, capsys, monkeypatch):
+    """A core install (no `datasets`) still writes the JSONL contract; only hf/ is skipped."""
+    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
+    src = write_jsonl(sample_rows(corpus_files["fiction"], n=120, every=9), tmp_path / "fiction.jsonl")
+    code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    assert (tmp_path / "o" / "train.jsonl").exists() and (tmp_path / "o" / "qa" / "train.jsonl").exists()
+    assert not (tmp_path / "o" / "hf").exists()
+    code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "p"), "--format", "hf"], capsys)
+    assert code == 1 and "pip install datasets" in err and not (tmp_path / "p").exists()

@@ -145,3 +145,18 @@ def test_raw_reader_keeps_source_columns(corpus_files, tmp_path):
     rows = sample_rows(corpus_files["debates"], n=3)
     raw = read_source(write_jsonl(rows, tmp_path / "d.jsonl"))
     assert {"proposition", "side", "provider"} <= set(raw.columns)
+
+
+def test_folder_of_table_files_reads_each_file(corpus_files, tmp_path):
+    for stem in ("blogs", "debates"):
+        write_jsonl(sample_rows(corpus_files[stem], n=4), tmp_path / f"{stem}.jsonl")
+    (tmp_path / "README.md").write_text("# not a corpus row\n", encoding="utf-8")
+    table = load_corpus(tmp_path)
+    assert len(table) == 8 and set(table["genre"]) == {"blog", "debate"}
+
+
+def test_missing_relative_file_is_not_taken_for_a_hub_id(tmp_path):
+    from whowrote.types import WhowroteError
+
+    with pytest.raises(WhowroteError, match="no such file"):
+        load_corpus("data/blogs.jsonl")

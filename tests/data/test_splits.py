@@ -144,3 +144,41 @@ def test_strip_augment_is_seeded():
     a, b = strip_augment(frame, 0.4, seed=3), strip_augment(frame, 0.4, seed=3)
     assert a["stripped"].tolist() == b["stripped"].tolist() and a["stripped"].sum() == 8
     assert set(a.loc[a["stripped"], "text"]) == {"a , b\nc"}  # "a " + ", " + " b", spaces collapsed
+
+
+def test_token_cap_with_a_local_tokenizer(tmp_path):
+    """--max-tokens with a tokenizer folder built here (whitespace word-level: no download)."""
+    pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from whowrote.data.build import token_counts
+
+    tok = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]").save_pretrained(tmp_path / "tok")
+    corpus = tiny_corpus(n_topics=10, per_topic=1)
+    corpus.loc[corpus.index[::2], "text"] += " extra" * 100
+    counts = token_counts(corpus["text"], str(tmp_path / "tok"))
+    assert counts.tolist() == [len(t.split()) for t in corpus["text"]]
+    result = build_splits(corpus, SplitConfig(max_tokens=100, tokenizer=str(tmp_path / "tok"), ood_categories=None,
+                                              near_duplicates=False, balance=False))
+    kept = pd.concat(result.splits.values())
+    assert len(kept) == len(corpus) // 2 and (kept["text"].str.split().str.len() <= 100).all()
+
+
+def test_binary_split_function(corpus):
+    from whowrote.data import binary_split
+
+    splits = binary_split(corpus, seed=0, ood_categories=["philosophy"])
+    assert {p for s in splits.values() for p in s["provider"]} == {"CLAUDE", "CHATGPT"}
+    assert not _keys(splits["train"]) & _keys(splits["val"])
+    assert set(splits["val_ood"]["category"]) == {"philosophy"}
+
+
+def test_research_held_out_categories_are_the_default_when_present():
+    corpus = tiny_corpus(n_topics=8, per_topic=1, categories=("history", "politics", "stem", "philosophy"))
+    assert default_ood_categories(corpus) == ["history", "politics"]
+    splits = topic_holdout_split(corpus, seed=0, ood_categories=default_ood_categories(corpus), balance_within=None)
+    assert set(splits["val_ood"]["category"]) == {"history", "politics"}
+    assert splits["val"]["provider"].value_counts().nunique() == 1  # balanced over the whole split

@@ -46,6 +46,19 @@ def test_goldcond_accepts_any_clean_correct_sample():
     assert [r["rationale"] for r in kept] == [GOOD]
 
 
+def test_goldcond_fallback_sentence_when_no_clean_rationale():
+    rows = [{"id": 0, "text": "t", "provider": "GEMINI"}, {"id": 1, "text": "u", "provider": "CLAUDE"}]
+    samples = [[Sampled("no tags at all"), Sampled("<answer>CLAUDE</answer>")],
+               [done("Gemini wrote this, the grand formal voice gives it away with numbered sections", "CLAUDE"),
+                done(GOOD, "GEMINI")]]
+    cfg = StarRecipe(mode="goldcond", k=2, fallback_rationale=True)
+    kept, _ = select_star(rows, samples, cfg, labels=LABELS, cap=False)
+    assert kept[0]["star_mode"] == "fallback" and "GEMINI" in kept[0]["rationale"]
+    # the first rationale names a provider (a leak) and is skipped; the clean one is kept even
+    # though that sample answered another label: the SFT target carries the gold answer.
+    assert kept[1]["rationale"] == GOOD and kept[1]["star_mode"] == "goldcond"
+
+
 def test_star_generation_and_coldstart_end_to_end(tiny_model, splits, tmp_path):
     from whowrote.train.coldstart import run_coldstart, run_star
     from whowrote.train.data import read_rows, write_rows

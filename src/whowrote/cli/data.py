@@ -99,8 +99,9 @@ def split(
     max_tokens: int = typer.Option(None, help="Drop texts longer than this many tokens (needs --tokenizer)."),
     tokenizer: str = typer.Option(None, help="Local HF tokenizer folder or cached id, for --max-tokens."),
     strip_frac: float = typer.Option(0.0, help="Share of train rows given strip augmentation (spec: 0.4)."),
-    formats: str = typer.Option("jsonl,qa,hf", "--format", help="Outputs: jsonl, qa (question/answer/info "
-                                "JSONL), hf (save_to_disk); comma-separated."),
+    formats: str = typer.Option(None, "--format", help="Outputs: jsonl, qa (question/answer/info JSONL), hf "
+                                "(save_to_disk); comma-separated. Default: all three, hf only if `datasets` "
+                                "is installed."),
     keep_flagged: bool = typer.Option(False, help="Keep rows the audit would drop (leaks, exact duplicates)."),
     rules: list[str] = _RULES,
     text_column: str = _TEXT_COL, model_column: str = _MODEL_COL, provider_column: str = _PROVIDER_COL,
@@ -112,12 +113,14 @@ def split(
     from whowrote.data.render import render_split_summary
     from whowrote.data.writers import write_splits
 
-    fmt = [f.strip() for f in formats.split(",") if f.strip()]
+    fmt = [f.strip() for f in formats.split(",") if f.strip()] if formats else ["jsonl", "qa", "hf"]
     if "hf" in fmt:
         try:
             import datasets  # noqa: F401
         except ImportError:
-            raise WhowroteError("--format hf needs `pip install datasets`; use --format jsonl,qa") from None
+            if formats:
+                raise WhowroteError("--format hf needs `pip install datasets`; use --format jsonl,qa") from None
+            fmt.remove("hf")  # the default asks for hf only where it can be written
     corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     config = SplitConfig(
         scheme=scheme, seed=seed, val_frac=val_frac,

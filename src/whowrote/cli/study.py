@@ -25,6 +25,8 @@ def study(
     default_model: bool = typer.Option(True, "--default-model/--no-default-model",
                                        help="Also score whowrote's default model as shipped"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr"),
+    cache_dir: Path = typer.Option(None, "--cache-dir",
+                                   help="Where to keep MiniLM embeddings between runs (default OUT/cache)"),
 ) -> None:
     """Style vs content: which signals separate the providers, as a self-contained HTML report."""
     from whowrote.data import load_corpus
@@ -42,7 +44,8 @@ def study(
     corpus = load_corpus(check_paths(paths))
     summary = run_study(corpus, out, seed=seed, max_per_class=max_per_class or None, labels=wanted,
                         content_eval_cap=content_cap, full_features=full_features,
-                        default_model=default_model, progress=progress)
+                        default_model=default_model, progress=progress,
+                        cache_dir=str(cache_dir) if cache_dir else None)
     s, c = summary["style_probe"], summary["content_probe"]
     typer.echo("style probe accuracy:   " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in s.items()))
     typer.echo("content probe accuracy: " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in c.items()))

@@ -33,7 +33,7 @@ def balance_providers(
     """
     if frame.empty:
         return frame
-    groups = [frame] if within is None else [g for _, g in sorted(frame.groupby(within, sort=True))]
+    groups = [frame] if within is None else [g for _, g in frame.groupby(within, sort=True, dropna=False)]
     kept: list[int] = []
     for group in groups:
         kept.extend(_balance_group(group, rng, labels, column))

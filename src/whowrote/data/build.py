@@ -65,6 +65,8 @@ def build_splits(corpus: pd.DataFrame, config: SplitConfig | None = None) -> Spl
         raise WhowroteError(f"unknown split scheme {cfg.scheme!r} (choose from {', '.join(SCHEMES)})")
     if not 0 <= cfg.val_frac < 1 or not 0 <= cfg.strip_frac <= 1:
         raise WhowroteError("--val-frac must be in [0, 1) and --strip-frac in [0, 1]")
+    if cfg.max_tokens and not cfg.tokenizer:
+        raise WhowroteError("--max-tokens needs --tokenizer (a local tokenizer folder or a cached hub id)")
     frame = corpus.reset_index(drop=True)
     report = audit(frame, near_duplicates=cfg.near_duplicates)
     flagged = report.flagged_rows(cfg.drop)
@@ -77,7 +79,9 @@ def build_splits(corpus: pd.DataFrame, config: SplitConfig | None = None) -> Spl
     labels = BINARY_LABELS if cfg.scheme == "binary" else cfg.labels
     pairs = [(p.a, p.b) for p in report.near_pairs] + [(g[0], r) for g in report.exact_groups for r in g[1:]]
     info: dict = {"config": {k: v if not isinstance(v, tuple) else list(v) for k, v in asdict(cfg).items()},
-                  "audit_dropped": len(flagged), "near_duplicate_pairs": len(pairs)}
+                  "audit_dropped": len(flagged), "near_duplicate_pairs": len(pairs),
+                  "audit_problems": report.problem_counts(), "load_notes": report.notes,
+                  "unknown_models": [p.detail for p in report.problems if p.kind == "unknown_model"]}
     if cfg.scheme == "logo":
         splits = {}
         for genre, train, test in leave_one_genre_out(frame, seed=cfg.seed, labels=labels, balance=cfg.balance,

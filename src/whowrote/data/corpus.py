@@ -15,7 +15,7 @@ import pandas as pd
 
 from whowrote.data.clean import strip_frontmatter
 from whowrote.data.providers import ProviderMap
-from whowrote.data.readers import read_source
+from whowrote.data.readers import expand_sources, read_source
 from whowrote.types import CORPUS_COLUMNS, LABELS, OTHER, WhowroteError
 
 # Candidate source columns per corpus column, in order of preference.
@@ -57,6 +57,7 @@ def load_corpus(
     """
     if isinstance(paths, str | Path):
         paths = [paths]
+    paths = expand_sources(list(paths))
     if not paths:
         raise WhowroteError("no corpus given")
     provider_map = ProviderMap(provider_rules)
@@ -133,7 +134,7 @@ def normalise(
                          f"model rules (model rules win), e.g. {pairs}")
     else:
         if not chosen.get("model"):
-            raise WhowroteError(f"{source}: no model or provider column (pass columns={{'model': ...}})")
+            raise WhowroteError(f"{source}: no model or provider column (name it with --model-column / columns={{'model': ...}})")
         out["provider"] = from_model
 
     out["id"] = (

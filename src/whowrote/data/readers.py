@@ -26,16 +26,11 @@ def read_source(source: str | Path) -> pd.DataFrame:
     """Read one corpus source (file, folder or hub id) into a raw DataFrame."""
     path = Path(source)
     if path.is_dir():
-        if (path / "dataset_info.json").exists() or (path / "state.json").exists() or (
-            path / "dataset_dict.json"
-        ).exists():
-            return read_hf_disk(path)
-        return read_markdown_tree(path)
+        return read_hf_disk(path) if _is_hf_folder(path) else read_markdown_tree(path)
     if path.is_file():
         if path.stat().st_size > MAX_FILE_BYTES:
             raise WhowroteError(f"{path}: file is larger than {MAX_FILE_BYTES >> 30} GiB")
-        suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
-        suffix = suffix.lower().removesuffix(".gz")
+        suffix = _suffix(path)
         if suffix in {".jsonl", ".ndjson", ".json", ".csv", ".tsv"} and path.suffix != ".gz":
             _check_text_file(path)
         if suffix in {".jsonl", ".ndjson", ".json"}:
@@ -192,7 +187,31 @@ def _hf_to_frame(ds) -> pd.DataFrame:
     return ds.to_pandas()
 
 
+def expand_sources(sources: list[str | Path]) -> list[str | Path]:
+    """A folder of table files (e.g. ``../shared/corpus``) stands for those files, sorted, each
+    its own source (so each keeps its genre); other folders and paths are kept as they are."""
+    out: list[str | Path] = []
+    for source in sources:
+        path = Path(source)
+        tables = sorted(p for p in path.iterdir() if p.is_file() and _suffix(p) in TABLE_SUFFIXES) \
+            if path.is_dir() and not _is_hf_folder(path) else []
+        out.extend(tables or [source])
+    return out
+
+
+def _is_hf_folder(path: Path) -> bool:
+    return any((path / name).exists() for name in ("dataset_info.json", "state.json", "dataset_dict.json"))
+
+
+def _suffix(path: Path) -> str:
+    """``.jsonl`` for ``x.jsonl`` and ``x.jsonl.gz``, lower-cased."""
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    return suffix.lower().removesuffix(".gz")
+
+
 def _looks_like_hub_id(source: str) -> bool:
     name = source.partition(":")[0]
+    if _suffix(Path(name)) in TABLE_SUFFIXES | TEXT_SUFFIXES:
+        return False  # a missing file, not a dataset id
     parts = name.split("/")
     return len(parts) == 2 and all(p and not p.startswith(".") for p in parts) and "\\" not in name

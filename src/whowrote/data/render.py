@@ -74,8 +74,10 @@ def render_split_summary(splits: dict[str, pd.DataFrame], info: dict, console: C
     if info.get("ood_categories") or info.get("ood_genres"):
         held = [*info.get("ood_genres", []), *info.get("ood_categories", [])]
         console.print(f"val_ood holds out: {', '.join(held)}")
+    for line in [*info.get("load_notes", []), *info.get("unknown_models", [])]:
+        console.print(f"note: {line}", markup=False, highlight=False)
     console.print(f"audit: {info.get('audit_dropped', 0)} flagged rows dropped before splitting; "
-                  f"{info.get('near_duplicate_pairs', 0)} near-duplicate pairs, none across splits; "
+                  f"{info.get('near_duplicate_pairs', 0)} duplicate / near-duplicate pairs, none across splits; "
                   "no (genre, topic) in two splits")
 
 

@@ -59,6 +59,10 @@ def topic_holdout_split(
     """
     rng = random.Random(seed)
     frame = corpus
+    if not frame.index.is_unique:  # rows are tracked by index label below
+        if near_duplicates is not None:
+            raise ValueError("near_duplicates refer to index labels, but the corpus index is not unique")
+        frame = frame.reset_index(drop=True)
     if labels is not None:
         frame = frame[frame["provider"].isin(labels)]
     if max_words:
@@ -87,6 +91,12 @@ def topic_holdout_split(
         splits[name] = part.assign(_row=part.index).reset_index(drop=True)
     assert_no_leak(splits, near_duplicates)
     return {name: part.drop(columns="_row") for name, part in splits.items()}
+
+
+def binary_split(corpus: pd.DataFrame, seed: int = 0, **kwargs) -> dict[str, pd.DataFrame]:
+    """The CLAUDE-vs-CHATGPT scheme (research builds B1/B2): :func:`topic_holdout_split` on
+    those two providers only (keyword arguments as there)."""
+    return topic_holdout_split(corpus, seed=seed, labels=("CLAUDE", "CHATGPT"), **kwargs)
 
 
 def leave_one_genre_out(

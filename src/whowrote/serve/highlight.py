@@ -1,8 +1,8 @@
 """Where in the text each tell shows: character spans for the page to mark.
 
-The model's own patterns come first (a tell may carry ``spans``; each
-:class:`whowrote.style.FeatureSpec` has a ``pattern``); for features the model does not know, a small table of regexes keyed by words
-in the feature name covers the common surface tells (em-dashes, headings, bold, hedges…).
+The model's own patterns come first (a tell may carry ``spans``; else the feature's regex from
+:func:`whowrote.style.highlight.highlight_patterns`); for features that have none, a small table
+of regexes keyed by words in the feature name covers common surface tells (emoji, italics…).
 Offsets count Unicode code points (Python ``str`` indices; ``Array.from(text)`` in JavaScript).
 """
 
@@ -48,7 +48,6 @@ FALLBACK_PATTERNS: tuple[tuple[tuple[str, ...], str, int], ...] = (
     (("table",), r"^\|.*\|[ \t]*$", re.M),
 )
 
-NOT_MARKABLE = ""  # a pattern source's answer for a known whole-text measure: mark nothing
 PatternSource = Callable[[str], "re.Pattern[str] | str | None"]
 
 
@@ -64,38 +63,17 @@ def fallback_pattern(feature: str, label: str = "") -> re.Pattern[str] | None:
 
 
 def model_pattern_source(model: Any) -> PatternSource:
-    """Highlight patterns the model or :mod:`whowrote.style` publishes, by feature name.
+    """``feature -> regex`` from ``model.patterns`` (a mapping) or else
+    ``whowrote.style.highlight.highlight_patterns("full")``; None where neither has one."""
+    table = getattr(model, "patterns", None)
+    if not isinstance(table, Mapping):
+        try:
+            from whowrote.style.highlight import highlight_patterns
 
-    Looks for a mapping ``name -> FeatureSpec`` (with ``.pattern``) or ``name -> regex`` as
-    ``model.features`` / ``model.patterns`` or ``whowrote.style.FEATURES``. A known feature whose
-    pattern is None (a whole-text measure) gets ``NOT_MARKABLE``; an unknown one gets None.
-    """
-    table: Mapping[str, Any] = {}
-    for owner in (model, _style_module()):
-        for attr in ("patterns", "features", "FEATURES"):
-            found = getattr(owner, attr, None) if owner is not None else None
-            if isinstance(found, Mapping) and found:
-                table = found
-                break
-        if table:
-            break
-
-    def source(feature: str) -> re.Pattern[str] | str | None:
-        if feature not in table:
-            return None
-        entry = table[feature]
-        pattern = getattr(entry, "pattern", entry) if not isinstance(entry, str | re.Pattern) else entry
-        return pattern if isinstance(pattern, str | re.Pattern) and pattern else NOT_MARKABLE
-
-    return source
-
-
-def _style_module() -> Any:
-    try:
-        import whowrote.style as style
-    except Exception:  # the classifier package may not be installed yet
-        return None
-    return style
+            table = highlight_patterns("full")
+        except ImportError:  # the classifier package is not installed
+            table = {}
+    return lambda feature: table.get(feature) or None
 
 
 @lru_cache(maxsize=512)
@@ -136,8 +114,6 @@ def _tell_spans(text: str, tell: Mapping[str, Any], source: PatternSource | None
         return
     feature = str(tell.get("feature", ""))
     pattern = source(feature) if source else None
-    if pattern == NOT_MARKABLE:
-        return
     if isinstance(pattern, str):
         pattern = _compile(pattern)
     if pattern is None:

@@ -60,6 +60,10 @@ def make_figures(summary: dict, panels: dict[str, np.ndarray], y: np.ndarray, ge
     return figs
 
 
+def _anchor(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
 def _b64(png: bytes) -> str:
     return base64.b64encode(png).decode("ascii")
 
@@ -74,7 +78,8 @@ td.t,th:first-child{text-align:left}
 figure{margin:14px 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:0.85em;color:#6b7280}
 .lead{font-size:1.08em;background:#f9fafb;border-left:4px solid #7c3aed;padding:10px 14px}
-.note{font-size:0.85em;color:#6b7280}
+.note{font-size:0.85em;color:#6b7280}nav{font-size:0.9em;margin:8px 0 0}nav a{color:#7c3aed;text-decoration:none}
+code{background:#f3f4f6;padding:0 3px;border-radius:3px;font-size:0.9em}
 .CLAUDE{color:#d97706;font-weight:600}.CHATGPT{color:#10a37f;font-weight:600}
 .GEMINI{color:#4285f4;font-weight:600}.OTHER{color:#6b7280;font-weight:600}
 """
@@ -96,7 +101,8 @@ def _html_table(t: Table) -> str:
 
 
 def _md_table(t: Table) -> str:
-    lines = [f"### {t.title}", "", "| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
+    lines = [f"### {t.title}", "", "| " + " | ".join(h.replace("|", "\\|") for h in t.header) + " |",
+             "|" + "---|" * len(t.header)]
     lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in t.rows]
     if t.note:
         lines += ["", f"_{t.note}_"]
@@ -107,7 +113,8 @@ def _sentences_html(summary: dict) -> str:
     items = []
     for p, sents in summary["ratio_sentences"].items():
         for s in sents:
-            items.append(f"<li><span class='{p}'>{p}</span>{html.escape(s['sentence'][len(p):])}</li>")
+            rest = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(s["sentence"][len(p):]))
+            items.append(f"<li><span class='{p}'>{p}</span>{rest}</li>")
     return "<ul>" + "".join(items) + "</ul>"
 
 
@@ -121,9 +128,10 @@ def write_report(summary: dict, panels: dict[str, np.ndarray], y: np.ndarray, ge
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>whowrote style study</title>"
              f"<style>{CSS}</style></head><body>",
              "<h1>whowrote style study — what separates the providers</h1>",
-             f"<p class='lead'>{html.escape(lead)}</p>"]
+             f"<p class='lead'>{html.escape(lead)}</p>",
+             "<nav>" + " · ".join(f"<a href='#{_anchor(t)}'>{html.escape(t)}</a>" for t in sections) + "</nav>"]
     for title, block in sections.items():
-        parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(f"<h2 id='{_anchor(title)}'>{html.escape(title)}</h2>")
         for item in block:
             if isinstance(item, Table):
                 parts.append(_html_table(item))

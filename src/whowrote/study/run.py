@@ -31,7 +31,8 @@ class StudyConfig:
     full_features: bool = True  # also probe whowrote's full feature set
     default_model: bool = True  # also score whowrote's default model (as shipped, no refit)
     progress: bool = True
-    cache: bool = True  # keep MiniLM embeddings in out_dir/cache/ for re-runs
+    cache: bool = True  # keep MiniLM embeddings for re-runs (in cache_dir, default out_dir/cache)
+    cache_dir: str | None = None
     map_method: str = "auto"
     notes: list[str] = field(default_factory=list)
 
@@ -62,8 +63,9 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
     rng = np.random.default_rng(seed)
     eval_rows = rng.permutation(splits["val"]["test"])
     eval_texts, eval_y = [texts[i] for i in eval_rows], y[eval_rows]
-    cache = EmbeddingCache(out / "cache" / "minilm_embeddings.npz" if cfg.cache else None)
-    summary: dict = {"config": {k: v for k, v in asdict(cfg).items() if k != "notes"}}
+    cache_dir = Path(cfg.cache_dir) if cfg.cache_dir else out / "cache"
+    cache = EmbeddingCache(cache_dir / "minilm_embeddings.npz" if cfg.cache else None)
+    summary: dict = {"config": {k: v for k, v in asdict(cfg).items() if k not in ("notes", "cache_dir")}}
 
     with Steps(cfg.progress) as steps:
         with steps.step("style features (41)", 1):
@@ -115,7 +117,8 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
             top = S.top_coefficients(style_probes["val"], names41, k=8)
             means = S.provider_means(X41, y, names41)
             ratios = S.ratio_sentences(X41, y, names41, genres, k=3)
-            adv_tells = [(p, it["feature"]) for p, items in ratios.items() for it in items[:2]]
+            adv_tells = list(dict.fromkeys([(p, it["feature"]) for p, items in ratios.items() for it in items[:2]]
+                                           + [(p, f) for p, items in top.items() if p != "OTHER" for f, _ in items[:2]]))
             survival = R.tell_survival(eval_texts, eval_y, adv_tells, lambda t: _features(t, "research41")[0],
                                        names41, seed)
             genre_sig = S.genre_signatures(X41, y, genres, names41, k=5)

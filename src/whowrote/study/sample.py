@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,9 +40,11 @@ def subsample(
         df[col] = df[col].fillna("unknown").astype(str)
     if max_per_class:
         keep = []
-        for i, (_, cell) in enumerate(sorted(df.groupby(["genre", "provider"]), key=lambda kv: kv[0])):
+        for (genre, provider), cell in sorted(df.groupby(["genre", "provider"]), key=lambda kv: kv[0]):
             n = min(len(cell), max_per_class)
-            keep.append(cell.sample(n=n, random_state=seed + i) if n < len(cell) else cell)
+            # seeded per cell by its name, so a cell's sample does not depend on the other cells
+            state = (seed * 1_000_003 + zlib.crc32(f"{genre}|{provider}".encode())) % 2**32
+            keep.append(cell.sample(n=n, random_state=state) if n < len(cell) else cell)
         df = pd.concat(keep).sort_index()
     df = df.reset_index(drop=True)
     df[ROW] = np.arange(len(df))

@@ -19,7 +19,7 @@ NOUNS: dict[str, str] = {
     "md_bullet": "bullet lines", "md_numbered": "numbered-list lines", "md_bold": "bold markers",
     "md_code": "code fences", "md_table": "table pipes", "md_blockquote": "blockquotes",
     "latex": "LaTeX marks", "ascii_art": "ASCII-art runs", "first_person_I": "first-person 'I's",
-    "first_person_we": "'we's", "digit_ratio": "digits", "upper_ratio": "capital letters",
+    "first_person_we": "'we's", "digit_ratio": "share of digits", "upper_ratio": "share of capitals",
 }
 
 
@@ -52,6 +52,24 @@ def provider_means(X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> dict[s
 
 def _fmt_ratio(r: float) -> str:
     return f"{r:.0f}×" if r >= 10 else f"{r:.1f}×"
+
+
+LEVEL_FEATURES = {"avg_sent_len_words", "avg_word_len", "type_token_ratio", "digit_ratio", "upper_ratio"}
+
+
+def tell_sentence(p: str, q: str, f: str, mp: float, mq: float, ratio: float | None) -> str:
+    """One plain sentence for a tell: "CLAUDE uses 19× the em-dashes of CHATGPT (1.89 vs 0.103)"."""
+    nums = f"({mp:.3g} vs {mq:.3g} `{f}`)"
+    if f.startswith("w_"):
+        word = f'"{f[2:]}"'
+        if ratio is None:
+            return f"{p} writes {word} ({mp:.3g} per 1k words); {q} almost never does ({mq:.3g})."
+        return f"{p} writes {word} {_fmt_ratio(ratio)} as often as {q} {nums}."
+    if ratio is None:
+        return f"{p} uses {noun(f)} ({mp:.3g} `{f}`); {q} almost never does ({mq:.3g})."
+    if f in LEVEL_FEATURES:
+        return f"{p}'s {noun(f)} is {_fmt_ratio(ratio)} {q}'s {nums}."
+    return f"{p} uses {_fmt_ratio(ratio)} the {noun(f)} of {q} {nums}."
 
 
 def _matched_means(X: np.ndarray, y: np.ndarray, genres: np.ndarray, p: str, q: str) -> tuple:
@@ -106,10 +124,7 @@ def ratio_sentences(
         cands.sort(key=lambda t: (-t[0], t[1]))
         items = []
         for d, f, q, mp, mq, ratio, shared in cands[:k]:
-            if ratio is None:
-                sentence = f"{p} uses {noun(f)} ({mp:.3g} `{f}`); {q} almost never does ({mq:.3g})."
-            else:
-                sentence = f"{p} uses {_fmt_ratio(ratio)} the {noun(f)} of {q} ({mp:.3g} vs {mq:.3g} `{f}`)."
+            sentence = tell_sentence(p, q, f, mp, mq, ratio)
             items.append({"feature": f, "ratio": None if ratio is None else round(ratio, 2), "d": round(d, 3),
                           "vs": q, "mean": round(mp, 4), "vs_mean": round(mq, 4), "genres": shared,
                           "sentence": sentence})

@@ -58,18 +58,31 @@ def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
     from whowrote.train.sft import run_sft
 
     result: dict[str, str] = {}
-    if cfg.coldstart.generate:
-        path, _ = run_star(cfg)
+    stages = set(cfg.coldstart.stages)
+    unknown = stages - {"star", "sft", "grpo"}
+    if unknown:
+        raise WhowroteError(f"unknown cold-start stages {sorted(unknown)} (star, sft, grpo)")
+    if cfg.coldstart.generate and "star" not in stages:
+        path = star_path(cfg)
+        if not path.is_file():
+            raise WhowroteError(f"stage 'star' skipped but {path} does not exist")
         rows: list[Row] = read_rows(path)
+    elif cfg.coldstart.generate:
+        path, _ = run_star(cfg)
+        rows = read_rows(path)
         result["star"] = str(path)
     else:
         rows = usable(read_rows(cfg.data.train), cfg.data.labels, cfg.data.label_field, cfg.data.text_field)
     sft_cfg = _sub(cfg, "sft")
     sft_cfg = dataclasses.replace(sft_cfg, sft=dataclasses.replace(cfg.sft, target="rationale"))
     sft_final = Path(sft_cfg.run.output_dir) / "final"
-    if not (sft_final / "config.json").is_file():
+    if "sft" in stages and not (sft_final / "config.json").is_file():
         sft_final = run_sft(sft_cfg, stage="coldstart-sft", train_rows=rows, max_steps=cfg.coldstart.sft_max_steps)
     result["sft"] = str(sft_final)
+    if "grpo" not in stages:
+        return result
+    if not (sft_final / "config.json").is_file():
+        raise WhowroteError(f"no cold-start SFT weights at {sft_final}: run the 'sft' stage first")
     grpo_cfg = _sub(cfg, "grpo")
     grpo_cfg = dataclasses.replace(grpo_cfg, model=ModelConfig(
         name_or_path=str(sft_final), dtype=cfg.model.dtype,

@@ -114,13 +114,16 @@ class GRPORecipe:
     warmup_steps: int = 0
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
+    use_vllm: bool = False  # generate with vLLM (TRL's vllm-serve server or colocated)
+    vllm_mode: str = "server"  # "server": `trl vllm-serve` on other GPUs; "colocate": same GPUs
+    vllm_server_base_url: str = ""  # e.g. "http://localhost:8300"; "" = TRL's host/port defaults
 
 
 @dataclass
 class StarRecipe:
     """STaR self-distillation data (spec §1.9 D3) and gold-conditioned rationales (D1)."""
 
-    mode: str = "star"  # "star": plain prompt, gold only gates; "goldcond": a note states the gold
+    mode: str = "star"  # "star": plain prompt, gold only gates; "hint": + cheatsheet; "goldcond": a note states the gold
     variant: str = "3way"
     k: int = 4  # samples per text (research: 3)
     temperature: float = 0.7
@@ -133,6 +136,10 @@ class StarRecipe:
     min_unique_frac: float = 0.5
     reject_label_in_reason: bool = True  # a rationale naming a provider label leaks the answer
     cap_per_class: int = -1  # -1 = cap at the smallest class (balanced); 0 = no cap; else this cap
+    round2: str = ""  # retry round-1 rejects: "hint" (cheatsheet, research D3) or "goldcond" (D1-style); "" = none
+    fallback_rationale: bool = False  # goldcond only: unclean rationales become the D1 fallback sentence
+    fallback_round: str = ""  # "goldcond": run when fewer than min_rows survive (with the D1 fallback sentence)
+    min_rows: int = 0  # capped rows below which fallback_round runs
     out: str = ""  # JSONL of kept SFT rows; "" = <output_dir>/star.jsonl
 
 
@@ -140,6 +147,7 @@ class StarRecipe:
 class ColdStartRecipe:
     sft_max_steps: int = 60  # research: 60 steps (under one epoch) on STaR traces
     generate: bool = True  # build the STaR data first (else data.train already holds rationales)
+    stages: list[str] = field(default_factory=lambda: ["star", "sft", "grpo"])  # run only these (resume)
 
 
 @dataclass

@@ -120,6 +120,9 @@ def build_grpo_config(cfg: TrainConfig, *, world_size: int = 1) -> Any:
         reward_weights=reward_weights(funcs),
         disable_dropout=True,
         log_completions=False,
+        use_vllm=g.use_vllm,
+        vllm_mode=g.vllm_mode,
+        **({"vllm_server_base_url": g.vllm_server_base_url} if g.vllm_server_base_url else {}),
     )
 
 

@@ -8,6 +8,7 @@ and evals all load a plain directory instead of dequantising the GGUF every time
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,8 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
         model.config._attn_implementation = cfg.attn_implementation
     prepare_tokenizer(tok, model)
     if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        # Under accelerate/torchrun each process owns the GPU of its LOCAL_RANK.
+        device = f"cuda:{os.environ.get('LOCAL_RANK', '0')}" if torch.cuda.is_available() else "cpu"
     if str(getattr(model, "device", "")) != device:
         model.to(device)
     return model, tok

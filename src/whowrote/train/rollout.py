@@ -78,7 +78,10 @@ def sample(model: Any, tokenizer: Any, messages: Sequence[list[dict]], *, k: int
                 gen_kwargs.update(do_sample=True, temperature=temperature, top_p=top_p, top_k=0)
             else:
                 gen_kwargs.update(do_sample=False)
-            with torch.inference_mode():
+            # fp32 master weights (training) sample under bf16 autocast on GPUs: same as the trainer's
+            # mixed precision, several times faster than fp32 matmuls.
+            autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
+            with torch.inference_mode(), autocast:
                 seqs = model.generate(**enc, **gen_kwargs)
             new = seqs[:, enc["input_ids"].shape[1]:].tolist()
             for j, ids in enumerate(new):

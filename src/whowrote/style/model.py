@@ -1,0 +1,183 @@
+"""``StyleModel``: stylometric features -> calibrated CLAUDE / CHATGPT / GEMINI / OTHER probabilities.
+
+The model is an average of two members on the same features (``signed log1p`` of the raw
+feature values, so heavy-tailed rates such as em-dashes per 1k characters behave):
+
+- a standardised multinomial logistic regression (the research probe's recipe; it also gives the
+  per-feature contributions that explanations cite), and
+- gradient-boosted trees (``HistGradientBoostingClassifier``), which capture thresholds and
+  interactions (a heading rate means something else in fiction than in a blog).
+
+The averaged probabilities are then temperature-scaled with a temperature fitted on
+out-of-fold predictions (folds grouped by topic, so no topic is in both halves). Training rows are
+weighted so that each (genre, provider) cell counts equally: the classifier must not learn
+"fiction => OTHER" just because fiction has many OTHER texts.
+
+Inference needs numpy only (both members are stored as arrays); scikit-learn is imported by
+``fit``. Abstain rule: ``uncertain`` when the top probability is below ``abstain_below`` or the
+text is shorter than ``min_words``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from whowrote.style.calibration import fit_temperature, softmax
+from whowrote.style.features import extract, feature_names
+from whowrote.style.trees import TreeEnsemble
+from whowrote.types import LABELS
+
+
+def log_transform(X: np.ndarray) -> np.ndarray:
+    return np.sign(X) * np.log1p(np.abs(X))
+
+
+@dataclass
+class StyleModel:
+    """scikit-learn-style classifier over stylometric features (see the module docstring)."""
+
+    feature_set: str = "full"
+    C: float = 0.1
+    use_trees: bool = True
+    tree_iter: int = 150
+    tree_leaves: int = 15
+    seed: int = 0
+    calibrate: bool = True
+    abstain_below: float = 0.5
+    min_words: int = 150
+    # Fitted state (arrays; what save/load round-trips).
+    classes_: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
+    mean_: np.ndarray | None = None
+    scale_: np.ndarray | None = None
+    coef_: np.ndarray | None = None
+    intercept_: np.ndarray | None = None
+    trees_: TreeEnsemble | None = None
+    temperature_: float = 1.0
+    norms_: np.ndarray | None = None  # per-class median raw feature value, (n_classes, d)
+    metrics_: dict[str, Any] = field(default_factory=dict)
+    training_: dict[str, Any] = field(default_factory=dict)
+
+    # ---- features -------------------------------------------------------------------------
+    @property
+    def feature_names_(self) -> list[str]:
+        return feature_names(self.feature_set)
+
+    def features(self, texts_or_X) -> np.ndarray:
+        if isinstance(texts_or_X, np.ndarray) and texts_or_X.dtype != object:
+            X = np.asarray(texts_or_X, dtype=np.float64)
+            if X.ndim != 2 or X.shape[1] != len(self.feature_names_):
+                raise ValueError(f"expected a (n, {len(self.feature_names_)}) feature matrix, got {X.shape}")
+            return X
+        return extract(list(texts_or_X), self.feature_set)
+
+    # ---- fitting --------------------------------------------------------------------------
+    def fit(self, texts_or_X, y: Sequence[str], genres: Sequence[str] | None = None,
+            groups: Sequence[str] | None = None) -> StyleModel:
+        """Fit on texts (or a precomputed feature matrix) and labels.
+
+        ``genres`` balances the sample weights per (genre, label) cell; ``groups`` (e.g. topic
+        keys) keeps the calibration folds honest.
+        """
+        X = self.features(texts_or_X)
+        y = np.asarray(y, dtype=object)
+        present = set(y.tolist())
+        self.classes_ = np.array([c for c in LABELS if c in present] + sorted(present - set(LABELS)), dtype=object)
+        yi = np.array([list(self.classes_).index(v) for v in y])
+        w = _balanced_weights(yi, genres)
+        self._fit_members(X, yi, w)
+        self.norms_ = np.array([np.median(X[yi == k], axis=0) for k in range(len(self.classes_))])
+        self.temperature_ = 1.0
+        if self.calibrate and len(X) >= 50:
+            oof = self._oof_logits(X, yi, w, groups)
+            self.temperature_ = fit_temperature(oof, yi)
+        return self
+
+    def _fit_members(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        Z = log_transform(X)
+        self.mean_ = Z.mean(axis=0)
+        self.scale_ = np.where(Z.std(axis=0) > 0, Z.std(axis=0), 1.0)
+        lr = LogisticRegression(C=self.C, max_iter=5000)
+        lr.fit((Z - self.mean_) / self.scale_, yi, sample_weight=w)
+        coef, intercept = lr.coef_, lr.intercept_
+        if coef.shape[0] == 1:  # binary: sklearn stores one row; expand to two logits
+            coef, intercept = np.vstack([-coef / 2, coef / 2]), np.array([-intercept[0] / 2, intercept[0] / 2])
+        self.coef_, self.intercept_ = coef, intercept
+        self.trees_ = None
+        if self.use_trees and len(self.classes_) > 2:
+            from sklearn.ensemble import HistGradientBoostingClassifier
+
+            hgb = HistGradientBoostingClassifier(max_iter=self.tree_iter, learning_rate=0.1,
+                                                 max_leaf_nodes=self.tree_leaves, l2_regularization=1.0,
+                                                 early_stopping=False, random_state=self.seed)
+            hgb.fit(Z, yi, sample_weight=w)
+            self.trees_ = TreeEnsemble.from_sklearn(hgb)
+
+    def _oof_logits(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray, groups) -> np.ndarray:
+        from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+        oof = np.zeros((len(X), len(self.classes_)))
+        if groups is not None:
+            folds = GroupKFold(n_splits=3).split(X, yi, groups=np.asarray(groups))
+        else:
+            folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=self.seed).split(X, yi)
+        for tr, te in folds:
+            member = StyleModel(**{k: getattr(self, k) for k in _PARAMS}, calibrate=False)
+            member.classes_ = self.classes_
+            member._fit_members(X[tr], yi[tr], w[tr])
+            if len(set(yi[tr])) < len(self.classes_):  # a fold without some class: skip it
+                continue
+            oof[te] = member.logits(X[te])
+        return oof
+
+    # ---- inference ------------------------------------------------------------------------
+    def logits(self, texts_or_X) -> np.ndarray:
+        """Log of the (uncalibrated) averaged member probabilities."""
+        X = self.features(texts_or_X)
+        Z = log_transform(X)
+        p = softmax(((Z - self.mean_) / self.scale_) @ self.coef_.T + self.intercept_)
+        if self.trees_ is not None:
+            p = (p + softmax(self.trees_.raw_predict(Z))) / 2
+        return np.log(np.clip(p, 1e-300, None))
+
+    def predict_proba(self, texts_or_X) -> np.ndarray:
+        """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
+        if self.coef_ is None:
+            raise RuntimeError("StyleModel is not fitted")
+        return softmax(self.logits(texts_or_X), self.temperature_)
+
+    def predict(self, texts_or_X) -> np.ndarray:
+        return self.classes_[self.predict_proba(texts_or_X).argmax(axis=1)]
+
+    def contributions(self, X: np.ndarray) -> np.ndarray:
+        """Per-class, per-feature logistic-regression logit terms, shape ``(n, classes, d)``."""
+        Z = (log_transform(np.asarray(X, dtype=np.float64)) - self.mean_) / self.scale_
+        return Z[:, None, :] * self.coef_[None, :, :]
+
+    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list:
+        """One :class:`~whowrote.style.explain.Attribution` per text (probabilities over all four
+        labels, the abstain flag, the tells and warnings)."""
+        from whowrote.style.explain import attribute
+
+        return attribute(self, texts, n_tells=n_tells)
+
+    def save(self, path) -> None:
+        from whowrote.style.io import save_model
+
+        save_model(self, path)
+
+
+_PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "seed", "abstain_below", "min_words")
+
+
+def _balanced_weights(yi: np.ndarray, genres: Sequence[str] | None) -> np.ndarray:
+    """Weights making every (genre, class) cell sum to the same total; mean weight 1."""
+    cells = list(zip(genres, yi.tolist(), strict=True)) if genres is not None else yi.tolist()
+    keys, inverse, counts = np.unique(np.array([str(c) for c in cells]), return_inverse=True, return_counts=True)
+    w = 1.0 / counts[inverse]
+    return w * len(w) / w.sum()

@@ -1,0 +1,107 @@
+"""Gradient-boosted trees as plain arrays: exported from scikit-learn, evaluated with numpy.
+
+Why not keep the scikit-learn object: it can only be saved by pickling (unsafe to load, and
+tied to one scikit-learn version), and importing scikit-learn costs ~0.5 s of start-up that
+``whowrote predict`` cannot afford. The exported form is six flat arrays (one row per node of
+every tree) that go into an ``.npz``; :meth:`TreeEnsemble.raw_predict` walks all trees at once,
+one level per step, so a batch costs ``depth`` vectorised steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
+
+
+@dataclass
+class TreeEnsemble:
+    feature: np.ndarray  # int32 per node
+    threshold: np.ndarray  # float64; x <= threshold goes left
+    left: np.ndarray  # int32, global node index
+    right: np.ndarray  # int32
+    is_leaf: np.ndarray  # bool
+    value: np.ndarray  # float64 leaf value (raw score)
+    missing_left: np.ndarray  # bool: NaN goes left
+    roots: np.ndarray  # int32 root node of each tree
+    tree_class: np.ndarray  # int32 class (logit column) each tree adds to
+    baseline: np.ndarray  # float64 (n_classes,)
+    max_depth: int
+
+    @classmethod
+    def from_sklearn(cls, model) -> TreeEnsemble:
+        """Export a fitted ``HistGradientBoostingClassifier`` (numeric features only)."""
+        parts, roots, tree_class = [], [], []
+        offset = 0
+        for per_iter in model._predictors:
+            for k, pred in enumerate(per_iter):
+                nodes = pred.nodes
+                if nodes["is_categorical"].any():
+                    raise ValueError("categorical splits are not supported")
+                parts.append((nodes, offset))
+                roots.append(offset)
+                tree_class.append(k)
+                offset += len(nodes)
+        cat = np.concatenate([n for n, _ in parts])
+        shift = np.concatenate([np.full(len(n), off, dtype=np.int64) for n, off in parts])
+        leaf = cat["is_leaf"].astype(bool)
+        return cls(
+            feature=cat["feature_idx"].astype(np.int32),
+            threshold=cat["num_threshold"].astype(np.float64),
+            left=np.where(leaf, 0, cat["left"].astype(np.int64) + shift).astype(np.int32),
+            right=np.where(leaf, 0, cat["right"].astype(np.int64) + shift).astype(np.int32),
+            is_leaf=leaf,
+            value=cat["value"].astype(np.float64),
+            missing_left=cat["missing_go_to_left"].astype(bool),
+            roots=np.asarray(roots, dtype=np.int32),
+            tree_class=np.asarray(tree_class, dtype=np.int32),
+            baseline=np.asarray(model._baseline_prediction, dtype=np.float64).ravel(),
+            max_depth=int(cat["depth"].max()) + 1,
+        )
+
+    def raw_predict(self, X: np.ndarray) -> np.ndarray:
+        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's."""
+        X = np.asarray(X, dtype=np.float64)
+        n = len(X)
+        node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
+        rows = np.arange(n)[:, None]
+        for _ in range(self.max_depth):
+            leaf = self.is_leaf[node]
+            if leaf.all():
+                break
+            x = X[rows, self.feature[node]]
+            go_left = np.where(np.isnan(x), self.missing_left[node], x <= self.threshold[node])
+            node = np.where(leaf, node, np.where(go_left, self.left[node], self.right[node]))
+        out = np.tile(self.baseline, (n, 1))
+        leaf_values = self.value[node]
+        for k in range(len(self.baseline)):
+            out[:, k] += leaf_values[:, self.tree_class == k].sum(axis=1)
+        return out
+
+    def to_arrays(self, prefix: str = "tree_") -> dict[str, np.ndarray]:
+        arrays = {prefix + f: getattr(self, f) for f in ARRAY_FIELDS}
+        arrays[prefix + "baseline"] = self.baseline
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix: str = "tree_") -> TreeEnsemble:
+        kw = {f: np.asarray(arrays[prefix + f]) for f in ARRAY_FIELDS}
+        kw["is_leaf"] = kw["is_leaf"].astype(bool)
+        kw["missing_left"] = kw["missing_left"].astype(bool)
+        baseline = np.asarray(arrays[prefix + "baseline"], dtype=np.float64)
+        return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]))
+
+
+def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:
+    """Levels needed to reach every leaf (recomputed on load rather than trusted from the file)."""
+    frontier = np.asarray(roots)
+    depth = 0
+    while len(frontier):
+        depth += 1
+        inner = frontier[~is_leaf[frontier]]
+        frontier = np.concatenate([left[inner], right[inner]])
+        if depth > 64:
+            raise ValueError("tree arrays are malformed (cycle or depth > 64)")
+    return depth
