@@ -1,30 +1,17 @@
-"""Start the real server in this process (for the end-to-end test): the bundled model when the
-classifier is installed, else the fake stand-in. Usage: python serve_launch.py PORT."""
+"""Serve the page over the fake stand-in model (used by the end-to-end test only when no real
+model can be loaded, e.g. before the bundled model exists). Usage: python serve_launch.py PORT."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import uvicorn
 
-def main() -> None:
-    port = int(sys.argv[1])
-    try:
-        from whowrote.style import load_model
+sys.path.insert(0, str(Path(__file__).parent))
+from serve_fakes import FakeModel  # noqa: E402
 
-        model = load_model()
-    except (ImportError, AttributeError):  # classifier not landed: same interface, fake numbers
-        sys.path.insert(0, str(Path(__file__).parent))
-        from serve_fakes import FakeModel
-
-        model = FakeModel()
-    import uvicorn
-
-    from whowrote.serve import create_app
-
-    print(f"serving {type(model).__name__}", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(model), host="127.0.0.1", port=port, log_level="warning")
-
+from whowrote.serve import create_app  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    uvicorn.run(create_app(FakeModel()), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -144,6 +144,25 @@ def test_timeout_gives_504_and_keeps_serving():
         assert c.get("/healthz").status_code == 200
 
 
+def test_model_errors_are_422_and_internal_errors_500(fake_model, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from whowrote.serve import create_app
+    from whowrote.types import WhowroteError
+
+    def refuse(texts):
+        raise WhowroteError("text is not attributable")
+
+    monkeypatch.setattr(fake_model, "attribute", refuse)
+    with TestClient(create_app(fake_model), raise_server_exceptions=False) as c:
+        r = c.post("/v1/predict", json={"text": TEXT})
+        assert r.status_code == 422 and r.json() == {"error": "text is not attributable"}
+        monkeypatch.setattr(fake_model, "attribute", lambda texts: 1 / 0)
+        r = c.post("/v1/predict", json={"text": TEXT})
+        assert r.status_code == 500 and r.json() == {"error": "internal error (ZeroDivisionError)"}
+        assert c.get("/healthz").status_code == 200
+
+
 def test_unknown_route_and_method_are_json_errors(client):
     r = client.get("/v1/nothing")
     assert r.status_code == 404 and list(r.json()) == ["error"]

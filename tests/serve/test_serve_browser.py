@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -27,13 +28,28 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _server_command(port: int) -> list[str]:
+    """``whowrote serve`` with the bundled model (or $WHOWROTE_SERVE_MODEL); the fake stand-in
+    only when no real model loads."""
+    model = os.environ.get("WHOWROTE_SERVE_MODEL")
+    try:
+        from whowrote.style import load_model
+
+        load_model(model)
+    except Exception as e:  # no classifier / no bundled model yet
+        print(f"no real model ({e}); serving the fake stand-in", file=sys.stderr)
+        return [sys.executable, str(Path(__file__).with_name("serve_launch.py")), str(port)]
+    cmd = [sys.executable, "-c", "from whowrote.cli import main; main()", "serve",
+           "--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+    return cmd + (["--model", model] if model else [])
+
+
 @pytest.fixture
 def server():
     import httpx
 
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve_launch.py")), str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(_server_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 40

@@ -22,6 +22,8 @@ def study(
                                help="Comma-separated providers to study (others are dropped)"),
     full_features: bool = typer.Option(True, "--full-features/--no-full-features",
                                        help="Also probe whowrote's full feature set"),
+    style_model: bool = typer.Option(True, "--style-model/--no-style-model",
+                                     help="Also refit whowrote's StyleModel recipe on each split"),
     default_model: bool = typer.Option(True, "--default-model/--no-default-model",
                                        help="Also score whowrote's default model as shipped"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr"),
@@ -44,7 +46,7 @@ def study(
     corpus = load_corpus(check_paths(paths))
     summary = run_study(corpus, out, seed=seed, max_per_class=max_per_class or None, labels=wanted,
                         content_eval_cap=content_cap, full_features=full_features,
-                        default_model=default_model, progress=progress,
+                        style_model=style_model, default_model=default_model, progress=progress,
                         cache_dir=str(cache_dir) if cache_dir else None)
     s, c = summary["style_probe"], summary["content_probe"]
     typer.echo("style probe accuracy:   " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in s.items()))

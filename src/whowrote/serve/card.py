@@ -1,79 +1,81 @@
-"""The model card served at ``GET /v1/model``, read from whatever metadata the model carries."""
+"""The model card served at ``GET /v1/model``, read from what the model carries.
+
+For a :class:`whowrote.style.StyleModel`: its settings, classes, ``training_`` summary,
+``metrics_`` and the specs of its features. Any model may instead offer a ``card()`` mapping.
+The version is the model's own if it states one, else ``<whowrote version>+<hash of its arrays>``,
+so two different models never share a version string.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
+import whowrote
 from whowrote.types import LABELS
 
-CARD_ATTRS = ("card", "model_card", "metadata", "meta", "info")
+PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "seed", "calibrate",
+          "abstain_below", "min_words", "temperature_")
+ARRAYS = ("mean_", "scale_", "coef_", "intercept_", "norms_")
 
 
 def _raw_card(model: Any) -> dict[str, Any]:
-    for attr in CARD_ATTRS:
-        found = getattr(model, attr, None)
-        if callable(found) and not isinstance(found, Mapping):
-            try:
-                found = found()
-            except TypeError:
-                continue
-        if hasattr(found, "to_dict"):
-            found = found.to_dict()
-        if isinstance(found, Mapping) and found:
-            return dict(found)
-    return {}
+    found = getattr(model, "card", None)
+    if callable(found):
+        found = found()
+    return dict(found) if isinstance(found, Mapping) else {}
+
+
+def _digest(model: Any) -> str:
+    h = hashlib.sha256()
+    for name in ARRAYS:
+        arr = getattr(model, name, None)
+        if hasattr(arr, "tobytes"):
+            h.update(arr.tobytes())
+    h.update(json.dumps(_jsonable(getattr(model, "training_", {})), sort_keys=True).encode())
+    return h.hexdigest()[:10]
 
 
 def model_version(model: Any) -> str:
-    version = getattr(model, "version", None) or _raw_card(model).get("version")
-    return str(version) if version else "unknown"
+    training = getattr(model, "training_", None) or {}
+    version = (getattr(model, "version", None) or _raw_card(model).get("version")
+               or (training.get("version") if isinstance(training, Mapping) else None))
+    return str(version) if version else f"{whowrote.__version__}+{_digest(model)}"
 
 
 def _features(model: Any, raw: Mapping[str, Any]) -> list[dict[str, Any]]:
-    feats = raw.get("features")
-    if feats is None:
-        feats = getattr(model, "features", None)
-    if feats is None:
-        try:
-            from whowrote.style import FEATURES as feats  # type: ignore[attr-defined,no-redef]
-        except Exception:
-            feats = []
-    if isinstance(feats, Mapping):
-        feats = list(feats.values())
-    out: list[dict[str, Any]] = []
-    for f in feats or []:
-        if hasattr(f, "to_dict"):
-            f = f.to_dict()
-        if isinstance(f, Mapping):
-            out.append(dict(f))
-        elif isinstance(f, str):
-            out.append({"name": f})
-        else:  # a small dataclass / namedtuple with name (+ doc/label)
-            out.append({k: getattr(f, k) for k in ("name", "label", "doc", "unit") if hasattr(f, k)})
-    return out
+    if isinstance(raw.get("features"), list):
+        return [dict(f) if isinstance(f, Mapping) else {"name": str(f)} for f in raw["features"]]
+    names = getattr(model, "feature_names_", None)
+    if not isinstance(names, list | tuple):
+        return []
+    try:
+        from whowrote.style import FEATURES
+    except ImportError:
+        FEATURES = {}  # noqa: N806
+    return [FEATURES[n].to_dict() if n in FEATURES else {"name": n} for n in names]
 
 
 def model_card(model: Any) -> dict[str, Any]:
-    """``{name, version, classes, training_data, metrics, features, ...}`` (extra keys kept)."""
+    """``{name, version, classes, params, training_data, metrics, features, ...}``."""
     raw = _raw_card(model)
-    card: dict[str, Any] = {k: v for k, v in raw.items() if _jsonable(v)}
-    card["name"] = str(raw.get("name") or getattr(model, "name", None) or type(model).__name__)
-    card["version"] = model_version(model)
-    classes = next((c for c in (raw.get("classes"), getattr(model, "classes", None),
-                                getattr(model, "classes_", None)) if c is not None and len(c)), LABELS)
-    card["classes"] = [str(c) for c in classes]
-    card["training_data"] = dict(raw.get("training_data") or raw.get("data") or {})
-    card["metrics"] = dict(raw.get("metrics") or {})
-    card["features"] = _features(model, raw)
+    classes = next((c for c in (raw.get("classes"), getattr(model, "classes_", None))
+                    if c is not None and len(c)), LABELS)
+    card: dict[str, Any] = {k: _jsonable(v) for k, v in raw.items()}
+    card.update({
+        "name": str(raw.get("name") or getattr(model, "name", None) or type(model).__name__),
+        "version": model_version(model),
+        "classes": [str(c) for c in classes],
+        "params": _jsonable(raw.get("params") or {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}),
+        "training_data": _jsonable(raw.get("training_data") or getattr(model, "training_", None) or {}),
+        "metrics": _jsonable(raw.get("metrics") or getattr(model, "metrics_", None) or {}),
+        "features": _features(model, raw),
+    })
     return card
 
 
-def _jsonable(value: Any) -> bool:
-    import json
-
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types (numpy scalars and arrays become numbers and lists)."""
+    return json.loads(json.dumps(value, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))

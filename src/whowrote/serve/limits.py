@@ -14,6 +14,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from whowrote.types import WhowroteError
+
 log = logging.getLogger("whowrote.serve")
 
 MAX_CONTROL_FRACTION = 0.01  # more C0 control characters than this (besides \t \n \r) = binary
@@ -119,6 +121,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message)
+
+    @app.exception_handler(WhowroteError)
+    async def _user_error(request: Request, exc: WhowroteError) -> JSONResponse:
+        return error_response(422, str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -73,6 +73,7 @@ class Attribution(BaseModel):
 
     provider: Label = Field(description="The decision; OTHER when no provider is likely enough.")
     uncertain: bool = Field(False, description="True when the decision is not confident.")
+    confidence: float | None = Field(None, description="The probability of `provider`.")
     probabilities: dict[str, float] = Field(description="Probability per label (sums to 1).")
     tells: list[Tell] = Field(default_factory=list, description="Top tells, strongest first.")
     n_words: int = Field(0, description="Word count of the text.")
@@ -92,6 +93,7 @@ class ModelCard(BaseModel):
     name: str
     version: str
     classes: list[str]
+    params: dict[str, object] = Field(default_factory=dict, description="The model's settings.")
     training_data: dict[str, object] = Field(default_factory=dict)
     metrics: dict[str, object] = Field(default_factory=dict)
     features: list[dict[str, object]] = Field(default_factory=list)

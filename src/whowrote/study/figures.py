@@ -8,9 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 
 COLORS = {"CLAUDE": "#d97706", "CHATGPT": "#10a37f", "GEMINI": "#4285f4", "OTHER": "#9e9e9e"}
-PROBE_COLORS = {"style": "#7c3aed", "style_full": "#c084fc", "default_model": "#f472b6", "content": "#64748b"}
+PROBE_COLORS = {"style": "#7c3aed", "style_full": "#c084fc", "style_model": "#db2777", "default_model": "#f9a8d4",
+                "content": "#64748b"}
 PROBE_NAMES = {"style": "style (41 features)", "style_full": "style (full features)",
-               "default_model": "default model", "content": "content (MiniLM)"}
+               "style_model": "StyleModel (refit)", "default_model": "default model (shipped)",
+               "content": "content (MiniLM)"}
 MARKERS = {"blog": "o", "debate": "s", "fiction": "^", "longform": "D"}
 DPI = 90
 

@@ -35,6 +35,8 @@ def make_figures(summary: dict, panels: dict[str, np.ndarray], y: np.ndarray, ge
     probes = {"style": summary["style_probe"], "content": summary["content_probe"]}
     if summary.get("style_full_probe"):
         probes["style_full"] = summary["style_full_probe"]
+    if summary.get("style_model"):
+        probes["style_model"] = summary["style_model"]
     if summary.get("default_model"):
         probes["default_model"] = summary["default_model"]
     splits = list(summary["style_probe"])

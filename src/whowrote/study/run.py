@@ -29,12 +29,21 @@ class StudyConfig:
     content_eval_cap: int = 150  # held-out texts the content probe sees under edits / prefixes
     map_points: int = 900
     full_features: bool = True  # also probe whowrote's full feature set
+    style_model: bool = True  # also refit whowrote's StyleModel recipe per split (needs full_features)
     default_model: bool = True  # also score whowrote's default model (as shipped, no refit)
     progress: bool = True
     cache: bool = True  # keep MiniLM embeddings for re-runs (in cache_dir, default out_dir/cache)
     cache_dir: str | None = None
     map_method: str = "auto"
     notes: list[str] = field(default_factory=list)
+
+
+def _single_thread():
+    """BLAS / OpenMP limited to one thread: on a shared, busy CPU the small sklearn fits of the
+    study run faster without thread barriers (torch's encoder is not affected)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _features(texts: list[str], feature_set: str) -> tuple[np.ndarray, list[str]]:
@@ -80,7 +89,7 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
         with steps.step("content embeddings (MiniLM)", None) as adv:
             E = embed(texts, cache, on_total=adv.set_total, on_batch=adv)
         cache.save()
-        with steps.step("probes", len(splits) * 3) as adv:
+        with steps.step("probes", len(splits) * 3) as adv, _single_thread():
             results: dict[str, dict] = {}
             results["style"], style_probes = P.evaluate_probe(X41, y, splits, scaled=True)
             adv(len(splits))
@@ -89,6 +98,14 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
             adv(len(splits))
             results["content"], content_probes = P.evaluate_probe(E, y, splits, scaled=False)
             adv(len(splits))
+        style_models = None
+        if Xfull is not None and cfg.style_model:
+            with steps.step("whowrote StyleModel (refit per split)", 1):
+                try:
+                    groups = (df["genre"].astype(str) + "|" + df["topic"].astype(str)).to_numpy(dtype=object)
+                    results["style_model"], style_models = P.evaluate_style_model(Xfull, y, splits, genres, groups, seed)
+                except Exception as e:  # noqa: BLE001 — keep the rest of the study
+                    notes.append(f"whowrote's StyleModel could not be refitted ({type(e).__name__}: {e}).")
         model = None
         if cfg.default_model:
             with steps.step("default model", 1):
@@ -97,12 +114,13 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
                     notes.append(f"whowrote's default model was not scored ({why}).")
                 else:
                     results["default_model"] = P.evaluate_fixed(np.asarray(model.predict(texts), dtype=object), y, splits)
-                    notes.append("The default model is scored as shipped (not refitted per split); if it was "
-                                 "trained on these corpus files its numbers are not held-out numbers.")
+                    notes.append(P.default_model_note(model))
 
         scorers = {"style": lambda t: style_probes["val"].predict(_features(t, "research41")[0])}
         if Xfull is not None:
             scorers["style_full"] = lambda t: full_probes["val"].predict(_features(t, "full")[0])
+        if style_models is not None:
+            scorers["style_model"] = lambda t: np.asarray(style_models["val"].predict(_features(t, "full")[0]), dtype=object)
         if model is not None:
             scorers["default_model"] = lambda t: np.asarray(model.predict(t), dtype=object)
         scorers["content"] = lambda t: content_probes["val"].predict(embed(t, cache))
@@ -142,7 +160,8 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
         "splits": {k: {"n_train": len(v["train"]), "n_test": len(v["test"]), "note": v["note"]}
                    for k, v in splits.items()},
         "style_probe": results["style"], "content_probe": results["content"],
-        "style_full_probe": results.get("style_full", {}), "default_model": results.get("default_model", {}),
+        "style_full_probe": results.get("style_full", {}), "style_model": results.get("style_model", {}),
+        "default_model": results.get("default_model", {}),
         "feature_names": {"research41": names41, "full": names_full or []},
         "top_style_features": {p: [[n, v] for n, v in items] for p, items in top.items()},
         "provider_mean_style": means, "ratio_sentences": ratios,

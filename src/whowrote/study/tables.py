@@ -34,6 +34,8 @@ def _probes(summary: dict) -> dict[str, dict]:
     out = {"style": summary["style_probe"]}
     if summary.get("style_full_probe"):
         out["style_full"] = summary["style_full_probe"]
+    if summary.get("style_model"):
+        out["style_model"] = summary["style_model"]
     if summary.get("default_model"):
         out["default_model"] = summary["default_model"]
     out["content"] = summary["content_probe"]

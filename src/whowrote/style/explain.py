@@ -1,7 +1,7 @@
 """Attributions: the verdict for one text, with the style "tells" that drove it, in words.
 
 A tell is one feature whose logistic-regression term pushes the verdict towards the predicted
-provider, stated against the providers' typical (median) values in the training data, e.g.
+provider, stated against the providers' typical (mean) values in the training data, e.g.
 ``"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)"``.
 ``contribution`` is the feature's logit term for the favoured provider minus the mean term of the
 other labels (standardised units: larger = stronger). Highlight spans for a UI come from
@@ -75,7 +75,11 @@ def _full_probs(model, p: np.ndarray) -> dict[str, float]:
     for c, v in zip(model.classes_, p, strict=True):
         out[str(c)] = float(v)
     total = sum(out.values())
-    return {k: round(v / total, 6) for k, v in out.items()}
+    rounded = {k: round(v / total, 6) for k, v in out.items()}
+    top = max(rounded, key=rounded.__getitem__)  # absorb rounding so the four sum to exactly 1
+    rounded[top] = 0.0
+    rounded[top] = round(1.0 - sum(rounded.values()), 6)
+    return rounded
 
 
 def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -> list[Tell]:
@@ -107,6 +111,9 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
     C = model.contributions(X)
     out = []
     for i, chk in enumerate(checks):
+        if chk.skip:
+            out.append(no_attribution(chk.warnings, chk.n_words))
+            continue
         probs = _full_probs(model, P[i])
         provider = max(probs, key=probs.__getitem__)
         warnings = list(chk.warnings)
@@ -115,15 +122,12 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
             uncertain = True
             warnings.append(f"short text ({chk.n_words} words): accuracy falls off below "
                             f"{model.min_words} words, so the verdict is marked uncertain")
-        target = list(model.classes_).index(provider) if provider in model.classes_ else 0
-        tells = make_tells(model, X[i], C[i], target, n_tells) if chk.n_words and provider != OTHER else []
-        if provider == OTHER and chk.n_words:
-            tells = _other_tells(model, X[i], C[i], n_tells)
+        target = list(model.classes_).index(provider)
+        tells = make_tells(model, X[i], C[i], target, n_tells)
         out.append(Attribution(provider, bool(uncertain), probs, tells, chk.n_words, warnings))
     return out
 
 
-def _other_tells(model, x: np.ndarray, contrib: np.ndarray, n: int) -> list[Tell]:
-    """For OTHER, the tells are what speaks against each of the three providers' usual style."""
-    k = list(model.classes_).index(OTHER)
-    return make_tells(model, x, contrib, k, n)
+def no_attribution(warnings: Sequence[str], n_words: int = 0) -> Attribution:
+    """The explicit "cannot tell" result: uniform probabilities, OTHER, uncertain, no tells."""
+    return Attribution(OTHER, True, dict.fromkeys(LABELS, 1 / len(LABELS)), [], n_words, list(warnings))

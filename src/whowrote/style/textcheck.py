@@ -23,6 +23,7 @@ class TextCheck:
     n_words: int
     warnings: list[str] = field(default_factory=list)
     force_uncertain: bool = False
+    skip: bool = False  # nothing to attribute: the result is uniform probabilities, uncertain
 
 
 def html_to_text(html: str) -> str:
@@ -42,7 +43,7 @@ def inspect_text(text: str) -> TextCheck:
     warnings: list[str] = []
     force = False
     if "\x00" in text[:10000]:
-        return TextCheck("", 0, ["binary data, not text: no attribution"], True)
+        return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
@@ -51,12 +52,12 @@ def inspect_text(text: str) -> TextCheck:
         warnings.append("input looks like HTML: tags were removed and the visible text attributed "
                         "(Markdown formatting tells are lost)")
     if not text.strip():
-        return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True)
+        return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     n_words = len(text.split())
     sample = text[:20000]
     words = _WORD.findall(sample)
     if not words:
-        return TextCheck(text, n_words, [*warnings, "no English words found: no attribution"], True)
+        return TextCheck(text, n_words, [*warnings, "no English words found: no attribution"], True, True)
     common = sum(w.lower() in _COMMON for w in words) / len(words)
     letters = sum(map(len, words)) / max(len("".join(sample.split())), 1)
     if n_words >= 20 and (common < 0.08 or letters < 0.5):

@@ -1,0 +1,161 @@
+"""Turning ``whowrote predict`` arguments into texts: files, folders, globs, stdin, JSONL/CSV rows.
+
+Every input yields one :class:`Item` - never an exception: unreadable input (missing file,
+binary, undecodable) becomes an item with ``error`` set, which the caller reports as an explicit
+"cannot tell" result. Only the standard library is used (start-up time matters).
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TEXT_SUFFIXES = (".md", ".txt", ".markdown")
+TABLE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv", ".json")
+TEXT_COLUMNS = ("text", "content", "question", "body", "completion", "response")
+MAX_BYTES = 10 * 1024 * 1024  # read at most this much of one file (a 50 MB "post" is not a post)
+
+
+@dataclass
+class Item:
+    path: str
+    text: str = ""
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    id: str | None = None
+
+
+def decode(raw: bytes, name: str) -> Item:
+    """Bytes -> text: UTF-8 (BOM dropped); binary is refused; bad bytes replaced with a warning."""
+    if b"\x00" in raw[:8192]:
+        return Item(name, error="binary file, not text")
+    try:
+        return Item(name, raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        bad = text.count("\ufffd")
+        if bad > max(16, len(text) // 20):
+            return Item(name, error=f"not UTF-8 text ({bad} undecodable bytes)")
+        return Item(name, text, warnings=[f"not valid UTF-8: {bad} undecodable byte(s) replaced"])
+
+
+def read_file(path: Path) -> Item:
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES)
+    except OSError as e:
+        return Item(str(path), error=f"cannot read: {e.strerror or e}")
+    item = decode(raw, str(path))
+    if size > MAX_BYTES and item.error is None:
+        item.warnings.append(f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+    return item
+
+
+def _pick_column(keys: Sequence[str], column: str | None, where: str) -> str | None:
+    if column:
+        return column if column in keys else None
+    return next((c for c in TEXT_COLUMNS if c in keys), None)
+
+
+def read_table(path: Path, column: str | None) -> Iterator[Item]:
+    """One item per row of a JSONL / JSON / CSV / TSV file, text from ``column``."""
+    head = read_file(path)
+    if head.error:
+        yield head
+        return
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        csv.field_size_limit(sys.maxsize)
+        rows = csv.DictReader(io.StringIO(head.text), delimiter="\t" if suffix == ".tsv" else ",")
+        records: Iterator[tuple[int, object]] = enumerate(rows, start=2)
+    elif suffix == ".json":
+        try:
+            data = json.loads(head.text)
+        except json.JSONDecodeError as e:
+            yield Item(str(path), error=f"invalid JSON: {e}")
+            return
+        records = enumerate(data if isinstance(data, list) else [data], start=1)
+    else:
+        records = _jsonl_records(head.text)
+    for n, rec in records:
+        where = f"{path}:{n}"
+        if isinstance(rec, str):
+            yield Item(where, rec)
+            continue
+        if not isinstance(rec, dict):
+            yield Item(where, error="row is not an object or a string")
+            continue
+        col = _pick_column(list(rec), column, where)
+        if col is None:
+            want = repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
+            yield Item(where, error=f"no text column ({want}); use --column")
+            continue
+        value = rec.get(col)
+        ident = rec.get("id")
+        yield Item(where, value if isinstance(value, str) else "" if value is None else str(value),
+                   id=None if ident is None else str(ident))
+
+
+def _jsonl_records(text: str) -> Iterator[tuple[int, object]]:
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield n, json.loads(line)
+        except json.JSONDecodeError as e:
+            yield n, _Bad(f"invalid JSON line: {e.msg}")
+
+
+class _Bad(str):
+    """Marks a JSONL line that failed to parse (handled as an error item)."""
+
+
+def expand(paths: Sequence[str]) -> Iterator[Path | str]:
+    """Arguments -> files (folders recurse into .md/.txt; globs expand); ``-`` stays ``-``."""
+    for arg in paths:
+        if arg == "-":
+            yield "-"
+            continue
+        p = Path(arg)
+        if p.is_dir():
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.lower().endswith(TEXT_SUFFIXES):
+                        yield Path(root, name)
+        elif p.exists():
+            yield p
+        elif any(ch in arg for ch in "*?["):
+            matches = sorted(glob.glob(arg, recursive=True))
+            if not matches:
+                yield f"!no file matches {arg}"
+            for m in matches:
+                if Path(m).is_file():
+                    yield Path(m)
+        else:
+            yield f"!no such file or folder: {arg}"
+
+
+def iter_items(paths: Sequence[str], column: str | None = None, stdin=None) -> Iterator[Item]:
+    for target in expand(paths):
+        if target == "-":
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            yield decode(stream.read(MAX_BYTES), "-")
+        elif isinstance(target, str):
+            yield Item(target[1:].split(": ", 1)[-1] if target.startswith("!no such") else target[1:],
+                       error=target[1:])
+        elif target.suffix.lower() in TABLE_SUFFIXES:
+            for item in read_table(target, column):
+                if isinstance(item.text, _Bad):
+                    item = Item(item.path, error=str(item.text))
+                yield item
+        else:
+            yield read_file(target)

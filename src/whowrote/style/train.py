@@ -1,0 +1,143 @@
+"""Training the bundled model reproducibly (``whowrote train-probe``) and writing its model card.
+
+1. Load the corpus files and extract the features once.
+2. Honest check: fit on the topic-held-out ``train`` split (``whowrote.data.splits``), measure
+   on ``val`` (accuracy overall and per genre, macro-F1, ECE, Brier, OTHER-vs-three AUROC).
+3. Fit the final model on every row, save it (JSON + npz) with the metrics and a model card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from whowrote.style.calibration import brier, expected_calibration_error
+from whowrote.style.features import extract
+from whowrote.style.io import save_model
+from whowrote.style.model import StyleModel
+from whowrote.types import OTHER
+
+
+def evaluate(model: StyleModel, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
+    """Accuracy (overall, per genre), macro-F1, ECE, Brier and OTHER AUROC on labelled rows."""
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    y = np.asarray(y, dtype=object)
+    genres = np.asarray(genres, dtype=object)
+    P = model.predict_proba(X)
+    pred = model.classes_[P.argmax(axis=1)]
+    known = np.isin(y, model.classes_)
+    yi = np.array([list(model.classes_).index(v) if v in model.classes_ else -1 for v in y])
+    out: dict[str, Any] = {
+        "n": int(len(y)),
+        "accuracy": float((pred == y).mean()),
+        "macro_f1": float(f1_score(y, pred, average="macro")),
+        "per_genre": {str(g): {"n": int((genres == g).sum()), "accuracy": float((pred[genres == g] == y[genres == g]).mean())}
+                      for g in sorted(set(genres.tolist()))},
+        "ece": expected_calibration_error(P[known], yi[known]),
+        "brier": brier(P[known], yi[known]),
+    }
+    if OTHER in model.classes_ and 0 < (y == OTHER).sum() < len(y):
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(model.classes_).index(OTHER)]))
+    return out
+
+
+def train_probe(
+    corpus_paths: Sequence[str | Path],
+    out: str | Path,
+    seed: int = 0,
+    feature_set: str = "full",
+    check: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Train (and by default first validate) a :class:`StyleModel`; save it to ``out``."""
+    from whowrote.data import load_corpus
+    from whowrote.data.splits import topic_holdout_split, topic_keys
+
+    t0 = time.perf_counter()
+    corpus = load_corpus(list(corpus_paths)).reset_index(drop=True)
+    corpus["row_idx"] = np.arange(len(corpus))
+    log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
+    t1 = time.perf_counter()
+    X = extract(corpus["text"].tolist(), feature_set)
+    log(f"extracted {X.shape[1]} features in {time.perf_counter() - t1:.1f}s")
+    metrics: dict[str, Any] = {}
+    if check:
+        split = topic_holdout_split(corpus, seed=seed, balance=False)
+        tr, va = split["train"], split["val"]
+        probe = StyleModel(feature_set=feature_set, seed=seed)
+        probe.fit(X[tr["row_idx"].to_numpy()], tr["provider"], genres=tr["genre"], groups=topic_keys(tr))
+        metrics["topic_holdout_val"] = evaluate(probe, X[va["row_idx"].to_numpy()], va["provider"], va["genre"])
+        log("topic-held-out val: " + _summary(metrics["topic_holdout_val"]))
+    model = StyleModel(feature_set=feature_set, seed=seed)
+    model.fit(X, corpus["provider"], genres=corpus["genre"], groups=topic_keys(corpus))
+    model.metrics_ = metrics
+    model.training_ = {
+        "files": [{"name": Path(p).name, "sha256": _sha256(p)} for p in corpus_paths],
+        "seed": seed,
+        "counts": {f"{g}/{p}": int(n) for (g, p), n in corpus.groupby(["genre", "provider"]).size().items()},
+        "n_texts": int(len(corpus)),
+    }
+    save_model(model, out)
+    Path(out, "MODEL_CARD.md").write_text(model_card(model))
+    log(f"saved model to {out} (temperature {model.temperature_:.3f}) in {time.perf_counter() - t0:.1f}s total")
+    return metrics
+
+
+def _summary(m: dict[str, Any]) -> str:
+    genres = ", ".join(f"{g} {v['accuracy']:.3f} (n={v['n']})" for g, v in m["per_genre"].items())
+    auroc = f", OTHER AUROC {m['other_auroc']:.3f}" if "other_auroc" in m else ""
+    return (f"accuracy {m['accuracy']:.3f} (n={m['n']}; {genres}), macro-F1 {m['macro_f1']:.3f}, "
+            f"ECE {m['ece']:.3f}, Brier {m['brier']:.3f}{auroc}")
+
+
+def _sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def model_card(model: StyleModel) -> str:
+    t = model.training_
+    counts = "\n".join(f"| {k.split('/')[0]} | {k.split('/')[1]} | {v} |" for k, v in sorted(t.get("counts", {}).items()))
+    m = model.metrics_.get("topic_holdout_val")
+    metrics = _summary(m) if m else "not measured"
+    files = ", ".join(f"`{f['name']}` (sha256 {f['sha256'][:12]}…)" for f in t.get("files", []))
+    return f"""# whowrote default style model
+
+**What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
+OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set:
+the research spec's 41 plus punctuation, structure, sentence/paragraph-length, function-word and
+lexicon features). Average of a standardised logistic regression (C={model.C}) and gradient-boosted
+trees ({model.tree_iter} rounds, {model.tree_leaves} leaves), temperature-scaled
+(T={model.temperature_:.3f}, fitted on topic-grouped out-of-fold predictions). Abstains
+("uncertain") below probability {model.abstain_below} or under {model.min_words} words.
+
+**Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. Rows are weighted so each
+(genre, provider) cell counts equally.
+
+| genre | provider | texts |
+|---|---|---:|
+{counts}
+
+**Measured (topic held out, same genres; trained on the train split only).** {metrics}
+
+**Limits — read before trusting a verdict.**
+- Cross-genre accuracy is far lower than in-genre accuracy (leave-one-genre-out and the OTHER
+  AUROC across genres are reported in `docs/predict.md`): a genre unlike blogs, debates, fiction
+  or novella/planning notes will be attributed much less reliably.
+- No GEMINI blog posts were in the training data; GEMINI's blog style is inferred from its
+  debates, fiction and longform writing.
+- OTHER covers only the open models in the corpus (Gemma, Llama, Qwen, DeepSeek, GLM, Kimi,
+  gpt-oss, …); an unseen model or a human writer may be forced onto one of the four labels.
+- Model generations differ by genre (blogs/debates 2026, longform 2025, fiction older); newer
+  model versions may write differently. Editing, paraphrasing or stripping Markdown weakens the tells.
+- English only; short texts (< {model.min_words} words) are always marked uncertain.
+"""
