@@ -67,7 +67,8 @@ def start_server(port: int, model: str | None) -> subprocess.Popen:
     raise SystemExit("server did not start within 60 s")
 
 
-async def run_load(url: str, texts: list[str], total: int, concurrency: int) -> tuple[list[float], int, float]:
+async def run_load(url: str, texts: list[str], total: int, concurrency: int,
+                   highlight: bool = False) -> tuple[list[float], int, float]:
     latencies: list[float] = []
     errors = 0
     counter = iter(range(total))
@@ -78,7 +79,7 @@ async def run_load(url: str, texts: list[str], total: int, concurrency: int) -> 
             nonlocal errors
             for i in counter:
                 t0 = time.perf_counter()
-                r = await client.post("/v1/predict", json={"text": texts[i % len(texts)]})
+                r = await client.post("/v1/predict", json={"text": texts[i % len(texts)], "highlight": highlight})
                 latencies.append(time.perf_counter() - t0)
                 if r.status_code != 200:
                     errors += 1
@@ -102,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--texts", type=int, default=40, help="how many blog posts to cycle through")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    p.add_argument("--highlight", action="store_true", help='ask for spans too, as the page does')
     p.add_argument("--url", help="benchmark a running server instead of starting one")
     p.add_argument("--model", help="--model for the started server (default: bundled)")
     p.add_argument("--json-out", type=Path, help="also write the numbers as JSON here")
@@ -115,8 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         proc = start_server(port, args.model)
         url = f"http://127.0.0.1:{port}"
     try:
-        asyncio.run(run_load(url, texts, args.warmup, args.concurrency))
-        lat, errors, wall = asyncio.run(run_load(url, texts, args.requests, args.concurrency))
+        asyncio.run(run_load(url, texts, args.warmup, args.concurrency, args.highlight))
+        lat, errors, wall = asyncio.run(run_load(url, texts, args.requests, args.concurrency, args.highlight))
         version = httpx.get(f"{url}/healthz").json().get("model_version")
     finally:
         if proc:
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
             proc.wait(timeout=10)
     words = [len(t.split()) for t in texts]
     result = {
-        "requests": args.requests, "concurrency": args.concurrency, "errors": errors,
+        "requests": args.requests, "concurrency": args.concurrency, "highlight": args.highlight, "errors": errors,
         "texts": len(texts), "mean_words": round(statistics.mean(words)), "model_version": version,
         "wall_s": round(wall, 2), "requests_per_s": round(args.requests / wall, 1),
         "p50_ms": round(1000 * percentile(lat, 50), 1), "p90_ms": round(1000 * percentile(lat, 90), 1),

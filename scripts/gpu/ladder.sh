@@ -2,9 +2,10 @@
 # The results ladder on SmolLM2-135M-Instruct (docs/results.md). Each device call runs ONE command:
 #
 #   bash scripts/gpu/ladder.sh call_a      # install carried wheels, stash GGUF part 1 + data, smoke test
-#   bash scripts/gpu/ladder.sh call_b      # join GGUF, export; GPU0: base eval, STaR + cold-start SFT | GPU1: GRPO from base
-#   bash scripts/gpu/ladder.sh call_c      # GPU0: cold start -> GRPO | GPU1: answer-only SFT, harness base eval;
-#                                          # then the answer-only SFT on both GPUs (accelerate DDP)
+#   bash scripts/gpu/ladder.sh call_b      # join GGUF, export; GPU0: base evals, answer-only SFT | GPU1: GRPO from base
+#   bash scripts/gpu/ladder.sh call_c      # GPU0: STaR + cold-start SFT | GPU1: base eval through `whowrote eval`
+#   bash scripts/gpu/ladder.sh call_d      # GPU0: cold start -> GRPO; then the answer-only SFT on 2 GPUs (DDP)
+# (calls are issued back to back: the machine is given back 30 s after a call; see docs/gpu-notes.md)
 #
 # or single stages (any machine, one GPU): setup model base sft grpo_base star_sft coldstart_grpo sft2gpu pack.
 # Dry run on CPU with the tiny random model:  LADDER_DRY=1 bash scripts/gpu/ladder.sh dry
@@ -42,9 +43,11 @@ log() { echo "[ladder $(date -u +%H:%M:%S)] $*"; }
 budget() { local left=$(( ${LADDER_DEADLINE:-9999999999} - $(date +%s) )); (( left < LIMIT )) && echo $(( left > 1 ? left : 1 )) || echo "$LIMIT"; }
 run() { log "$*"; timeout "$(budget)" "$@"; local rc=$?; log "rc=$rc: $1 $2 $3"; return $rc; }
 
-evaluate() {  # evaluate MODEL_DIR OUT_DIR VARIANT MAX_NEW
-  run $WT evaluate --model "$1" --data "$DATA/val.jsonl.gz" --out "$2" -c configs/smollm2_eval_base.toml \
-    "${COMMON[@]}" "${EVAL_K[@]}" --set "eval.variant=\"$3\"" --set "eval.max_new_tokens=$4"
+evaluate() {  # evaluate MODEL_DIR OUT_DIR VARIANT MAX_NEW [extra --set ...]
+  local model=$1 out=$2 variant=$3 max_new=$4
+  shift 4
+  run $WT evaluate --model "$model" --data "$DATA/val.jsonl.gz" --out "$out" -c configs/smollm2_eval_base.toml \
+    "${COMMON[@]}" "${EVAL_K[@]}" --set "eval.variant=\"$variant\"" --set "eval.max_new_tokens=$max_new" "$@"
 }
 
 stage_setup() {
@@ -82,7 +85,7 @@ stage_sft() {
 
 stage_grpo_base() {
   run $WT grpo -c configs/smollm2_grpo.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/grpo_base\""
-  evaluate "$RUNS/grpo_base/final" "$RUNS/grpo_base/eval_k4" 3way 256
+  evaluate "$RUNS/grpo_base/final" "$RUNS/grpo_base/eval_k4" 3way 256 --set eval.n_val=120
 }
 
 stage_star_sft() {
@@ -92,12 +95,12 @@ stage_star_sft() {
   # stats file says how many rows came from which round (docs/results.md reports it).
   run $WT star "${cs[@]}"
   run $WT coldstart "${cs[@]}" --set 'coldstart.stages=["sft"]'
-  evaluate "$RUNS/coldstart/sft/final" "$RUNS/coldstart/sft/eval_k4" 3way 256
+  evaluate "$RUNS/coldstart/sft/final" "$RUNS/coldstart/sft/eval_k4" 3way 256 --set eval.n_val=120
 }
 
 stage_coldstart_grpo() {
   run $WT coldstart -c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/coldstart\"" \
-    --set 'coldstart.stages=["grpo"]'
+    --set 'coldstart.stages=["grpo"]' --set data.n_train=360 --set eval.every_steps=10
   evaluate "$RUNS/coldstart/grpo/final" "$RUNS/coldstart/grpo/eval_k4" 3way 256
 }
 
@@ -136,33 +139,40 @@ case "${1:-}" in
     nvidia-smi --query-gpu=name,memory.total --format=csv
     # smoke test of the whole stack (TRL x this transformers) on the tiny random model, on the GPU
     T=$HOME_DIR/tiny; $WT tiny-model "$T" >/dev/null
+    export CUDA_VISIBLE_DEVICES=0  # Trainer refuses several visible GPUs in one plain process
     SM=(--set "model.name_or_path=\"$T\"" --set "data.train=\"$DATA/train.jsonl.gz\"" --set "data.val=\"$DATA/val.jsonl.gz\""
         --set data.n_train=24 --set data.max_text_tokens=64 --set eval.n_val=6 --set eval.max_new_tokens=8 --set run.resume=\"\")
     timeout 120 $WT sft -c configs/smollm2_answer_only_sft.toml "${SM[@]}" --set sft.max_steps=4 --set "run.output_dir=\"$T-sft\"" 2>&1 | tail -n 3
     timeout 120 $WT grpo -c configs/smollm2_grpo.toml "${SM[@]}" --set grpo.max_steps=2 --set grpo.max_completion_length=8 \
       --set "run.output_dir=\"$T-grpo\"" 2>&1 | tail -n 3
     ;;
-  call_b)
+  call_b)  # measured: GPU0 ~7 min, GPU1 ~8 min (GRPO ~17 s/step; the zero-trainable guard stopped it at 16)
     export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
     stage_model || exit 1
-    CUDA_VISIBLE_DEVICES=0 bash "$0" base star_sft > "$RUNS/../gpu0_b.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=0 bash "$0" base sft > "$RUNS/../gpu0_b.log" 2>&1 &
     CUDA_VISIBLE_DEVICES=1 bash "$0" grpo_base > "$RUNS/../gpu1_b.log" 2>&1 &
     wait
     grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_b.log | cut -c1-220
     stage_pack results_b
     ;;
-  call_c)
+  call_c)  # measured: STaR 3 rounds on 96 texts ~200 s of sampling + 60 SFT steps ~50 s + evals
     export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
-    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_c.log" 2>&1 &
-    CUDA_VISIBLE_DEVICES=1 bash "$0" sft harness_base > "$RUNS/../gpu1_c.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=0 bash "$0" star_sft > "$RUNS/../gpu0_c.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=1 bash "$0" harness_base > "$RUNS/../gpu1_c.log" 2>&1 &
     wait
-    stage_sft2gpu > "$RUNS/../sft2gpu_c.log" 2>&1
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_c.log "$RUNS/../sft2gpu_c.log" | cut -c1-220
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_c.log | cut -c1-220
     stage_pack results_c
+    ;;
+  call_d)  # cold start -> GRPO (not run yet: device time ran out), then the 2-GPU answer-only SFT
+    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
+    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_d.log" 2>&1
+    stage_sft2gpu > "$RUNS/../sft2gpu_d.log" 2>&1
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu0_d.log "$RUNS/../sft2gpu_d.log" | cut -c1-220
+    stage_pack results_d
     ;;
   dry)  # CPU: every stage once on the tiny model (tests the driver, not the numbers)
     [[ -f $MODEL/config.json ]] || $WT tiny-model "$MODEL"
-    stage_base && stage_sft && stage_grpo_base && stage_star_sft; stage_coldstart_grpo; stage_pack results_dry
+    stage_base && stage_sft && stage_grpo_base && stage_star_sft && stage_coldstart_grpo; stage_pack results_dry
     ;;
   *)
     for s in "$@"; do "stage_$s"; done

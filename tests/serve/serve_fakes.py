@@ -37,7 +37,6 @@ class FakeAttribution:
 
 class FakeModel:
     version = "fake-0.1"
-    calls = 0
 
     def __init__(self, delay: float = 0.0) -> None:
         self.delay = delay
@@ -46,11 +45,13 @@ class FakeModel:
         return {"name": "fake-style", "version": self.version, "classes": list(LABELS),
                 "training_data": {"rows": 0, "genres": []}, "metrics": {"macro_f1": 0.0}}
 
-    def attribute(self, texts: Sequence[str]) -> list[FakeAttribution]:
-        FakeModel.calls += 1
+    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list[FakeAttribution]:
         if self.delay:
             time.sleep(self.delay)
-        return [self._one(t) for t in texts]
+        out = [self._one(t) for t in texts]
+        for a in out:
+            a.tells = a.tells[:n_tells]
+        return out
 
     def _one(self, text: str) -> FakeAttribution:
         n = max(1, len(text.split()))

@@ -48,6 +48,11 @@ def test_predict_batch_in_order(client, fake_model, blog_texts):
     assert [x["n_words"] for x in results] == [len(t.split()) for t in texts]
 
 
+def test_n_tells(client, fake_model):
+    body = client.post("/v1/predict", json={"text": TEXT, "n_tells": 2}).json()
+    assert body == fake_model.attribute([TEXT], n_tells=2)[0].to_dict() and len(body["tells"]) == 2
+
+
 def test_short_text_warning(client):
     body = client.post("/v1/predict", json={"text": "Just a few words here."}).json()
     assert body["n_words"] == 5 and body["warnings"]
@@ -90,6 +95,8 @@ BAD_INPUTS = [
     ("NUL in text", b'{"text": "SECRET-MARKER \\u0000\\u0000 rest"}', "application/json", 422),
     ("control chars", json.dumps({"text": "ab\x01\x02\x03\x04cd"}).encode(), "application/json", 422),
     ("lone surrogate", b'{"text": "abc \\ud800 def"}', "application/json", 422),
+    ("n_tells too big", b'{"text": "a b", "n_tells": 99}', "application/json", 422),
+    ("n_tells a string", b'{"text": "a b", "n_tells": "3"}', "application/json", 422),
     ("highlight not bool", b'{"text": "a b", "highlight": "yes"}', "application/json", 422),
 ]
 

@@ -93,7 +93,7 @@ def browser(tmp_path):
         driver.quit()
 
 
-def test_page_shows_bars_and_highlights(server, browser, blog_texts):
+def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
@@ -140,3 +140,9 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts):
     browser.execute_script("arguments[0].value = '   ';", area)
     browser.find_element(By.ID, "go").click()
     assert "Paste or drop" in browser.find_element(By.ID, "status").text
+
+    # Opening a .md file reads it in the browser and attributes it.
+    post = tmp_path / "post.md"
+    post.write_text(blog_texts[-1], encoding="utf-8")
+    browser.find_element(By.ID, "file").send_keys(str(post))
+    wait.until(lambda d: d.execute_script("return document.getElementById('marked').textContent;") == blog_texts[-1])

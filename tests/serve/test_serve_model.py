@@ -73,4 +73,6 @@ def test_same_answer_as_cli_predict(real_client, blog_texts, tmp_path):
     api = real_client.post("/v1/predict", json={"text": blog_texts[2]}).json()
     assert api["provider"] == cli["provider"]
     assert api["probabilities"] == cli["probabilities"]
-    assert {k: v for k, v in cli.items() if k in api} == {k: v for k, v in api.items() if k in cli}
+    api3 = real_client.post("/v1/predict", json={"text": blog_texts[2], "n_tells": 3}).json()
+    assert set(api3) <= set(cli)  # the CLI adds only "path" (and "id"/"error" where it has them)
+    assert {k: cli[k] for k in api3} == api3  # same dict as `predict --json` (default --explain 3)

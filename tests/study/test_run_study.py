@@ -80,6 +80,9 @@ def test_numbers_in_report_match_json(study):
         assert f"<td>{s['accuracy']:.3f} / {s['macro_f1']:.3f}</td>" in html
     lead = f"style probe reaches accuracy {summary['style_probe']['val']['accuracy']:.3f}"
     assert lead in md and lead in html
+    for edit, accs in summary["robustness"]["accuracy"].items():
+        row = next(line for line in md.splitlines() if line.startswith(f"| {edit} | "))
+        assert row == "| " + " | ".join([edit, *(f"{v:.3f}" for v in accs.values())]) + " |"
     for items in summary["ratio_sentences"].values():
         for it in items:
             assert it["sentence"] in md

@@ -66,9 +66,10 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         response.headers.setdefault("Cache-Control", "no-store")
         return response
 
-    async def attribute(texts: list[str]) -> list[dict[str, Any]]:
+    async def attribute(texts: list[str], n_tells: int | None) -> list[dict[str, Any]]:
         def run() -> list[dict[str, Any]]:
-            return [a.to_dict() for a in model.attribute(texts)]
+            found = model.attribute(texts) if n_tells is None else model.attribute(texts, n_tells=n_tells)
+            return [a.to_dict() for a in found]
 
         try:
             return await asyncio.wait_for(anyio.to_thread.run_sync(run, limiter=limiter), timeout_s)
@@ -85,7 +86,7 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         texts = payload.all_texts()
         for i, text in enumerate(texts):
             check_text(text, "text" if payload.text is not None else f"texts[{i}]")
-        results = await attribute(texts)
+        results = await attribute(texts, payload.n_tells)
         if payload.highlight:
             for text, result in zip(texts, results, strict=True):
                 result["highlights"] = spans_for(text, result.get("tells", []), patterns)

@@ -65,7 +65,7 @@ def model_card(model: Any) -> dict[str, Any]:
                     if c is not None and len(c)), LABELS)
     card: dict[str, Any] = {k: _jsonable(v) for k, v in raw.items()}
     card.update({
-        "name": str(raw.get("name") or getattr(model, "name", None) or type(model).__name__),
+        "name": str(raw.get("name") or getattr(model, "name", None) or _default_name(model)),
         "version": model_version(model),
         "classes": [str(c) for c in classes],
         "params": _jsonable(raw.get("params") or {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}),
@@ -74,6 +74,11 @@ def model_card(model: Any) -> dict[str, Any]:
         "features": _features(model, raw),
     })
     return card
+
+
+def _default_name(model: Any) -> str:
+    feature_set = getattr(model, "feature_set", None)
+    return f"whowrote-style-{feature_set}" if isinstance(feature_set, str) else type(model).__name__
 
 
 def _jsonable(value: Any) -> Any:

@@ -28,6 +28,8 @@ class PredictRequest(BaseModel):
     texts: Annotated[list[StrictStr], Field(min_length=1, max_length=MAX_TEXTS)] | None = Field(
         None, description=f"A batch of 1..{MAX_TEXTS} texts; the answer is `{{\"results\": [...]}}` in order."
     )
+    n_tells: int | None = Field(None, ge=0, le=20, strict=True, description=(
+        "How many tells per text (like `whowrote predict --explain N`); default: the model's (5)."))
     highlight: StrictBool = Field(
         False, description="Also return `highlights`: character spans of the tells, for a UI to mark."
     )

@@ -62,7 +62,7 @@ def accuracy_bars(results: dict[str, dict[str, dict]], splits: Sequence[str]) ->
     """Grouped bars: accuracy per split for each probe, with each split's chance level."""
     plt = _plt()
     probes = [p for p in PROBE_NAMES if p in results]
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.25 * len(splits) + 2), 3.4))
+    fig, ax = plt.subplots(figsize=(max(6.0, (0.3 * len(probes) + 0.4) * len(splits) + 1.5), 3.4))
     width = 0.8 / max(len(probes), 1)
     x = np.arange(len(splits))
     for i, p in enumerate(probes):
@@ -71,7 +71,7 @@ def accuracy_bars(results: dict[str, dict[str, dict]], splits: Sequence[str]) ->
                       label=PROBE_NAMES[p])
         for b, v in zip(bars, vals, strict=True):
             if not np.isnan(v):
-                ax.text(b.get_x() + b.get_width() / 2, v + 0.01, f"{v:.2f}", ha="center", fontsize=6.5)
+                ax.text(b.get_x() + b.get_width() / 2, v + 0.01, f"{v:.2f}", ha="center", fontsize=6)
     for j, s in enumerate(splits):
         ch = next((results[p][s]["chance"] for p in probes if s in results[p]), None)
         if ch:

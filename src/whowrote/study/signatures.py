@@ -63,7 +63,7 @@ def tell_sentence(p: str, q: str, f: str, mp: float, mq: float, ratio: float | N
     if f.startswith("w_"):
         word = f'"{f[2:]}"'
         if ratio is None:
-            return f"{p} writes {word} ({mp:.3g} per 1k words); {q} almost never does ({mq:.3g})."
+            return f"{p} writes {word} ({mp:.3g} per 1k words, `{f}`); {q} almost never does ({mq:.3g})."
         return f"{p} writes {word} {_fmt_ratio(ratio)} as often as {q} {nums}."
     if ratio is None:
         return f"{p} uses {noun(f)} ({mp:.3g} `{f}`); {q} almost never does ({mq:.3g})."

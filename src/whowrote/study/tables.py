@@ -118,6 +118,19 @@ def robustness_tables(summary: dict) -> list[Table]:
     return [t, t2]
 
 
+def robustness_sentences(summary: dict) -> list[str]:
+    """Plain-language reading of the robustness tables: what each edit erases and costs."""
+    acc, surv = summary["robustness"]["accuracy"], summary["tell_survival"]
+    out = []
+    raw = acc["raw"]
+    for edit in list(acc)[1:]:
+        erased = [t for t, v in surv.items() if v.get(edit) is not None and v[edit] < 0.2]
+        drops = ", ".join(f"{PROBE_NAMES.get(p, p)} {acc[edit][p] - raw[p]:+.3f}" for p in raw)
+        gone = f"erases {', '.join(erased)}" if erased else "erases none of the listed tells"
+        out.append(f"{edit}: {gone}; accuracy change: {drops}.")
+    return out
+
+
 def genre_tables(summary: dict) -> list:
     cg = summary["cross_genre"]
     items: list = []
@@ -166,7 +179,7 @@ def build_tables(summary: dict) -> dict:
                  f"{f3(sep['content'])} in content space."],
         "Provider signatures": ["fig:signatures", *signature_tables(summary), "ratio_sentences"],
         "Accuracy vs text length": ["fig:length", length_table(summary)],
-        "Robustness": [*robustness_tables(summary), "fig:robustness"],
+        "Robustness": [*robustness_tables(summary), *robustness_sentences(summary), "fig:robustness"],
         "Cross-genre": [*genre_tables(summary), "fig:genre"],
         "Method": [
             "Style probe: StandardScaler + LogisticRegression(max_iter=2000, C=1.0) on the research system's "

@@ -141,38 +141,55 @@ _LITERALS_B = tuple(
 _PARA_SPLIT = re.compile(rb"\n[ ]*\n")
 _CONJ = {b"and", b"but", b"so", b"or", b"yet"}
 _THE = {b"the", b"this", b"it", b"that"}
-_LEX_INDEX = {w.encode(): key for key, (_, ws) in LEXICONS.items() for w in ws}
+_FUNCTION_B = tuple(w.encode() for w in FUNCTION_WORDS)
+_LEXICON_B = tuple(tuple(w.encode() for w in ws) for _, ws in LEXICONS.values())
 _PHRASES_B = tuple(b" " + p.encode() + b" " for p in PHRASES)
 
 
-def _dist(values: list[int]) -> tuple[float, float]:
-    if not values:
-        return 0.0, 0.0
-    a = np.asarray(values, dtype=np.float64)
-    return float(a.mean()), float(a.std())
+def _gate(lits: tuple[bytes, ...]) -> tuple[int, int]:
+    """(byte, minimum count) that must hold for any of ``lits`` to occur: skips most scans."""
+    common = set(lits[0]).intersection(*map(set, lits[1:]))
+    rarest = max(common, key=lambda b: (b >= 0x80, b not in b" \n.-", b))
+    return rarest, (lits[0].count(rarest) if len(lits) == 1 else 1)
+
+
+_GATES = tuple(_gate(lits) for lits, _ in _LITERALS_B)
+_PHRASE_WORDS = tuple(tuple(p.encode().split()) for p in PHRASES)
+
+
+def _geometry(shape: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[bytes]]:
+    """Word starts, word lengths, words per sentence, words per paragraph and each sentence's
+    first word, from the shape alphabet (vectorised: no per-word Python loop)."""
+    a = np.frombuffer(shape, np.uint8)
+    isw = (a != 32) & (a != 46) & (a != 10)
+    edge = np.diff(np.concatenate(([0], isw.view(np.int8), [0])))
+    starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    sent_id = np.cumsum(a == 46)[starts] if len(starts) else starts
+    per_sent = np.bincount(sent_id)
+    bounds = np.array([m.start() for m in _PARA_SPLIT.finditer(shape)], dtype=np.int64)
+    per_para = np.bincount(np.searchsorted(bounds, starts)) if len(starts) else starts
+    is_first = np.concatenate(([True], sent_id[1:] != sent_id[:-1])) if len(starts) else starts.astype(bool)
+    first = [shape[i:j] for i, j in zip(starts[is_first].tolist(), ends[is_first].tolist(), strict=True)]
+    return starts, ends - starts, per_sent[per_sent > 0], per_para[per_para > 0], first
 
 
 def rich(s: Scan) -> list[float]:
     """The :data:`NAMES` values for one scanned text."""
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
-    # UTF-8 is self-synchronising, so counting encoded substrings in the bytes is exact.
-    vals = [sum(raw.count(x) for x in lits) * k if (na or ascii_only) else 0.0 for lits, ascii_only in _LITERALS_B]
+    # UTF-8 is self-synchronising, so counting encoded substrings in the bytes is exact; the gate
+    # (a byte that must occur often enough, from the byte histogram) skips most of the scans.
+    vals = [sum(raw.count(x) for x in lits) * k if c[g] >= n else 0.0
+            for (lits, _), (g, n) in zip(_LITERALS_B, _GATES, strict=True)]
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
-    sent_words: list[int] = []
-    conj = the = 0
-    for piece in shape.split(b"."):
-        ws = piece.split()
-        if ws:
-            sent_words.append(len(ws))
-            conj += ws[0] in _CONJ
-            the += ws[0] in _THE
-    para_words = [n for n in (len(p.split()) for p in _PARA_SPLIT.split(shape.replace(b".", b" "))) if n]
-    ns = max(len(sent_words), 1)
-    sw = np.asarray(sent_words or [0], dtype=np.float64)
-    pmean, pstd = _dist(para_words)
+    starts, lengths, sw, pw, firsts = _geometry(shape)
+    conj = sum(w in _CONJ for w in firsts)
+    the = sum(w in _THE for w in firsts)
+    ns = max(len(sw), 1)
+    sw = sw.astype(np.float64) if len(sw) else np.zeros(1)
+    pw = pw.astype(np.float64)
     tokens = apos_raw.translate(WORD_TABLE).split() if apos_raw is not raw else s.tokens
     counts = Counter(tokens)
     nw = max(len(tokens), 1)
@@ -181,14 +198,19 @@ def rich(s: Scan) -> list[float]:
     fences = raw.count(b"```") if c[96] > 2 else 0
     curly_apos = na.count("\u2019") if na else 0
     curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
+    apos_words = 0
+    if c[39] or curly_apos:
+        ap = np.flatnonzero(np.frombuffer(shape, np.uint8) == 39)
+        apos_words = len(np.unique(np.searchsorted(starts, ap, side="right")))
     vals += [
         float(sw.std()), float(np.median(sw)), float((sw <= 8).sum()) / ns, float((sw >= 30).sum()) / ns,
         conj / ns, the / ns,
-        pmean, pstd, (sum(1 for n in para_words if n <= 15) / len(para_words)) if para_words else 0.0,
-        len(para_words) * kw,
-        sum(v for w, v in counts.items() if len(w) >= 8) / nw,
-        sum(1 for v in counts.values() if v == 1) / nw,
-        sum(v for w, v in counts.items() if 39 in w) * kw,
+        float(pw.mean()) if len(pw) else 0.0, float(pw.std()) if len(pw) else 0.0,
+        float((pw <= 15).mean()) if len(pw) else 0.0,
+        len(pw) * kw,
+        float((lengths >= 8).sum()) / nw,
+        list(counts.values()).count(1) / nw,
+        apos_words * kw,
         curly_apos / (curly_apos + c[39]) if curly_apos + c[39] else 0.0,
         curly_dq / (curly_dq + c[34]) if curly_dq + c[34] else 0.0,
         len(na) / s.n_char,
@@ -196,13 +218,14 @@ def rich(s: Scan) -> list[float]:
         max(c[42] - 2 * bold, 0) * k,
         max(c[96] - 3 * fences, 0) * k,
     ]
-    vals += [counts.get(w.encode(), 0) * kw for w in FUNCTION_WORDS]
-    lex = dict.fromkeys(LEXICONS, 0)
-    for w, v in counts.items():
-        key = _LEX_INDEX.get(w)
-        if key:
-            lex[key] += v
-    vals += [lex[key] * kw for key in LEXICONS]
-    joined = b" " + b" ".join(tokens) + b" "
-    vals += [joined.count(p) * kw for p in _PHRASES_B]
+    get = counts.get
+    vals += [get(w, 0) * kw for w in _FUNCTION_B]
+    vals += [sum(get(w, 0) for w in words) * kw for words in _LEXICON_B]
+    joined = b""
+    for words, p in zip(_PHRASE_WORDS, _PHRASES_B, strict=True):
+        if all(w in counts for w in words):
+            joined = joined or b" " + b" ".join(tokens) + b" "
+            vals.append(joined.count(p) * kw)
+        else:
+            vals.append(0.0)
     return vals

@@ -14,7 +14,7 @@ _HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|tabl
 _SCRIPT = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
 _ANY_TAG = re.compile(r"<[^>]{0,500}>")
 _WORD = re.compile(r"[A-Za-z']+")
-_COMMON = frozenset("the a an of and to in is it that for with as on be are this not or but you".split())
+_COMMON = frozenset(["the", "a", "an", "of", "and", "to", "in", "is", "it", "that", "for", "with", "as", "on", "be", "are", "this", "not", "or", "but", "you"])
 
 
 @dataclass

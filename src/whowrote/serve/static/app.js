@@ -20,6 +20,7 @@ function fmt(x) {
   if (x === null || x === undefined || Number.isNaN(Number(x))) return "–";
   const v = Number(x);
   const a = Math.abs(v);
+  if (a === 0) return "0";
   if (a !== 0 && (a < 0.01 || a >= 10000)) return v.toExponential(1);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
@@ -78,7 +79,7 @@ function drawLegend(result, colourOf, counts) {
     const item = el("li", "legend-item");
     item.dataset.feature = tell.feature;
     const marked = counts.get(tell.feature) || 0;
-    const sw = el("span", `swatch hl-${colourOf.get(tell.feature)}` + (marked ? "" : " hollow"));
+    const sw = el("span", marked ? `swatch hl-${colourOf.get(tell.feature)}` : "swatch hollow");
     item.appendChild(sw);
     const body = el("div", "legend-body");
     const head = el("div", "legend-head");
@@ -88,8 +89,10 @@ function drawLegend(result, colourOf, counts) {
     body.appendChild(head);
     const unit = tell.unit ? ` ${tell.unit}` : "";
     body.appendChild(el("div", "legend-line", `here ${fmt(tell.value)}${unit}; typical: ${normsText(tell.norms)}`));
-    body.appendChild(el("div", "legend-line muted",
-      marked ? `${marked} marked in the text` : "a whole-text measure (not marked)"));
+    const absent = !marked && Number(tell.value) === 0;
+    body.appendChild(el("div", "legend-line muted", marked ? `${marked} marked in the text`
+      : absent ? "none in this text: the absence is the tell" : "a whole-text measure (not marked)"));
+    if (tell.sentence) item.title = tell.sentence;
     item.appendChild(body);
     legend.appendChild(item);
   }
@@ -116,10 +119,12 @@ function drawMarked(text, result, colourOf) {
 }
 
 function show(text, result) {
-  const colourOf = new Map();
-  (result.tells || []).forEach((t, i) => colourOf.set(t.feature, i % N_COLOURS));
   const counts = new Map();
   for (const s of result.highlights || []) counts.set(s.feature, (counts.get(s.feature) || 0) + 1);
+  const colourOf = new Map();  // colours go to the tells that are marked, in order
+  for (const t of result.tells || []) {
+    if (counts.get(t.feature) && !colourOf.has(t.feature)) colourOf.set(t.feature, colourOf.size % N_COLOURS);
+  }
 
   $("verdict").textContent = result.provider === "OTHER"
     ? "Not one of Claude, ChatGPT or Gemini (OTHER)"

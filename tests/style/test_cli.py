@@ -1,0 +1,125 @@
+"""``whowrote predict`` / ``train-probe``: the JSONL contract, formats, exit codes and bad inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from whowrote.cli import app
+from whowrote.types import LABELS
+
+runner = CliRunner()
+
+
+def run(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+@pytest.fixture(scope="module")
+def posts(tmp_path_factory, corpus):
+    d = tmp_path_factory.mktemp("posts")
+    blogs = corpus[corpus["genre"] == "blog"].iloc[:4]
+    (d / "sub").mkdir()
+    for i, text in enumerate(blogs["text"]):
+        (d / ("sub" if i % 2 else ".") / f"post{i}.md").write_text(text)
+    (d / "notes.txt").write_text(corpus[corpus["genre"] == "debate"]["text"].iloc[0])
+    (d / "ignored.py").write_text("print('not a post')")
+    return d
+
+
+def test_jsonl_contract(posts):
+    res = run("predict", str(posts), "--jsonl")
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(lines) == 5  # four .md (one level down too) + one .txt; .py ignored
+    for rec in lines:
+        assert {"path", "provider", "uncertain", "probabilities", "tells"} <= set(rec)
+        assert rec["provider"] in LABELS and isinstance(rec["uncertain"], bool)
+        assert set(rec["probabilities"]) == set(LABELS)
+        assert sum(rec["probabilities"].values()) == pytest.approx(1.0, abs=1e-9)
+        assert rec["tells"] and all("sentence" in t for t in rec["tells"])
+
+
+def test_formats_glob_stdin_and_explain(posts, corpus):
+    res = run("predict", str(posts / "*.md"), "--json", "--explain", "1")
+    recs = json.loads(res.stdout)
+    assert res.exit_code == 0 and len(recs) == 2 and all(len(r["tells"]) == 1 for r in recs)
+    res = run("predict", str(posts / "post0.md"), "--csv")
+    header, row = res.stdout.splitlines()[:2]
+    assert header.startswith("path,provider,uncertain,p_CLAUDE") and row.split(",")[1] in LABELS
+    res = run("predict", "-", "--jsonl", input=corpus["text"].iloc[10])
+    assert res.exit_code == 0 and json.loads(res.stdout)["path"] == "-"
+    res = run("predict", str(posts / "post0.md"))  # the human table
+    assert res.exit_code == 0 and "provider" in res.stdout and "typical of" in res.stdout
+
+
+def test_jsonl_and_csv_tables_with_column(tmp_path, corpus):
+    rows = corpus.iloc[:3]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"id": i, "story": t}) + "\n" for i, t in zip(rows["id"], rows["text"], strict=True)))
+    res = run("predict", str(tmp_path / "t.jsonl"), "--column", "story", "--jsonl")
+    recs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.exit_code == 0 and [r["id"] for r in recs] == [str(i) for i in rows["id"]]
+    res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl")  # "story" is not a known text column
+    assert res.exit_code == 1 and all(json.loads(x)["error"].startswith("no text column") for x in res.stdout.splitlines())
+
+
+def test_bad_inputs_give_explicit_results_not_tracebacks(tmp_path):
+    files = {
+        "empty.md": b"",
+        "binary.txt": bytes(range(256)) * 20,
+        "latin1.txt": "Caf\xe9 cr\xe8me, a short note about nothing much at all.".encode("latin-1"),
+        "page.md": b"<html><body>" + b"<p>This is a paragraph of text that was saved as HTML.</p>" * 40 + b"</body></html>",
+        "chinese.txt": ("\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u6587\u672c\u3002" * 200).encode(),
+        "five.md": b"just five words right here",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    res = run("predict", *(str(tmp_path / n) for n in files), "--jsonl")
+    assert res.exit_code == 3, res.output  # one unreadable (binary) among readable ones
+    recs = {r["path"].rsplit("/", 1)[-1]: r for r in map(json.loads, res.stdout.splitlines())}
+    assert set(recs) == set(files)
+    for r in recs.values():
+        assert sum(r["probabilities"].values()) == pytest.approx(1.0, abs=1e-9)
+    assert recs["binary.txt"]["uncertain"] and "binary" in recs["binary.txt"]["error"]
+    assert recs["empty.md"]["uncertain"] and any("empty" in w for w in recs["empty.md"]["warnings"])
+    assert any("UTF-8" in w for w in recs["latin1.txt"]["warnings"])
+    assert any("HTML" in w for w in recs["page.md"]["warnings"])
+    assert recs["chinese.txt"]["uncertain"] and recs["five.md"]["uncertain"]
+    assert any("short text" in w for w in recs["five.md"]["warnings"])
+
+
+def test_huge_file_and_missing_paths(tmp_path, corpus):
+    big = tmp_path / "big.md"
+    unit = corpus["text"].iloc[0].encode()
+    with open(big, "wb") as f:
+        f.write(unit * (50_000_000 // len(unit) + 1))
+    res = run("predict", str(big), "--jsonl")
+    assert res.exit_code == 0
+    rec = json.loads(res.stdout)
+    assert any("MB" in w for w in rec["warnings"])
+    res = run("predict", str(tmp_path / "nope.md"), "--jsonl")
+    assert res.exit_code == 1 and "no such file" in json.loads(res.stdout)["error"]
+    res = run("predict", str(tmp_path / "nope.md"))
+    assert res.exit_code == 1 and "Traceback" not in res.output
+
+
+def test_bad_model_path_is_one_line_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict", "-",
+                           "--model", str(tmp_path)], input="some text", capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "no model at" in proc.stderr
+
+
+def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
+    sample = corpus[corpus["genre"] == "debate"].sample(200, random_state=0)
+    src = tmp_path / "mini.jsonl"
+    src.write_text("".join(json.dumps({"id": r.id, "text": r.text, "model": r.model, "topic": r.topic}) + "\n"
+                           for r in sample.itertuples()))
+    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m"), "--no-check")
+    assert res.exit_code == 0, res.output
+    res = run("predict", "-", "--model", str(tmp_path / "m"), "--jsonl", input=sample["text"].iloc[0])
+    assert res.exit_code == 0 and json.loads(res.stdout)["provider"] in LABELS
+    assert (tmp_path / "m" / "MODEL_CARD.md").exists()

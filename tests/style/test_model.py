@@ -1,0 +1,101 @@
+"""StyleModel: fit / predict_proba, save/load round trip without pickle, the bundled model."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from whowrote.style import StyleModel, extract, load_model, save_model
+from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
+from whowrote.types import LABELS
+
+
+@pytest.fixture(scope="module")
+def small(corpus):
+    """A small real sample: topic-disjoint train / test from debates (all four labels)."""
+    d = corpus[corpus["genre"] == "debate"]
+    topics = sorted(d["topic"].unique())
+    rng = np.random.default_rng(0)
+    rng.shuffle(topics)
+    test_topics = set(topics[: len(topics) // 5])
+    tr = d[~d["topic"].isin(test_topics)].sample(600, random_state=0)
+    te = d[d["topic"].isin(test_topics)].sample(200, random_state=0)
+    return (extract(tr["text"].tolist(), "full"), tr["provider"].to_numpy(), tr["topic"].to_numpy(),
+            extract(te["text"].tolist(), "full"), te["provider"].to_numpy())
+
+
+@pytest.fixture(scope="module")
+def fitted(small):
+    Xtr, ytr, groups, _, _ = small
+    return StyleModel(tree_iter=30).fit(Xtr, ytr, groups=groups)
+
+
+def test_fit_predict_proba_shapes(fitted, small):
+    _, _, _, Xte, yte = small
+    assert list(fitted.classes_) == list(LABELS)
+    P = fitted.predict_proba(Xte)
+    assert P.shape == (len(Xte), 4)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    assert set(fitted.predict(Xte)) <= set(LABELS)
+    assert (fitted.predict(Xte) == yte).mean() > 0.8  # topic-held-out debates
+
+
+def test_texts_and_matrix_inputs_agree(fitted, corpus):
+    texts = corpus["text"].iloc[:5].tolist()
+    np.testing.assert_allclose(fitted.predict_proba(texts), fitted.predict_proba(extract(texts, "full")))
+
+
+def test_save_load_round_trip_is_exact_and_pickle_free(fitted, small, tmp_path):
+    Xte = small[3]
+    save_model(fitted, tmp_path / "m")
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["model.json", "model.npz"]
+    with zipfile.ZipFile(tmp_path / "m" / "model.npz") as z:
+        for name in z.namelist():  # every member is a plain .npy array, never an object array
+            header = z.read(name)[:200]
+            assert b"'descr': '|O'" not in header
+    np.load(tmp_path / "m" / "model.npz", allow_pickle=False)
+    json.loads((tmp_path / "m" / "model.json").read_text())
+    loaded = load_model(tmp_path / "m")
+    np.testing.assert_array_equal(loaded.predict_proba(Xte), fitted.predict_proba(Xte))
+
+
+def test_tree_export_matches_sklearn(small):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from whowrote.style.trees import TreeEnsemble
+
+    Xtr, ytr, _, Xte, _ = small
+    h = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(Xtr, ytr)
+    np.testing.assert_allclose(TreeEnsemble.from_sklearn(h).raw_predict(Xte), h._raw_predict(Xte), rtol=1e-12)
+
+
+def test_calibration_helpers():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(4000, 4)) * 3
+    y = np.array([rng.choice(4, p=p) for p in softmax(logits, 2.0)])  # truth is "temperature 2"
+    assert fit_temperature(logits, y) == pytest.approx(2.0, rel=0.15)
+    onehot = np.eye(4)[y]
+    assert brier(onehot, y) == 0 and expected_calibration_error(onehot, y) == 0
+
+
+def test_bundled_model_loads_and_attributes(corpus):
+    model = load_model()
+    assert list(model.classes_) == list(LABELS)
+    sample = corpus.groupby("genre").sample(10, random_state=1)
+    pred = model.predict(sample["text"].tolist())
+    # Training rows (the bundled model saw every row): a check that the shipped weights and this
+    # version's features agree, not a generalisation estimate (that is test_fit_predict_proba_shapes).
+    assert (pred == sample["provider"].to_numpy()).mean() >= 0.9
+    att = model.attribute(sample["text"].tolist()[:3], n_tells=4)
+    for a in att:
+        d = a.to_dict()
+        assert set(d["probabilities"]) == set(LABELS)
+        assert sum(d["probabilities"].values()) == pytest.approx(1.0, abs=1e-9)
+        assert d["provider"] in LABELS and isinstance(d["uncertain"], bool) and d["n_words"] > 100
+        assert 1 <= len(d["tells"]) <= 4
+        t = d["tells"][0]
+        assert {"feature", "label", "value", "unit", "norms", "favours", "contribution", "sentence"} <= set(t)
+        assert t["favours"] == d["provider"] and "typical of" in t["sentence"]
