@@ -76,7 +76,7 @@ class StyleModel:
 
     # ---- fitting --------------------------------------------------------------------------
     def fit(self, texts_or_X, y: Sequence[str], genres: Sequence[str] | None = None,
-            groups: Sequence[str] | None = None) -> StyleModel:
+            groups: Sequence[str] | None = None, sample_weight: Sequence[float] | None = None) -> StyleModel:
         """Fit on texts (or a precomputed feature matrix) and labels.
 
         ``genres`` balances the sample weights per (genre, label) cell; ``groups`` (e.g. topic
@@ -88,6 +88,9 @@ class StyleModel:
         self.classes_ = np.array([c for c in LABELS if c in present] + sorted(present - set(LABELS)), dtype=object)
         yi = np.array([list(self.classes_).index(v) for v in y])
         w = _balanced_weights(yi, genres)
+        if sample_weight is not None:  # e.g. down-weighting truncated copies of training texts
+            w = w * np.asarray(sample_weight, dtype=np.float64)
+            w = w * len(w) / w.sum()
         self._fit_members(X, yi, w)
         # Means, as in the research spec's provider table (medians are 0 for sparse marks).
         self.norms_ = np.array([X[yi == k].mean(axis=0) for k in range(len(self.classes_))])

@@ -4,6 +4,10 @@
 2. Honest check: fit on the topic-held-out ``train`` split (``whowrote.data.splits``), measure
    on ``val`` (accuracy overall and per genre, macro-F1, ECE, Brier, OTHER-vs-three AUROC).
 3. Fit the final model on every row, save it (JSON + npz) with the metrics and a model card.
+
+Every fit also sees a truncated copy of each training text (its first 60-600 words, weight 0.3):
+measured on the topic hold-out, this lifts accuracy on 100-250-word inputs by ~12 points and
+leave-one-genre-out accuracy by ~2 points, for ~1 point on full-length texts.
 """
 
 from __future__ import annotations
@@ -21,6 +25,41 @@ from whowrote.style.features import extract
 from whowrote.style.io import save_model
 from whowrote.style.model import StyleModel
 from whowrote.types import OTHER
+
+AUG_LENGTHS = (60, 100, 150, 250, 400, 600)
+AUG_WEIGHT = 0.3
+FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
+
+
+def truncate_words(text: str, n: int) -> str:
+    """The text up to the end of its ``n``-th whitespace-separated word (formatting kept)."""
+    count, inword = 0, False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if inword:
+                count += 1
+                if count >= n:
+                    return text[:i]
+            inword = False
+        else:
+            inword = True
+    return text
+
+
+def truncated_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    return [truncate_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
+
+
+def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, **params) -> StyleModel:
+    """Fit a :class:`StyleModel` on rows ``X`` plus their truncated copies ``Xa`` (weight 0.3)."""
+    y, genres = np.asarray(y, dtype=object), np.asarray(genres, dtype=object)
+    w = np.r_[np.ones(len(X)), np.full(len(Xa), AUG_WEIGHT)]
+    g2 = None if groups is None else np.r_[np.asarray(groups, dtype=object), np.asarray(groups, dtype=object)]
+    return StyleModel(**params).fit(np.vstack([X, Xa]), np.r_[y, y], genres=np.r_[genres, genres],
+                                    groups=g2, sample_weight=w)
 
 
 def evaluate(model: StyleModel, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
@@ -65,19 +104,20 @@ def train_probe(
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
     t1 = time.perf_counter()
     X = extract(corpus["text"].tolist(), feature_set)
-    log(f"extracted {X.shape[1]} features in {time.perf_counter() - t1:.1f}s")
+    Xa = extract(truncated_copies(corpus["text"].tolist(), seed), feature_set)
+    log(f"extracted {X.shape[1]} features (texts and truncated copies) in {time.perf_counter() - t1:.1f}s")
     metrics: dict[str, Any] = {}
     if check:
         split = topic_holdout_split(corpus, seed=seed, balance=False)
         tr, va = split["train"], split["val"]
-        probe = StyleModel(feature_set=feature_set, seed=seed)
-        probe.fit(X[tr["row_idx"].to_numpy()], tr["provider"], genres=tr["genre"], groups=topic_keys(tr))
+        r = tr["row_idx"].to_numpy()
+        probe = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], topic_keys(tr), feature_set=feature_set, seed=seed)
         metrics["topic_holdout_val"] = evaluate(probe, X[va["row_idx"].to_numpy()], va["provider"], va["genre"])
         log("topic-held-out val: " + _summary(metrics["topic_holdout_val"]))
+        metrics["length_falloff"] = falloff(probe, va, log)
         if corpus["genre"].nunique() > 1:
-            metrics["leave_one_genre_out"] = logo(corpus, X, feature_set, seed, log)
-    model = StyleModel(feature_set=feature_set, seed=seed)
-    model.fit(X, corpus["provider"], genres=corpus["genre"], groups=topic_keys(corpus))
+            metrics["leave_one_genre_out"] = logo(corpus, X, Xa, feature_set, seed, log)
+    model = fit_augmented(X, Xa, corpus["provider"], corpus["genre"], topic_keys(corpus), feature_set=feature_set, seed=seed)
     model.metrics_ = metrics
     model.training_ = {
         "files": [{"name": Path(p).name, "sha256": _sha256(p)} for p in corpus_paths],
@@ -91,14 +131,25 @@ def train_probe(
     return metrics
 
 
-def logo(corpus, X: np.ndarray, feature_set: str, seed: int, log: Callable[[str], None]) -> dict[str, Any]:
+def falloff(model: StyleModel, val, log: Callable[[str], None]) -> dict[str, float]:
+    """Accuracy on the val texts cut to their first N words."""
+    y = val["provider"].to_numpy()
+    out = {}
+    for n in FALLOFF_LENGTHS:
+        pred = model.predict(extract([truncate_words(t, n) for t in val["text"]], model.feature_set))
+        out[str(n)] = float((pred == y).mean())
+    log("accuracy by length (first N words): " + ", ".join(f"{n}: {a:.3f}" for n, a in out.items()))
+    return out
+
+
+def logo(corpus, X: np.ndarray, Xa: np.ndarray, feature_set: str, seed: int, log: Callable[[str], None]) -> dict[str, Any]:
     """Leave-one-genre-out accuracy (uncalibrated fits: the temperature does not change accuracy)."""
     from whowrote.data.splits import leave_one_genre_out
 
     out: dict[str, Any] = {}
     for genre, tr, te in leave_one_genre_out(corpus):
-        m = StyleModel(feature_set=feature_set, seed=seed, calibrate=False)
-        m.fit(X[tr["row_idx"].to_numpy()], tr["provider"], genres=tr["genre"])
+        r = tr["row_idx"].to_numpy()
+        m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], feature_set=feature_set, seed=seed, calibrate=False)
         y = te["provider"].to_numpy()
         pred = m.predict(X[te["row_idx"].to_numpy()])
         three = y != OTHER
@@ -138,7 +189,8 @@ def model_card(model: StyleModel) -> str:
 **What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
 OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set:
 the research spec's 41 plus punctuation, structure, sentence/paragraph-length, function-word and
-lexicon features). Average of a standardised logistic regression (C={model.C}) and gradient-boosted
+lexicon features), trained on each text plus a truncated copy (first 60-600 words, weight 0.3).
+Average of a standardised logistic regression (C={model.C}) and gradient-boosted
 trees ({model.tree_iter} rounds, {model.tree_leaves} leaves), temperature-scaled
 (T={model.temperature_:.3f}, fitted on topic-grouped out-of-fold predictions). Abstains
 ("uncertain") below probability {model.abstain_below} or under {model.min_words} words.
