@@ -3,8 +3,9 @@
 Splits (from ``whowrote.data.splits``): the topic hold-out (train / val, topics never shared,
 every genre in both) and leave-one-genre-out (train on three genres, test on the fourth).
 Models: the research probe (41 features, StandardScaler + LogisticRegression(C=1)), the ``full``
-feature set with logistic regression only, the default ``StyleModel`` (full features, LR +
-boosted trees, temperature-scaled), a character n-gram model (hashed char 1-4-grams, sublinear
+feature set with logistic regression only, full features with LR + boosted trees
+(``StyleModel``, temperature-scaled), the default recipe (that model trained on each text plus a
+truncated copy, as ``whowrote train-probe`` does), a character n-gram model (hashed char 1-4-grams, sublinear
 TF-IDF, LR) and a combination (default + char n-grams, probabilities averaged).
 
     python benchmarks/accuracy.py --corpus ../shared/corpus/*.jsonl --out /tmp/whowrote-bench
@@ -26,6 +27,7 @@ from whowrote.data import load_corpus
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style import StyleModel, extract
 from whowrote.style.calibration import brier, expected_calibration_error, reliability
+from whowrote.style.train import fit_augmented, truncate_words, truncated_copies
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
 LENGTHS = (25, 50, 100, 150, 250, 500, 1000)
@@ -103,25 +105,11 @@ def score(P, y, genres):
     return res
 
 
-def truncate_words(text: str, n: int) -> str:
-    count, i, inword = 0, 0, False
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if inword:
-                count += 1
-                if count >= n:
-                    return text[:i]
-            inword = False
-        else:
-            inword = True
-    return text
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+", required=True)
     ap.add_argument("--out", default="/tmp/whowrote-bench")
-    ap.add_argument("--models", default="research41_lr,full_lr,default,char_ngram,combo")
+    ap.add_argument("--models", default="research41_lr,full_lr,full_lr_trees,default,char_ngram,combo")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     out = Path(args.out)
@@ -132,6 +120,7 @@ def main() -> None:
     texts = corpus["text"].tolist()
     t0 = time.time()
     X = extract(texts, "full")
+    Xa = extract(truncated_copies(texts, args.seed), "full")
     print(f"features: {time.time() - t0:.1f}s", flush=True)
     M = char_matrix(texts, out) if {"char_ngram", "combo"} & set(models) else None
 
@@ -149,9 +138,12 @@ def main() -> None:
             if m == "research41_lr":
                 est = Research41().fit(X[rtr], ytr)
                 probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
-            elif m in ("full_lr", "default"):
-                est = StyleModel(use_trees=(m == "default"), seed=args.seed)
+            elif m in ("full_lr", "full_lr_trees"):
+                est = StyleModel(use_trees=(m == "full_lr_trees"), seed=args.seed)
                 est.fit(X[rtr], ytr, genres=tr["genre"].to_numpy(), groups=topic_keys(tr).to_numpy())
+                probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
+            elif m == "default":  # full_lr_trees + truncated training copies: what train-probe ships
+                est = fit_augmented(X[rtr], Xa[rtr], ytr, tr["genre"], topic_keys(tr), seed=args.seed)
                 probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
                 if m == "default" and name == "topic_holdout":
                     saved["model"] = est

@@ -20,6 +20,7 @@ from whowrote.style.features import FEATURES
 from whowrote.style.textcheck import inspect_text
 from whowrote.types import LABELS, OTHER
 
+WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
 
 
@@ -120,12 +121,26 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         uncertain = chk.force_uncertain or probs[provider] < model.abstain_below
         if chk.n_words < model.min_words:
             uncertain = True
-            warnings.append(f"short text ({chk.n_words} words): accuracy falls off below "
-                            f"{model.min_words} words, so the verdict is marked uncertain")
+            warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}; "
+                            f"verdicts under {model.min_words} words are marked uncertain")
+        elif chk.n_words < WARN_WORDS:
+            warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
         target = list(model.classes_).index(provider)
         tells = make_tells(model, X[i], C[i], target, n_tells)
         out.append(Attribution(provider, bool(uncertain), probs, tells, chk.n_words, warnings))
     return out
+
+
+def _length_note(model, n_words: int) -> str:
+    """The measured accuracy at about this length (from train-probe's check), in words."""
+    falloff = model.metrics_.get("length_falloff") or {}
+    full = (model.metrics_.get("topic_holdout_val") or {}).get("accuracy")
+    if not falloff:
+        return "accuracy falls off on short texts"
+    lengths = sorted(int(k) for k in falloff)
+    at = max([n for n in lengths if n <= n_words] or lengths[:1])
+    tail = f" vs {full:.2f} on full texts" if full else ""
+    return f"held-out accuracy on {at}-word texts was {falloff[str(at)]:.2f}{tail}"
 
 
 def no_attribution(warnings: Sequence[str], n_words: int = 0) -> Attribution:

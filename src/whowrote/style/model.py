@@ -48,7 +48,7 @@ class StyleModel:
     seed: int = 0
     calibrate: bool = True
     abstain_below: float = 0.5
-    min_words: int = 150
+    min_words: int = 100
     # Fitted state (arrays; what save/load round-trips).
     classes_: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
     mean_: np.ndarray | None = None

@@ -180,6 +180,8 @@ def model_card(model: StyleModel) -> str:
     counts = "\n".join(f"| {k.split('/')[0]} | {k.split('/')[1]} | {v} |" for k, v in sorted(t.get("counts", {}).items()))
     m = model.metrics_.get("topic_holdout_val")
     metrics = _summary(m) if m else "not measured"
+    fo = model.metrics_.get("length_falloff") or {}
+    falloff_text = ", ".join(f"{n} words {a:.3f}" for n, a in fo.items()) or "not measured"
     lg = model.metrics_.get("leave_one_genre_out")
     logo_text = ("; ".join(f"{g} {v['accuracy']:.3f}" for g, v in lg.items() if g != "mean_accuracy")
                  + f"; mean {lg['mean_accuracy']:.3f}") if lg else "not measured"
@@ -203,6 +205,8 @@ trees ({model.tree_iter} rounds, {model.tree_leaves} leaves), temperature-scaled
 {counts}
 
 **Measured (topic held out, same genres; trained on the train split only).** {metrics}
+
+**Accuracy by length** (the same val texts cut to their first N words): {falloff_text}.
 
 **Measured across genres (leave one genre out: trained on the other genres, tested on it).**
 {logo_text}. Most of the loss is the OTHER label, which does not transfer between genres (the
