@@ -39,15 +39,17 @@ def _attribute_all(model, items, explain: int, progress: bool):
 
     n_tells = max(explain, 0)
     pending = []
+    bar = task = None
 
     def flush():
         texts = [it.text for it in pending]
         for it, att in zip(pending, model.attribute(texts, n_tells=n_tells), strict=True):
             att.warnings[:0] = it.warnings
             yield it, att
+        if bar is not None:  # advance once the batch is done, so the bar shows real progress
+            bar.advance(task, len(pending))
         pending.clear()
 
-    bar = None
     if progress:
         from rich.progress import Progress
 
@@ -58,12 +60,12 @@ def _attribute_all(model, items, explain: int, progress: bool):
         for it in items:
             if it.error:
                 yield it, no_attribution([it.error])
+                if bar is not None:
+                    bar.advance(task)
             else:
                 pending.append(it)
                 if len(pending) >= BATCH:
                     yield from flush()
-            if bar is not None:
-                bar.advance(task)
         if pending:
             yield from flush()
     finally:

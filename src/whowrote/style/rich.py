@@ -153,7 +153,29 @@ def _gate(lits: tuple[bytes, ...]) -> tuple[int, int]:
     return rarest, (lits[0].count(rarest) if len(lits) == 1 else 1)
 
 
-_GATES = tuple(_gate(lits) for lits, _ in _LITERALS_B)
+def _plan(lits: tuple[bytes, ...]) -> tuple[str, object]:
+    """How to count one literal cheaply: a byte-histogram lookup, a count in the (short)
+    non-ASCII string, or a gated scan of the bytes."""
+    if len(lits) == 1 and len(lits[0]) == 1:
+        return "byte", lits[0][0]
+    chars = [x.decode() for x in lits]
+    if all(len(ch) == 1 and not ch.isascii() for ch in chars):
+        return "nonascii", tuple(chars)
+    return "scan", (lits, _gate(lits))
+
+
+def _literal(plan: tuple[str, object], raw: bytes, c: list[int], na: str) -> int:
+    kind, arg = plan
+    if kind == "byte":
+        return c[arg]
+    if kind == "nonascii":
+        return sum(na.count(ch) for ch in arg) if na else 0
+    lits, (g, n) = arg
+    # UTF-8 is self-synchronising, so counting encoded substrings in the bytes is exact.
+    return sum(raw.count(x) for x in lits) if c[g] >= n else 0
+
+
+_PLANS = tuple(_plan(lits) for lits, _ in _LITERALS_B)
 _PHRASE_WORDS = tuple(tuple(p.encode().split()) for p in PHRASES)
 
 
@@ -177,10 +199,7 @@ def rich(s: Scan) -> list[float]:
     """The :data:`NAMES` values for one scanned text."""
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
-    # UTF-8 is self-synchronising, so counting encoded substrings in the bytes is exact; the gate
-    # (a byte that must occur often enough, from the byte histogram) skips most of the scans.
-    vals = [sum(raw.count(x) for x in lits) * k if c[g] >= n else 0.0
-            for (lits, _), (g, n) in zip(_LITERALS_B, _GATES, strict=True)]
+    vals = [_literal(plan, raw, c, na) * k for plan in _PLANS]
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)

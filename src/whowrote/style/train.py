@@ -6,7 +6,7 @@
 3. Fit the final model on every row, save it (JSON + npz) with the metrics and a model card.
 
 Every fit also sees a truncated copy of each training text (its first 60-600 words, weight 0.3):
-measured on the topic hold-out, this lifts accuracy on 100-250-word inputs by ~12 points and
+measured on the topic hold-out, this lifts accuracy on 100-250-word inputs by 11-12 points and
 leave-one-genre-out accuracy by ~2 points, for ~1 point on full-length texts.
 """
 
