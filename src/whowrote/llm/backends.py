@@ -28,6 +28,22 @@ class Sample:
     reasoning: str | None = None  # a server's separate reasoning channel, if it used one
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+def stop_ids(tokenizer: Any, model: Any = None) -> set[int]:
+    """Every token id that ends a turn (the tokenizer's eos and the generation config's may differ)."""
+    ids: set[int] = set()
+    for src in (tokenizer, getattr(model, "generation_config", None)):
+        eos = getattr(src, "eos_token_id", None)
+        if isinstance(eos, int):
+            ids.add(eos)
+        elif eos:
+            ids.update(int(e) for e in eos)
+    return ids
+
 
 class Backend(Protocol):
     name: str
@@ -61,6 +77,9 @@ class TransformersBackend:
             self.name = getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__
             self.model, self.tokenizer = model, fix_tokenizer(tokenizer, model)
         self.batch_size = max(1, batch_size)
+        # Cumulative generation counters (throughput for eval summaries and STaR reports).
+        self.new_tokens = 0
+        self.gen_seconds = 0.0
         # Qwen3-style templates: thinking off, or the eval truncates almost always (spec §2.5).
         self.template_kwargs = {"enable_thinking": False, **(template_kwargs or {})}
 
@@ -78,46 +97,64 @@ class TransformersBackend:
     def prompt_tokens(self, messages: list[dict]) -> int:
         return self.count_tokens(self.render(messages))
 
-    def _stop_ids(self) -> set[int]:
-        ids = self.model.generation_config.eos_token_id
-        ids = [] if ids is None else ([ids] if isinstance(ids, int) else list(ids))
-        if self.tokenizer.eos_token_id is not None:
-            ids.append(self.tokenizer.eos_token_id)
-        return set(ids)
+    @property
+    def tokens_per_s(self) -> float:
+        return self.new_tokens / self.gen_seconds if self.gen_seconds > 0 else 0.0
 
     def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[list[Sample]]:
+        """``params.k`` samples per chat prompt, in input order.
+
+        Prompts are sorted by length so each ``generate`` call pads little. Works on a model that is
+        being trained too: it samples in eval mode (restoring train mode after) and, on GPUs,
+        under bf16 autocast, so fp32 master weights sample at mixed-precision speed.
+        """
+        import time
+
         import torch
 
-        out: list[list[Sample]] = []
-        stop = self._stop_ids()
+        rendered = [self.render(m) for m in prompts]
+        order = sorted(range(len(rendered)), key=lambda i: len(rendered[i]), reverse=True)
+        out: list[list[Sample]] = [[] for _ in rendered]
+        stop = stop_ids(self.tokenizer, self.model)
         device = next(self.model.parameters()).device
-        for start in range(0, len(prompts), self.batch_size):
-            chunk = [self.render(m) for m in prompts[start:start + self.batch_size]]
-            enc = self.tokenizer(chunk, return_tensors="pt", padding=True, add_special_tokens=False).to(device)
-            width = enc["input_ids"].shape[1]
-            prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
-            # Seeded per batch position so a resumed run samples the same way for the same batch.
-            torch.manual_seed(params.seed + start)
-            sampling = params.temperature > 0
-            with torch.no_grad():
-                gen = self.model.generate(
-                    **enc, max_new_tokens=params.max_new_tokens, do_sample=sampling,
-                    temperature=params.temperature if sampling else None,
-                    top_p=params.top_p if sampling else None, top_k=0 if sampling else None,
-                    num_return_sequences=params.k, pad_token_id=self.tokenizer.pad_token_id)
-            new = gen[:, width:].tolist()
-            for i in range(len(chunk)):
-                samples = []
-                for j in range(params.k):
-                    ids = new[i * params.k + j]
-                    end = next((p for p, t in enumerate(ids) if t in stop), None)
-                    body = ids if end is None else ids[:end]
-                    samples.append(Sample(
-                        text=self.tokenizer.decode(body, skip_special_tokens=True),
-                        finish_reason="stop" if end is not None else "length",
-                        prompt_tokens=int(prompt_lens[i]),
-                        completion_tokens=len(body) + (1 if end is not None else 0)))
-                out.append(samples)
+        was_training = self.model.training
+        self.model.eval()
+        started = time.perf_counter()
+        try:
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                enc = self.tokenizer([rendered[i] for i in idx], return_tensors="pt", padding=True,
+                                     padding_side="left", add_special_tokens=False).to(device)
+                width = enc["input_ids"].shape[1]
+                prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+                # Seeded per batch position so a resumed run samples the same way for the same batch.
+                torch.manual_seed(params.seed + start)
+                sampling = params.temperature > 0
+                autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
+                with torch.inference_mode(), autocast:
+                    gen = self.model.generate(
+                        **enc, max_new_tokens=params.max_new_tokens, do_sample=sampling,
+                        temperature=params.temperature if sampling else None,
+                        top_p=params.top_p if sampling else None, top_k=0 if sampling else None,
+                        num_return_sequences=params.k, pad_token_id=self.tokenizer.pad_token_id)
+                new = gen[:, width:].tolist()
+                for row, i in enumerate(idx):
+                    for j in range(params.k):
+                        ids = new[row * params.k + j]
+                        end = next((p for p, t in enumerate(ids) if t in stop), None)
+                        body = ids if end is None else ids[:end]
+                        n_new = len(body) + (1 if end is not None else 0)
+                        self.new_tokens += n_new
+                        out[i].append(Sample(
+                            text=self.tokenizer.decode(body, skip_special_tokens=True),
+                            finish_reason="stop" if end is not None else "length",
+                            prompt_tokens=int(prompt_lens[row]), completion_tokens=n_new))
+        finally:
+            if was_training:
+                self.model.train()
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            self.gen_seconds += time.perf_counter() - started
         return out
 
 

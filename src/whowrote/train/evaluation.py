@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from math import comb
 from typing import Any
 
+from whowrote.llm.backends import SamplingParams, TransformersBackend
 from whowrote.task.parser import parse_answer, reason_words
 from whowrote.task.prompts import build_messages
 from whowrote.task.rewards import reward_terms
 from whowrote.train.config import EvalConfig
 from whowrote.train.data import Row
-from whowrote.train.rollout import SampleStats, sample
 
 NONE = "<none>"
 
@@ -38,9 +38,9 @@ def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalCo
     """(summary, traces) for ``rows`` under ``cfg`` (variant, k, sampling, gate)."""
     variant = cfg.variant or "3way"
     messages = [build_messages(str(r[text_field]), variant=variant, labels=labels) for r in rows]
-    stats = SampleStats()
-    samples = sample(model, tokenizer, messages, k=cfg.k, temperature=cfg.temperature, top_p=cfg.top_p,
-                     max_new_tokens=cfg.max_new_tokens, batch_size=cfg.batch_size, seed=seed, stats=stats)
+    backend = TransformersBackend(model, tokenizer, batch_size=max(1, cfg.batch_size // max(1, cfg.k)))
+    samples = backend.generate(messages, SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p,
+                                                        max_new_tokens=cfg.max_new_tokens, k=cfg.k, seed=seed))
     traces: list[Row] = []
     for i, (row, outs) in enumerate(zip(rows, samples, strict=True)):
         gold = row[label_field]
@@ -51,15 +51,15 @@ def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalCo
             traces.append({
                 "idx": i, "sample": j, "id": row.get("id", i), "gold": gold, "pred": pred or "",
                 "correct": bool(terms["correct_answer"] > 0), "truncated": s.truncated,
-                "n_tokens": s.n_tokens, "reason_words": len(reason_words(s.text)),
+                "n_tokens": s.completion_tokens, "reason_words": len(reason_words(s.text)),
                 "reason_ok": bool(terms["reason_ok"]), "completion": s.text,
             })
     summary = summarise(traces, labels=labels, k=cfg.k)
     summary["variant"] = variant
     summary["sampling"] = {"temperature": cfg.temperature, "top_p": cfg.top_p,
                            "max_new_tokens": cfg.max_new_tokens, "k": cfg.k}
-    summary["tokens_per_s"] = round(stats.tokens_per_s, 1)
-    summary["gen_seconds"] = round(stats.seconds, 2)
+    summary["tokens_per_s"] = round(backend.tokens_per_s, 1)
+    summary["gen_seconds"] = round(backend.gen_seconds, 2)
     return summary, traces
 
 

@@ -34,23 +34,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from whowrote.llm.backends import stop_ids
 from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
 from whowrote.train.callbacks import ZeroTrainableGuard
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, grpo_records, to_dataset
 from whowrote.train.runner import callbacks, common_args, finish, prepare, resume_checkpoint
 from whowrote.types import WhowroteError
-
-
-def eos_ids(tokenizer: Any, model: Any = None) -> set[int]:
-    ids: set[int] = set()
-    for src in (tokenizer, getattr(model, "generation_config", None)):
-        eos = getattr(src, "eos_token_id", None)
-        if isinstance(eos, int):
-            ids.add(eos)
-        elif eos:
-            ids.update(int(e) for e in eos)
-    return ids
 
 
 def with_truncation(funcs: Sequence[Callable[..., list[float]]], stop_ids: set[int]) -> list[Callable[..., list[float]]]:
@@ -138,7 +128,7 @@ def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | N
     world = int(os.environ.get("WORLD_SIZE", "1"))
     funcs = make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
                               truncation_penalty=g.truncation_penalty)
-    funcs = with_truncation(funcs, eos_ids(prep.tokenizer, prep.model))
+    funcs = with_truncation(funcs, stop_ids(prep.tokenizer, prep.model))
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
                                    require_reason=cfg.eval.require_reason or g.require_reason)
     cbs = callbacks(cfg, prep, stage, eval_cfg)

@@ -186,13 +186,13 @@ def star_messages(row: Row, cfg: StarRecipe, labels: Sequence[str], text_field: 
     return msgs
 
 
-def _sample_round(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, labels: Sequence[str],
-                  text_field: str, label_field: str, batch_size: int, seed: int, gen_stats: Any) -> list[list[Sampled]]:
-    from whowrote.train.rollout import sample
+def _sample_round(rows: Sequence[Row], cfg: StarRecipe, labels: Sequence[str],
+                  text_field: str, label_field: str, seed: int, backend: Any) -> list[list[Sampled]]:
+    from whowrote.llm.backends import SamplingParams
 
     messages = [star_messages(r, cfg, labels, text_field, label_field) for r in rows]
-    outs = sample(model, tokenizer, messages, k=cfg.k, temperature=cfg.temperature, top_p=cfg.top_p,
-                  max_new_tokens=cfg.max_new_tokens, batch_size=batch_size, seed=seed, stats=gen_stats)
+    outs = backend.generate(messages, SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p,
+                                                     max_new_tokens=cfg.max_new_tokens, k=cfg.k, seed=seed))
     return [[Sampled(s.text, s.truncated) for s in o] for o in outs]
 
 
@@ -201,10 +201,11 @@ def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarReci
                   batch_size: int = 64, seed: int = 0) -> tuple[list[Row], StarStats]:
     """Sample, select (round 1, then the optional gold-conditioned round 2), cap, and write
     the kept rows (JSONL) plus ``<out>.stats.json``."""
-    from whowrote.train.rollout import SampleStats
+    from whowrote.llm.backends import TransformersBackend
 
-    gen_stats = SampleStats()
-    samples = _sample_round(model, tokenizer, rows, cfg, labels, text_field, label_field, batch_size, seed, gen_stats)
+    # batch_size counts sequences (prompts x k) per generate call, so memory does not grow with k.
+    backend = TransformersBackend(model, tokenizer, batch_size=max(1, batch_size // max(1, cfg.k)))
+    samples = _sample_round(rows, cfg, labels, text_field, label_field, seed, backend)
     accepted, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, cap=False)
     report: dict[str, Any] = {"round1": {"mode": cfg.mode, "accepted": len(accepted), "rejected": stats.rejected}}
     truncated = [s.truncated for o in samples for s in o]
@@ -224,8 +225,8 @@ def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarReci
         done = {a.get("id") or a[text_field] for a in accepted}
         retry = [r for r in rows if (r.get("id") or r[text_field]) not in done]
         cfg2 = dataclasses.replace(cfg, mode=mode, fallback_rationale=cfg.fallback_rationale or only_if_short)
-        more_samples = _sample_round(model, tokenizer, retry, cfg2, labels, text_field, label_field, batch_size,
-                                     seed + len(report), gen_stats)
+        more_samples = _sample_round(retry, cfg2, labels, text_field, label_field,
+                                     seed + len(report), backend)
         more, st = select_star(retry, more_samples, cfg2, labels=labels, label_field=label_field, cap=False)
         report[name] = {"mode": mode, "tried": len(retry), "accepted": len(more),
                         "fallback_sentences": sum(r["star_mode"] == "fallback" for r in more), "rejected": st.rejected}
@@ -235,7 +236,7 @@ def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarReci
     out = Path(out_path)
     write_rows(out, kept)
     report = {**stats.__dict__, **report, "mode": cfg.mode, "k": cfg.k, "min_correct": min_correct(cfg),
-              "tokens_per_s": round(gen_stats.tokens_per_s, 1), "gen_seconds": round(gen_stats.seconds, 1),
+              "tokens_per_s": round(backend.tokens_per_s, 1), "gen_seconds": round(backend.gen_seconds, 1),
               "truncation_rate": round(sum(truncated) / max(1, len(truncated)), 4),
               "kept_modes": dict(Counter(r.get("star_mode", "star") for r in kept))}
     out.with_suffix(".stats.json").write_text(json.dumps(report, indent=2))
