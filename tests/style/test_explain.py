@@ -62,3 +62,21 @@ def test_attribute_no_attribution_is_uniform():
     att = load_model().attribute([""])[0].to_dict()
     assert att["uncertain"] and att["provider"] == "OTHER" and att["tells"] == []
     assert np.allclose(list(att["probabilities"].values()), 0.25)
+
+
+def _reads_as_stated(t) -> bool:
+    vs = t.sentence.rsplit(" vs ", 1)[1].split(" (")[0]
+    return abs(t.value - t.norms[t.favours]) <= abs(t.value - t.norms[vs])
+
+
+def test_tells_whose_sentence_is_true_come_first(corpus):
+    """'value, typical of X (a) vs Y (b)' must not lead with a value that sits nearer Y's norm."""
+    model = load_model()
+    texts = corpus.groupby("genre").head(15)["text"].tolist()
+    n_mixed = 0
+    for a in model.attribute(texts, n_tells=200):  # all supporting terms, so both kinds appear
+        flags = [_reads_as_stated(t) for t in a.tells]
+        assert flags == sorted(flags, reverse=True), [t.sentence for t in a.tells]
+        n_mixed += (True in flags) and (False in flags)
+        assert all(t.contribution >= 0 for t in a.tells)  # rounded to 4 decimals
+    assert n_mixed > 0  # the corpus does produce terms that read wrongly: the ordering is exercised

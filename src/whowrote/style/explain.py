@@ -89,9 +89,10 @@ def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -
     others = [k for k in range(len(classes)) if k != target]
     support = contrib[target] - contrib[others].mean(axis=0)
     names = model.feature_names_
-    out: list[Tell] = []
-    for j in np.argsort(-support)[: max(n, 0)]:
-        if support[j] <= 0:
+    plain: list[Tell] = []  # the value sits nearer the favoured provider's norm: reads as stated
+    other: list[Tell] = []  # a model term that a person would misread next to the norms
+    for j in np.argsort(-support):
+        if support[j] <= 0 or len(plain) >= n:
             break
         spec = FEATURES[names[j]]
         norms = {c: float(model.norms_[k, j]) for k, c in enumerate(classes)}
@@ -100,9 +101,12 @@ def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -
         fav, vs = classes[target], classes[vs_k]
         sentence = (f"{spec.label}: {fmt(x[j])}{' ' + unit if unit else ''}, typical of {fav} "
                     f"({fmt(norms[fav])}) vs {vs} ({fmt(norms[vs])})")
-        out.append(Tell(names[j], spec.label, float(x[j]), spec.unit, {k: round(v, 4) for k, v in norms.items()},
-                        fav, round(float(support[j]), 4), sentence))
-    return out
+        tell = Tell(names[j], spec.label, float(x[j]), spec.unit, {k: round(v, 4) for k, v in norms.items()},
+                    fav, round(float(support[j]), 4), sentence)
+        (plain if abs(x[j] - norms[fav]) <= abs(x[j] - norms[vs]) else other).append(tell)
+    # Tells are shown to people as "value, typical of X vs Y": lead with the ones where that
+    # sentence is true, and fall back to the strongest remaining terms only to fill n.
+    return (plain + other)[: max(n, 0)]
 
 
 def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution]:
