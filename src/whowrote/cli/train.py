@@ -94,9 +94,10 @@ def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf 
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_rows(out / "traces.jsonl", traces)
-    keys = ("n", "accuracy", f"pass@{ev.k}", "macro_recall", "parse_fail_rate", "truncation_rate",
-            "median_reason_words", "tokens_per_s")
-    typer.echo(json.dumps({k: summary.get(k) for k in keys} | {"per_provider": summary["per_provider"]}))
+    keys = ("n_examples", "accuracy", f"pass@{ev.k}", "macro_recall", "parse_fail_rate", "truncation_rate",
+            "tokens_per_s")
+    typer.echo(json.dumps({k: summary.get(k) for k in keys} | {"median_reason_words": summary["reason_words"]["median"],
+                                                               "per_provider": summary["per_provider"]}))
 
 
 @train_app.command()

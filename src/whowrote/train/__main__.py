@@ -1,6 +1,9 @@
-"""``python -m whowrote.train CMD ...`` == ``whowrote train CMD ...`` (used under ``accelerate launch``)."""
+"""``python -m whowrote.train CMD ...`` == ``whowrote train CMD ...`` (used under ``accelerate launch``),
+with the same one-line errors as the console script."""
 
-from whowrote.cli.train import train_app
+import sys
+
+from whowrote.cli import main
 
 if __name__ == "__main__":
-    train_app(prog_name="whowrote train")
+    main(["train", *sys.argv[1:]])

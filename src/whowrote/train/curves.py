@@ -2,7 +2,7 @@
 
 Train rows come from TRL's logs (``loss``, ``reward``, ``completions/clipped_ratio``,
 ``completions/mean_length`` ...); eval rows from the periodic eval callback (``accuracy``,
-``truncation_rate``, ``mean_completion_tokens``, per-provider recall).
+``truncation_rate``, ``completion_tokens`` stats, per-provider recall).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ PANELS = (
     ("reward / loss", [("train", "reward"), ("train", "loss")]),
     ("val accuracy", [("eval", "accuracy"), ("eval", "macro_recall")]),
     ("truncation", [("train", "completions/clipped_ratio"), ("eval", "truncation_rate")]),
-    ("completion length (tokens)", [("train", "completions/mean_length"), ("eval", "mean_completion_tokens")]),
+    ("completion length (tokens)", [("train", "completions/mean_length"), ("eval", "completion_tokens_mean")]),
 )
 
 
@@ -29,6 +29,9 @@ def load_metrics(path: str | Path) -> list[dict[str, Any]]:
 
 def _flat(rec: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in rec.items() if not isinstance(v, dict | list)}
+    for key in ("completion_tokens", "reason_words"):  # the harness's {mean, median, ...} stats
+        for stat, v in (rec.get(key) if isinstance(rec.get(key), dict) else {}).items():
+            out[f"{key}_{stat}"] = v
     for lab, v in (rec.get("per_provider") or {}).items():
         out[f"recall_{lab}"] = v.get("recall")
     for lab, v in (rec.get("pred_share") or {}).items():
