@@ -5,14 +5,18 @@ C-level passes over the UTF-8 bytes: one ``numpy.bincount`` gives every single-b
 (punctuation, digits, upper case, letters), ``bytes.translate`` maps the text onto small
 alphabets whose runs are counted with ``bytes.count`` (words, sentences, ASCII-art runs), and
 only the handful of anchored patterns use regexes that start with a literal (so ``re`` can skip
-ahead). Non-ASCII characters (curly quotes, em-dashes, accented letters) are pulled out into a
-short string once and handled there. Results equal the spec's regex definitions; the test suite
+ahead). Words are never turned into one Python object each: :class:`Vocab` keys every token as
+a uint64 read straight from the bytes and counts them with a sort, and rare patterns are found
+by splitting on their rarest byte. Non-ASCII characters (curly quotes, em-dashes, accented
+letters) are pulled out into a short string once and handled there. Results equal the spec's regex definitions; the test suite
 checks this against a slow, literal implementation.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,43 +42,150 @@ WORD_TABLE = _table(lambda c: (c | 32) if _is_letter(c) else (39 if c == 39 else
 # \b-word alphabet for the 16 vocabulary words: letters lower-cased, digits and '_' stay word
 # characters, everything else (apostrophe, punctuation, non-ASCII bytes) is a boundary.
 BOUNDARY_TABLE = _table(lambda c: (c | 32) if _is_letter(c) else (48 if 48 <= c <= 57 else (95 if c == 95 else 32)))
-# Sentence alphabet: '.', '!', '?' -> '.', any other non-space byte -> 'x' (spaces deleted).
-SENT_TABLE = _table(lambda c: 46 if c in (33, 46, 63) else 120)
+# Sentence alphabet: '.', '!', '?' -> '.', what str.strip() drops -> ' ', the rest -> 'x'.
+SENT_TABLE = _table(lambda c: 46 if c in (33, 46, 63) else (32 if c in _ASCII_WS else 120))
 ART_TABLE = _table(lambda c: 97 if chr(c) in "+|\\/_=^<>" else 32)
 
 _LINE_RE = re.compile(r"\n(?:(#) |(#{2,3}) |(>) |[^\S\n]*(?:([-*])|(\d+\.)) )")
-_I_RE = re.compile(r"I\b")
-_WE_RE = re.compile(r"[Ww]e\b")
+_LATEX_AFTER = (b"(", b"[", b"frac", b"begin")
 _BOX_RE = re.compile("[\u2500-\u257f]")
 _UNICODE_WS_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NONASCII_WORD_RE = re.compile(r"[^\W\x00-\x7f]")
 
 
-def _vocab_regex() -> re.Pattern[bytes]:
-    # A first-letter trie keeps the alternation cheap: re tries it only at word starts (" ").
-    groups: dict[str, list[str]] = {}
-    for w in RESEARCH_WORDS:
-        groups.setdefault(w[0], []).append(re.escape(w[1:]))
-    alts = "|".join(f"{k}(?:{'|'.join(v)})" for k, v in groups.items())
-    return re.compile(f" ({alts})(?= )".encode())
-
-
-_VOCAB_RE = _vocab_regex()
-_VOCAB_INDEX = {w.encode(): i for i, w in enumerate(RESEARCH_WORDS)}
+# Each word between boundary spaces of BOUNDARY_TABLE, and twice in a row: bytes.count does
+# not overlap, so in a chain of k repeats " w " finds ceil(k/2) and " w w " floor(k/2).
+_WORDS_B = tuple(w.encode() for w in RESEARCH_WORDS)
+_NEEDLES = tuple((b" " + w + b" ", b" " + w + b" " + w + b" ") for w in _WORDS_B)
+# \bI\b and \b[Ww]e\b as byte regexes that start with a literal (see _bounded_bytes).
+_I_B = (re.compile(rb"I\b"),)
+_WE_B = (re.compile(rb"We\b"), re.compile(rb"we\b"))  # never overlap: same count as [Ww]e
+_ASCII_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def _bounded_count(regex: re.Pattern[str], text: str) -> int:
-    """Matches of ``regex`` (which ends in \\b) that also have a word boundary before them."""
-    n = 0
-    for m in regex.finditer(text):
-        s = m.start()
-        if s == 0 or not _is_word_char(text[s - 1]):
-            n += 1
-    return n
+# Token identity without a Python object per token: a token of <= 16 bytes is exactly its
+# two little-endian 8-byte words (k1, k2), zero-padded (token bytes are never 0). They are
+# hashed into one uint64 for sorting; equal hashes are verified against (k1, k2), so a
+# collision can only switch to another multiplier pair, never change a count.
+_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+_TOP = np.uint64(1 << 63)
+_MULTS = ((0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F), (0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD),
+          (0x94D049BB133111EB, 0xBF58476D1CE4E5B9))
+
+
+def word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """(k1, k2) of each word (<= 16 bytes), for :meth:`Vocab.lookup`."""
+    assert all(0 < len(w) <= 16 for w in words)
+    return (np.array([int.from_bytes(w[:8], "little") for w in words], dtype=np.uint64),
+            np.array([int.from_bytes(w[8:16], "little") for w in words], dtype=np.uint64))
+
+
+class Vocab:
+    """Counts of the space-separated tokens of a WORD_TABLE-translated buffer (like a
+    ``Counter`` of its ``split()``), computed with a few numpy passes."""
+
+    def __init__(self, buf: bytes) -> None:
+        n = len(buf)
+        isw = np.zeros(n + 2, dtype=bool)
+        isw[1:-1] = np.frombuffer(buf, np.uint8) != 32
+        edges = np.flatnonzero(isw[1:] != isw[:-1])  # word starts and ends, alternating
+        starts = edges[::2]
+        lens = edges[1::2] - starts
+        self.n = len(starts)
+        self.starts, self.lens = starts, lens  # byte offset and length of each token
+        self.buf = buf
+        self._apos: list[bytes] | None = None
+        win = np.ndarray((n + 9,), dtype="<u8", buffer=buf + bytes(16), strides=(1,))  # 8 bytes at each offset
+        keys = win[starts] & _MASKS[np.minimum(lens, 8)]  # first 8 bytes (all of a short token)
+        self.long: Counter[bytes] = Counter()  # > 16 bytes (rare): kept as bytes
+        short = None
+        med = np.flatnonzero(lens > 8)
+        if len(med) and lens[med].max() > 16:
+            long = lens > 16
+            self.long.update(buf[a:a + m] for a, m in zip(starts[long].tolist(), lens[long].tolist(), strict=True))
+            short = np.flatnonzero(~long)
+            keys = keys[short]
+            med = np.flatnonzero(lens[short] > 8)
+            starts, lens = starts[short], lens[short]
+        # Only 9-16 byte keys are hashed: argsort just those to check that equal hashes have
+        # equal keys; everything else needs only a plain sort of the hashes.
+        m1 = keys[med]
+        m2 = win[starts[med] + 8] & _MASKS[lens[med] - 8]
+        for a, b in _MULTS:
+            self.mult = (np.uint64(a), np.uint64(b))
+            hm = (m1 * self.mult[0] + m2 * self.mult[1]) | _TOP
+            om = np.argsort(hm)
+            shm, t1, t2 = hm[om], m1[om], m2[om]
+            same = shm[1:] == shm[:-1]
+            if not (same & ((t1[1:] != t1[:-1]) | (t2[1:] != t2[:-1]))).any():
+                break
+        else:
+            raise RuntimeError("token hash collided under every multiplier")  # ~2**-64 per pair
+        keep = np.ones(len(shm), dtype=bool)
+        keep[1:] = ~same
+        self.mh, self.mk1, self.mk2 = shm[keep], t1[keep], t2[keep]  # one key pair per hash
+        h = keys
+        h[med] = hm  # <= 8 bytes: the key itself (top bit clear: ASCII); 9-16: hash, top bit set
+        sh = np.sort(h)
+        new = np.ones(len(sh), dtype=bool)
+        new[1:] = sh[1:] != sh[:-1]
+        first = np.flatnonzero(new)
+        self.uh = sh[first]
+        self.counts = np.diff(np.append(first, len(sh)))
+        self._h, self._short = h, short
+        self._ids: np.ndarray | None = None
+
+    @property
+    def token_hashes(self) -> np.ndarray:
+        """Each token's exact hash (0 for long ones, which no key equals: tokens are non-empty)."""
+        if self._ids is None:
+            if self._short is None:
+                self._ids = self._h
+            else:
+                self._ids = np.zeros(self.n, dtype=np.uint64)
+                self._ids[self._short] = self._h
+        return self._ids
+
+    def apostrophe_tokens(self) -> list[bytes]:
+        """The distinct tokens that hold an apostrophe (few; cached)."""
+        if self._apos is None:
+            ap = np.flatnonzero(np.frombuffer(self.buf, np.uint8) == 39)
+            idx = np.unique(np.searchsorted(self.starts, ap, side="right") - 1)
+            self._apos = [self.buf[a:a + m] for a, m in
+                          zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
+        return self._apos
+
+    @property
+    def distinct(self) -> int:
+        return len(self.uh) + len(self.long)
+
+    @property
+    def hapax(self) -> int:
+        return int((self.counts == 1).sum()) + sum(1 for v in self.long.values() if v == 1)
+
+    def lookup(self, keys: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """Distinct-entry index of each word of ``keys`` (see :func:`word_keys`), -1 if absent."""
+        k1, k2 = keys
+        if not len(self.uh):
+            return np.full(len(k1), -1, dtype=np.int64)
+        med = k2 != 0
+        h = np.where(med, (k1 * self.mult[0] + k2 * self.mult[1]) | _TOP, k1)
+        j = np.minimum(np.searchsorted(self.uh, h), len(self.uh) - 1)
+        ok = self.uh[j] == h
+        if med.any():  # a hashed word must also have the keys of the tokens with its hash
+            if len(self.mh):
+                i = np.minimum(np.searchsorted(self.mh, h), len(self.mh) - 1)
+                ok &= ~med | ((self.mh[i] == h) & (self.mk1[i] == k1) & (self.mk2[i] == k2))
+            else:
+                ok &= ~med
+        return np.where(ok, j, -1)
+
+
+_WORDS_KEYS = word_keys(_WORDS_B)
 
 
 @dataclass
@@ -85,9 +196,34 @@ class Scan:
     raw: bytes
     counts: list[int]  # occurrences of each byte value 0..255
     nonascii: str  # the non-ASCII characters, in order
-    tokens: list[bytes]  # [A-Za-z']+ words, lower-cased
+    vocab: Vocab  # counts of the [A-Za-z']+ words, lower-cased
+    word_bytes: bytes  # raw through WORD_TABLE (the words, space-separated)
     n_sentences: int
     line_kinds: list[int] = field(default_factory=list)  # _LINE_RE group index per matched line
+    _runs: dict[tuple[bytes, int], int] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> list[bytes]:
+        """The words themselves (not needed by the features; built on demand)."""
+        return self.word_bytes.split()
+
+    def runs(self, ch: bytes, k: int) -> int:
+        """``raw.count(ch * k)`` for one byte ``ch`` (cached: both feature sets use it). A run of
+        r copies holds r // k non-overlapping hits; splitting on the (rare) byte and reading
+        which pieces between copies are empty beats a bytes.count pass."""
+        key = (ch, k)
+        if key not in self._runs:
+            n = 0
+            if self.counts[ch[0]] >= k:
+                gap = 0  # empty pieces in a row = copies in the run - 1
+                for p in self.raw.split(ch)[1:-1]:
+                    if p:
+                        n, gap = n + (gap + 1) // k, 0
+                    else:
+                        gap += 1
+                n += (gap + 1) // k
+            self._runs[key] = n
+        return self._runs[key]
 
     @property
     def n_char(self) -> int:
@@ -95,21 +231,23 @@ class Scan:
 
     @property
     def n_words(self) -> int:
-        return max(len(self.tokens), 1)
+        return max(self.vocab.n, 1)
 
 
 def scan(text: str) -> Scan:
     raw = text.encode("utf-8", "surrogatepass")
     counts = np.bincount(np.frombuffer(raw, np.uint8), minlength=256).tolist()
     nonascii = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else ""
-    tokens = raw.translate(WORD_TABLE).split()
+    word_bytes = raw.translate(WORD_TABLE)
     sent_src = raw
     if nonascii and _UNICODE_WS_RE.search(nonascii):  # str.strip() also drops Unicode spaces
         sent_src = _UNICODE_WS_RE.sub(" ", text).encode("utf-8", "surrogatepass")
-    sb = sent_src.translate(SENT_TABLE, _ASCII_WS)
-    n_sent = sb.count(b".x") + (1 if sb[:1] == b"x" else 0)
+    # Sentences = pieces between '.'s that are not blank (a plain translate and a memchr split
+    # beat deleting the spaces and counting ".x", which tests every 'x').
+    pieces = sent_src.translate(SENT_TABLE).split(b".")
+    n_sent = len(pieces) - sum(map(bytes.isspace, pieces)) - pieces.count(b"")
     line_kinds = [m.lastindex or 0 for m in _LINE_RE.finditer("\n" + text)]
-    return Scan(text, raw, counts, nonascii, tokens, n_sent, line_kinds)
+    return Scan(text, raw, counts, nonascii, Vocab(word_bytes), word_bytes, n_sent, line_kinds)
 
 
 def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
@@ -128,52 +266,83 @@ def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
 
 
 def _vocab_counts(s: Scan) -> list[int]:
+    out = [0] * len(RESEARCH_WORDS)
+    # A \b-hit of a word is a maximal letter run, so it is a whole token or a piece of one
+    # next to an apostrophe: words that are neither cannot occur and need no scan (most).
+    pieces = b"'" + b"'".join(s.vocab.apostrophe_tokens()) + b"'" if s.counts[39] else b""
+    present = s.vocab.lookup(_WORDS_KEYS).tolist()
+    cands = [i for i, w in enumerate(_WORDS_B) if present[i] >= 0 or (pieces and b"'" + w + b"'" in pieces)]
+    if not cands:
+        return out
     raw = s.raw
     bound = b" " + raw.translate(BOUNDARY_TABLE) + b" "
-    out = [0] * len(RESEARCH_WORDS)
-    if not (s.nonascii and _NONASCII_WORD_RE.search(s.nonascii)):
-        for w in _VOCAB_RE.findall(bound):
-            out[_VOCAB_INDEX[w]] += 1
-        return out
-    # Accented letters are \w too: drop hits that touch one (rare, so checked per hit).
-    for m in _VOCAB_RE.finditer(bound):
-        a, b = m.start(1) - 1, m.end(1) - 1  # byte offsets in raw
-        if (a > 0 and raw[a - 1] >= 0x80 and _char_is_word(raw, a, True)) or (
-            b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False)
-        ):
+    exact = not (s.nonascii and _NONASCII_WORD_RE.search(s.nonascii))
+    for i in cands:
+        one, two = _NEEDLES[i]
+        if exact:
+            out[i] = bound.count(one) + bound.count(two)
             continue
-        out[_VOCAB_INDEX[m.group(1)]] += 1
+        # Accented letters are \w too: drop hits that touch one (rare, so checked per hit).
+        n = len(one) - 2
+        a = bound.find(one)  # bound has one leading space, so a is the word's offset in raw
+        while a >= 0:
+            b = a + n
+            if not ((a > 0 and raw[a - 1] >= 0x80 and _char_is_word(raw, a, True)) or (
+                b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False)
+            )):
+                out[i] += 1
+            a = bound.find(one, b + 1)  # the trailing space may start the next hit
     return out
+
+
+def _bounded_bytes(regexes: tuple[re.Pattern[bytes], ...], raw: bytes) -> int:
+    """Hits of the ``...\b`` byte regexes that also have a word boundary before them. The
+    bytes regex treats non-ASCII as non-word, so hits next to a non-ASCII byte are checked on
+    the decoded character (the str regex's rule); literal-prefixed bytes regexes let re skip
+    ahead faster than the str regex over the (often 2-byte-per-char) text."""
+    n = 0
+    for rx in regexes:
+        for m in rx.finditer(raw):
+            a, b = m.start(), m.end()
+            if a > 0:
+                p = raw[a - 1]
+                if p in _ASCII_WORD or (p >= 0x80 and _char_is_word(raw, a, True)):
+                    continue
+            if b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False):
+                continue
+            n += 1
+    return n
 
 
 def research41(s: Scan) -> list[float]:
     """The 41 values, in :data:`NAMES` order, for one scanned text."""
-    t, raw, c, na = s.text, s.raw, s.counts, s.nonascii
-    n_char, nw, n_tok = s.n_char, s.n_words, len(s.tokens)
+    raw, c, na = s.raw, s.counts, s.nonascii
+    n_char, nw, n_tok = s.n_char, s.n_words, s.vocab.n
     letters = sum(c[65:91]) + sum(c[97:123]) + c[39]
     k = 1000.0 / n_char
     kw = 1000.0 / nw
     lines = s.line_kinds
     backslash = c[92]
-    latex = c[36] + (raw.count(b"\\(") + raw.count(b"\\[") + raw.count(b"\\frac") + raw.count(b"\\begin")
-                     if backslash else 0)
-    art = raw.translate(ART_TABLE)
-    art_runs = art.count(b" aa") + (1 if art[:2] == b"aa" else 0)
+    # Each LaTeX needle is one backslash plus a suffix, so its count is the number of pieces
+    # after a backslash that start with that suffix (the suffixes differ in their first byte).
+    latex = c[36] + (sum(p.startswith(_LATEX_AFTER) for p in raw.split(b"\\")[1:]) if backslash else 0)
+    # Runs are few, so splitting them out is cheaper than counting " aa" over the spaces.
+    art_runs = sum(1 for r in raw.translate(ART_TABLE).split() if len(r) > 1)
     box = len(_BOX_RE.findall(na)) if na else 0
     upper = sum(c[65:91]) + (sum(map(str.isupper, na)) if na else 0)
     digits = sum(c[48:58]) + (sum(map(str.isdigit, na)) if na else 0)
-    i_count = _bounded_count(_I_RE, t) if c[73] else 0
-    we_count = _bounded_count(_WE_RE, t) if c[101] else 0
+    i_count = _bounded_bytes(_I_B, raw) if c[73] else 0
+    we_count = _bounded_bytes(_WE_B, raw) if c[101] else 0
     vals = [
         nw / max(s.n_sentences, 1),
         letters / n_tok if n_tok else 0.0,
-        len(set(s.tokens)) / nw,
+        s.vocab.distinct / nw,
         c[44] * k, c[59] * k, c[58] * k,
         (na.count("\u2014") if na else 0) * k,
         c[63] * k, c[33] * k, c[40] * k, c[34] * k,
         lines.count(1) * k, lines.count(2) * k, lines.count(4) * k, lines.count(5) * k,
-        (raw.count(b"**") if c[42] > 1 else 0) * k,
-        (raw.count(b"```") if c[96] > 2 else 0) * k,
+        s.runs(b"*", 2) * k,
+        s.runs(b"`", 3) * k,
         c[124] * k,
         lines.count(3) * k,
         latex * k,

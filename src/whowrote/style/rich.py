@@ -11,11 +11,10 @@ that texts of different lengths compare.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import numpy as np
 
-from whowrote.style.research41 import WORD_TABLE, Scan
+from whowrote.style.research41 import WORD_TABLE, Scan, Vocab, word_keys
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
@@ -139,11 +138,13 @@ _LITERALS_B = tuple(
     for _, _, lit, _ in CHAR_LITERALS
 )
 _PARA_SPLIT = re.compile(rb"\n[ ]*\n")
-_CONJ = {b"and", b"but", b"so", b"or", b"yet"}
-_THE = {b"the", b"this", b"it", b"that"}
-_FUNCTION_B = tuple(w.encode() for w in FUNCTION_WORDS)
-_LEXICON_B = tuple(tuple(w.encode() for w in ws) for _, ws in LEXICONS.values())
-_PHRASES_B = tuple(b" " + p.encode() + b" " for p in PHRASES)
+_CONJ_K = word_keys([b"and", b"but", b"so", b"or", b"yet"])[0]
+_THE_K = word_keys([b"the", b"this", b"it", b"that"])[0]
+_FUNCTION_KEYS = word_keys([w.encode() for w in FUNCTION_WORDS])
+# Every lexicon word in one lookup; _LEX_SPANS slices the counts back into lexicons.
+_LEX_WORDS = [w.encode() for _, ws in LEXICONS.values() for w in ws]
+_LEX_KEYS = word_keys(_LEX_WORDS)
+_LEX_SPANS = tuple(np.cumsum([0] + [len(ws) for _, ws in LEXICONS.values()]).tolist())
 
 
 def _gate(lits: tuple[bytes, ...]) -> tuple[int, int]:
@@ -176,51 +177,146 @@ def _literal(plan: tuple[str, object], raw: bytes, c: list[int], na: str) -> int
 
 
 _PLANS = tuple(_plan(lits) for lits, _ in _LITERALS_B)
+_EMDASH = "\u2014".encode()
+
+
+def _spaced(parts: list[bytes]) -> int:
+    """``bytes.count`` of b" X " given ``parts = raw.split(X)``: X between two spaces, except
+    that a hit uses up its trailing space, so " X X " holds one hit, not two."""
+    n, prev = 0, False
+    for before, after in zip(parts[:-1], parts[1:], strict=True):
+        prev = before.endswith(b" ") and after.startswith(b" ") and not (prev and before == b" ")
+        n += prev
+    return n
+
+
+def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
+    """Literals around a rarer byte ('-', '—', ':', '#'), counted by splitting on that byte
+    (a memchr pass) and looking at the few pieces, instead of a bytes.count pass each; the
+    loops replay bytes.count's left-to-right, non-overlapping matching exactly."""
+    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if "\u2014" in na else 0,
+           "colon_eol": sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[58] else 0}
+    dd = sh = bb = hr = 0
+    if c[45]:
+        parts = raw.split(b"-")
+        nd = len(parts) - 1
+        sh = _spaced(parts)
+        second = False  # this dash is the second half of a "--" hit
+        for i in range(nd):
+            after = parts[i + 1]
+            if second:
+                second = False
+            elif not after and i + 1 < nd:
+                dd, second = dd + 1, True
+            bb += after.startswith(b" **")
+            hr += (parts[i].endswith(b"\n") and i + 2 < nd and not after and not parts[i + 2])
+    out.update(double_hyphen=dd, spaced_hyphen=sh, bold_bullet=bb, hrule=hr)
+    h4 = 0
+    if c[35] > 3:
+        parts = raw.split(b"#")
+        for i in range(len(parts) - 4):
+            h4 += (parts[i].endswith(b"\n") and not parts[i + 1] and not parts[i + 2] and not parts[i + 3]
+                   and parts[i + 4].startswith(b" "))
+    out["h4"] = h4
+    return out
+
+
+_SPLIT_AT = tuple(i for i, (name, *_) in enumerate(CHAR_LITERALS)
+                  if name in ("emdash_spaced", "colon_eol", "double_hyphen", "spaced_hyphen", "bold_bullet",
+                              "hrule", "h4"))
 _PHRASE_WORDS = tuple(tuple(p.encode().split()) for p in PHRASES)
+_PHRASE_VOCAB = sorted({w for ws in _PHRASE_WORDS for w in ws})
+_PHRASE_KEYS = word_keys(_PHRASE_VOCAB)
+_PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_WORDS)
+_N_FW = len(FUNCTION_WORDS)
+_ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
+_NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
+_ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
 
 
-def _geometry(shape: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[bytes]]:
-    """Word starts, word lengths, words per sentence, words per paragraph and each sentence's
-    first word, from the shape alphabet (vectorised: no per-word Python loop)."""
+def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
+    """Non-overlapping occurrences of each token sequence (distinct-entry indices, <= 4
+    words), as ``bytes.count`` finds b" w1 w2 " in b" " + b" ".join(tokens) + b" ": a hit
+    uses up the space after it, so the next hit must start one token after its end.
+
+    Each phrase is anchored on its rarest word; one vectorised pass finds every anchor
+    position and the keys of the 3 tokens either side, checked in Python (few)."""
+    n, th, cnt = voc.n, voc.token_hashes, voc.counts.tolist()
+    anchors = []
+    for ids in phrases:
+        cs = [cnt[i] for i in ids]
+        anchors.append(cs.index(min(cs)))
+    # One pass for all anchors: == per anchor value (a few) beats searchsorted/isin here.
+    hv = voc.uh[sorted({ids[a] for ids, a in zip(phrases, anchors, strict=True)})]
+    mask = th == hv[0]
+    for h in hv[1:]:
+        mask |= th == h
+    pos = np.flatnonzero(mask)
+    padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
+    found: dict[int, list[tuple[int, list[int]]]] = {}
+    for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):
+        found.setdefault(row[3], []).append((q, row))  # row[3] is the anchor's own key
+    out = []
+    for ids, a in zip(phrases, anchors, strict=True):
+        m, hs = len(ids), [int(voc.uh[i]) for i in ids]
+        hits, nxt = 0, 0
+        for q, row in found.get(hs[a], ()):
+            p = q - a  # phrase start; positions ascend, as bytes.count scans
+            if 0 <= p <= n - m and p >= nxt and all(row[3 + k - a] == hs[k] for k in range(m)):
+                hits, nxt = hits + 1, p + m + 1
+        out.append(hits)
+    return out
+
+
+def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Words per sentence, words per paragraph, and how many sentences open with a
+    conjunction / with the-this-it-that, from the shape alphabet and the tokens of the same
+    bytes (shape's word runs are exactly those tokens; vectorised: no per-word loop)."""
+    starts = voc.starts
+    if not len(starts):
+        return starts, starts, 0, 0
     a = np.frombuffer(shape, np.uint8)
-    isw = (a != 32) & (a != 46) & (a != 10)
-    edge = np.diff(np.concatenate(([0], isw.view(np.int8), [0])))
-    starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
-    sent_id = np.cumsum(a == 46)[starts] if len(starts) else starts
-    per_sent = np.bincount(sent_id)
+    # Words per sentence / paragraph: where each of the few '.' / paragraph-break positions
+    # falls among the word starts (few searches, not one per word); empty ones are dropped.
+    n = len(starts)
+    cut = np.searchsorted(starts, np.flatnonzero(a == 46))
+    per_sent = np.diff(cut, prepend=0, append=n)
     bounds = np.array([m.start() for m in _PARA_SPLIT.finditer(shape)], dtype=np.int64)
-    per_para = np.bincount(np.searchsorted(bounds, starts)) if len(starts) else starts
-    is_first = np.concatenate(([True], sent_id[1:] != sent_id[:-1])) if len(starts) else starts.astype(bool)
-    first = [shape[i:j] for i, j in zip(starts[is_first].tolist(), ends[is_first].tolist(), strict=True)]
-    return starts, ends - starts, per_sent[per_sent > 0], per_para[per_para > 0], first
+    per_para = np.diff(np.searchsorted(starts, bounds), prepend=0, append=n)
+    is_first = np.zeros(n, dtype=bool)  # first word of each sentence
+    is_first[0] = True
+    is_first[cut[cut < n]] = True
+    # First words by exact key (all these words are <= 8 bytes, so the key is the word).
+    first = voc.token_hashes[is_first]
+    conj = sum(int((first == h).sum()) for h in _CONJ_K)
+    the = sum(int((first == h).sum()) for h in _THE_K)
+    return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 
 def rich(s: Scan) -> list[float]:
     """The :data:`NAMES` values for one scanned text."""
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
-    vals = [_literal(plan, raw, c, na) * k for plan in _PLANS]
+    split = _split_counts(raw, c, na)
+    vals = [(split[CHAR_LITERALS[i][0]] if i in _SPLIT_AT else _literal(plan, raw, c, na)) * k
+            for i, plan in enumerate(_PLANS)]
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
-    starts, lengths, sw, pw, firsts = _geometry(shape)
-    conj = sum(w in _CONJ for w in firsts)
-    the = sum(w in _THE for w in firsts)
+    voc = Vocab(apos_raw.translate(WORD_TABLE)) if apos_raw is not raw else s.vocab
+    lengths = voc.lens
+    sw, pw, conj, the = _geometry(shape, voc)
     ns = max(len(sw), 1)
     sw = sw.astype(np.float64) if len(sw) else np.zeros(1)
     pw = pw.astype(np.float64)
-    tokens = apos_raw.translate(WORD_TABLE).split() if apos_raw is not raw else s.tokens
-    counts = Counter(tokens)
-    nw = max(len(tokens), 1)
+    nw = max(voc.n, 1)
     kw = 1000.0 / nw
-    bold = raw.count(b"**") if c[42] > 1 else 0
-    fences = raw.count(b"```") if c[96] > 2 else 0
+    bold, fences = s.runs(b"*", 2), s.runs(b"`", 3)
     curly_apos = na.count("\u2019") if na else 0
     curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
     apos_words = 0
     if c[39] or curly_apos:
-        ap = np.flatnonzero(np.frombuffer(shape, np.uint8) == 39)
-        apos_words = len(np.unique(np.searchsorted(starts, ap, side="right")))
+        apos_words = len(voc.apostrophe_tokens())  # shape's words are voc's tokens
     vals += [
         float(sw.std()), float(np.median(sw)), float((sw <= 8).sum()) / ns, float((sw >= 30).sum()) / ns,
         conj / ns, the / ns,
@@ -228,7 +324,7 @@ def rich(s: Scan) -> list[float]:
         float((pw <= 15).mean()) if len(pw) else 0.0,
         len(pw) * kw,
         float((lengths >= 8).sum()) / nw,
-        list(counts.values()).count(1) / nw,
+        voc.hapax / nw,
         apos_words * kw,
         curly_apos / (curly_apos + c[39]) if curly_apos + c[39] else 0.0,
         curly_dq / (curly_dq + c[34]) if curly_dq + c[34] else 0.0,
@@ -237,14 +333,16 @@ def rich(s: Scan) -> list[float]:
         max(c[42] - 2 * bold, 0) * k,
         max(c[96] - 3 * fences, 0) * k,
     ]
-    get = counts.get
-    vals += [get(w, 0) * kw for w in _FUNCTION_B]
-    vals += [sum(get(w, 0) for w in words) * kw for words in _LEXICON_B]
-    joined = b""
-    for words, p in zip(_PHRASE_WORDS, _PHRASES_B, strict=True):
-        if all(w in counts for w in words):
-            joined = joined or b" " + b" ".join(tokens) + b" "
-            vals.append(joined.count(p) * kw)
-        else:
-            vals.append(0.0)
+    # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
+    j = voc.lookup(_ALL_KEYS)
+    cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()
+    vals += [v * kw for v in cnt[:_N_FW]]
+    lex = cnt[_N_FW:_N_FW + len(_LEX_WORDS)]
+    vals += [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)]
+    # A phrase can only occur if all its words do (the usual case for most phrases: skip).
+    ids = j[_N_FW + len(_LEX_WORDS):].tolist()
+    phrases = [[ids[i] for i in idx] for idx in _PHRASE_IDX]
+    live = [ws for ws in phrases if min(ws) >= 0]
+    found = iter(_phrase_counts(voc, live) if live else [])
+    vals += [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases]
     return vals
