@@ -76,3 +76,16 @@ def test_same_answer_as_cli_predict(real_client, blog_texts, tmp_path):
     api3 = real_client.post("/v1/predict", json={"text": blog_texts[2], "n_tells": 3}).json()
     assert set(api3) <= set(cli)  # the CLI adds only "path" (and "id"/"error" where it has them)
     assert {k: cli[k] for k in api3} == api3  # same dict as `predict --json` (default --explain 3)
+
+
+def test_models_differing_only_in_trees_or_params_get_different_versions():
+    from whowrote.serve.card import model_version
+    from whowrote.style import load_model
+
+    base = load_model()
+    other_trees = load_model()
+    other_trees.trees_.value = other_trees.trees_.value * 1.01
+    other_params = load_model()
+    other_params.abstain_below = 0.6
+    versions = {model_version(m) for m in (base, other_trees, other_params)}
+    assert len(versions) == 3 and model_version(load_model()) == model_version(base)

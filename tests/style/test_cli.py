@@ -123,3 +123,61 @@ def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
     res = run("predict", "-", "--model", str(tmp_path / "m"), "--jsonl", input=sample["text"].iloc[0])
     assert res.exit_code == 0 and json.loads(res.stdout)["provider"] in LABELS
     assert (tmp_path / "m" / "MODEL_CARD.md").exists()
+
+
+def test_results_keep_input_order_when_some_inputs_are_unreadable(tmp_path):
+    text = "A plain sentence about gardens and the weather in spring. " * 30
+    rows = [{"text": text}, "not json", {"text": text + " More."}, [1], {"text": text + " End."}]
+    (tmp_path / "mixed.jsonl").write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    res = run("predict", str(tmp_path / "mixed.jsonl"), str(tmp_path / "nope.md"), "--jsonl")
+    assert res.exit_code == 3, res.output
+    paths = [json.loads(x)["path"] for x in res.stdout.splitlines()]
+    assert paths == [f"{tmp_path / 'mixed.jsonl'}:{n}" for n in range(1, 6)] + [str(tmp_path / "nope.md")]
+
+
+def test_negative_explain_is_a_usage_error(tmp_path):
+    (tmp_path / "a.md").write_text("some words")
+    assert run("predict", str(tmp_path / "a.md"), "--explain", "-1").exit_code == 2
+
+
+def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
+    from whowrote.style import sources
+
+    monkeypatch.setattr(sources, "MAX_BYTES", 200)  # a table is not cut at the single-text limit
+    rows = [{"id": i, "text": f"row {i} " + "words " * 20} for i in range(10)]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    items = list(sources.iter_items([str(tmp_path / "t.jsonl")]))
+    assert [it.id for it in items] == [str(i) for i in range(10)] and not any(it.error for it in items)
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "deep.jsonl").write_text(json.dumps({"text": "fine"}) + "\n" + "[" * 100_000 + "\n")
+    res = run("predict", str(tmp_path / "deep.json"), str(tmp_path / "deep.jsonl"), "--jsonl")
+    recs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.exit_code == 3 and [bool(r.get("error")) for r in recs] == [True, False, True]
+
+
+def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
+    from whowrote.style.sources import decode
+
+    item = decode("A short note — with a dash.".encode("utf-16"), "note.txt")
+    assert item.error is None and item.text == "A short note — with a dash."
+    assert decode(b"\xff\xfe\x00\xd8", "odd.txt").error  # lone surrogate: still refused
+
+
+def test_truncated_stdin_is_warned_about(monkeypatch):
+    import io
+
+    from whowrote.style import sources
+
+    monkeypatch.setattr(sources, "MAX_BYTES", 100)
+    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 50))
+    assert len(item.text) == 100 and any("only the first" in w for w in item.warnings)
+    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 20))
+    assert item.warnings == []
+
+
+def test_table_rows_keep_the_file_decoding_warning(tmp_path):
+    from whowrote.style.sources import iter_items
+
+    (tmp_path / "t.jsonl").write_bytes(b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n')
+    items = list(iter_items([str(tmp_path / "t.jsonl")]))
+    assert len(items) == 2 and all(any("UTF-8" in w for w in it.warnings) for it in items)

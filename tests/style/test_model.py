@@ -10,7 +10,7 @@ import pytest
 
 from whowrote.style import StyleModel, extract, load_model, save_model
 from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
-from whowrote.types import LABELS
+from whowrote.types import LABELS, WhowroteError
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +99,65 @@ def test_bundled_model_loads_and_attributes(corpus):
         t = d["tells"][0]
         assert {"feature", "label", "value", "unit", "norms", "favours", "contribution", "sentence"} <= set(t)
         assert t["favours"] == d["provider"] and "typical of" in t["sentence"]
+
+
+def _corrupt_copy(tmp_path, meta_edit=None, array_edit=None, npz_bytes=None):
+    from whowrote.style.io import DEFAULT_DIR
+
+    d = tmp_path / "bad"
+    d.mkdir()
+    meta = json.loads((DEFAULT_DIR / "model.json").read_text())
+    if meta_edit:
+        meta_edit(meta)
+    (d / "model.json").write_text(json.dumps(meta))
+    if npz_bytes is not None:
+        (d / "model.npz").write_bytes(npz_bytes)
+    else:
+        with np.load(DEFAULT_DIR / "model.npz") as z:
+            arrays = {k: z[k] for k in z.files}
+        if array_edit:
+            array_edit(arrays)
+        np.savez(d / "model.npz", **arrays)
+    return d
+
+
+def _truncated_npz() -> bytes:
+    from whowrote.style.io import DEFAULT_DIR
+
+    raw = (DEFAULT_DIR / "model.npz").read_bytes()
+    return raw[: len(raw) // 2]
+
+
+@pytest.mark.parametrize("kw", [
+    {"meta_edit": lambda m: m.pop("params")},
+    {"meta_edit": lambda m: m["params"].update(evil=1)},
+    {"meta_edit": lambda m: m["params"].update(min_words="100")},
+    {"meta_edit": lambda m: m.update(temperature=-1)},
+    {"array_edit": lambda a: a.pop("mean")},
+    {"array_edit": lambda a: a.update(coef=a["coef"][:2])},
+    {"array_edit": lambda a: a["tree_left"].__setitem__(slice(None), 10**8)},
+    {"array_edit": lambda a: a["tree_feature"].__setitem__(slice(None), 10**4)},
+    {"array_edit": lambda a: a.update(tree_roots=a["tree_roots"].astype(float))},
+    {"npz_bytes": b"not an archive at all"},
+    {"npz_bytes": _truncated_npz()},
+])
+def test_malformed_model_files_fail_with_a_clear_error(tmp_path, kw):
+    d = _corrupt_copy(tmp_path, **kw)
+    with pytest.raises(WhowroteError) as err:
+        load_model(d)
+    assert str(d) in str(err.value) and "allow_pickle" not in str(err.value)
+
+
+def test_model_json_that_is_not_an_object(tmp_path):
+    d = _corrupt_copy(tmp_path)
+    (d / "model.json").write_text("[1, 2]")
+    with pytest.raises(WhowroteError, match="unknown model format"):
+        load_model(d)
+
+
+def test_one_string_is_refused_not_split_into_characters():
+    model = load_model()
+    with pytest.raises(TypeError, match="not one string"):
+        model.predict_proba("A single text passed by mistake.")
+    with pytest.raises(TypeError):
+        model.attribute("A single text passed by mistake.")

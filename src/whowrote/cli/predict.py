@@ -23,10 +23,8 @@ BATCH = 256
 COLOURS = {"CLAUDE": "#d97706", "CHATGPT": "#10a37f", "GEMINI": "#4285f4", "OTHER": "grey62"}
 
 
-def _record(item, attribution, explain: int) -> dict:
-    d = attribution.to_dict()
-    d["tells"] = d["tells"][:explain] if explain >= 0 else d["tells"]
-    rec = {"path": item.path, **d}
+def _record(item, attribution) -> dict:
+    rec = {"path": item.path, **attribution.to_dict()}
     if item.id is not None:
         rec["id"] = item.id
     if item.error:
@@ -34,18 +32,23 @@ def _record(item, attribution, explain: int) -> dict:
     return rec
 
 
-def _attribute_all(model, items, explain: int, progress: bool):
+def _attribute_all(model, items, n_tells: int, progress: bool):
+    """Yield ``(item, attribution)`` in input order, attributing readable items in batches."""
     from whowrote.style.explain import no_attribution
 
-    n_tells = max(explain, 0)
     pending = []
     bar = task = None
 
     def flush():
-        texts = [it.text for it in pending]
-        for it, att in zip(pending, model.attribute(texts, n_tells=n_tells), strict=True):
-            att.warnings[:0] = it.warnings
-            yield it, att
+        readable = [it for it in pending if not it.error]
+        found = iter(model.attribute([it.text for it in readable], n_tells=n_tells) if readable else ())
+        for it in pending:
+            if it.error:
+                yield it, no_attribution([it.error])
+            else:
+                att = next(found)
+                att.warnings[:0] = it.warnings
+                yield it, att
         if bar is not None:  # advance once the batch is done, so the bar shows real progress
             bar.advance(task, len(pending))
         pending.clear()
@@ -58,14 +61,9 @@ def _attribute_all(model, items, explain: int, progress: bool):
         task = bar.add_task("attributing", total=len(items))
     try:
         for it in items:
-            if it.error:
-                yield it, no_attribution([it.error])
-                if bar is not None:
-                    bar.advance(task)
-            else:
-                pending.append(it)
-                if len(pending) >= BATCH:
-                    yield from flush()
+            pending.append(it)
+            if len(pending) >= BATCH:
+                yield from flush()
         if pending:
             yield from flush()
     finally:
@@ -101,7 +99,7 @@ def predict(
     json_out: Annotated[bool, typer.Option("--json", help="One JSON array of results.")] = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON object per text, one per line.")] = False,
     csv_out: Annotated[bool, typer.Option("--csv", help="CSV: path, provider, uncertain, 4 probabilities.")] = False,
-    explain: Annotated[int, typer.Option("--explain", "-e", help="Show the top N tells per text.")] = 3,
+    explain: Annotated[int, typer.Option("--explain", "-e", min=0, help="Show the top N tells per text.")] = 3,
     column: Annotated[str | None, typer.Option(help="Text column of JSONL/CSV inputs (default: text/content/...).")] = None,
     model_path: Annotated[Path | None, typer.Option("--model", help="A model directory from train-probe.")] = None,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
@@ -132,7 +130,7 @@ def predict(
         n_err += item.error is not None
         if item.error and not (json_out or jsonl or csv_out):
             print(f"whowrote: {item.path}: {item.error}", file=sys.stderr)
-        rec = _record(item, att, explain)
+        rec = _record(item, att)
         if jsonl:
             out.write(json.dumps(rec, ensure_ascii=False) + "\n")
         elif writer is not None:

@@ -2,7 +2,7 @@
 
 For a :class:`whowrote.style.StyleModel`: its settings, classes, ``training_`` summary,
 ``metrics_`` and the specs of its features. Any model may instead offer a ``card()`` mapping.
-The version is the model's own if it states one, else ``<whowrote version>+<hash of its arrays>``,
+The version is the model's own if it states one, else ``<whowrote version>+<hash of its arrays and settings>``,
 so two different models never share a version string.
 """
 
@@ -30,10 +30,14 @@ def _raw_card(model: Any) -> dict[str, Any]:
 
 def _digest(model: Any) -> str:
     h = hashlib.sha256()
-    for name in ARRAYS:
-        arr = getattr(model, name, None)
+    arrays = [getattr(model, name, None) for name in ARRAYS]
+    trees = getattr(model, "trees_", None)
+    if callable(getattr(trees, "to_arrays", None)):  # models differing only in their trees differ too
+        arrays += [trees.to_arrays()[k] for k in sorted(trees.to_arrays())]
+    for arr in arrays:
         if hasattr(arr, "tobytes"):
             h.update(arr.tobytes())
+    h.update(json.dumps(_jsonable({k: getattr(model, k) for k in PARAMS if hasattr(model, k)}), sort_keys=True).encode())
     h.update(json.dumps(_jsonable(getattr(model, "training_", {})), sort_keys=True).encode())
     return h.hexdigest()[:10]
 

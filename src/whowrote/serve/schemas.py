@@ -52,12 +52,13 @@ class Tell(BaseModel):
     feature: str = Field(description="Feature name (stable id).")
     label: str = Field(description="Human-readable name.")
     value: float | None = Field(None, description="The feature's value in this text.")
-    unit: str | None = Field(None, description='Unit of `value` and `norms`, e.g. "per 1k words".')
+    unit: str | None = Field(None, description='Unit of `value` and `norms`, e.g. "per 1,000 characters".')
     norms: dict[str, float | None] = Field(default_factory=dict,
                                            description="Typical value per provider (training data).")
     favours: str | None = Field(None, description="The provider this tell points to.")
     contribution: float | None = Field(None, description="How much it moved the decision.")
-    sentence: str | None = Field(None, description="A sentence of the text that shows it, if any.")
+    sentence: str | None = Field(None, description=(
+        "The tell in words, e.g. \"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)\"."))
 
 
 class Highlight(BaseModel):
@@ -73,7 +74,9 @@ class Attribution(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    provider: Label = Field(description="The decision; OTHER when no provider is likely enough.")
+    provider: Label = Field(description=(
+        "The most probable label (even when `uncertain`); OTHER with uniform probabilities when nothing "
+        "could be attributed."))
     uncertain: bool = Field(False, description="True when the decision is not confident.")
     confidence: float | None = Field(None, description="The probability of `provider`.")
     probabilities: dict[str, float] = Field(description="Probability per label (sums to 1).")

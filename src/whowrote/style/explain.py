@@ -110,6 +110,8 @@ def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -
 
 
 def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution]:
+    if isinstance(texts, str):
+        raise TypeError("attribute() takes a sequence of texts, not one string")
     checks = [inspect_text(t) for t in texts]
     X = model.features([c.text for c in checks])
     P = model.predict_proba(X)

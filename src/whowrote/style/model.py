@@ -72,6 +72,8 @@ class StyleModel:
             if X.ndim != 2 or X.shape[1] != len(self.feature_names_):
                 raise ValueError(f"expected a (n, {len(self.feature_names_)}) feature matrix, got {X.shape}")
             return X
+        if isinstance(texts_or_X, str):  # list("a text") would be one text per character
+            raise TypeError("expected a sequence of texts (or a feature matrix), not one string")
         return extract(list(texts_or_X), self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------
@@ -134,11 +136,11 @@ class StyleModel:
         else:
             folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=self.seed).split(X, yi)
         for tr, te in folds:
+            if len(set(yi[tr])) < len(self.classes_):  # a fold without some class: skip it
+                continue
             member = StyleModel(**{k: getattr(self, k) for k in _PARAMS}, calibrate=False)
             member.classes_ = self.classes_
             member._fit_members(X[tr], yi[tr], w[tr])
-            if len(set(yi[tr])) < len(self.classes_):  # a fold without some class: skip it
-                continue
             oof[te] = member.logits(X[te])
         return oof
 

@@ -33,7 +33,13 @@ class Item:
 
 
 def decode(raw: bytes, name: str) -> Item:
-    """Bytes -> text: UTF-8 (BOM dropped); binary is refused; bad bytes replaced with a warning."""
+    """Bytes -> text: UTF-8 (BOM dropped) or UTF-16 with a BOM; binary is refused; bad bytes
+    replaced with a warning."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 (Windows "Unicode"): NULs are not binary
+        try:
+            return Item(name, raw.decode("utf-16"))
+        except UnicodeDecodeError:
+            pass
     if b"\x00" in raw[:8192]:
         return Item(name, error="binary file, not text")
     try:
@@ -46,54 +52,66 @@ def decode(raw: bytes, name: str) -> Item:
         return Item(name, text, warnings=[f"not valid UTF-8: {bad} undecodable byte(s) replaced"])
 
 
-def read_file(path: Path) -> Item:
+def read_file(path: Path, whole: bool = False) -> Item:
+    """One text file (at most ``MAX_BYTES`` of it, with a warning), or all of it when ``whole``."""
     try:
         size = path.stat().st_size
         with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES)
+            raw = f.read(-1 if whole else MAX_BYTES)
     except OSError as e:
         return Item(str(path), error=f"cannot read: {e.strerror or e}")
     item = decode(raw, str(path))
-    if size > MAX_BYTES and item.error is None:
+    if not whole and size > MAX_BYTES and item.error is None:
         item.warnings.append(f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
     return item
 
 
-def _pick_column(keys: Sequence[str], column: str | None, where: str) -> str | None:
+def _pick_column(keys: Sequence[str], column: str | None) -> str | None:
     if column:
         return column if column in keys else None
     return next((c for c in TEXT_COLUMNS if c in keys), None)
 
 
 def read_table(path: Path, column: str | None) -> Iterator[Item]:
-    """One item per row of a JSONL / JSON / CSV / TSV file, text from ``column``."""
-    head = read_file(path)
+    """One item per row of a JSONL / JSON / CSV / TSV file, text from ``column``.
+
+    A table is read whole (it holds many texts; each text is still capped by the text check)."""
+    head = read_file(path, whole=True)
     if head.error:
         yield head
         return
+    for item in _rows(path, head.text, column):
+        item.warnings[:0] = head.warnings  # e.g. undecodable bytes replaced somewhere in the file
+        yield item
+
+
+def _rows(path: Path, text: str, column: str | None) -> Iterator[Item]:
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         csv.field_size_limit(sys.maxsize)
-        rows = csv.DictReader(io.StringIO(head.text), delimiter="\t" if suffix == ".tsv" else ",")
+        rows = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
         records: Iterator[tuple[int, object]] = enumerate(rows, start=2)
     elif suffix == ".json":
         try:
-            data = json.loads(head.text)
-        except json.JSONDecodeError as e:
-            yield Item(str(path), error=f"invalid JSON: {e}")
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as e:
+            yield Item(str(path), error=f"invalid JSON: {e if isinstance(e, ValueError) else 'nested too deeply'}")
             return
         records = enumerate(data if isinstance(data, list) else [data], start=1)
     else:
-        records = _jsonl_records(head.text)
+        records = _jsonl_records(text)
     for n, rec in records:
         where = f"{path}:{n}"
+        if isinstance(rec, _Bad):
+            yield Item(where, error=str(rec))
+            continue
         if isinstance(rec, str):
             yield Item(where, rec)
             continue
         if not isinstance(rec, dict):
             yield Item(where, error="row is not an object or a string")
             continue
-        col = _pick_column(list(rec), column, where)
+        col = _pick_column(list(rec), column)
         if col is None:
             want = repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
             yield Item(where, error=f"no text column ({want}); use --column")
@@ -110,8 +128,8 @@ def _jsonl_records(text: str) -> Iterator[tuple[int, object]]:
             continue
         try:
             yield n, json.loads(line)
-        except json.JSONDecodeError as e:
-            yield n, _Bad(f"invalid JSON line: {e.msg}")
+        except (json.JSONDecodeError, RecursionError) as e:
+            yield n, _Bad(f"invalid JSON line: {getattr(e, 'msg', 'nested too deeply')}")
 
 
 class _Bad(str):
@@ -148,14 +166,15 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin=None) -> I
     for target in expand(paths):
         if target == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            yield decode(stream.read(MAX_BYTES), "-")
+            raw = stream.read(MAX_BYTES + 1)
+            item = decode(raw[:MAX_BYTES], "-")
+            if len(raw) > MAX_BYTES and item.error is None:
+                item.warnings.append(f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+            yield item
         elif isinstance(target, str):
             yield Item(target[1:].split(": ", 1)[-1] if target.startswith("!no such") else target[1:],
                        error=target[1:])
         elif target.suffix.lower() in TABLE_SUFFIXES:
-            for item in read_table(target, column):
-                if isinstance(item.text, _Bad):
-                    item = Item(item.path, error=str(item.text))
-                yield item
+            yield from read_table(target, column)
         else:
             yield read_file(target)

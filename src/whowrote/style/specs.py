@@ -4,7 +4,7 @@
 richer features of the ``full`` set are specified in :mod:`whowrote.style.rich`.
 
 ``pattern`` (a Python regex, or None) marks what the feature counts inside a text, so a UI can
-highlight it; see :func:`whowrote.style.tells.tell_spans`.
+highlight it; see :func:`whowrote.style.highlight.tell_spans`.
 """
 
 from __future__ import annotations

@@ -93,6 +93,23 @@ class TreeEnsemble:
         baseline = np.asarray(arrays[prefix + "baseline"], dtype=np.float64)
         return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]))
 
+    def check(self, n_features: int, n_classes: int) -> None:
+        """Raise ``ValueError`` unless every index points inside the arrays (for untrusted files)."""
+        n = len(self.is_leaf)
+        same = (self.feature, self.threshold, self.left, self.right, self.value, self.missing_left)
+        if any(a.shape != (n,) for a in same) or self.tree_class.shape != self.roots.shape:
+            raise ValueError("tree arrays have inconsistent lengths")
+        if self.baseline.shape != (n_classes,):
+            raise ValueError(f"tree baseline has shape {self.baseline.shape}, expected ({n_classes},)")
+        inner = ~self.is_leaf
+        for name, arr, hi in (("roots", self.roots, n), ("tree_class", self.tree_class, n_classes),
+                              ("left", self.left[inner], n), ("right", self.right[inner], n),
+                              ("feature", self.feature[inner], n_features)):
+            if not np.issubdtype(arr.dtype, np.integer):
+                raise ValueError(f"tree {name} must be integers, not {arr.dtype}")
+            if len(arr) and (arr.min() < 0 or arr.max() >= hi):
+                raise ValueError(f"tree {name} index out of range")
+
 
 def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:
     """Levels needed to reach every leaf (recomputed on load rather than trusted from the file)."""
