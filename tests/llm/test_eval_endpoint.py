@@ -15,8 +15,9 @@ from whowrote.types import WhowroteError
 
 
 class FakeServer:
-    def __init__(self, fail_first: int = 0, status: int = 503):
+    def __init__(self, fail_first: int = 0, status: int = 503, ignore_n: bool = False):
         self.requests: list[dict] = []
+        self.ignore_n = ignore_n
         self.fail_first = fail_first
         self.status = status
         self.lock = threading.Lock()
@@ -40,7 +41,7 @@ class FakeServer:
                 lab = (re.search(r"Synthetic (\w+)", text) or re.search(r"(\w+)", text)).group(1).upper()
                 choices = [{"index": i, "finish_reason": "length" if i == 1 else "stop",
                             "message": {"role": "assistant", "content": f"<answer>{lab}</answer>" if i != 1 else "<reason_why>x"}}
-                           for i in range(body.get("n", 1))]
+                           for i in range(1 if outer.ignore_n else body.get("n", 1))]
                 payload = json.dumps({"choices": choices, "usage": {"prompt_tokens": 50, "completion_tokens": 8 * len(choices)}})
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -114,3 +115,20 @@ def test_cli_eval_against_endpoint(tmp_path, server, split_writer):
     assert "pass@2" in res.output
     lines = (out / "traces.jsonl").read_text().splitlines()
     assert len(lines) == 12
+
+
+def test_rejects_a_non_http_url_without_retrying():
+    with pytest.raises(WhowroteError, match="not an http"):
+        OpenAIBackend("127.0.0.1:9/v1", "m")
+
+
+def test_server_without_n_support_gets_one_request_per_sample():
+    s = FakeServer(ignore_n=True)  # a server that ignores n: always one choice
+    try:
+        be = OpenAIBackend(s.url, "m", backoff=0.001, timeout=5)
+        out = be.generate([[{"role": "user", "content": "claude"}]], SamplingParams(k=3, seed=7))
+        assert [x.text for x in out[0]] == ["<answer>CLAUDE</answer>"] * 3
+        assert len(s.requests) == 3 and len({r["seed"] for r in s.requests}) == 3
+        assert [r["n"] for r in s.requests] == [3, 1, 1]
+    finally:
+        s.close()

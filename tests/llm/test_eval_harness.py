@@ -136,3 +136,29 @@ def test_question_answer_layout(tmp_path):
     assert s["n_examples"] == 3
     ids = {t["prompt_id"] for t in read(tmp_path / "o" / "traces.jsonl")}
     assert ids == {"r0", "r1", "r2"}
+
+
+def test_failed_start_does_not_bind_the_out_dir(tmp_path, split_file):
+    # A run that died before its first trace (bad endpoint/model) left run.json and an empty
+    # traces.jsonl; a corrected re-run into the same --out must not be refused as "different".
+    class Broken(ScriptedBackend):
+        def generate(self, prompts, params):
+            raise WhowroteError("endpoint down")
+
+    with pytest.raises(WhowroteError, match="endpoint down"):
+        run_eval(cfg(split_file, tmp_path / "o", limit=2), backend=Broken())
+    s = run_eval(cfg(split_file, tmp_path / "o", limit=2, temperature=0.0), backend=ScriptedBackend())
+    assert s["n_examples"] == 2
+
+
+def test_missing_local_model_path_is_one_line_error(tmp_path, split_file):
+    with pytest.raises(WhowroteError, match="model path not found"):
+        run_eval(EvalConfig(split=str(split_file), out=str(tmp_path / "o"), model=str(tmp_path / "nope")))
+
+
+def test_directory_that_is_not_a_model_is_one_line_error(tmp_path):
+    from whowrote.llm.models import load_causal_lm
+
+    (tmp_path / "config.json").write_text("{}")  # transformers raises ValueError here, not OSError
+    with pytest.raises(WhowroteError, match="cannot load model"):
+        load_causal_lm(str(tmp_path))

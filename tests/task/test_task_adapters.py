@@ -125,3 +125,17 @@ def test_verifiers_env_from_toml_block(split_dir):
     env = vf.load_environment(cfg)
     tasks = list(env.taskset)
     assert len(tasks) == 3 and tasks[0].config.require_reason is True
+
+
+@pytest.mark.parametrize("lines, match", [
+    (["not json"], r":1: not a JSON line"),
+    (['{"text": "x", "answer": "A=CLAUDE;B=GEMINI", "id": "p"}', "[1]"], r":2: expected a JSON object"),
+])
+def test_load_examples_bad_json_is_a_whowrote_error(tmp_path, lines, match):
+    from whowrote.task.examples import load_examples
+    from whowrote.types import WhowroteError
+
+    p = tmp_path / "s.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(WhowroteError, match=match):
+        load_examples(p)

@@ -91,3 +91,22 @@ def test_task_package_imports_no_heavy_libraries():
             "print(sorted(m for m in ('torch', 'transformers', 'pandas', 'httpx', 'verifiers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_cheatsheet_from_whowrote_style_model_is_in_words():
+    # whowrote's StyleModel has no feature_labels/class_means_: the words come from its feature
+    # specs and the means from norms_, so the cheatsheet never shows raw names like "punc_emdash".
+    from whowrote.style import feature_specs
+
+    specs = feature_specs("research41")
+    emdash = next(i for i, s in enumerate(specs) if s.name == "punc_emdash")
+
+    class M:
+        feature_set = "research41"
+        classes_ = ["CLAUDE", "CHATGPT", "GEMINI"]
+        feature_names_ = [s.name for s in specs]
+        coef_ = [[1.0 if j == emdash else -1.0 for j in range(len(specs))], [0.0] * len(specs), [0.0] * len(specs)]
+        norms_ = [[4.0 if j == emdash else 1.0 for j in range(len(specs))], [1.0] * len(specs), [1.0] * len(specs)]
+
+    claude = next(line for line in cheatsheet_from_style_model(M()).splitlines() if line.startswith("- CLAUDE"))
+    assert claude == f"- CLAUDE: {specs[emdash].label} (about 4.0x the others)."

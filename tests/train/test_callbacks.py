@@ -71,3 +71,26 @@ def test_resumed_callback_continues_history(tmp_path, monkeypatch):
                                     stage="grpo", tokenizer=FakeTok())
     assert [r["step"] for r in again.history] == [0, 1, 2, 3]
     assert again.best["step"] == 1  # the best-so-far survives the restart
+
+
+def test_fresh_rerun_does_not_inherit_history_and_resume_redoes_lost_evals(tmp_path, monkeypatch):
+    ok = (0.34, 0.33, 0.33)
+    run(tmp_path, monkeypatch, [summary(0.3, ok), summary(0.9, ok), summary(0.4, ok)], every=1)
+    # Same output dir, started again from step 0 (no checkpoint): step 0 is evaluated again and the
+    # old run's 0.9 is neither "best" nor in the collapse trend.
+    c, _, _, model = run(tmp_path, monkeypatch, [summary(0.2, ok), summary(0.5, ok)], every=1)
+    assert [r["step"] for r in c.history] == [0, 1] and c.best["accuracy"] == 0.5
+    assert model.saved == [tmp_path / "best"]
+    # Resumed from a step-1 checkpoint after evals up to step 3 were written: steps 2-3 are redone.
+    run(tmp_path, monkeypatch, [summary(0.2, ok), summary(0.5, ok), summary(0.6, ok), summary(0.7, ok)], every=1)
+    it = iter([summary(0.8, ok), summary(0.1, ok)])
+    monkeypatch.setattr(cb, "evaluate_policy", lambda *a, **k: (next(it), []))
+    again = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=EvalConfig(every_steps=1),
+                                    labels=["CLAUDE", "CHATGPT", "GEMINI"], output_dir=tmp_path, stage="grpo",
+                                    tokenizer=FakeTok())
+    state, control = TrainerState(global_step=1), TrainerControl()
+    again.on_train_begin(None, state, control, model=FakeModel())
+    for step in (2, 3):
+        state.global_step = step
+        again.on_step_end(None, state, control, model=FakeModel())
+    assert [(r["step"], r["accuracy"]) for r in again.history] == [(0, 0.2), (1, 0.5), (2, 0.8), (3, 0.1)]

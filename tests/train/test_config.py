@@ -43,3 +43,57 @@ def test_override_syntax():
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
 def test_shipped_configs_load(path):
     load_config(path)
+
+
+def test_invalid_toml_and_non_table_section_are_whowrote_errors(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("x = [\n")
+    with pytest.raises(WhowroteError, match="invalid TOML"):
+        load_config(bad)
+    flat = tmp_path / "flat.toml"
+    flat.write_text("run = 1\n")
+    with pytest.raises(WhowroteError, match=r"unknown config section \[run\]"):
+        load_config(flat, ["run.seed=3"])
+
+
+def test_read_rows_bad_json_is_a_whowrote_error(tmp_path):
+    from whowrote.train.data import read_rows
+
+    p = tmp_path / "rows.jsonl"
+    p.write_text('{"text": "a", "provider": "CLAUDE"}\n{oops\n')
+    with pytest.raises(WhowroteError, match=r"rows.jsonl:2: not a JSON line"):
+        read_rows(p)
+
+
+def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
+    # Like the eval harness's traces: no closed <reason_why> is "no reasoning" (None), not 0 words,
+    # so the reason_words median only covers completions that reasoned.
+    import whowrote.train.evaluation as ev
+    from whowrote.llm.backends import Sample
+    from whowrote.train.config import EvalConfig
+
+    class Fake:
+        tokens_per_s, gen_seconds = 0.0, 0.0
+
+        def __init__(self, *a, **k):
+            pass
+
+        def generate(self, prompts, params):
+            return [[Sample("<answer>CLAUDE</answer>", "stop", 1, 3),
+                     Sample("<reason_why>Warm sincere voice here.</reason_why><answer>CLAUDE</answer>", "stop", 1, 9)]
+                    for _ in prompts]
+
+    monkeypatch.setattr(ev, "TransformersBackend", Fake)
+    summary, traces = ev.evaluate_policy(None, None, [{"text": "t", "provider": "CLAUDE"}], EvalConfig(k=2),
+                                         labels=["CLAUDE", "CHATGPT", "GEMINI"])
+    assert [t["reason_words"] for t in traces] == [None, 4]
+    assert summary["reason_words"]["median"] == 4
+
+
+def test_bad_split_fails_before_the_model_load(tmp_path):
+    from whowrote.train.runner import prepare
+
+    cfg = load_config(None, [f'run.output_dir="{tmp_path}"', f'data.train="{tmp_path}/missing.jsonl"',
+                             f'model.name_or_path="{tmp_path}/no-model"'])
+    with pytest.raises(WhowroteError, match="data file not found"):
+        prepare(cfg, "sft")

@@ -81,3 +81,14 @@ def test_rationale_sft_trains_on_reason_and_answer(tiny_model, splits, tmp_path)
     assert report["final"]["variant"] == "3way"
     losses = _losses(out)
     assert losses[-1] < losses[0]
+
+
+def test_uncut_texts_are_not_cut_by_the_sft_max_length(tmp_path):
+    from whowrote.train.config import TrainConfig
+    from whowrote.train.sft import build_sft_config
+
+    cfg = TrainConfig()
+    cfg.run.output_dir, cfg.run.bf16 = str(tmp_path), "false"
+    assert build_sft_config(cfg).max_length == cfg.data.max_text_tokens + 1024
+    cfg.data.max_text_tokens = 0  # "no text cut": a 1024-token max_length would eat long prompts' answers
+    assert build_sft_config(cfg).max_length is None

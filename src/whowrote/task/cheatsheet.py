@@ -116,8 +116,27 @@ def cheatsheet_from_style_model(model: Any = None, top: int = 6) -> str:
         names = getattr(model, "feature_names", None)
     if names is None or not hasattr(model, "coef_"):
         raise TypeError("style model exposes neither top_tells() nor coef_ with feature names")
+    classes = [str(c) for c in model.classes_]
     tells = tells_from_coefficients(
-        model.coef_, [str(c) for c in model.classes_], list(names),
-        feature_labels=getattr(model, "feature_labels", None),
-        class_means=getattr(model, "class_means_", None), top=top)
+        model.coef_, classes, list(names), feature_labels=_feature_labels(model),
+        class_means=_class_means(model, classes), top=top)
     return format_cheatsheet({p: t for p, t in tells.items() if p in PROVIDERS} or tells, per_provider=top)
+
+
+def _feature_labels(model: Any) -> Mapping[str, str] | None:
+    """``feature_labels``, else the words of whowrote's feature specs for the model's feature set."""
+    labels = getattr(model, "feature_labels", None)
+    if labels is None and isinstance(getattr(model, "feature_set", None), str):
+        from whowrote.style import feature_specs
+
+        labels = {spec.name: spec.label for spec in feature_specs(model.feature_set)}
+    return labels
+
+
+def _class_means(model: Any, classes: Sequence[str]) -> Mapping[str, Sequence[float]] | None:
+    """``class_means_``, else whowrote's ``norms_`` (per-class feature means, rows in class order)."""
+    means = getattr(model, "class_means_", None)
+    norms = getattr(model, "norms_", None)
+    if means is None and norms is not None and len(norms) == len(classes):
+        means = {c: [float(v) for v in row] for c, row in zip(classes, norms, strict=True)}
+    return means

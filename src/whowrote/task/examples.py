@@ -34,12 +34,22 @@ class Example:
         return task_type(self.gold, self.info)
 
 
+def _json_row(line: str, path: Path, lineno: int) -> dict:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise WhowroteError(f"{path}:{lineno}: not a JSON line ({e.msg})") from None
+    if not isinstance(row, dict):
+        raise WhowroteError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+    return row
+
+
 def _first_rows(path: Path, n: int = 5) -> list[dict]:
     rows = []
     with path.open(encoding="utf-8") as f:
-        for line in f:
+        for lineno, line in enumerate(f, 1):
             if line.strip():
-                rows.append(json.loads(line))
+                rows.append(_json_row(line, path, lineno))
                 if len(rows) >= n:
                     break
     return rows
@@ -59,7 +69,7 @@ def _read_raw(path: Path) -> list[Example]:
         for i, line in enumerate(f):
             if not line.strip():
                 continue
-            r = json.loads(line)
+            r = _json_row(line, path, i + 1)
             info = r.get("info") if isinstance(r.get("info"), dict) else {}
             text = next((r[k] for k in TEXT_KEYS if isinstance(r.get(k), str)), "")
             gold = next((str(r[k]) for k in GOLD_KEYS if r.get(k) is not None), "")

@@ -69,13 +69,26 @@ class PeriodicEvalCallback(TrainerCallback):
         self.out = Path(output_dir)
         self.stage, self.tokenizer, self.seed = stage, tokenizer, seed
         self.text_field, self.label_field = text_field, label_field
-        # A resumed run continues its eval history (best so far, collapse trend).
-        self.history = [r for r in read_jsonl(self.out / "metrics.jsonl")
-                        if r.get("kind") == "eval" and r.get("stage") == stage]
+        # A resumed run continues its eval history (best so far, collapse trend): the evals
+        # recorded since this stage's last fresh start.
+        recs = [r for r in read_jsonl(self.out / "metrics.jsonl") if r.get("stage") == stage]
+        start = max((i for i, r in enumerate(recs) if r.get("kind") == "start"), default=-1)
+        self.history = [r for r in recs[start + 1:] if r.get("kind") == "eval"]
         self.best = max((r for r in self.history if r["step"] > 0),
                         key=lambda r: (r.get(cfg.select_metric, 0.0), -r["step"]), default=None)
         self.done_steps = {r["step"] for r in self.history}
         self.collapse: dict[str, Any] | None = None
+
+    def _align_history(self, step: int) -> None:
+        """Forget evals the restarted run will redo: all of them on a fresh start (step 0), else
+        those after the checkpoint it resumed from (their weights were lost with the crash)."""
+        if step == 0:
+            if self.history:
+                self.history, self.best, self.done_steps = [], None, set()
+            append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "start", "step": 0})
+            return
+        self.history = [r for r in self.history if r["step"] <= step]
+        self.done_steps = {r["step"] for r in self.history}
 
     def run_eval(self, model: Any, step: int, *, final: bool = False) -> dict[str, Any]:
         summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, self.cfg, labels=self.labels,
@@ -115,7 +128,10 @@ class PeriodicEvalCallback(TrainerCallback):
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                        model: Any = None, **kwargs: Any) -> None:
-        if state.is_world_process_zero and state.global_step not in self.done_steps:
+        if not state.is_world_process_zero:
+            return
+        self._align_history(state.global_step)
+        if state.global_step not in self.done_steps:
             rec = self.run_eval(model, state.global_step)
             if state.global_step > 0:  # resumed mid-run: this eval can be the best so far
                 self._after_eval(rec, model, control)

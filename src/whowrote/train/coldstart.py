@@ -14,7 +14,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from whowrote.train.config import ModelConfig, TrainConfig
+from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
 from whowrote.types import WhowroteError
@@ -38,9 +38,13 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     if out.is_file() and stats_path.is_file() and cfg.run.resume:
         return out, json.loads(stats_path.read_text())  # already generated: resume skips it
     d = cfg.data
-    model, tok = load_policy(cfg.model)
-    rows = usable(read_rows(d.train), d.labels, d.label_field, d.text_field)
+    if not d.train:
+        raise WhowroteError("data.train is empty: give a train split (JSONL)")
+    rows = usable(read_rows(d.train), d.labels, d.label_field, d.text_field)  # before the (slow) model load
     rows = balanced_subset(rows, d.n_train, d.labels, seed=d.seed, label_field=d.label_field, balance=d.balance)
+    if not rows:
+        raise WhowroteError(f"{d.train}: no usable rows for labels {d.labels}")
+    model, tok = load_policy(cfg.model)
     rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
     Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
     kept, stats = generate_star(model, tok, rows, cfg.star, labels=d.labels, out_path=out,
@@ -84,10 +88,8 @@ def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
     if not (sft_final / "config.json").is_file():
         raise WhowroteError(f"no cold-start SFT weights at {sft_final}: run the 'sft' stage first")
     grpo_cfg = _sub(cfg, "grpo")
-    grpo_cfg = dataclasses.replace(grpo_cfg, model=ModelConfig(
-        name_or_path=str(sft_final), dtype=cfg.model.dtype,
-        gradient_checkpointing=cfg.model.gradient_checkpointing,
-        attn_implementation=cfg.model.attn_implementation))
+    grpo_cfg = dataclasses.replace(grpo_cfg, model=dataclasses.replace(cfg.model, name_or_path=str(sft_final),
+                                                                       gguf_file=""))
     result["grpo"] = str(run_grpo(grpo_cfg, stage="coldstart-grpo"))
     return result
 

@@ -207,11 +207,16 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         p = Path(path)
         if not p.is_file():
             raise WhowroteError(f"config file not found: {p}")
-        with p.open("rb") as fh:
-            raw = tomllib.load(fh)
+        try:
+            with p.open("rb") as fh:
+                raw = tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise WhowroteError(f"{p}: invalid TOML: {e}") from None
     for item in overrides or []:
         section, key, value = parse_override(item)
-        raw.setdefault(section, {})[key] = value
+        if not isinstance(raw.setdefault(section, {}), dict):
+            raise WhowroteError(f"unknown config section [{section}]")
+        raw[section][key] = value
     return config_from_dict(raw)
 
 

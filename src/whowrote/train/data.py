@@ -28,8 +28,19 @@ def read_rows(path: str | Path) -> list[Row]:
     if not p.is_file():
         raise WhowroteError(f"data file not found: {p}")
     opener = gzip.open if p.suffix == ".gz" else open
+    rows: list[Row] = []
     with opener(p, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise WhowroteError(f"{p}:{lineno}: not a JSON line ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise WhowroteError(f"{p}:{lineno}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
 
 
 def write_rows(path: str | Path, rows: Iterable[Row]) -> Path:
@@ -84,7 +95,7 @@ def truncate_texts(rows: Sequence[Row], tokenizer: Any, max_tokens: int, text_fi
     Cutting the *text* (not the rendered prompt) keeps the system prompt and the chat template's
     closing tokens intact, as the research builder's ``_trunc`` sets did (spec §1.9).
     """
-    if max_tokens <= 0:
+    if max_tokens <= 0 or not rows:
         return [dict(r) for r in rows]
     texts = [str(r[text_field]) for r in rows]
     enc = tokenizer(texts, add_special_tokens=False)["input_ids"]

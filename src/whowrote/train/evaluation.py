@@ -13,7 +13,7 @@ from typing import Any
 
 from whowrote.llm.backends import SamplingParams, TransformersBackend
 from whowrote.llm.metrics import summarize
-from whowrote.task.parser import parse_answer, reason_words
+from whowrote.task.parser import parse_answer, reason_words, reasoning
 from whowrote.task.prompts import build_messages
 from whowrote.task.rewards import reward_terms
 from whowrote.train.config import EvalConfig
@@ -39,7 +39,9 @@ def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalCo
             traces.append({
                 "prompt_id": i, "sample": j, "id": row.get("id", i), "gold": gold, "pred": pred or "",
                 "correct": bool(terms["correct_answer"] > 0), "truncated": s.truncated,
-                "completion_tokens": s.completion_tokens, "reason_words": len(reason_words(s.text)),
+                "completion_tokens": s.completion_tokens,
+                # None without a closed <reason_why>, as in the eval harness's traces
+                "reason_words": len(reason_words(s.text)) if reasoning(s.text) is not None else None,
                 "terms": terms, "completion": s.text,
             })
     summary = summarize(traces, labels, k=cfg.k)

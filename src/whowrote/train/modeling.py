@@ -15,34 +15,13 @@ from typing import Any
 from whowrote.train.config import ModelConfig
 
 
-def _resolve_gguf(cfg: ModelConfig) -> tuple[str, str | None]:
-    path = Path(cfg.name_or_path)
-    if cfg.gguf_file:
-        return cfg.name_or_path, cfg.gguf_file
-    if path.is_file() and path.suffix == ".gguf":
-        return str(path.parent), path.name
-    return cfg.name_or_path, None
-
-
 def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, Any]:
     """(model, tokenizer) ready for TRL: pad token set, dtype as configured, on ``device``."""
     import torch
 
-    name, gguf = _resolve_gguf(cfg)
-    try:
-        from whowrote.llm.models import load_causal_lm
-    except ImportError:  # the harness is optional at import time; plain transformers does the same
-        load_causal_lm = None
-    if load_causal_lm is not None:
-        model, tok = load_causal_lm(name, gguf_file=gguf, dtype=cfg.dtype)
-    else:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+    from whowrote.llm.models import load_causal_lm
 
-        kwargs: dict[str, Any] = {"dtype": getattr(torch, cfg.dtype)}
-        if gguf:
-            kwargs["gguf_file"] = gguf
-        tok = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
-        model = AutoModelForCausalLM.from_pretrained(name, **kwargs)
+    model, tok = load_causal_lm(cfg.name_or_path, gguf_file=cfg.gguf_file or None, dtype=cfg.dtype)
     if cfg.attn_implementation:
         model.config._attn_implementation = cfg.attn_implementation
     prepare_tokenizer(tok, model)

@@ -29,10 +29,9 @@ def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None
     out = Path(cfg.run.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"config.{stage}.toml").write_text(dump_toml(cfg))
-    if model is None:
-        if not cfg.model.name_or_path:
-            raise WhowroteError("model.name_or_path is empty: say which model to train")
-        model, tokenizer = load_policy(cfg.model)
+    if model is None and not cfg.model.name_or_path:
+        raise WhowroteError("model.name_or_path is empty: say which model to train")
+    # The data first: a bad split fails in a second instead of after the model load.
     d = cfg.data
     if train_rows is None:
         if not d.train:
@@ -40,15 +39,17 @@ def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None
         train_rows = usable(read_rows(d.train), d.labels, d.label_field, d.text_field)
         train_rows = balanced_subset(train_rows, d.n_train if n_train is None else n_train, d.labels,
                                      seed=d.seed, label_field=d.label_field, balance=d.balance)
-    train_rows = truncate_texts(train_rows, tokenizer, d.max_text_tokens, d.text_field)
+    if not train_rows:
+        raise WhowroteError(f"no usable training rows for labels {d.labels}")
     val_rows: list[Row] = []
     if d.val:
         val_rows = usable(read_rows(d.val), d.labels, d.label_field, d.text_field)
         if cfg.eval.n_val > 0:
             val_rows = balanced_subset(val_rows, cfg.eval.n_val, d.labels, seed=d.seed, label_field=d.label_field)
-        val_rows = truncate_texts(val_rows, tokenizer, d.max_text_tokens, d.text_field)
-    if not train_rows:
-        raise WhowroteError(f"no usable training rows for labels {d.labels}")
+    if model is None:
+        model, tokenizer = load_policy(cfg.model)
+    train_rows = truncate_texts(train_rows, tokenizer, d.max_text_tokens, d.text_field)
+    val_rows = truncate_texts(val_rows, tokenizer, d.max_text_tokens, d.text_field)
     return Prepared(model, tokenizer, train_rows, val_rows, out)
 
 

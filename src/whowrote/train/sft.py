@@ -44,7 +44,8 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
         max_grad_norm=s.max_grad_norm,
         # The text is already cut to data.max_text_tokens; this only guards against a long
         # system prompt + rationale pushing past it, so truncation never eats the answer.
-        max_length=cfg.data.max_text_tokens + 1024,
+        # max_text_tokens <= 0 means "texts not cut": then nothing may be cut here either.
+        max_length=cfg.data.max_text_tokens + 1024 if cfg.data.max_text_tokens > 0 else None,
         completion_only_loss=True,
         packing=False,  # the research SFT stacked padded samples, no cross-sample packing
         dataset_num_proc=None,

@@ -5,7 +5,7 @@ Generation samples k completions per training text from the current policy; :fun
 
 - ``mode = "star"``: the plain prompt, the gold label never shown. A text is accepted when the
   majority vote equals gold (``require_majority``) and at least ``min_correct`` samples are
-  correct (default max(2, ceil(k/2))). Its rationale is the first *correct* sample whose
+  correct (default max(2, ceil(k/2)), at most k). Its rationale is the first *correct* sample whose
   ``<reason_why>`` passes cleaning (``min_words``..``max_words`` words, >= ``min_unique_frac``
   unique) and does not leak.
 - ``mode = "hint"`` (round 2 in the research): the cheatsheet is appended to the system prompt, the
@@ -99,7 +99,8 @@ def leaks(rationale: str, cfg: StarRecipe, labels: Sequence[str]) -> bool:
 
 
 def min_correct(cfg: StarRecipe) -> int:
-    return cfg.min_correct or max(2, math.ceil(cfg.k / 2))
+    # The default never asks for more correct samples than were drawn (k = 1 would keep nothing).
+    return cfg.min_correct or min(cfg.k, max(2, math.ceil(cfg.k / 2)))
 
 
 def _accept(row: Row, outs: Sequence[Sampled], cfg: StarRecipe, labels: Sequence[str],
