@@ -135,3 +135,39 @@ def test_bad_options(tmp_path, corpus_files, capsys):
     _fails(["data", "split", str(src), "--out", str(out), "--labels", "CLAUDE,BARD"], capsys, "unknown label", out)
     _fails(["data", "split", str(src), "--out", str(out), "--ood-category", "nope"], capsys, "not in the corpus", out)
     _fails(["data", "split", str(src), "--out", str(out), "--rule", "x=WHO"], capsys, "not one of", out)
+
+
+def test_invalid_json_list_is_one_line_error(tmp_path, capsys):
+    path = tmp_path / "corpus.json"
+    path.write_text('[{"text": "a", "model": "gpt-4o"},\n {"text": ', encoding="utf-8")
+    _fails(["data", "audit", str(path)], capsys, "invalid JSON")
+
+
+def test_unknown_balance_within_column(tmp_path, corpus_files, capsys):
+    src = write_jsonl(sample_rows(corpus_files["debates"], n=20), tmp_path / "debates.jsonl")
+    _fails(["data", "split", str(src), "--out", str(tmp_path / "o"), "--balance-within", "nocol"], capsys,
+           "--balance-within", tmp_path / "o")
+
+
+def test_unwritable_clean_out_is_one_line_error(tmp_path, corpus_files, capsys):
+    src = write_jsonl(sample_rows(corpus_files["debates"], n=10), tmp_path / "debates.jsonl")
+    (tmp_path / "afile").write_text("x")
+    _fails(["data", "audit", str(src), "--clean-out", str(tmp_path / "afile" / "clean.jsonl")], capsys,
+           "cannot write")
+
+
+def test_rows_without_any_label_are_dropped_not_other(tmp_path, corpus_files):
+    rows = sample_rows(corpus_files["debates"], n=6)
+    rows[1]["model"], rows[1]["provider"] = None, None  # no label at all
+    rows[2]["model"] = ""  # the provider column still labels it
+    corpus = load_corpus(write_jsonl(rows, tmp_path / "debates.jsonl"))
+    assert len(corpus) == 5 and rows[1]["id"] not in set(corpus["id"])
+    assert corpus.set_index("id").loc[rows[2]["id"], "provider"] == rows[2]["provider"]
+    assert any("neither a model name nor a provider label" in n for n in corpus.attrs["load_notes"])
+
+
+def test_unknown_drop_kind_fails_before_the_report(tmp_path, corpus_files, capsys):
+    src = write_jsonl(sample_rows(corpus_files["debates"], n=6), tmp_path / "debates.jsonl")
+    code, out, err = run(["data", "audit", str(src), "--drop", "nope", "--clean-out", str(tmp_path / "c.jsonl")],
+                         capsys)
+    assert code == 1 and "unknown problem kinds" in err and out == "" and not (tmp_path / "c.jsonl").exists()

@@ -133,3 +133,40 @@ def test_split_default_works_without_datasets(corpus_files, tmp_path, capsys, mo
     assert not (tmp_path / "o" / "hf").exists()
     code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "p"), "--format", "hf"], capsys)
     assert code == 1 and "pip install datasets" in err and not (tmp_path / "p").exists()
+
+
+def test_task_type_follows_the_kept_labels(corpus_files, tmp_path, capsys):
+    src = write_jsonl(sample_rows(corpus_files["fiction"], n=120, every=5), tmp_path / "fiction.jsonl")
+    args = ["data", "split", str(src), "--format", "qa", "--no-ood"]
+    for labels, want in ((None, "4way"), ("CLAUDE,CHATGPT,GEMINI", "3way")):
+        out = tmp_path / want
+        code, _, err = run([*args, "--out", str(out), *(["--labels", labels] if labels else [])], capsys)
+        assert code == 0, err
+        rows = [json.loads(line) for line in (out / "qa" / "train.jsonl").read_text().splitlines()]
+        assert {r["info"]["task_type"] for r in rows} == {want}
+        assert ("OTHER" in {r["answer"] for r in rows}) == (want == "4way")
+
+
+def test_convert_to_parquet_with_mixed_metadata_types(corpus_files, tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rows = sample_rows(corpus_files["debates"], n=3)
+    for row, meta in zip(rows, (1, "x", {"a": 1}), strict=True):
+        row["meta"] = meta
+    src = write_jsonl(rows, tmp_path / "debates.jsonl")
+    code, _, err = run(["data", "convert", str(src), "--out", str(tmp_path / "c.parquet")], capsys)
+    assert code == 0, err
+    assert pd.read_parquet(tmp_path / "c.parquet")["meta"].tolist() == ["1", "x", '{"a": 1}']
+
+
+def test_names_from_the_data_are_not_rich_markup(tmp_path, capsys):
+    rows = [{"text": "hello there my friend", "model": "[/INST]", "category": "[bold]cat"},
+            {"text": "another text over here", "model": "gpt-4o", "category": "[bold]cat"}]
+    src = write_jsonl(rows, tmp_path / "markup.jsonl")
+    code, out, err = run(["data", "audit", str(src)], capsys)
+    assert code == 0, err
+    assert "[/INST]" in out and "[bold]cat" in out
+    code, out, err = run(["data", "split", str(src), "--out", str(tmp_path / "o"), "--format", "jsonl",
+                          "--ood-category", "[bold]cat"], capsys)
+    assert code == 0, err
+    assert "val_ood holds out: [bold]cat" in out

@@ -160,3 +160,21 @@ def test_missing_relative_file_is_not_taken_for_a_hub_id(tmp_path):
 
     with pytest.raises(WhowroteError, match="no such file"):
         load_corpus("data/blogs.jsonl")
+
+
+def test_lone_surrogate_escape_becomes_replacement_char(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "a cut emoji \\ud83d here", "model": "gpt-4o"}\n', encoding="utf-8")
+    corpus = load_corpus(path)
+    assert corpus["text"][0] == "a cut emoji \ufffd here"
+    corpus["text"][0].encode("utf-8")  # writable
+
+
+def test_bom_and_indented_json_list(tmp_path):
+    rows = [{"text": f"text number {i}", "model": "gpt-4o"} for i in range(3)]
+    jsonl = tmp_path / "bom.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8-sig")
+    listed = tmp_path / "list.json"
+    listed.write_text("\ufeff\n  " + json.dumps(rows, indent=1), encoding="utf-8")
+    for path in (jsonl, listed):
+        assert load_corpus(path)["text"].tolist() == [r["text"] for r in rows]

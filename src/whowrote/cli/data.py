@@ -59,22 +59,22 @@ def audit(
     """Print counts per genre / category / model and every leak, duplicate and label problem."""
     import json
 
-    from whowrote.data.audit import DROP_BY_DEFAULT, drop_flagged
+    from whowrote.data.audit import DROP_BY_DEFAULT, KINDS, drop_flagged
     from whowrote.data.audit import audit as run_audit
     from whowrote.data.providers import parse_rules
     from whowrote.data.render import render_audit
     from whowrote.data.writers import write_jsonl
 
+    unknown = sorted(set(drop) - set(KINDS))
+    if unknown:  # checked before the (slow) audit, not after its report
+        raise WhowroteError(f"unknown problem kinds: {unknown} (known: {', '.join(KINDS)})")
     corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     report = run_audit(corpus, near_duplicates=near, min_words=min_words, provider_rules=parse_rules(rules))
     render_audit(report, _console(), max_per_kind=max_problems)
     if json_out:
         _atomic_text(json_out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
     if clean_out:
-        try:
-            clean = drop_flagged(corpus, report, drop or DROP_BY_DEFAULT)
-        except ValueError as e:
-            raise WhowroteError(str(e)) from None
+        clean = drop_flagged(corpus, report, drop or DROP_BY_DEFAULT)
         _atomic(clean_out, lambda tmp: write_jsonl(clean, tmp))
         typer.echo(f"wrote {len(clean)} of {len(corpus)} texts to {clean_out}")
 
@@ -131,7 +131,8 @@ def split(
         drop=() if keep_flagged else DROP_BY_DEFAULT,
     )
     result = build_splits(corpus, config)
-    task_type = {"binary": "binary"}.get(scheme, "3way" if "OTHER" not in set(corpus["provider"]) else "4way")
+    kept = {p for part in result.splits.values() for p in part["provider"]}  # after --labels, not before
+    task_type = "binary" if scheme == "binary" else ("4way" if "OTHER" in kept else "3way")
     write_splits(result.splits, out, result.info, formats=fmt, task_type=task_type)
     render_split_summary(result.splits, result.info, _console())
     typer.echo(f"wrote {', '.join(f'{n}.jsonl' for n in result.splits)} to {out}")
@@ -146,14 +147,14 @@ def convert(
     topic_column: str = _TOPIC_COL, category_column: str = _CATEGORY_COL,
 ) -> None:
     """Read any supported corpus and write the one clean table (id, text, provider, ...)."""
-    from whowrote.data.writers import write_jsonl
+    from whowrote.data.writers import write_jsonl, write_parquet
 
     suffix = out.suffix.lower()
     if suffix not in {".jsonl", ".parquet", ".csv"}:
         raise WhowroteError(f"{out}: output must end in .jsonl, .parquet or .csv")
     corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     writer = {".jsonl": lambda tmp: write_jsonl(corpus, tmp),
-              ".parquet": lambda tmp: corpus.astype({c: str for c in ("id", "topic", "category")}).to_parquet(tmp),
+              ".parquet": lambda tmp: write_parquet(corpus, tmp),
               ".csv": lambda tmp: corpus.to_csv(tmp, index=False)}[suffix]
     _atomic(out, writer)
     typer.echo(f"wrote {len(corpus)} texts to {out}")
@@ -183,16 +184,17 @@ def _atomic(path: Path, write) -> None:
     import os
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+        os.close(fd)
         write(Path(tmp))
         os.replace(tmp, path)
     except OSError as e:
         raise WhowroteError(f"{path}: cannot write ({e.strerror or e})") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
 
 

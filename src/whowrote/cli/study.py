@@ -43,7 +43,13 @@ def study(
         raise WhowroteError("--max-per-class must be >= 0 and --content-cap >= 1")
     if out.exists() and not out.is_dir():
         raise WhowroteError(f"--out {out} exists and is not a directory")
+    if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
+        raise WhowroteError(f"--cache-dir {cache_dir} exists and is not a directory")
     corpus = load_corpus(check_paths(paths))
+    try:  # fail now, not after minutes of embedding
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WhowroteError(f"--out {out}: cannot create the folder ({e.strerror or e})") from None
     summary = run_study(corpus, out, seed=seed, max_per_class=max_per_class or None, labels=wanted,
                         content_eval_cap=content_cap, full_features=full_features,
                         style_model=style_model, default_model=default_model, progress=progress,

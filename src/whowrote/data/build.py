@@ -67,6 +67,9 @@ def build_splits(corpus: pd.DataFrame, config: SplitConfig | None = None) -> Spl
         raise WhowroteError("--val-frac must be in [0, 1) and --strip-frac in [0, 1]")
     if cfg.max_tokens and not cfg.tokenizer:
         raise WhowroteError("--max-tokens needs --tokenizer (a local tokenizer folder or a cached hub id)")
+    if cfg.balance and cfg.scheme != "logo" and cfg.balance_within and cfg.balance_within not in corpus.columns:
+        raise WhowroteError(f"--balance-within {cfg.balance_within!r}: no such column "
+                            f"(has: {', '.join(map(str, corpus.columns))}; or 'none')")
     frame = corpus.reset_index(drop=True)
     report = audit(frame, near_duplicates=cfg.near_duplicates)
     flagged = report.flagged_rows(cfg.drop)

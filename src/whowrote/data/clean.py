@@ -35,6 +35,15 @@ def strip_frontmatter(text: str) -> str:
     return split_frontmatter(text)[1]
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def fix_surrogates(text: str) -> str:
+    """Lone UTF-16 surrogates (JSON ``"\\ud83d"`` escapes of a cut emoji) -> U+FFFD: they
+    cannot be written as UTF-8 and would crash every writer and encoder downstream."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 _CODE_FENCE = re.compile(r"```.*?```", re.S)
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s*", re.M)
 _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)

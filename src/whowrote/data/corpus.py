@@ -121,8 +121,11 @@ def normalise(
     model = raw[chosen["model"]].astype("string").fillna("") if chosen.get("model") else pd.Series("", index=raw.index)
     out["model"] = model.astype(str)
     from_model = out["model"].map(provider_map)
+    # A row with neither a model name nor a provider label has no label at all (not OTHER): dropped.
+    unlabelled = out["model"].str.strip() == ""
     if chosen.get("provider"):
         given = raw[chosen["provider"]].astype("string").fillna("").str.strip().str.upper()
+        unlabelled &= given == ""
         given = given.replace(PROVIDER_ALIASES)
         given = given.where(given.isin(LABELS), OTHER)
         out["provider"] = from_model.where(out["model"] != "", given)
@@ -154,6 +157,10 @@ def normalise(
     empty = out["text"].str.strip() == ""
     if empty.any():
         notes.append(f"{source}: {int(empty.sum())} rows with empty text dropped")
+    unlabelled &= ~empty
+    if unlabelled.any():
+        notes.append(f"{source}: {int(unlabelled.sum())} rows with neither a model name nor a provider label dropped")
+    empty |= unlabelled
     huge = out["text"].str.len() > MAX_TEXT_CHARS
     if huge.any():
         notes.append(f"{source}: {int(huge.sum())} rows longer than {MAX_TEXT_CHARS:,} characters dropped "

@@ -44,8 +44,12 @@ class NearPair:
 
 
 def normalised_hash(text: str) -> str:
-    """A hash that ignores case, whitespace, punctuation and Markdown markup."""
-    words = _WORD.findall(text.lower())
+    """A hash that ignores case, whitespace, punctuation and Markdown markup (of the first
+    ``MAX_CHARS`` characters, as :func:`scan` hashes them)."""
+    return _digest(tokenise([text])[0])
+
+
+def _digest(words: list[str]) -> str:
     return hashlib.blake2b(" ".join(words).encode("utf-8"), digest_size=12).hexdigest()
 
 
@@ -86,7 +90,7 @@ def scan(
     docs, hashes = [], []
     for start in range(0, len(texts), CHUNK):
         words = tokenise(texts[start:start + CHUNK])
-        digests = [hashlib.blake2b(" ".join(w).encode(), digest_size=12).hexdigest() for w in words]
+        digests = [_digest(w) for w in words]
         exact.extend(digests)
         # Only the first copy of an exact duplicate is shingled: its copies are already paired.
         first = [i for i, d in enumerate(digests) if not (d in seen or seen.add(d))]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from whowrote.data.clean import split_frontmatter
+from whowrote.data.clean import fix_surrogates, split_frontmatter
 from whowrote.types import WhowroteError
 
 TABLE_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq"}
@@ -79,11 +79,14 @@ def read_json_lines(path: Path) -> pd.DataFrame:
     opener = gzip.open if path.suffix == ".gz" else open
     rows: list[dict] = []
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            first = f.read(1)
+        with opener(path, "rt", encoding="utf-8-sig") as f:  # -sig: a leading BOM is skipped
+            first = f.read(4096).lstrip()[:1]
             f.seek(0)
             if first == "[":
-                data = json.load(f)
+                try:
+                    data = json.load(f)
+                except json.JSONDecodeError as e:
+                    raise WhowroteError(f"{path}:{e.lineno}: invalid JSON ({e.msg})") from None
                 if not isinstance(data, list):
                     raise WhowroteError(f"{path}: a JSON file must hold a list of objects")
                 rows = [r for r in data if isinstance(r, dict)]
@@ -102,6 +105,8 @@ def read_json_lines(path: Path) -> pd.DataFrame:
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
     except (OSError, EOFError) as e:
         raise WhowroteError(f"{path}: cannot read ({e})") from None
+    # JSON may escape a lone surrogate (a cut emoji): no UTF-8 string can hold one.
+    rows = [{k: fix_surrogates(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
     return pd.DataFrame(rows)
 
 

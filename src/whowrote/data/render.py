@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from whowrote.data.audit import KINDS, AuditReport
 from whowrote.types import LABELS
@@ -17,7 +18,8 @@ def frame_table(frame: pd.DataFrame, title: str, index_name: str) -> Table:
     for col in frame.columns:
         table.add_column(str(col), justify="right")
     for name, row in frame.iterrows():
-        table.add_row(str(name), *[str(v) for v in row.tolist()])
+        # Text, not str: names come from the data ("[/INST]" is a model name, not rich markup)
+        table.add_row(Text(str(name)), *[Text(str(v)) for v in row.tolist()])
     return table
 
 
@@ -31,7 +33,7 @@ def render_audit(report: AuditReport, console: Console, max_per_kind: int = 25) 
         console.print(frame_table(frame, title, by))
         console.print()
     for note in report.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {note}", markup=False, highlight=False)
     counts = report.problem_counts()
     if not counts:
         console.print("[green]No problems found.[/green]")
@@ -73,7 +75,7 @@ def render_split_summary(splits: dict[str, pd.DataFrame], info: dict, console: C
     console.print(frame_table(_order_labels(by_genre), "Per split and genre", "split / genre"))
     if info.get("ood_categories") or info.get("ood_genres"):
         held = [*info.get("ood_genres", []), *info.get("ood_categories", [])]
-        console.print(f"val_ood holds out: {', '.join(held)}")
+        console.print(f"val_ood holds out: {', '.join(held)}", markup=False, highlight=False)
     for line in [*info.get("load_notes", []), *info.get("unknown_models", [])]:
         console.print(f"note: {line}", markup=False, highlight=False)
     console.print(f"audit: {info.get('audit_dropped', 0)} flagged rows dropped before splitting; "

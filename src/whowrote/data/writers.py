@@ -87,6 +87,19 @@ def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
     write_records(frame[cols].to_dict("records"), path)
 
 
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """The table as Parquet: id/topic/category as strings; a metadata column mixing value types
+    (JSONL rows may hold ``1`` in one row and ``"x"`` in the next) becomes JSON strings, as Arrow
+    needs one type per column."""
+    frame = frame.astype({c: str for c in ("id", "topic", "category")})
+    for col in [c for c in frame.columns if pd.api.types.is_object_dtype(frame[c])]:
+        values = [_plain(v) for v in frame[col]]
+        if len({type(v) for v in values if v is not None}) > 1:
+            frame[col] = [v if v is None or isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+                          for v in values]
+    frame.to_parquet(path)
+
+
 def write_records(records: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:

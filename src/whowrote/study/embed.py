@@ -65,16 +65,22 @@ class EmbeddingCache:
     def __init__(self, path: Path | None = None):
         self.path = path
         self.vectors: dict[str, np.ndarray] = {}
-        if path is not None and path.exists():
-            with np.load(path) as z:
-                self.vectors = dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+        if path is not None and path.is_file():
+            try:
+                with np.load(path) as z:
+                    self.vectors = dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+            except Exception:  # noqa: BLE001 — a damaged cache is rebuilt (and overwritten), not fatal
+                self.vectors = {}
 
     def save(self) -> None:
         if self.path is None or not self.vectors:
             return
         keys = sorted(self.vectors)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(self.path, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(self.path, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+        except OSError as e:
+            raise WhowroteError(f"cannot write the embedding cache {self.path} ({e.strerror or e})") from None
 
 
 def embed(

@@ -48,8 +48,13 @@ def knn_separation(Z: np.ndarray, y: np.ndarray, k: int = 5) -> float:
 
     if len(Z) <= k or len(set(y.tolist())) < 2:
         return 0.0
-    n_splits = min(10, min(np.unique(y, return_counts=True)[1].min(), 10))
+    counts = np.unique(y, return_counts=True)[1]
+    n_splits = min(10, int(counts.min()))
     if n_splits < 2:
+        return 0.0
+    # the smallest training fold (stratified test folds hold at most ceil(count / n_splits) per class)
+    k = min(k, len(Z) - int(sum(-(-c // n_splits) for c in counts)))
+    if k < 1:
         return 0.0
     pred = cross_val_predict(KNeighborsClassifier(n_neighbors=k), Z, y, cv=n_splits)
     return round(float(np.mean(pred == y)), 4)

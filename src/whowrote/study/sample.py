@@ -75,7 +75,11 @@ def build_splits(df: pd.DataFrame, seed: int = 0, val_frac: float = 0.2) -> dict
             if len(test) and train["provider"].nunique() >= 2:
                 splits[f"logo_{genre}"] = {"train": _rows(train), "test": _rows(test),
                                            "note": f"trained on the other genres, tested on {genre}"}
+    providers = df["provider"].to_numpy(dtype=object)
     for name, s in splits.items():
         if len(s["train"]) == 0 or len(s["test"]) == 0:
             raise WhowroteError(f"split {name!r} is empty; give a larger corpus")
+        if len(set(providers[s["train"]])) < 2:  # a probe cannot be fitted on one class
+            raise WhowroteError(f"split {name!r}: its training rows hold one provider only "
+                                f"({providers[s['train']][0]}); give more topics per provider")
     return splits
