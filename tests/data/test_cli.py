@@ -89,6 +89,19 @@ def test_logo_scheme_writes_one_folder_per_genre(corpus_files, tmp_path, capsys)
         assert {r["genre"] for r in test} == {genre}
 
 
+def test_logo_genre_names_cannot_escape_the_output_folder(corpus_files, tmp_path, capsys):
+    rows = sample_rows(corpus_files["debates"], n=40)
+    for i, r in enumerate(rows):
+        r["genre"] = "../escaped" if i < 20 else "debate"
+        r["subgenre"] = r["genre"]  # with both columns (as split files have) `genre` is read as the genre
+    src = write_jsonl(rows, tmp_path / "in.jsonl")
+    out = tmp_path / "deep" / "o"
+    code, _, err = run(["data", "split", str(src), "--out", str(out), "--scheme", "logo", "--format", "jsonl"], capsys)
+    assert code == 0, err
+    assert not (tmp_path / "deep" / "escaped").exists()
+    assert (out / "_escaped" / "test.jsonl").exists() and (out / "debate" / "test.jsonl").exists()
+
+
 def test_audit_prints_tables_and_problems(corpus_files, tmp_path, capsys):
     rows = sample_rows(corpus_files["debates"], n=30)
     rows.append(dict(rows[0], id="planted", text="As an AI language model, I must say " + rows[1]["text"]))

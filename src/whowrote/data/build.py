@@ -14,6 +14,7 @@ rows with :func:`strip_formatting` and marks them ``stripped=True``; val and tes
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -89,7 +90,8 @@ def build_splits(corpus: pd.DataFrame, config: SplitConfig | None = None) -> Spl
         splits = {}
         for genre, train, test in leave_one_genre_out(frame, seed=cfg.seed, labels=labels, balance=cfg.balance,
                                                       balance_labels=cfg.balance_labels, near_duplicates=pairs):
-            splits[f"{genre}/train"], splits[f"{genre}/test"] = train, test
+            folder = _safe_folder_name(genre)  # a genre value becomes a path: keep it one plain folder
+            splits[f"{folder}/train"], splits[f"{folder}/test"] = train, test
     else:
         ood = cfg.ood_categories
         if isinstance(ood, str):
@@ -143,3 +145,9 @@ def token_counts(texts: pd.Series, tokenizer: str | None) -> pd.Series:
         raise WhowroteError(f"cannot load tokenizer {tokenizer!r}: {str(e).splitlines()[0]}") from None
     ids = tok(texts.tolist(), add_special_tokens=False)["input_ids"]
     return pd.Series([len(i) for i in ids], index=texts.index)
+
+
+def _safe_folder_name(name: str) -> str:
+    """``name`` as a single folder name: no separators, no leading dots, never empty."""
+    cleaned = re.sub(r"[^\w.\-]+", "_", str(name)).lstrip(".")
+    return cleaned or "_"
