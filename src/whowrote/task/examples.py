@@ -9,9 +9,11 @@ Rows whose gold is not one of ``labels`` (OTHER, or GEMINI in a binary task) are
 
 from __future__ import annotations
 
+import gzip
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from whowrote.task.parser import task_type
@@ -44,15 +46,18 @@ def _json_row(line: str, path: Path, lineno: int) -> dict:
     return row
 
 
-def _first_rows(path: Path, n: int = 5) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as f:
+def iter_json_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSONL or JSONL.gz file; a bad line is a
+    one-line :class:`WhowroteError` naming the file and line."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             if line.strip():
-                rows.append(_json_row(line, path, lineno))
-                if len(rows) >= n:
-                    break
-    return rows
+                yield lineno, _json_row(line, path, lineno)
+
+
+def _first_rows(path: Path, n: int = 5) -> list[dict]:
+    return [row for _, row in islice(iter_json_rows(path), n)]
 
 
 def _needs_raw(rows: list[dict]) -> bool:
@@ -65,19 +70,15 @@ def _needs_raw(rows: list[dict]) -> bool:
 
 def _read_raw(path: Path) -> list[Example]:
     out = []
-    with path.open(encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            if not line.strip():
-                continue
-            r = _json_row(line, path, i + 1)
-            info = r.get("info") if isinstance(r.get("info"), dict) else {}
-            text = next((r[k] for k in TEXT_KEYS if isinstance(r.get(k), str)), "")
-            gold = next((str(r[k]) for k in GOLD_KEYS if r.get(k) is not None), "")
-            prompt = r.get("prompt") if isinstance(r.get("prompt"), list) else None
-            if prompt and not text:
-                text = next((m.get("content", "") for m in reversed(prompt) if m.get("role") == "user"), "")
-            out.append(Example(str(r.get("id", info.get("id", f"{path.stem}-{i}"))), text,
-                               gold.strip().upper(), info, prompt))
+    for lineno, r in iter_json_rows(path):
+        info = r.get("info") if isinstance(r.get("info"), dict) else {}
+        text = next((r[k] for k in TEXT_KEYS if isinstance(r.get(k), str)), "")
+        gold = next((str(r[k]) for k in GOLD_KEYS if r.get(k) is not None), "")
+        prompt = r.get("prompt") if isinstance(r.get("prompt"), list) else None
+        if prompt and not text:
+            text = next((m.get("content", "") for m in reversed(prompt) if m.get("role") == "user"), "")
+        out.append(Example(str(r.get("id", info.get("id", f"{path.stem}-{lineno - 1}"))), text,
+                           gold.strip().upper(), info, prompt))
     return out
 
 

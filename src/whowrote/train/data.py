@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from whowrote.task.examples import iter_json_rows
 from whowrote.task.prompts import build_messages
 from whowrote.types import WhowroteError
 
@@ -27,20 +28,7 @@ def read_rows(path: str | Path) -> list[Row]:
     p = Path(path)
     if not p.is_file():
         raise WhowroteError(f"data file not found: {p}")
-    opener = gzip.open if p.suffix == ".gz" else open
-    rows: list[Row] = []
-    with opener(p, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise WhowroteError(f"{p}:{lineno}: not a JSON line ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise WhowroteError(f"{p}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
+    return [row for _, row in iter_json_rows(p)]
 
 
 def write_rows(path: str | Path, rows: Iterable[Row]) -> Path:
