@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from whowrote.study import figures as F
-from whowrote.study.tables import Table, build_tables
+from whowrote.study.tables import Table, build_tables, probes_in
 
 FIGURES = ("maps", "accuracy", "confusion", "signatures", "length", "robustness", "genre")
 CAPTIONS = {
@@ -32,13 +32,7 @@ CAPTIONS = {
 
 
 def make_figures(summary: dict, panels: dict[str, np.ndarray], y: np.ndarray, genres: np.ndarray) -> dict[str, bytes]:
-    probes = {"style": summary["style_probe"], "content": summary["content_probe"]}
-    if summary.get("style_full_probe"):
-        probes["style_full"] = summary["style_full_probe"]
-    if summary.get("style_model"):
-        probes["style_model"] = summary["style_model"]
-    if summary.get("default_model"):
-        probes["default_model"] = summary["default_model"]
+    probes = probes_in(summary)
     splits = list(summary["style_probe"])
     figs = {
         "maps": F.maps(panels, y, genres, summary["maps"]["method"], summary["maps"]["knn_separation_2d"]),

@@ -30,7 +30,8 @@ def f3(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _probes(summary: dict) -> dict[str, dict]:
+def probes_in(summary: dict) -> dict[str, dict]:
+    """Every probe's per-split metrics that this summary holds, style probes first, content last."""
     out = {"style": summary["style_probe"]}
     if summary.get("style_full_probe"):
         out["style_full"] = summary["style_full_probe"]
@@ -58,7 +59,7 @@ def lead(summary: dict) -> str:
 
 
 def probe_table(summary: dict) -> Table:
-    probes = _probes(summary)
+    probes = probes_in(summary)
     t = Table("Accuracy / macro-F1 per split", ["split", "n test", "chance"] + [PROBE_NAMES[p] for p in probes])
     for split, m in summary["style_probe"].items():
         row = [split, str(m["n"]), f3(m["chance"])]
