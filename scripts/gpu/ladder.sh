@@ -4,10 +4,14 @@
 #   bash scripts/gpu/ladder.sh call_a      # install carried wheels, stash GGUF part 1 + data, smoke test
 #   bash scripts/gpu/ladder.sh call_b      # join GGUF, export; GPU0: base evals, answer-only SFT | GPU1: GRPO from base
 #   bash scripts/gpu/ladder.sh call_c      # GPU0: STaR + cold-start SFT | GPU1: base eval through `whowrote eval`
-#   bash scripts/gpu/ladder.sh call_d      # GPU0: cold start -> GRPO; then the answer-only SFT on 2 GPUs (DDP)
+# session 2 (call_a again to re-send wheels, GGUF part 1 and data, then):
+#   bash scripts/gpu/ladder.sh call_e      # join GGUF, export; GPU0: STaR + cold-start SFT | GPU1: 1-GPU SFT timing
+#   bash scripts/gpu/ladder.sh call_f      # cold start -> GRPO: GPU0 lr 1e-5 (config) | GPU1 lr 3e-5
+#   bash scripts/gpu/ladder.sh call_g      # the answer-only SFT on 2 GPUs (DDP) + its eval
 # (calls are issued back to back: the machine is given back 30 s after a call; see docs/gpu-notes.md)
 #
-# or single stages (any machine, one GPU): setup model base sft grpo_base star_sft coldstart_grpo sft2gpu pack.
+# or single stages (any machine, one GPU): setup model base sft grpo_base star_sft coldstart_grpo
+# coldstart_grpo_lr3 sft1gpu sft2gpu pack.
 # Dry run on CPU with the tiny random model:  LADDER_DRY=1 bash scripts/gpu/ladder.sh dry
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -95,13 +99,23 @@ stage_star_sft() {
   # stats file says how many rows came from which round (docs/results.md reports it).
   run $WT star "${cs[@]}"
   run $WT coldstart "${cs[@]}" --set 'coldstart.stages=["sft"]'
-  evaluate "$RUNS/coldstart/sft/final" "$RUNS/coldstart/sft/eval_k4" 3way 256 --set eval.n_val=120
+  evaluate "$RUNS/coldstart/sft/final" "$RUNS/coldstart/sft/eval_k4" 3way 256
 }
 
-stage_coldstart_grpo() {
+# Cold start -> GRPO from coldstart/sft/final on every train row, in-loop eval every 10 steps on 120
+# val texts, stopped cleanly by run.max_minutes so the call keeps time for the final k=4 eval.
+GRPO_CS=(--set data.n_train=0 --set eval.every_steps=10 --set run.max_minutes=${LADDER_GRPO_MIN:-6.5} --set grpo.max_steps=200)
+[[ -n "${LADDER_DRY:-}" ]] && GRPO_CS=(--set grpo.max_steps=2 --set eval.every_steps=1)
+stage_coldstart_grpo() {  # the config's recipe (lr 1e-5), through the two-stage command
   run $WT coldstart -c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/coldstart\"" \
-    --set 'coldstart.stages=["grpo"]' --set data.n_train=360 --set eval.every_steps=10
+    --set 'coldstart.stages=["grpo"]' "${GRPO_CS[@]}"
   evaluate "$RUNS/coldstart/grpo/final" "$RUNS/coldstart/grpo/eval_k4" 3way 256
+}
+
+stage_coldstart_grpo_lr3() {  # the same from the same SFT weights at lr 3e-5 (plain `train grpo`)
+  run $WT grpo -c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "model.name_or_path=\"$RUNS/coldstart/sft/final\"" \
+    --set "run.output_dir=\"$RUNS/coldstart/grpo_lr3e-5\"" --set grpo.lr=3e-5 "${GRPO_CS[@]}"
+  evaluate "$RUNS/coldstart/grpo_lr3e-5/final" "$RUNS/coldstart/grpo_lr3e-5/eval_k4" 3way 256
 }
 
 stage_harness_base() {  # issue 5's real run through the eval harness itself (whowrote eval)
@@ -111,12 +125,21 @@ stage_harness_base() {  # issue 5's real run through the eval harness itself (wh
     --max-prompt-tokens 2400 --batch-size 64 --seed 0
 }
 
-stage_sft2gpu() {  # the same answer-only SFT on 2 GPUs (DDP), global batch 8 = 2 x 4
+# Throughput runs: the answer-only SFT recipe (3 epochs, global batch 8) without in-loop evals, so
+# train_result.json's train_runtime / train_samples_per_second time the training alone.
+NOVAL=(--set 'data.val=""' --set eval.every_steps=0)
+stage_sft1gpu() {
+  run $WT sft -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" "${NOVAL[@]}" \
+    --set "run.output_dir=\"$RUNS/sft_answer_only_1gpu\""
+}
+
+stage_sft2gpu() {  # the same on 2 GPUs (DDP): global batch 8 = 2 x 4; then its eval on GPU0
   log "accelerate launch (2 GPUs)"
   timeout "$(budget)" accelerate launch --config_file configs/accelerate/ddp_2gpu.yaml -m whowrote.train sft \
-    -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/sft_answer_only_2gpu\"" \
-    --set sft.batch_size=4 --set eval.every_steps=0
+    -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" "${NOVAL[@]}" \
+    --set "run.output_dir=\"$RUNS/sft_answer_only_2gpu\"" --set sft.batch_size=4
   log "rc=$? sft2gpu"
+  (export CUDA_VISIBLE_DEVICES=0; evaluate "$RUNS/sft_answer_only_2gpu/final" "$RUNS/sft_answer_only_2gpu/eval_k4" answer_only 16)
 }
 
 stage_pack() {  # small results only (no weights) -> one tarball under $OUT
@@ -163,16 +186,33 @@ case "${1:-}" in
     grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_c.log | cut -c1-220
     stage_pack results_c
     ;;
-  call_d)  # cold start -> GRPO (not run yet: device time ran out), then the 2-GPU answer-only SFT
+  call_e)  # session 2: STaR ~200 s + SFT ~50 s + eval | 1-GPU SFT ~180 s
     export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
-    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_d.log" 2>&1
-    stage_sft2gpu > "$RUNS/../sft2gpu_d.log" 2>&1
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu0_d.log "$RUNS/../sft2gpu_d.log" | cut -c1-220
-    stage_pack results_d
+    stage_model || exit 1
+    CUDA_VISIBLE_DEVICES=0 bash "$0" star_sft > "$RUNS/../gpu0_e.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=1 bash "$0" sft1gpu > "$RUNS/../gpu1_e.log" 2>&1 &
+    wait
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_e.log | cut -c1-220
+    stage_pack results_e
+    ;;
+  call_f)  # GRPO stops at run.max_minutes (6.5), then a k=4 eval of 240 texts
+    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
+    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_f.log" 2>&1 &
+    CUDA_VISIBLE_DEVICES=1 bash "$0" coldstart_grpo_lr3 > "$RUNS/../gpu1_f.log" 2>&1 &
+    wait
+    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_f.log | cut -c1-220
+    stage_pack results_f
+    ;;
+  call_g)
+    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
+    stage_sft2gpu > "$RUNS/../sft2gpu_g.log" 2>&1
+    grep -h -E '^\[ladder|done|Error|train_runtime' "$RUNS/../sft2gpu_g.log" | cut -c1-220
+    stage_pack results_g
     ;;
   dry)  # CPU: every stage once on the tiny model (tests the driver, not the numbers)
     [[ -f $MODEL/config.json ]] || $WT tiny-model "$MODEL"
-    stage_base && stage_sft && stage_grpo_base && stage_star_sft && stage_coldstart_grpo; stage_pack results_dry
+    stage_base && stage_sft && stage_grpo_base && stage_star_sft && stage_coldstart_grpo && stage_coldstart_grpo_lr3 \
+      && stage_sft1gpu; stage_pack results_dry
     ;;
   *)
     for s in "$@"; do "stage_$s"; done

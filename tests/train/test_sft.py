@@ -92,3 +92,15 @@ def test_uncut_texts_are_not_cut_by_the_sft_max_length(tmp_path):
     assert build_sft_config(cfg).max_length == cfg.data.max_text_tokens + 1024
     cfg.data.max_text_tokens = 0  # "no text cut": a 1024-token max_length would eat long prompts' answers
     assert build_sft_config(cfg).max_length is None
+
+
+def test_time_limit_stops_cleanly_with_final_eval_and_weights(tiny_model, splits, tmp_path):
+    out = tmp_path / "sft_timed"
+    # a limit already spent after the first step: training must stop there, not run all 24 steps
+    cfg = tiny_cfg(tiny_model, splits, out, "sft.max_steps=24", "eval.every_steps=0", "run.max_minutes=1e-9")
+    final = run_sft(cfg)
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert len(_losses(out)) == 1
+    assert [r["reason"] for r in recs if r.get("kind") == "abort"] == ["time limit 1e-09 min"]
+    assert [r["step"] for r in recs if r.get("kind") == "eval"] == [0, 1]
+    assert (final / "config.json").is_file()

@@ -8,6 +8,8 @@
   detector fires (spec §4.5).
 - :class:`ZeroTrainableGuard` stops GRPO after N consecutive steps in which every group had equal
   rewards, i.e. no gradient (the research guardrail, spec §3.2).
+- :class:`TimeLimitCallback` stops training after ``run.max_minutes`` of wall time, so a job with a
+  hard limit (a cluster slot, a 10-minute device call) still ends with its final eval and weights.
 
 Evaluation runs on the main process only; with DDP the inner module is used directly. Under FSDP
 set ``eval.every_steps = 0`` and evaluate the saved checkpoint instead (docs/train.md).
@@ -171,3 +173,39 @@ class ZeroTrainableGuard(TrainerCallback):
             if self.out is not None and state.is_world_process_zero:
                 append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
                                                           "reason": f"{self.streak} zero-trainable steps"})
+
+
+class TimeLimitCallback(TrainerCallback):
+    """Stop cleanly once ``max_minutes`` of training wall time have passed (checked after each step).
+
+    Under torch.distributed rank 0's clock decides and is broadcast, so every rank stops at the same
+    step (ranks deciding on their own clocks could split and hang in the next collective).
+    """
+
+    def __init__(self, max_minutes: float, output_dir: str | Path | None = None) -> None:
+        self.limit_s = max_minutes * 60.0
+        self.out = Path(output_dir) if output_dir else None
+        self.t0 = time.time()
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                       **kwargs: Any) -> None:
+        self.t0 = time.time()
+
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                    **kwargs: Any) -> None:
+        if self.limit_s <= 0 or control.should_training_stop:
+            return
+        over = time.time() - self.t0 >= self.limit_s
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            import torch
+
+            flag = torch.tensor([float(over)], device=args.device)
+            dist.broadcast(flag, src=0)
+            over = bool(flag.item())
+        if over:
+            control.should_training_stop = True
+            if self.out is not None and state.is_world_process_zero:
+                append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
+                                                          "reason": f"time limit {self.limit_s / 60:g} min"})

@@ -70,6 +70,7 @@ class RunConfig:
     report_to: str = "none"  # "wandb" only when asked for
     bf16: str = "auto"  # "auto" = bf16 when a CUDA device is present
     save_final: bool = True  # write the final weights to <output_dir>/final
+    max_minutes: float = 0.0  # > 0: stop cleanly (final eval + save) after this much training wall time
 
 
 @dataclass

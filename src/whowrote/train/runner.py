@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whowrote.train.callbacks import MetricsFileCallback, PeriodicEvalCallback
+from whowrote.train.callbacks import MetricsFileCallback, PeriodicEvalCallback, TimeLimitCallback
 from whowrote.train.config import EvalConfig, TrainConfig, dump_toml
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
@@ -72,6 +72,8 @@ def callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: EvalConfig
                                         output_dir=prep.out, stage=stage, tokenizer=prep.tokenizer,
                                         seed=cfg.run.seed, text_field=cfg.data.text_field,
                                         label_field=cfg.data.label_field))
+    if cfg.run.max_minutes > 0:  # after the eval callback: a stopped run still gets its final eval
+        cbs.append(TimeLimitCallback(cfg.run.max_minutes, prep.out))
     return cbs
 
 
