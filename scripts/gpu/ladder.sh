@@ -112,17 +112,11 @@ stage_coldstart_grpo() {  # the config's recipe (lr 1e-5), through the two-stage
   evaluate "$RUNS/coldstart/grpo/final" "$RUNS/coldstart/grpo/eval_k4" 3way 256
 }
 
-stage_coldstart_grpo_lr3() {  # the same from the same SFT weights at lr 3e-5 (plain `train grpo`)
+stage_coldstart_grpo_lr3() {  # the same from the same SFT weights at another lr (plain `train grpo`)
+  local lr=${LADDER_LR:-3e-5}
   run $WT grpo -c configs/smollm2_coldstart.toml "${COMMON[@]}" --set "model.name_or_path=\"$RUNS/coldstart/sft/final\"" \
-    --set "run.output_dir=\"$RUNS/coldstart/grpo_lr3e-5\"" --set grpo.lr=3e-5 "${GRPO_CS[@]}"
-  evaluate "$RUNS/coldstart/grpo_lr3e-5/final" "$RUNS/coldstart/grpo_lr3e-5/eval_k4" 3way 256
-}
-
-stage_harness_base() {  # issue 5's real run through the eval harness itself (whowrote eval)
-  [[ -f $DATA/val.jsonl ]] || gunzip -kf "$DATA/val.jsonl.gz"
-  run python3 -c "import sys; from whowrote.cli import main; main(sys.argv[1:])" eval --split "$DATA/val.jsonl" \
-    --out "$RUNS/harness_base_3way" --model "$HOME_DIR/smol.gguf" --variant 3way --k 4 --max-new-tokens 256 \
-    --max-prompt-tokens 2400 --batch-size 64 --seed 0
+    --set "run.output_dir=\"$RUNS/coldstart/grpo_lr$lr\"" --set grpo.lr=$lr "${GRPO_CS[@]}" "$@"
+  evaluate "$RUNS/coldstart/grpo_lr$lr/final" "$RUNS/coldstart/grpo_lr$lr/eval_k4" 3way 256
 }
 
 # Throughput runs: the answer-only SFT recipe (3 epochs, global batch 8) without in-loop evals, so

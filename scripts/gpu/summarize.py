@@ -1,6 +1,9 @@
 """Print the ladder table (markdown) from unpacked ladder results (``results/ladder/``).
 
-    python scripts/gpu/summarize.py results/ladder
+    python scripts/gpu/summarize.py results/ladder [--plot docs/figures/ladder.png]
+
+``--plot`` draws the ladder's pass@1 per rung beside the in-loop val accuracy of every
+cold start -> GRPO run (one line per learning rate).
 """
 
 from __future__ import annotations
@@ -14,11 +17,18 @@ RUNGS = [
     ("1b. base (answer-only prompt)", "base_eval_answer_only", None),
     ("1c. base via `whowrote eval` (harness)", "harness_base_3way", None),
     ("2. answer-only SFT", "sft_answer_only/eval_k4", "sft_answer_only"),
-    ("2b. answer-only SFT, 2 GPUs (DDP)", None, "sft_answer_only_2gpu"),
+    ("2b. answer-only SFT, 2 GPUs (DDP)", "sft_answer_only_2gpu/eval_k4", "sft_answer_only_2gpu"),
     ("3. GRPO from base", "grpo_base/eval_k4", "grpo_base"),
     ("4. STaR data + cold-start SFT", "coldstart/sft/eval_k4", "coldstart/sft"),
-    ("5. cold start -> GRPO", "coldstart/grpo/eval_k4", "coldstart/grpo"),
+    ("5. cold start -> GRPO, lr 1e-5 (config)", "coldstart/grpo/eval_k4", "coldstart/grpo"),
+    ("5b. cold start -> GRPO, lr 3e-5", "coldstart/grpo_lr3e-5/eval_k4", "coldstart/grpo_lr3e-5"),
+    ("5c. cold start -> GRPO, lr 3e-6", "coldstart/grpo_lr3e-6/eval_k4", "coldstart/grpo_lr3e-6"),
+    ("5d. cold start -> GRPO, lr 1e-6 (research lr)", "coldstart/grpo_lr1e-6/eval_k4", "coldstart/grpo_lr1e-6"),
+    ("5e. 5d + a second 4.6-min leg", None, "coldstart/grpo_lr1e-6_leg2"),
 ]
+TIMED = ("sft_answer_only", "sft_answer_only_1gpu", "sft_answer_only_2gpu", "grpo_base", "coldstart/sft",
+         "coldstart/grpo", "coldstart/grpo_lr3e-5", "coldstart/grpo_lr3e-6", "coldstart/grpo_lr1e-6",
+         "coldstart/grpo_lr1e-6_leg2")
 
 
 def load(p: Path) -> dict | None:
@@ -53,6 +63,46 @@ def row(name: str, s: dict | None, run: Path | None) -> str:
             f"{s.get('truncation_rate', float('nan')):.3f} | {rw} | {final} | {best} |")
 
 
+def plot(base: Path, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [1.1, 1]})
+    names, p1 = [], []
+    for name, ev, _ in RUNGS:
+        s = load(base / ev / "summary.json") if ev else None
+        if s is not None:
+            names.append(name.replace("cold start -> GRPO", "cs->GRPO").replace(" (config)", ""))
+            p1.append(s.get("pass@1", s.get("accuracy", 0.0)))
+    ax1.barh(names[::-1], p1[::-1], color="#4c72b0")
+    ax1.axvline(1 / 3, color="grey", ls=":", lw=1, label="chance (1/3)")
+    for y, v in enumerate(p1[::-1]):
+        ax1.text(v + 0.01, y, f"{v:.3f}", va="center", fontsize=8)
+    ax1.set_xlim(0, 1.12), ax1.set_xlabel("val pass@1 (k=4, 240 held-out-topic texts)"), ax1.legend(fontsize=8)
+    ax1.set_title("SmolLM2-135M ladder", fontsize=10)
+    for run in sorted((base / "coldstart").glob("grpo*/metrics.jsonl")):
+        recs = [json.loads(line) for line in run.read_text().splitlines() if line.strip()]
+        ev = [r for r in recs if r.get("kind") == "eval"]
+        if run.parent.name.endswith("_leg2"):  # continues grpo_lr1e-6: drawn after its last step
+            prev = [json.loads(x) for x in (run.parent.parent / "grpo_lr1e-6" / "metrics.jsonl").open()]
+            off = max(r["step"] for r in prev if r.get("kind") == "eval")
+        else:
+            off = 0
+        stop = [r for r in recs if r.get("kind") in ("collapse", "abort")]
+        label = run.parent.name.replace("grpo_lr", "lr ").replace("grpo", "lr 1e-5") \
+            .replace("_leg2", ", leg 2 (another val subset)") + \
+            (f" ({stop[-1]['kind']})" if stop else "")
+        ax2.plot([r["step"] + off for r in ev], [r["accuracy"] for r in ev], marker="o", ms=3, label=label)
+    ax2.axhline(1 / 3, color="grey", ls=":", lw=1)
+    ax2.set_xlabel("GRPO step"), ax2.set_ylabel("in-loop val accuracy (k=1, 120 texts)")
+    ax2.set_title("cold start -> GRPO: in-loop val", fontsize=10), ax2.legend(fontsize=7)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+
+
 def main(root: str) -> None:
     base = Path(root)
     print("| rung | pass@1 | pass@4 | recall C / P / G | parse-fail | truncation | median reason words | "
@@ -61,7 +111,7 @@ def main(root: str) -> None:
     for name, ev, run in RUNGS:
         s = load(base / ev / "summary.json") if ev else None
         print(row(name, s, base / run if run else None))
-    for run in ("sft_answer_only", "sft_answer_only_2gpu", "grpo_base", "coldstart/sft", "coldstart/grpo"):
+    for run in TIMED:
         for tr in sorted((base / run).glob("train_result.*.json")):
             m = load(tr) or {}
             print(f"- {run}: {tr.name}: steps {m.get('global_step')}, runtime {m.get('train_runtime')} s, "
@@ -73,4 +123,9 @@ def main(root: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "results/ladder")
+    args = sys.argv[1:]
+    if "--plot" in args:
+        i = args.index("--plot")
+        plot(Path(args[0] if i > 0 else "results/ladder"), Path(args[i + 1]))
+        del args[i:i + 2]
+    main(args[0] if args else "results/ladder")
