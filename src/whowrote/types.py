@@ -1,6 +1,11 @@
-"""Shapes shared by every part: the provider labels and the corpus table's columns."""
+"""Shapes shared by every part: the provider labels, the corpus table's columns, the user-facing
+error and plain-JSON conversion."""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
 
 PROVIDERS: tuple[str, ...] = ("CLAUDE", "CHATGPT", "GEMINI")
 OTHER = "OTHER"
@@ -13,3 +18,30 @@ CORPUS_COLUMNS: tuple[str, ...] = ("id", "text", "provider", "model", "category"
 
 class WhowroteError(Exception):
     """A user-facing error: the CLI prints its message on one line and exits non-zero."""
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types, for ``json.dumps``: mappings -> dicts with string keys,
+    sequences -> lists, numpy scalars and arrays (anything with ``tolist``) -> numbers and lists,
+    other objects -> their ``str``. Imports nothing (numpy is duck-typed)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):  # subclasses (numpy's str_, str enums) made plain too
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):  # numpy's float64 is one
+        return float(value)
+    if isinstance(value, Mapping):
+        return {_json_key(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    if callable(getattr(value, "tolist", None)):
+        return jsonable(value.tolist())
+    return str(value)
+
+
+def _json_key(key: Any) -> str:
+    """A mapping key as ``json.dumps`` writes it (``1`` -> ``"1"``, ``True`` -> ``"true"``)."""
+    key = jsonable(key)
+    return key if isinstance(key, str) else json.dumps(key)

@@ -16,7 +16,7 @@ def _run(argv, capsys):
 def test_missing_file_is_one_line_error(tmp_path, capsys):
     code, cap = _run(["study", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")], capsys)
     assert code == 1
-    assert cap.err.strip() == f"whowrote: error: no such corpus file: {tmp_path / 'nope.jsonl'}"
+    assert cap.err.strip() == f"whowrote: error: {tmp_path / 'nope.jsonl'}: no such file or folder"
     assert "Traceback" not in cap.err
 
 
@@ -84,3 +84,94 @@ def test_damaged_embedding_cache_is_ignored(tmp_path):
     path = tmp_path / "minilm_embeddings.npz"
     path.write_bytes(b"not a zip file")
     assert EmbeddingCache(path).vectors == {}
+
+
+# --- every source load_corpus reads (save_to_disk folder, Parquet, hub id), no network -------------
+
+ROWS = [{"id": f"r{i}", "text": f"Made-up note number {i}. It says little, briefly.",
+         "model": "claude-opus-4" if i % 2 else "gpt-4o", "topic": f"t{i % 3}"} for i in range(6)]
+
+
+@pytest.fixture
+def fake_study(monkeypatch):
+    """Stands in for run_study (minutes of embedding): records the corpus the CLI loaded."""
+    import whowrote.study.run as run
+
+    seen = {}
+
+    def fake(corpus, out, **kwargs):
+        seen["corpus"] = corpus
+        probe = {"val": {"accuracy": 1.0}}
+        return {"style_probe": probe, "content_probe": probe}
+
+    monkeypatch.setattr(run, "run_study", fake)
+    return seen
+
+
+def _saved_dataset(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    folder = tmp_path / "saved"
+    datasets.Dataset.from_list(ROWS).save_to_disk(str(folder))
+    return folder
+
+
+def _check_loaded(code, cap, seen):
+    assert code == 0, cap.err
+    corpus = seen["corpus"]
+    assert sorted(corpus["id"]) == sorted(r["id"] for r in ROWS)
+    assert set(corpus["provider"]) == {"CLAUDE", "CHATGPT"}
+    assert "style probe accuracy" in cap.out
+
+
+def test_study_reads_a_save_to_disk_folder(tmp_path, fake_study, capsys):
+    folder = _saved_dataset(tmp_path)
+    code, cap = _run(["study", str(folder), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
+    _check_loaded(code, cap, fake_study)
+
+
+def test_study_reads_parquet(tmp_path, fake_study, capsys):
+    import pandas as pd
+
+    path = tmp_path / "rows.parquet"
+    pd.DataFrame(ROWS).to_parquet(path)
+    code, cap = _run(["study", str(path), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
+    _check_loaded(code, cap, fake_study)
+
+
+def test_study_reads_a_hub_id_through_load_corpus(tmp_path, fake_study, monkeypatch, capsys):
+    """A hub id is not a local path; the hub is faked with a local dataset (no network)."""
+    datasets = pytest.importorskip("datasets")
+    folder = _saved_dataset(tmp_path)
+    asked = []
+
+    def load_dataset(name, split=None, **kwargs):
+        asked.append((name, split))
+        return datasets.load_from_disk(str(folder))
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    monkeypatch.chdir(tmp_path)  # "someone/notes" must not exist as a local path
+    code, cap = _run(["study", "someone/notes:train", "--out", str(tmp_path / "o"), "--no-progress"], capsys)
+    _check_loaded(code, cap, fake_study)
+    assert asked == [("someone/notes", "train")]
+
+
+def test_unreadable_sources_are_one_line_errors(tmp_path, monkeypatch, capsys):
+    datasets = pytest.importorskip("datasets")
+    garbage = tmp_path / "rows.parquet"
+    garbage.write_bytes(b"this is not parquet at all" * 50)
+    code, cap = _run(["study", str(garbage), "--out", str(tmp_path / "o")], capsys)
+    assert code == 1 and cap.err.count("\n") == 1 and "rows.parquet: cannot read as parquet" in cap.err, cap.err
+
+    def offline(name, split=None, **kwargs):
+        raise ConnectionError("Couldn't reach the Hugging Face Hub (offline)\nmore detail")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    monkeypatch.chdir(tmp_path)
+    code, cap = _run(["study", "someone/missing", "--out", str(tmp_path / "o")], capsys)
+    assert code == 1 and cap.err.count("\n") == 1, cap.err
+    assert "someone/missing: cannot load hub dataset: Couldn't reach" in cap.err
+    empty = tmp_path / "empty_folder"
+    empty.mkdir()
+    code, cap = _run(["study", str(empty), "--out", str(tmp_path / "o")], capsys)
+    assert code == 1 and cap.err.count("\n") == 1 and "no dataset and no .md/.txt files" in cap.err, cap.err
+    assert not (tmp_path / "o").exists()  # nothing is written before the corpus is read

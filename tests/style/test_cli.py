@@ -64,7 +64,7 @@ def test_jsonl_and_csv_tables_with_column(tmp_path, corpus):
     recs = [json.loads(x) for x in res.stdout.splitlines()]
     assert res.exit_code == 0 and [r["id"] for r in recs] == [str(i) for i in rows["id"]]
     res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl")  # "story" is not a known text column
-    assert res.exit_code == 1 and all(json.loads(x)["error"].startswith("no text column") for x in res.stdout.splitlines())
+    assert res.exit_code == 1 and res.stdout == "" and str(res.exception).startswith(f"{tmp_path / 't.jsonl'}: no text column")
 
 
 def test_bad_inputs_give_explicit_results_not_tracebacks(tmp_path):

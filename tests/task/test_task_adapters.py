@@ -128,8 +128,8 @@ def test_verifiers_env_from_toml_block(split_dir):
 
 
 @pytest.mark.parametrize("lines, match", [
-    (["not json"], r":1: not a JSON line"),
-    (['{"text": "x", "answer": "A=CLAUDE;B=GEMINI", "id": "p"}', "[1]"], r":2: expected a JSON object"),
+    (["not json"], r":1: invalid JSON \("),
+    (['{"text": "x", "answer": "A=CLAUDE;B=GEMINI", "id": "p"}', "[1]"], r":2: each line must be a JSON object, got list"),
 ])
 def test_load_examples_bad_json_is_a_whowrote_error(tmp_path, lines, match):
     from whowrote.task.examples import load_examples

@@ -98,6 +98,31 @@ def test_pair_and_trio_slots():
     assert parse_pair(wrap("DATA: CLAUDE\nB: GEMINI"))["A"] is None
 
 
+@pytest.mark.parametrize("line, expected", [
+    ("A: CLAUDEish", None),  # a label glued to more letters is not a label
+    ("A: CHATGPTX", None),
+    ("A: GEMINI2", None),
+    ("A: CLAUDE_X", None),
+    ("A: xCLAUDE", None),
+    ("A: CLAUDE\u0439", None),  # glued to a Cyrillic letter: no word boundary either
+    ("A: CLAUDE.", "CLAUDE"),
+    ("A: CLAUDE", "CLAUDE"),  # the label ends the line
+    ("A: CLAUDE, I think", "CLAUDE"),
+    ("A: **CLAUDE**", "CLAUDE"),  # Markdown bold around the label
+    ("**A:** CLAUDE", "CLAUDE"),  # ... or around the slot
+    ("**A**: *claude*", "CLAUDE"),
+    ("A: `CLAUDE`", "CLAUDE"),
+    ('A = "CLAUDE"', "CLAUDE"),
+])
+def test_slot_label_is_word_bounded_like_parse_answer(line, expected):
+    got = parse_pair(wrap(f"{line}\nB: GEMINI"))
+    assert got == {"A": expected, "B": "GEMINI"}
+    # the single-label parser draws the same boundary around a label
+    assert parse_answer(wrap(line.split(":", 1)[-1].split("=", 1)[-1])) == expected
+    assert parse_pair(f"<reason_why>x</reason_why> {line}")["A"] == expected  # the fallback tail too
+    assert parse_trio(wrap(f"{line}\nB: GEMINI\nC: CHATGPT"))["A"] == expected
+
+
 def test_trio_fallback_window_is_500():
     tail = "A: CLAUDE\nB: CLAUDE\nC: GEMINI" + "x" * 440  # slot A sits 440-470 chars from the end
     assert len(tail) > 400

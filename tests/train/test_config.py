@@ -61,7 +61,7 @@ def test_read_rows_bad_json_is_a_whowrote_error(tmp_path):
 
     p = tmp_path / "rows.jsonl"
     p.write_text('{"text": "a", "provider": "CLAUDE"}\n{oops\n')
-    with pytest.raises(WhowroteError, match=r"rows.jsonl:2: not a JSON line"):
+    with pytest.raises(WhowroteError, match=r"rows.jsonl:2: invalid JSON \("):
         read_rows(p)
 
 

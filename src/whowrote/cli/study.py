@@ -11,7 +11,9 @@ from whowrote.cli.app import app
 
 @app.command()
 def study(
-    paths: list[Path] = typer.Argument(..., help="Corpus files (JSONL/CSV/Parquet…), e.g. ../shared/corpus/*.jsonl"),
+    paths: list[str] = typer.Argument(..., help="Corpora as `whowrote data` reads them: JSONL/JSON, CSV/TSV, Parquet, "
+                                                 "a save_to_disk folder, a Markdown tree or a hub id (owner/name[:split]), "
+                                                 "e.g. ../shared/corpus/*.jsonl"),
     out: Path = typer.Option(..., "--out", "-o", help="Directory for report.html, summary.md, summary.json, PNGs"),
     seed: int = typer.Option(0, "--seed", help="Seed for sampling, splits, shuffles and maps"),
     max_per_class: int = typer.Option(
@@ -32,7 +34,7 @@ def study(
 ) -> None:
     """Style vs content: which signals separate the providers, as a self-contained HTML report."""
     from whowrote.data import load_corpus
-    from whowrote.study.run import check_paths, run_study
+    from whowrote.study.run import run_study
     from whowrote.types import LABELS, WhowroteError
 
     wanted = tuple(x.strip().upper() for x in labels.split(",") if x.strip())
@@ -45,7 +47,7 @@ def study(
         raise WhowroteError(f"--out {out} exists and is not a directory")
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
         raise WhowroteError(f"--cache-dir {cache_dir} exists and is not a directory")
-    corpus = load_corpus(check_paths(paths))
+    corpus = load_corpus(paths)  # every source load_corpus reads; an unreadable one is a one-line error
     try:  # fail now, not after minutes of embedding
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -8,8 +8,11 @@ hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the r
 
 from __future__ import annotations
 
+import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pandas as pd
 
@@ -73,41 +76,78 @@ def _read_with(reader, path: Path, **kwargs) -> pd.DataFrame:
 
 
 def read_json_lines(path: Path) -> pd.DataFrame:
-    """JSONL (one object per line), or a JSON file holding a list of objects."""
-    import gzip
+    """JSONL (one object per line, gzip-compressed or not), or a JSON file holding a list of objects."""
+    if _first_char(path) == "[":
+        return pd.DataFrame(_read_json_list(path))
+    return pd.DataFrame([row for _, row in iter_json_rows(path)])
 
-    opener = gzip.open if path.suffix == ".gz" else open
-    rows: list[dict] = []
+
+def iter_json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a JSONL or JSONL.gz file.
+
+    The one JSONL row reader (corpus loading, task examples, training splits): a leading BOM is
+    skipped, lone surrogates in top-level strings become U+FFFD, and a bad line, bad bytes or a
+    damaged gzip stream is a one-line :class:`WhowroteError` naming the file (and the line).
+    """
+    path = Path(path)
     try:
-        with opener(path, "rt", encoding="utf-8-sig") as f:  # -sig: a leading BOM is skipped
-            first = f.read(4096).lstrip()[:1]
-            f.seek(0)
-            if first == "[":
+        with _open_text(path) as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
                 try:
-                    data = json.load(f)
+                    row = json.loads(line)
                 except json.JSONDecodeError as e:
-                    raise WhowroteError(f"{path}:{e.lineno}: invalid JSON ({e.msg})") from None
-                if not isinstance(data, list):
-                    raise WhowroteError(f"{path}: a JSON file must hold a list of objects")
-                rows = [r for r in data if isinstance(r, dict)]
-            else:
-                for lineno, line in enumerate(f, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError as e:
-                        raise WhowroteError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-                    if not isinstance(row, dict):
-                        raise WhowroteError(f"{path}:{lineno}: each line must be a JSON object")
-                    rows.append(row)
+                    raise WhowroteError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+                except RecursionError:
+                    raise WhowroteError(f"{path}:{lineno}: invalid JSON (nested too deeply)") from None
+                if not isinstance(row, dict):
+                    raise WhowroteError(f"{path}:{lineno}: each line must be a JSON object, "
+                                        f"got {type(row).__name__}")
+                yield lineno, _fix_row(row)
+    except UnicodeDecodeError as e:  # decoded in blocks: the offset is not a line's
+        raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason})") from None
+    except (OSError, EOFError) as e:  # missing file, bad or truncated gzip stream
+        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+
+
+def _read_json_list(path: Path) -> list[dict[str, Any]]:
+    try:
+        with _open_text(path) as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise WhowroteError(f"{path}:{e.lineno}: invalid JSON ({e.msg})") from None
+    except RecursionError:
+        raise WhowroteError(f"{path}: invalid JSON (nested too deeply)") from None
     except UnicodeDecodeError as e:
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
     except (OSError, EOFError) as e:
-        raise WhowroteError(f"{path}: cannot read ({e})") from None
+        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    if not isinstance(data, list):
+        raise WhowroteError(f"{path}: a JSON file must hold a list of objects")
+    return [_fix_row(r) for r in data if isinstance(r, dict)]
+
+
+def _open_text(path: Path) -> IO[str]:
+    """A text stream over ``path`` (gunzipped for ``.gz``); ``utf-8-sig`` skips a leading BOM."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")
+
+
+def _first_char(path: Path) -> str:
+    try:
+        with _open_text(path) as f:
+            return f.read(4096).lstrip()[:1]
+    except UnicodeDecodeError:
+        return ""  # the row reader reports it, with the line
+    except (OSError, EOFError) as e:
+        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+
+
+def _fix_row(row: dict[str, Any]) -> dict[str, Any]:
     # JSON may escape a lone surrogate (a cut emoji): no UTF-8 string can hold one.
-    rows = [{k: fix_surrogates(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
-    return pd.DataFrame(rows)
+    return {k: fix_surrogates(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def read_markdown_tree(root: Path) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import whowrote
-from whowrote.types import LABELS
+from whowrote.types import LABELS, jsonable
 
 PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "seed", "calibrate",
           "abstain_below", "min_words", "temperature_")
@@ -37,8 +37,8 @@ def _digest(model: Any) -> str:
     for arr in arrays:
         if hasattr(arr, "tobytes"):
             h.update(arr.tobytes())
-    h.update(json.dumps(_jsonable({k: getattr(model, k) for k in PARAMS if hasattr(model, k)}), sort_keys=True).encode())
-    h.update(json.dumps(_jsonable(getattr(model, "training_", {})), sort_keys=True).encode())
+    h.update(json.dumps(jsonable({k: getattr(model, k) for k in PARAMS if hasattr(model, k)}), sort_keys=True).encode())
+    h.update(json.dumps(jsonable(getattr(model, "training_", {})), sort_keys=True).encode())
     return h.hexdigest()[:10]
 
 
@@ -67,14 +67,14 @@ def model_card(model: Any) -> dict[str, Any]:
     raw = _raw_card(model)
     classes = next((c for c in (raw.get("classes"), getattr(model, "classes_", None))
                     if c is not None and len(c)), LABELS)
-    card: dict[str, Any] = {k: _jsonable(v) for k, v in raw.items()}
+    card: dict[str, Any] = {k: jsonable(v) for k, v in raw.items()}
     card.update({
         "name": str(raw.get("name") or getattr(model, "name", None) or _default_name(model)),
         "version": model_version(model),
         "classes": [str(c) for c in classes],
-        "params": _jsonable(raw.get("params") or {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}),
-        "training_data": _jsonable(raw.get("training_data") or getattr(model, "training_", None) or {}),
-        "metrics": _jsonable(raw.get("metrics") or getattr(model, "metrics_", None) or {}),
+        "params": jsonable(raw.get("params") or {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}),
+        "training_data": jsonable(raw.get("training_data") or getattr(model, "training_", None) or {}),
+        "metrics": jsonable(raw.get("metrics") or getattr(model, "metrics_", None) or {}),
         "features": _features(model, raw),
     })
     return card
@@ -83,8 +83,3 @@ def model_card(model: Any) -> dict[str, Any]:
 def _default_name(model: Any) -> str:
     feature_set = getattr(model, "feature_set", None)
     return f"whowrote-style-{feature_set}" if isinstance(feature_set, str) else type(model).__name__
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types (numpy scalars and arrays become numbers and lists)."""
-    return json.loads(json.dumps(value, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))

@@ -17,7 +17,7 @@ from whowrote.study.embed import EmbeddingCache, embed
 from whowrote.study.maps import knn_separation, project_2d
 from whowrote.study.progress import Steps
 from whowrote.study.sample import build_splits, subsample
-from whowrote.types import LABELS, WhowroteError
+from whowrote.types import LABELS, jsonable
 
 
 @dataclass
@@ -175,32 +175,7 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
     from whowrote.study.report import write_report
 
     write_report(summary, {"style": Zs, "content": Zc}, y[map_rows], genres[map_rows], out)
-    (out / "summary.json").write_text(json.dumps(_jsonable(summary), indent=2, sort_keys=False) + "\n")
+    (out / "summary.json").write_text(json.dumps(jsonable(summary), indent=2, sort_keys=False) + "\n")
     # timings vary between runs, so they stay out of the (deterministic) report and summary
     (out / "timings.json").write_text(json.dumps(steps.seconds, indent=2) + "\n")
     return summary
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return obj
-
-
-def check_paths(paths: Sequence[str | Path]) -> list[Path]:
-    """The given corpus paths, or a WhowroteError naming the first that does not exist."""
-    if not paths:
-        raise WhowroteError("give at least one corpus file")
-    out = [Path(p) for p in paths]
-    for p in out:
-        if not p.exists():
-            raise WhowroteError(f"no such corpus file: {p}")
-    return out

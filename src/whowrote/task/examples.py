@@ -9,9 +9,7 @@ Rows whose gold is not one of ``labels`` (OTHER, or GEMINI in a binary task) are
 
 from __future__ import annotations
 
-import gzip
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -36,27 +34,9 @@ class Example:
         return task_type(self.gold, self.info)
 
 
-def _json_row(line: str, path: Path, lineno: int) -> dict:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise WhowroteError(f"{path}:{lineno}: not a JSON line ({e.msg})") from None
-    if not isinstance(row, dict):
-        raise WhowroteError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-    return row
-
-
-def iter_json_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each non-blank line of a JSONL or JSONL.gz file; a bad line is a
-    one-line :class:`WhowroteError` naming the file and line."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if line.strip():
-                yield lineno, _json_row(line, path, lineno)
-
-
 def _first_rows(path: Path, n: int = 5) -> list[dict]:
+    from whowrote.data.readers import iter_json_rows  # lazily: this package stays pandas-free
+
     return [row for _, row in islice(iter_json_rows(path), n)]
 
 
@@ -69,6 +49,8 @@ def _needs_raw(rows: list[dict]) -> bool:
 
 
 def _read_raw(path: Path) -> list[Example]:
+    from whowrote.data.readers import iter_json_rows
+
     out = []
     for lineno, r in iter_json_rows(path):
         info = r.get("info") if isinstance(r.get("info"), dict) else {}

@@ -31,10 +31,19 @@ _WORD_RE = re.compile(r"[A-Za-z]+")
 _SLOTS = ("A", "B", "C")
 
 
+def _label_alternatives(labels: Sequence[str]) -> str:
+    # Longest first, so that a label which is a prefix of another never wins by accident.
+    return "|".join(re.escape(lab.upper()) for lab in sorted(labels, key=len, reverse=True))
+
+
 def _label_regex(labels: Sequence[str]) -> re.Pattern[str]:
     # Unicode-aware boundaries (like \b): a label glued to letters of any script is not a word.
-    alts = "|".join(re.escape(lab.upper()) for lab in sorted(labels, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alts})(?!\w)")
+    return re.compile(rf"(?<!\w)(?:{_label_alternatives(labels)})(?!\w)")
+
+
+# Markdown emphasis, code marks and quotes a model may wrap around a slot or its label
+# ("**A:** CLAUDE", "A: **CLAUDE**", "A: `CLAUDE`"); they are not letters, so they never glue.
+_WRAP = r"[\s*`\"'\u201c\u201d\u2018\u2019]*"
 
 
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -92,15 +101,20 @@ def parse_slots(completion: str, slots: Sequence[str] = ("A", "B"), labels: Sequ
                 tail: int | None = None) -> dict[str, str | None]:
     """Pair/trio answers: slot X = first ``X: LABEL`` (``:``, ``=`` or ``-``) in the answer body.
 
+    The label is word-bounded at both ends like :func:`parse_answer`'s (``A: CLAUDE.`` and
+    ``A: CLAUDE`` at a line end count, ``A: CLAUDEish`` does not); Markdown emphasis, code marks
+    and quotes around the slot or the label are allowed (``**A:** CLAUDE``, ``A: **CLAUDE**``).
+
     The fallback tail is 400 characters for pairs and 500 for trios, as in the reference.
     """
     if tail is None:
         tail = TRIO_TAIL_CHARS if len(slots) >= 3 else TAIL_CHARS
     body = answer_body(completion or "", tail)
-    alts = "|".join(re.escape(lab.upper()) for lab in labels)
+    alts = _label_alternatives(labels)
     out: dict[str, str | None] = {}
     for s in slots:
-        m = re.search(rf"(?<!\w){re.escape(s)}(?!\w)\s*[:=\-]\s*({alts})(?!\w)", body)
+        # Both ends word-bounded, as in parse_answer: "A: CLAUDEish" or "A: CHATGPTX" name no label.
+        m = re.search(rf"(?<!\w){re.escape(s)}(?!\w){_WRAP}[:=\-]{_WRAP}(?<!\w)({alts})(?!\w)", body)
         out[s] = m.group(1) if m else None
     return out
 

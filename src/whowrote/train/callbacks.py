@@ -26,6 +26,7 @@ from typing import Any
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
 from whowrote.train.config import EvalConfig
+from whowrote.train.curves import latest_attempts, load_metrics
 from whowrote.train.data import Row, write_rows
 from whowrote.train.evaluation import detect_collapse, evaluate_policy
 
@@ -36,19 +37,28 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
         fh.write(json.dumps(record) + "\n")
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def mark_attempt(path: Path, stage: str, step: int) -> None:
+    """Append the ``kind=start`` record that opens an attempt of ``stage`` at ``step`` (0: a fresh
+    start, else the checkpoint it resumed from), once: both callbacks below call this."""
+    mark = {"stage": stage, "kind": "start", "step": step}
+    recs = load_metrics(path)
+    if not recs or recs[-1] != mark:
+        append_jsonl(path, mark)
 
 
 class MetricsFileCallback(TrainerCallback):
-    """Every logged dict, stamped with step, epoch, wall time and the stage name."""
+    """Every logged dict, stamped with step, epoch, wall time and the stage name; a ``kind=start``
+    record opens each attempt (fresh or resumed), so the curves can drop what a resume redid."""
 
     def __init__(self, output_dir: str | Path, stage: str) -> None:
         self.path = Path(output_dir) / "metrics.jsonl"
         self.stage = stage
         self.t0 = time.time()
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                       **kwargs: Any) -> None:
+        if state.is_world_process_zero:
+            mark_attempt(self.path, self.stage, state.global_step)
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
@@ -71,11 +81,10 @@ class PeriodicEvalCallback(TrainerCallback):
         self.out = Path(output_dir)
         self.stage, self.tokenizer, self.seed = stage, tokenizer, seed
         self.text_field, self.label_field = text_field, label_field
-        # A resumed run continues its eval history (best so far, collapse trend): the evals
-        # recorded since this stage's last fresh start.
-        recs = [r for r in read_jsonl(self.out / "metrics.jsonl") if r.get("stage") == stage]
-        start = max((i for i, r in enumerate(recs) if r.get("kind") == "start"), default=-1)
-        self.history = [r for r in recs[start + 1:] if r.get("kind") == "eval"]
+        # A resumed run continues its eval history (best so far, collapse trend): this stage's evals
+        # as the earlier attempts left them (a fresh start forgets all before it, a resume those after it).
+        recs = latest_attempts(load_metrics(self.out / "metrics.jsonl"))
+        self.history = [r for r in recs if r.get("stage") == stage and r.get("kind") == "eval"]
         self.best = max((r for r in self.history if r["step"] > 0),
                         key=lambda r: (r.get(cfg.select_metric, 0.0), -r["step"]), default=None)
         self.done_steps = {r["step"] for r in self.history}
@@ -84,10 +93,10 @@ class PeriodicEvalCallback(TrainerCallback):
     def _align_history(self, step: int) -> None:
         """Forget evals the restarted run will redo: all of them on a fresh start (step 0), else
         those after the checkpoint it resumed from (their weights were lost with the crash)."""
+        mark_attempt(self.out / "metrics.jsonl", self.stage, step)
         if step == 0:
             if self.history:
                 self.history, self.best, self.done_steps = [], None, set()
-            append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "start", "step": 0})
             return
         self.history = [r for r in self.history if r["step"] <= step]
         self.done_steps = {r["step"] for r in self.history}

@@ -2,7 +2,9 @@
 
 Train rows come from TRL's logs (``loss``, ``reward``, ``completions/clipped_ratio``,
 ``completions/mean_length`` ...); eval rows from the periodic eval callback (``accuracy``,
-``truncation_rate``, ``completion_tokens`` stats, per-provider recall).
+``truncation_rate``, ``completion_tokens`` stats, per-provider recall). After a resume
+(``kind=start`` records mark each attempt) the steps the last attempt redid are drawn from it
+alone (:func:`latest_attempts`).
 """
 
 from __future__ import annotations
@@ -21,10 +23,37 @@ PANELS = (
 
 
 def load_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """Every record of ``metrics.jsonl``, in file order (all attempts; see :func:`latest_attempts`)."""
     p = Path(path)
     if not p.is_file():
         return []
     return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def latest_attempts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The run as it finally went: earlier attempts' records that a later attempt redid are dropped.
+
+    Each attempt of a stage begins with a ``kind=start`` record at the step it starts from. A fresh
+    start (step 0) redoes the whole stage, so every earlier record of that stage goes; a resume from
+    the checkpoint at step ``s`` keeps what was done up to ``s`` (the checkpoint holds it) and drops
+    the earlier attempts' records after ``s`` (lost with the crash and logged again). Other stages'
+    records, and records without a stage, are kept.
+    """
+    kept: list[dict[str, Any]] = []
+    for rec in records:
+        if rec.get("kind") == "start":
+            stage, start = rec.get("stage"), _step(rec)
+            kept = [r for r in kept
+                    if "stage" not in r or r["stage"] != stage or (start > 0 and _step(r) <= start)]
+        kept.append(rec)
+    return kept
+
+
+def _step(rec: dict[str, Any]) -> int:
+    try:
+        return int(rec.get("step", 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _flat(rec: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +86,7 @@ def write_curves(metrics_path: str | Path, out_dir: str | Path, title: str | Non
     """Write ``train.csv``, ``eval.csv`` and ``curves.png`` next to the run; returns what was written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    recs = load_metrics(metrics_path)
+    recs = latest_attempts(load_metrics(metrics_path))  # a resumed run: only what its last attempt redid
     written = [p for p in (write_csv([r for r in recs if r.get("kind") == "train"], out / "train.csv"),
                            write_csv([r for r in recs if r.get("kind") == "eval"], out / "eval.csv")) if p]
     try:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whowrote.task.examples import iter_json_rows
+from whowrote.data.readers import iter_json_rows
 from whowrote.task.prompts import build_messages
 from whowrote.types import WhowroteError
 
