@@ -133,6 +133,8 @@ def _truncated_npz() -> bytes:
     {"meta_edit": lambda m: m["params"].update(evil=1)},
     {"meta_edit": lambda m: m["params"].update(min_words="100")},
     {"meta_edit": lambda m: m.update(temperature=-1)},
+    {"meta_edit": lambda m: m["params"].update(tree_weight=1.5)},
+    {"meta_edit": lambda m: m["params"].update(weighting="bogus")},
     {"array_edit": lambda a: a.pop("mean")},
     {"array_edit": lambda a: a.update(coef=a["coef"][:2])},
     {"array_edit": lambda a: a["tree_left"].__setitem__(slice(None), 10**8)},
@@ -146,6 +148,27 @@ def test_malformed_model_files_fail_with_a_clear_error(tmp_path, kw):
     with pytest.raises(WhowroteError) as err:
         load_model(d)
     assert str(d) in str(err.value) and "allow_pickle" not in str(err.value)
+
+
+def test_model_files_without_the_newer_settings_load_as_before(tmp_path):
+    """Models saved before ``tree_weight`` / ``weighting`` existed averaged 50/50 with cell weights."""
+    d = _corrupt_copy(tmp_path, meta_edit=lambda m: [m["params"].pop(k, None) for k in ("tree_weight", "weighting")])
+    model = load_model(d)
+    assert (model.tree_weight, model.weighting) == (0.5, "cell")
+
+
+def test_sqrt_weighting_is_the_geometric_mean_of_genre_and_cell_balancing():
+    from whowrote.style.model import _balanced_weights
+
+    genres = np.array(["a"] * 6 + ["b"] * 2)
+    yi = np.array([0, 0, 0, 0, 1, 1, 0, 1])
+    cell = _balanced_weights(yi, genres)
+    assert cell[:4].sum() == pytest.approx(cell[4:6].sum()) == pytest.approx(cell[6:].sum() / 2)
+    w = _balanced_weights(yi, genres, sqrt=True)
+    want = 1 / np.sqrt(np.array([6] * 6 + [2] * 2) * np.array([4, 4, 4, 4, 2, 2, 1, 1]))
+    np.testing.assert_allclose(w, want * len(w) / want.sum())
+    with pytest.raises(ValueError, match="weighting"):
+        StyleModel(weighting="nope").fit(np.ones((4, 197)), ["CLAUDE", "GEMINI"] * 2)
 
 
 def test_model_json_that_is_not_an_object(tmp_path):

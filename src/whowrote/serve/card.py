@@ -16,7 +16,7 @@ from typing import Any
 import whowrote
 from whowrote.types import LABELS, jsonable
 
-PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "seed", "calibrate",
+PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed", "calibrate",
           "abstain_below", "min_words", "temperature_")
 ARRAYS = ("mean_", "scale_", "coef_", "intercept_", "norms_")
 

@@ -175,6 +175,13 @@ def _sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+_WEIGHTING = {
+    "cell": "Rows are weighted so each (genre, provider) cell counts equally.",
+    "sqrt": ("A row weighs 1 / sqrt(texts in its genre x texts in its (genre, provider) cell): halfway "
+             "(geometrically) between balancing genres and balancing every (genre, provider) cell."),
+}
+
+
 def model_card(model: StyleModel) -> str:
     t = model.training_
     counts = "\n".join(f"| {k.split('/')[0]} | {k.split('/')[1]} | {v} |" for k, v in sorted(t.get("counts", {}).items()))
@@ -192,13 +199,12 @@ def model_card(model: StyleModel) -> str:
 OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set:
 the research spec's 41 plus punctuation, structure, sentence/paragraph-length, function-word and
 lexicon features), trained on each text plus a truncated copy (first 60-600 words, weight 0.3).
-Average of a standardised logistic regression (C={model.C}) and gradient-boosted
-trees ({model.tree_iter} rounds, {model.tree_leaves} leaves), temperature-scaled
+Weighted average of a standardised logistic regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and
+gradient-boosted trees ({model.tree_iter} rounds, {model.tree_leaves} leaves, weight {model.tree_weight:.2f}), temperature-scaled
 (T={model.temperature_:.3f}, fitted on topic-grouped out-of-fold predictions). Abstains
 ("uncertain") below probability {model.abstain_below} or under {model.min_words} words.
 
-**Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. Rows are weighted so each
-(genre, provider) cell counts equally.
+**Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. {_WEIGHTING[model.weighting]}
 
 | genre | provider | texts |
 |---|---|---:|

@@ -4,7 +4,7 @@ Why not keep the scikit-learn object: it can only be saved by pickling (unsafe t
 tied to one scikit-learn version), and importing scikit-learn costs ~0.5 s of start-up that
 ``whowrote predict`` cannot afford. The exported form is six flat arrays (one row per node of
 every tree) that go into an ``.npz``; :meth:`TreeEnsemble.raw_predict` walks all trees at once,
-one level per step, so a batch costs ``depth`` vectorised steps.
+one level per step, dropping the (row, tree) pairs that reached a leaf.
 """
 
 from __future__ import annotations
@@ -62,20 +62,31 @@ class TreeEnsemble:
         )
 
     def raw_predict(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's."""
-        X = np.asarray(X, dtype=np.float64)
-        n = len(X)
-        node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
-        rows = np.arange(n)[:, None]
-        for _ in range(self.max_depth):
-            leaf = self.is_leaf[node]
-            if leaf.all():
-                break
-            x = X[rows, self.feature[node]]
-            go_left = np.where(np.isnan(x), self.missing_left[node], x <= self.threshold[node])
-            node = np.where(leaf, node, np.where(go_left, self.left[node], self.right[node]))
+        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's.
+
+        Every (row, tree) pair walks down one level per step, and pairs that reached a leaf drop
+        out, so a batch costs the total path length rather than ``depth x trees``.
+        """
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        n, d = X.shape
+        n_trees = len(self.roots)
+        children = np.stack([self.left, self.right], axis=1).ravel()  # [2 * node + goes_right]
+        node = np.tile(self.roots, n)  # (row, tree) pairs, row-major
+        offset = np.repeat(np.arange(n, dtype=np.int64) * d, n_trees)  # start of each pair's row in X
+        flat = X.ravel()
+        has_nan = bool(np.isnan(flat).any())
+        active = np.flatnonzero(~self.is_leaf[node])
+        while active.size:
+            nd = node[active]
+            x = flat[offset[active] + self.feature[nd]]
+            goes_right = x > self.threshold[nd]
+            if has_nan:
+                goes_right = np.where(np.isnan(x), ~self.missing_left[nd], goes_right)
+            nxt = children[2 * nd + goes_right]
+            node[active] = nxt
+            active = active[~self.is_leaf[nxt]]
         out = np.tile(self.baseline, (n, 1))
-        leaf_values = self.value[node]
+        leaf_values = self.value[node].reshape(n, n_trees)
         for k in range(len(self.baseline)):
             out[:, k] += leaf_values[:, self.tree_class == k].sum(axis=1)
         return out
