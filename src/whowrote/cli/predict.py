@@ -12,14 +12,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from whowrote.cli.app import app, data_app, train_app  # noqa: F401
-
-if TYPE_CHECKING:
-    from whowrote.style.sources import Item
 
 EXIT_PARTIAL = 3
 BATCH = 256
@@ -74,52 +71,6 @@ def _attribute_all(model, items, n_tells: int, progress: bool):
             bar.stop()
 
 
-def _table_problems(paths: list[str], items: list[Item], column: str | None) -> tuple[list[Item], list[Item]]:
-    """Table inputs (.jsonl/.csv/.tsv/.json) without a single text to attribute become one error
-    item each, saying what was wrong: no rows at all, the text column missing, or it is empty in
-    every row. Returns ``(items, problems)``: the items to attribute and those new error items.
-
-    ``iter_items`` yields a table's rows as items named ``FILE:ROW`` (or one ``FILE`` item when the
-    file cannot be read), in the order of ``expand(paths)``; other inputs yield one item each."""
-    from whowrote.style.sources import TABLE_SUFFIXES, TEXT_COLUMNS, Item, expand
-
-    def of_table(item: Item, name: str) -> bool:
-        head, _, row = item.path.rpartition(":")
-        return item.path == name or (head == name and row.isdigit())
-
-    want = repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
-    out: list[Item] = []
-    problems: list[Item] = []
-    i = 0
-    for target in expand(paths):
-        if not (isinstance(target, Path) and target.suffix.lower() in TABLE_SUFFIXES):
-            out.extend(items[i:i + 1])
-            i += 1
-            continue
-        name, j = str(target), i
-        while j < len(items) and of_table(items[j], name):
-            j += 1
-        rows, i = items[i:j], j
-        missing = sum(bool(r.error and r.error.startswith("no text column")) for r in rows)
-        empty = sum(r.error is None and not r.text.strip() for r in rows)
-        n = f"all {len(rows)} rows" if len(rows) > 1 else "its only row"
-        if not rows:
-            error = "no rows (the table is empty)"
-        elif missing == len(rows):
-            error = f"no text column ({want}) in {n}; use --column"
-        elif empty == len(rows):
-            error = f"column {column!r} is empty in {n}" if column else \
-                f"the text column is empty in {n}; use --column to name another"
-        elif missing + empty == len(rows):
-            error = f"no text in {n}: the text column ({want}) is missing in {missing}, empty in {empty}"
-        else:
-            out.extend(rows)
-            continue
-        problems.append(Item(name, error=error))
-        out.append(problems[-1])
-    return out + items[i:], problems  # nothing is left over unless the inputs changed under us
-
-
 def _stderr_console():
     from rich.console import Console
 
@@ -162,12 +113,12 @@ def predict(
     if sum((json_out, jsonl, csv_out)) > 1:
         raise WhowroteError("choose one of --json, --jsonl, --csv")
     model = load_model(model_path)
-    items, problems = _table_problems(paths, list(iter_items(paths, column=column)), column)
+    items = list(iter_items(paths, column=column))
     if not items:
         raise WhowroteError("no input texts found (folders are searched for .md and .txt files)")
-    if len(problems) == len(items):
+    if all(it.nothing_in_table for it in items):
         # Only tables with nothing to attribute: one line saying why, not a table of "cannot tell".
-        raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in problems))
+        raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in items))
     show_bar = progress if progress is not None else (len(items) > 20 and sys.stderr.isatty())
     n_err = 0
     records: list[dict] = []

@@ -30,6 +30,7 @@ class Item:
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     id: str | None = None
+    nothing_in_table: bool = False  # the error says a whole table has no text to attribute
 
 
 def decode(raw: bytes, name: str) -> Item:
@@ -73,16 +74,44 @@ def _pick_column(keys: Sequence[str], column: str | None) -> str | None:
 
 
 def read_table(path: Path, column: str | None) -> Iterator[Item]:
-    """One item per row of a JSONL / JSON / CSV / TSV file, text from ``column``.
+    """One item per row of a JSONL / JSON / CSV / TSV file, text from ``column``; a table with no
+    text to attribute at all (no rows, or the column missing/empty in every row) is instead one
+    error item saying so.
 
     A table is read whole (it holds many texts; each text is still capped by the text check)."""
     head = read_file(path, whole=True)
     if head.error:
         yield head
         return
-    for item in _rows(path, head.text, column):
+    rows = list(_rows(path, head.text, column))
+    problem = _nothing_to_attribute(rows, column)
+    if problem:
+        yield Item(str(path), error=problem, nothing_in_table=True)
+        return
+    for item in rows:
         item.warnings[:0] = head.warnings  # e.g. undecodable bytes replaced somewhere in the file
         yield item
+
+
+def _nothing_to_attribute(rows: list[Item], column: str | None) -> str | None:
+    """Why a table's rows hold no text at all, or None when at least one row could be attributed."""
+    missing = sum(bool(r.error and r.error.startswith("no text column")) for r in rows)
+    empty = sum(r.error is None and not r.text.strip() for r in rows)
+    n = f"all {len(rows)} rows" if len(rows) > 1 else "its only row"
+    if not rows:
+        return "no rows (the table is empty)"
+    if missing == len(rows):
+        return f"no text column ({_wanted(column)}) in {n}; use --column"
+    if empty == len(rows):
+        return f"column {column!r} is empty in {n}" if column else \
+            f"the text column is empty in {n}; use --column to name another"
+    if missing + empty == len(rows):
+        return f"no text in {n}: the text column ({_wanted(column)}) is missing in {missing}, empty in {empty}"
+    return None
+
+
+def _wanted(column: str | None) -> str:
+    return repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
 
 
 def _rows(path: Path, text: str, column: str | None) -> Iterator[Item]:
@@ -113,8 +142,7 @@ def _rows(path: Path, text: str, column: str | None) -> Iterator[Item]:
             continue
         col = _pick_column(list(rec), column)
         if col is None:
-            want = repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
-            yield Item(where, error=f"no text column ({want}); use --column")
+            yield Item(where, error=f"no text column ({_wanted(column)}); use --column")
             continue
         value = rec.get(col)
         ident = rec.get("id")
