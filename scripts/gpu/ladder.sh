@@ -10,8 +10,8 @@
 #   bash scripts/gpu/ladder.sh call_g      # the answer-only SFT on 2 GPUs (DDP) + its eval
 # (calls are issued back to back: the machine is given back 30 s after a call; see docs/gpu-notes.md)
 #
-# or single stages (any machine, one GPU): setup model base sft grpo_base star_sft coldstart_grpo
-# coldstart_grpo_lr3 sft1gpu sft2gpu pack.
+# or single stages (any machine, one GPU): setup model base harness_base sft grpo_base star_sft
+# coldstart_grpo coldstart_grpo_lr3 sft1gpu sft2gpu; `pack [TAG]` packs the results as OUT/TAG.tgz.
 # Dry run on CPU with the tiny random model:  LADDER_DRY=1 bash scripts/gpu/ladder.sh dry
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -82,6 +82,13 @@ stage_base() {
   evaluate "$MODEL" "$RUNS/base_eval_answer_only" answer_only 16
 }
 
+stage_harness_base() {  # issue 5's real run through the eval harness itself (whowrote eval)
+  [[ -f $DATA/val.jsonl ]] || gunzip -kf "$DATA/val.jsonl.gz"
+  run python3 -c "import sys; from whowrote.cli import main; main(sys.argv[1:])" eval --split "$DATA/val.jsonl" \
+    --out "$RUNS/harness_base_3way" --model "$HOME_DIR/smol.gguf" --variant 3way --k 4 --max-new-tokens 256 \
+    --max-prompt-tokens 2400 --batch-size 64 --seed 0
+}
+
 stage_sft() {
   run $WT sft -c configs/smollm2_answer_only_sft.toml "${COMMON[@]}" --set "run.output_dir=\"$RUNS/sft_answer_only\""
   evaluate "$RUNS/sft_answer_only/final" "$RUNS/sft_answer_only/eval_k4" answer_only 16
@@ -149,6 +156,21 @@ stage_pack() {  # small results only (no weights) -> one tarball under $OUT
   ls -la "$OUT"
 }
 
+# two_gpus TAG "GPU0 STAGES" "GPU1 STAGES": one stage list per GPU in parallel (logs gpu0_TAG.log,
+# gpu1_TAG.log next to RUNS), then their ladder lines and one pack, results_TAG.
+two_gpus() {
+  local tag=$1
+  # shellcheck disable=SC2086  # a stage list is several words
+  CUDA_VISIBLE_DEVICES=0 bash "$0" $2 > "$RUNS/../gpu0_$tag.log" 2>&1 &
+  # shellcheck disable=SC2086
+  CUDA_VISIBLE_DEVICES=1 bash "$0" $3 > "$RUNS/../gpu1_$tag.log" 2>&1 &
+  wait
+  grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_"$tag".log | cut -c1-220
+  stage_pack "results_$tag"
+}
+
+# the timed calls: nothing may run past the device's 600 s limit
+[[ ${1:-} == call_[b-g] ]] && export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
 case "${1:-}" in
   call_a)
     stage_setup
@@ -164,41 +186,20 @@ case "${1:-}" in
       --set "run.output_dir=\"$T-grpo\"" 2>&1 | tail -n 3
     ;;
   call_b)  # measured: GPU0 ~7 min, GPU1 ~8 min (GRPO ~17 s/step; the zero-trainable guard stopped it at 16)
-    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
     stage_model || exit 1
-    CUDA_VISIBLE_DEVICES=0 bash "$0" base sft > "$RUNS/../gpu0_b.log" 2>&1 &
-    CUDA_VISIBLE_DEVICES=1 bash "$0" grpo_base > "$RUNS/../gpu1_b.log" 2>&1 &
-    wait
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_b.log | cut -c1-220
-    stage_pack results_b
+    two_gpus b "base sft" grpo_base
     ;;
   call_c)  # measured: STaR 3 rounds on 96 texts ~200 s of sampling + 60 SFT steps ~50 s + evals
-    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
-    CUDA_VISIBLE_DEVICES=0 bash "$0" star_sft > "$RUNS/../gpu0_c.log" 2>&1 &
-    CUDA_VISIBLE_DEVICES=1 bash "$0" harness_base > "$RUNS/../gpu1_c.log" 2>&1 &
-    wait
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_c.log | cut -c1-220
-    stage_pack results_c
+    two_gpus c star_sft harness_base
     ;;
   call_e)  # session 2: STaR ~200 s + SFT ~50 s + eval | 1-GPU SFT ~180 s
-    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
     stage_model || exit 1
-    CUDA_VISIBLE_DEVICES=0 bash "$0" star_sft > "$RUNS/../gpu0_e.log" 2>&1 &
-    CUDA_VISIBLE_DEVICES=1 bash "$0" sft1gpu > "$RUNS/../gpu1_e.log" 2>&1 &
-    wait
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_e.log | cut -c1-220
-    stage_pack results_e
+    two_gpus e star_sft sft1gpu
     ;;
   call_f)  # GRPO stops at run.max_minutes (6.5), then a k=4 eval of 240 texts
-    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
-    CUDA_VISIBLE_DEVICES=0 bash "$0" coldstart_grpo > "$RUNS/../gpu0_f.log" 2>&1 &
-    CUDA_VISIBLE_DEVICES=1 bash "$0" coldstart_grpo_lr3 > "$RUNS/../gpu1_f.log" 2>&1 &
-    wait
-    grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_f.log | cut -c1-220
-    stage_pack results_f
+    two_gpus f coldstart_grpo coldstart_grpo_lr3
     ;;
   call_g)
-    export LADDER_DEADLINE=$(( $(date +%s) + ${LADDER_CALL_S:-550} ))
     stage_sft2gpu > "$RUNS/../sft2gpu_g.log" 2>&1
     grep -h -E '^\[ladder|done|Error|train_runtime' "$RUNS/../sft2gpu_g.log" | cut -c1-220
     stage_pack results_g
@@ -207,6 +208,9 @@ case "${1:-}" in
     [[ -f $MODEL/config.json ]] || $WT tiny-model "$MODEL"
     stage_base && stage_sft && stage_grpo_base && stage_star_sft && stage_coldstart_grpo && stage_coldstart_grpo_lr3 \
       && stage_sft1gpu; stage_pack results_dry
+    ;;
+  pack)
+    stage_pack "${2:-}"
     ;;
   *)
     for s in "$@"; do "stage_$s"; done

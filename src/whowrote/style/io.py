@@ -84,9 +84,7 @@ def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:
     # Files written before these settings existed: 50/50 average, (genre, label) cells balanced.
     params = {"tree_weight": 0.5, "weighting": "cell", **params}
     model = StyleModel(**params)
-    if not 0.0 <= model.tree_weight <= 1.0 or model.weighting not in ("cell", "sqrt"):
-        raise ValueError(f"params.tree_weight must be in [0, 1] and params.weighting 'cell' or 'sqrt', "
-                         f"not {model.tree_weight!r} / {model.weighting!r}")
+    model.check_settings()
     if meta["feature_names"] != model.feature_names_:
         raise WhowroteError(f"model features differ from this whowrote version's {model.feature_set!r} set")
     model.classes_ = np.array([str(c) for c in meta["classes"]], dtype=object)

@@ -83,6 +83,13 @@ class StyleModel:
         return extract(list(texts_or_X), self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------
+    def check_settings(self) -> None:
+        """ValueError for settings outside their range (used by ``fit`` and by the model loader)."""
+        if self.weighting not in ("cell", "sqrt"):
+            raise ValueError(f"weighting must be 'cell' or 'sqrt', not {self.weighting!r}")
+        if not 0.0 <= self.tree_weight <= 1.0:
+            raise ValueError(f"tree_weight must be in [0, 1], not {self.tree_weight!r}")
+
     def fit(self, texts_or_X, y: Sequence[str], genres: Sequence[str] | None = None,
             groups: Sequence[str] | None = None, sample_weight: Sequence[float] | None = None) -> StyleModel:
         """Fit on texts (or a precomputed feature matrix) and labels.
@@ -95,10 +102,7 @@ class StyleModel:
         present = set(y.tolist())
         self.classes_ = np.array([c for c in LABELS if c in present] + sorted(present - set(LABELS)), dtype=object)
         yi = np.array([list(self.classes_).index(v) for v in y])
-        if self.weighting not in ("cell", "sqrt"):
-            raise ValueError(f"weighting must be 'cell' or 'sqrt', not {self.weighting!r}")
-        if not 0.0 <= self.tree_weight <= 1.0:
-            raise ValueError(f"tree_weight must be in [0, 1], not {self.tree_weight!r}")
+        self.check_settings()
         w = _balanced_weights(yi, genres, sqrt=self.weighting == "sqrt")
         if sample_weight is not None:  # e.g. down-weighting truncated copies of training texts
             w = w * np.asarray(sample_weight, dtype=np.float64)
@@ -202,10 +206,11 @@ def _balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool =
     mean of genre balancing and cell balancing, so a genre's majority label keeps part of its share.
     """
     cells = list(zip(genres, yi.tolist(), strict=True)) if genres is not None else yi.tolist()
-    keys, inverse, counts = np.unique(np.array([str(c) for c in cells]), return_inverse=True, return_counts=True)
-    w = 1.0 / counts[inverse]
-    if sqrt:
+    _, inverse, counts = np.unique(np.array([str(c) for c in cells]), return_inverse=True, return_counts=True)
+    n_cell = counts[inverse].astype(np.float64)
+    if sqrt:  # without genres every row shares one genre: sqrt(n * n_cell)
         g = np.array([str(v) for v in genres]) if genres is not None else np.zeros(len(yi), dtype=str)
         _, g_inverse, g_counts = np.unique(g, return_inverse=True, return_counts=True)
-        w = 1.0 / np.sqrt(g_counts[g_inverse] * counts[inverse])
+        n_cell = np.sqrt(g_counts[g_inverse] * n_cell)
+    w = 1.0 / n_cell
     return w * len(w) / w.sum()

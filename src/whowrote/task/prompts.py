@@ -34,7 +34,7 @@ _REASON_FORMAT = """## OUTPUT FORMAT
 Reply with exactly these two tags and nothing outside them:
 
 <reason_why>
-2-4 short sentences giving the decisive evidence, grounded in the text.
+2-4 short sentences {evidence}, grounded in the text.
 </reason_why>
 
 <answer>
@@ -68,9 +68,20 @@ def _single_prompt(labels: Sequence[str], *, holistic: bool, method: str = "") -
     body = [PERSONA, task]
     if method:
         body.append(method)
-    body.append(_REASON_FORMAT.format(answer_line="Exactly one of: " + " / ".join(labels)))
+    body.append(_REASON_FORMAT.format(evidence="giving the decisive evidence",
+                                      answer_line="Exactly one of: " + " / ".join(labels)))
     body.append(_REASON_RULES.format(choose_rule="name exactly one label, never two and never none."))
     return "\n\n".join(body)
+
+
+def _multi_prompt(task: str, *, evidence: str, answer_line: str, choose_rule: str) -> str:
+    """The pair/trio scaffold: persona, ``task``, the reasoned output format and the rules."""
+    return "\n\n".join([
+        PERSONA,
+        task,
+        _REASON_FORMAT.format(evidence=evidence, answer_line=answer_line),
+        _REASON_RULES.format(choose_rule=choose_rule),
+    ])
 
 
 _LEXICAL_METHOD = """## METHOD
@@ -97,30 +108,24 @@ def _answer_only_prompt(labels: Sequence[str]) -> str:
 def pair_system_prompt(p1: str = "CLAUDE", p2: str = "CHATGPT") -> str:
     """Two texts A and B; one is by ``p1``, the other by ``p2`` (so the authors differ)."""
     a, b = (f"{p} ({COMPANY.get(p, p)})" for p in (p1, p2))
-    return "\n\n".join([
-        PERSONA,
+    return _multi_prompt(
         f"## TASK\nYou get two texts, TEXT A and TEXT B. One was written by {a} and the other by {b}, "
         f"so their authors differ. Decide which is which. {STYLE_ONLY}\n{HOLISTIC} Contrast them: "
         "what does A do that B does not, and the other way round?",
-        _REASON_FORMAT.replace("2-4 short sentences giving the decisive evidence", "2-4 short sentences contrasting the two texts")
-        .format(answer_line=f"A: {p1} or {p2}\nB: {p1} or {p2}"),
-        _REASON_RULES.format(choose_rule="use each of the two labels exactly once, never the same label twice."),
-    ])
+        evidence="contrasting the two texts", answer_line=f"A: {p1} or {p2}\nB: {p1} or {p2}",
+        choose_rule="use each of the two labels exactly once, never the same label twice.")
 
 
 def trio_system_prompt(labels: Sequence[str] = PROVIDERS) -> str:
     """Three texts A, B, C, each by one provider; repeats allowed (authors need not differ)."""
     one_of = " or ".join(labels)
-    return "\n\n".join([
-        PERSONA,
+    return _multi_prompt(
         f"## TASK\nYou get three texts, TEXT A, TEXT B and TEXT C. Each was written by one of "
         f"{_label_list(labels)}. The same assistant may have written more than one of them: do not "
         f"assume the authors are different. {STYLE_ONLY}\n{HOLISTIC} Contrast the texts, but judge "
         "each one on its own writing.",
-        _REASON_FORMAT.replace("2-4 short sentences giving the decisive evidence", "2-4 short sentences contrasting the texts")
-        .format(answer_line=f"A: {one_of}\nB: {one_of}\nC: {one_of}"),
-        _REASON_RULES.format(choose_rule="give one label per text; repeats are allowed and a label may go unused."),
-    ])
+        evidence="contrasting the texts", answer_line=f"A: {one_of}\nB: {one_of}\nC: {one_of}",
+        choose_rule="give one label per text; repeats are allowed and a label may go unused.")
 
 
 def system_prompt(variant: str = "3way", labels: Sequence[str] = PROVIDERS,
@@ -171,7 +176,7 @@ def text_blocks(texts: Sequence[str]) -> str:
 
 def pair_messages(text_a: str, text_b: str, p1: str = "CLAUDE", p2: str = "CHATGPT",
                   cheatsheet: str | None = None) -> list[dict]:
-    sys_text = pair_system_prompt(p1, p2) + ("\n\n" + cheatsheet.strip() if cheatsheet else "")
+    sys_text = system_prompt("pair", (p1, p2), cheatsheet)
     return [{"role": "system", "content": sys_text}, {"role": "user", "content": text_blocks([text_a, text_b])}]
 
 
@@ -179,7 +184,7 @@ def trio_messages(texts: Sequence[str], labels: Sequence[str] = PROVIDERS,
                   cheatsheet: str | None = None) -> list[dict]:
     if len(texts) != 3:
         raise ValueError(f"a trio needs 3 texts, got {len(texts)}")
-    sys_text = trio_system_prompt(labels) + ("\n\n" + cheatsheet.strip() if cheatsheet else "")
+    sys_text = system_prompt("trio", labels, cheatsheet)
     return [{"role": "system", "content": sys_text}, {"role": "user", "content": text_blocks(texts)}]
 
 
