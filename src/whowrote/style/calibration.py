@@ -23,35 +23,19 @@ def nll(logits: np.ndarray, y: np.ndarray, temperature: float) -> float:
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray, lo: float = 0.05, hi: float = 20.0) -> float:
-    """The ``T`` minimising the negative log-likelihood of ``y`` (integer classes), by a
-    golden-section search on log T (the NLL is unimodal in T)."""
-    a, b = np.log(lo), np.log(hi)
-    g = (np.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = nll(logits, y, np.exp(c)), nll(logits, y, np.exp(d))
-    for _ in range(60):
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = nll(logits, y, np.exp(c))
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = nll(logits, y, np.exp(d))
-    return float(np.exp((a + b) / 2))
+    """The ``T`` in [lo, hi] minimising the negative log-likelihood of ``y`` (integer classes),
+    searched on log T (the NLL is unimodal in T). scipy comes with scikit-learn, which ``fit`` needs."""
+    from scipy.optimize import minimize_scalar
+
+    res = minimize_scalar(lambda log_t: nll(logits, y, float(np.exp(log_t))), bounds=(np.log(lo), np.log(hi)),
+                          method="bounded", options={"xatol": 1e-6})
+    return float(np.exp(res.x))
 
 
 def expected_calibration_error(proba: np.ndarray, y: np.ndarray, n_bins: int = 15) -> float:
     """Top-label ECE: the bin-weighted gap between confidence and accuracy."""
-    conf = proba.max(axis=1)
-    correct = proba.argmax(axis=1) == y
-    bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
-    ece = 0.0
-    for b in range(n_bins):
-        m = bins == b
-        if m.any():
-            ece += m.mean() * abs(correct[m].mean() - conf[m].mean())
-    return float(ece)
+    return float(sum(b["count"] * abs(b["accuracy"] - b["confidence"]) for b in reliability(proba, y, n_bins))
+                 / len(y))
 
 
 def brier(proba: np.ndarray, y: np.ndarray) -> float:
