@@ -1,4 +1,4 @@
-.PHONY: install install-dev test lint predict-demo
+.PHONY: install install-dev test lint
 
 install:
 	python3 -m pip install -e .

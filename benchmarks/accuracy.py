@@ -145,7 +145,7 @@ def main() -> None:
             elif m == "default":  # full_lr_trees + truncated training copies: what train-probe ships
                 est = fit_augmented(X[rtr], Xa[rtr], ytr, tr["genre"], topic_keys(tr), seed=args.seed)
                 probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
-                if m == "default" and name == "topic_holdout":
+                if name == "topic_holdout":
                     saved["model"] = est
             elif m == "char_ngram":
                 est = CharNgrams(M).fit(rtr, ytr)
@@ -170,13 +170,13 @@ def main() -> None:
 def length_falloff(model: StyleModel, val) -> dict:
     """Accuracy of the topic-hold-out model on val texts cut to their first N words."""
     res = {}
-    y = val["provider"].to_numpy()
+    y, genres = val["provider"].to_numpy(), val["genre"].to_numpy()
     for n in (*LENGTHS, None):
         cut = [truncate_words(t, n) if n else t for t in val["text"]]
         P = model.predict_proba(extract(cut, model.feature_set))
         pred = model.classes_[P.argmax(1)]
         res[str(n or "full")] = {"accuracy": float((pred == y).mean()),
-                                 "per_genre": {g: float((pred[val["genre"].to_numpy() == g] == y[val["genre"].to_numpy() == g]).mean())
+                                 "per_genre": {g: float((pred[genres == g] == y[genres == g]).mean())
                                                for g in sorted(val["genre"].unique())}}
         print(f"length {n or 'full'}: {res[str(n or 'full')]['accuracy']:.3f}", flush=True)
     return res

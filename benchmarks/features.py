@@ -10,24 +10,19 @@ spec used by the tests (``tests/style/reference41.py``), as the "research code" 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from whowrote.data.readers import iter_json_rows
 from whowrote.style import extract
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "style"))
 
 
 def texts_of(path: str) -> list[str]:
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            rec = json.loads(line)
-            out.append(rec.get("text") or rec.get("content") or "")
-    return out
+    return [rec.get("text") or rec.get("content") or "" for _, rec in iter_json_rows(Path(path))]
 
 
 def timed(fn, texts, repeat: int) -> float:

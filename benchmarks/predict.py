@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import subprocess
@@ -20,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from whowrote.data.readers import iter_json_rows
 
 
 def entry_point() -> str:
@@ -33,8 +34,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    with open(args.corpus, encoding="utf-8") as f:
-        texts = [(r.get("text") or r.get("content") or "") for r in map(json.loads, f)]
+    texts = [r.get("text") or r.get("content") or "" for _, r in iter_json_rows(Path(args.corpus))]
     exe = entry_point()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

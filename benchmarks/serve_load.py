@@ -19,23 +19,20 @@ import statistics
 import subprocess
 import sys
 import time
+from itertools import islice
 from pathlib import Path
 
 import httpx
+
+from whowrote.data.readers import iter_json_rows
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "blogs.jsonl"
 
 
 def load_texts(path: Path, n: int) -> list[str]:
-    texts = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            texts.append(row.get("content") or row.get("text") or "")
-            if len(texts) >= n:
-                break
-    texts = [t for t in texts if t.strip()]
+    rows = (row for _, row in islice(iter_json_rows(path), n))
+    texts = [t for t in (row.get("content") or row.get("text") or "" for row in rows) if t.strip()]
     if not texts:
         raise SystemExit(f"no texts in {path}")
     return texts

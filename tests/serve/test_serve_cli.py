@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 from serve_fakes import FakeModel
 from typer.testing import CliRunner
@@ -26,15 +23,11 @@ def fake_run(monkeypatch):
     """Replace uvicorn.run and the model loader; record what serve passes on."""
     import uvicorn
 
+    import whowrote.style as style
+
     calls: dict = {}
     monkeypatch.setattr(uvicorn, "run", lambda api, **kw: calls.update(app=api, **kw))
-    try:
-        import whowrote.style as style
-    except ImportError:  # classifier not installed: a stand-in module with load_model
-        style = types.ModuleType("whowrote.style")
-        monkeypatch.setitem(sys.modules, "whowrote.style", style)
-    monkeypatch.setattr(style, "load_model", lambda path=None: calls.update(model_path=path) or FakeModel(),
-                        raising=False)
+    monkeypatch.setattr(style, "load_model", lambda path=None: calls.update(model_path=path) or FakeModel())
     return calls
 
 

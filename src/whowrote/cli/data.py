@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+from whowrote.cli.app import data_app
 from whowrote.types import LABELS, WhowroteError
 
 PATHS_HELP = "Corpus files or folders (JSONL, JSON, CSV, TSV, Parquet, save_to_disk, Markdown tree) or hub ids."

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+from whowrote.cli.app import app
+from whowrote.types import WhowroteError
 
 
 @app.command("eval")
@@ -39,11 +40,10 @@ def eval_command(
     from whowrote.llm.collapse import detect_collapse
     from whowrote.llm.evaluate import EvalConfig, run_eval
     from whowrote.llm.report import render_summary
-    from whowrote.task.prompts import VARIANTS
-    from whowrote.types import WhowroteError
+    from whowrote.task.prompts import SINGLE_VARIANTS
 
-    if variant not in VARIANTS or variant in ("pair", "trio"):
-        raise WhowroteError(f"--variant must be a single-text variant, one of {VARIANTS[:5]}")
+    if variant not in SINGLE_VARIANTS:
+        raise WhowroteError(f"--variant must be a single-text variant, one of {SINGLE_VARIANTS}")
     cfg = EvalConfig(
         split=str(split), out=str(out), model=model, gguf_file=gguf_file, endpoint=endpoint,
         api_model=api_model, variant=variant, k=k, max_new_tokens=max_new_tokens,
@@ -63,8 +63,6 @@ def eval_command(
 
 
 def _cheatsheet(value: str | None) -> str | None:
-    from whowrote.types import WhowroteError
-
     if not value:
         return None
     if value == "style":

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from whowrote.cli.app import app
+from whowrote.types import LABELS, WhowroteError
 
 
 @app.command()
@@ -35,7 +36,6 @@ def study(
     """Style vs content: which signals separate the providers, as a self-contained HTML report."""
     from whowrote.data import load_corpus
     from whowrote.study.run import run_study
-    from whowrote.types import LABELS, WhowroteError
 
     wanted = tuple(x.strip().upper() for x in labels.split(",") if x.strip())
     bad = [x for x in wanted if x not in LABELS]

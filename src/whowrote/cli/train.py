@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
+from whowrote.cli.app import train_app
+from whowrote.types import WhowroteError
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML run config (configs/*.toml).")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override: section.key=value (repeatable).")]
@@ -80,7 +81,6 @@ def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf 
     from whowrote.train.data import balanced_subset, read_rows, truncate_texts, usable, write_rows
     from whowrote.train.evaluation import evaluate_policy
     from whowrote.train.modeling import load_policy
-    from whowrote.types import WhowroteError
 
     cfg = _cfg(config, set_)
     d, ev = cfg.data, cfg.eval

@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from whowrote.serve.card import model_card, model_version
+from whowrote.serve.card import model_card
 from whowrote.serve.highlight import model_pattern_source, spans_for
 from whowrote.serve.limits import ApiError, BodyLimitMiddleware, check_text, install_error_handlers
 from whowrote.serve.schemas import (
@@ -44,7 +44,7 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 
         model = load_model()
     card = model_card(model)
-    version = model_version(model)
+    version = card["version"]
     patterns = model_pattern_source(model)
     limiter = anyio.CapacityLimiter(max_concurrency or max(2, os.cpu_count() or 2))
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import whowrote
+from whowrote.style import FEATURES
 from whowrote.types import LABELS, jsonable
 
 PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed", "calibrate",
@@ -28,16 +29,21 @@ def _raw_card(model: Any) -> dict[str, Any]:
     return dict(found) if isinstance(found, Mapping) else {}
 
 
+def _params(model: Any) -> dict[str, Any]:
+    return {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}
+
+
 def _digest(model: Any) -> str:
     h = hashlib.sha256()
     arrays = [getattr(model, name, None) for name in ARRAYS]
     trees = getattr(model, "trees_", None)
     if callable(getattr(trees, "to_arrays", None)):  # models differing only in their trees differ too
-        arrays += [trees.to_arrays()[k] for k in sorted(trees.to_arrays())]
+        tree_arrays = trees.to_arrays()
+        arrays += [tree_arrays[k] for k in sorted(tree_arrays)]
     for arr in arrays:
         if hasattr(arr, "tobytes"):
             h.update(arr.tobytes())
-    h.update(json.dumps(jsonable({k: getattr(model, k) for k in PARAMS if hasattr(model, k)}), sort_keys=True).encode())
+    h.update(json.dumps(jsonable(_params(model)), sort_keys=True).encode())
     h.update(json.dumps(jsonable(getattr(model, "training_", {})), sort_keys=True).encode())
     return h.hexdigest()[:10]
 
@@ -55,10 +61,6 @@ def _features(model: Any, raw: Mapping[str, Any]) -> list[dict[str, Any]]:
     names = getattr(model, "feature_names_", None)
     if not isinstance(names, list | tuple):
         return []
-    try:
-        from whowrote.style import FEATURES
-    except ImportError:
-        FEATURES = {}  # noqa: N806
     return [FEATURES[n].to_dict() if n in FEATURES else {"name": n} for n in names]
 
 
@@ -72,7 +74,7 @@ def model_card(model: Any) -> dict[str, Any]:
         "name": str(raw.get("name") or getattr(model, "name", None) or _default_name(model)),
         "version": model_version(model),
         "classes": [str(c) for c in classes],
-        "params": jsonable(raw.get("params") or {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}),
+        "params": jsonable(raw.get("params") or _params(model)),
         "training_data": jsonable(raw.get("training_data") or getattr(model, "training_", None) or {}),
         "metrics": jsonable(raw.get("metrics") or getattr(model, "metrics_", None) or {}),
         "features": _features(model, raw),

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from whowrote.style.highlight import highlight_patterns
+
 MAX_SPANS = 4000
 _WORDS = r"(?<![\w'’])(?:{})(?![\w'’])"
 
@@ -67,12 +69,7 @@ def model_pattern_source(model: Any) -> PatternSource:
     ``whowrote.style.highlight.highlight_patterns("full")``; None where neither has one."""
     table = getattr(model, "patterns", None)
     if not isinstance(table, Mapping):
-        try:
-            from whowrote.style.highlight import highlight_patterns
-
-            table = highlight_patterns("full")
-        except ImportError:  # the classifier package is not installed
-            table = {}
+        table = highlight_patterns("full")
     return lambda feature: table.get(feature) or None
 
 

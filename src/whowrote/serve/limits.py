@@ -105,9 +105,9 @@ class BodyLimitMiddleware:
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
     errors = exc.errors()
-    if any(e.get("type") == "json_invalid" for e in errors):
-        detail = next((e.get("ctx", {}).get("error") for e in errors if e.get("type") == "json_invalid"), "")
-        return 400, f"malformed JSON: {detail}".rstrip(": ")
+    invalid = next((e for e in errors if e.get("type") == "json_invalid"), None)
+    if invalid is not None:
+        return 400, f"malformed JSON: {invalid.get('ctx', {}).get('error')}".rstrip(": ")
     parts = []
     for e in errors[:3]:
         loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"

@@ -21,7 +21,7 @@ function fmt(x) {
   const v = Number(x);
   const a = Math.abs(v);
   if (a === 0) return "0";
-  if (a !== 0 && (a < 0.01 || a >= 10000)) return v.toExponential(1);
+  if (a < 0.01 || a >= 10000) return v.toExponential(1);
   return a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
