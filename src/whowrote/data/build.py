@@ -23,11 +23,16 @@ import pandas as pd
 from whowrote.data.audit import DROP_BY_DEFAULT, audit
 from whowrote.data.balance import label_counts
 from whowrote.data.clean import strip_formatting
-from whowrote.data.splits import default_ood_categories, leave_one_genre_out, topic_holdout_split, word_counts
+from whowrote.data.splits import (
+    BINARY_LABELS,
+    default_ood_categories,
+    leave_one_genre_out,
+    topic_holdout_split,
+    word_counts,
+)
 from whowrote.types import WhowroteError
 
 SCHEMES: tuple[str, ...] = ("topic", "binary", "logo")
-BINARY_LABELS: tuple[str, ...] = ("CLAUDE", "CHATGPT")
 
 
 @dataclass

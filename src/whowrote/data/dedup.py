@@ -43,13 +43,9 @@ class NearPair:
     containment: float
 
 
-def normalised_hash(text: str) -> str:
-    """A hash that ignores case, whitespace, punctuation and Markdown markup (of the first
-    ``MAX_CHARS`` characters, as :func:`scan` hashes them)."""
-    return _digest(tokenise([text])[0])
-
-
 def _digest(words: list[str]) -> str:
+    """The exact-duplicate key: a hash of the word tokens (case, whitespace, punctuation and
+    Markdown markup ignored)."""
     return hashlib.blake2b(" ".join(words).encode("utf-8"), digest_size=12).hexdigest()
 
 
@@ -59,8 +55,9 @@ def tokenise(texts: Sequence[str]) -> list[list[str]]:
 
 
 def exact_duplicate_groups(texts: Sequence[str]) -> list[list[int]]:
-    """Groups (positions, ascending) of texts with the same :func:`normalised_hash`; size >= 2."""
-    return _groups([normalised_hash(t) for t in texts])
+    """Groups (positions, ascending) of texts equal up to case, whitespace, punctuation and
+    markup; size >= 2. The first half of :func:`scan`."""
+    return scan(texts, near=False)[0]
 
 
 def near_duplicate_pairs(texts: Sequence[str], **kwargs) -> list[NearPair]:
@@ -92,9 +89,11 @@ def scan(
         words = tokenise(texts[start:start + CHUNK])
         digests = [_digest(w) for w in words]
         exact.extend(digests)
+        if not near:
+            continue
         # Only the first copy of an exact duplicate is shingled: its copies are already paired.
         first = [i for i, d in enumerate(digests) if not (d in seen or seen.add(d))]
-        if near and first:
+        if first:
             doc, h = _shingles([words[i] for i in first])
             docs.append(np.asarray(first, dtype=np.int64)[doc] + start)
             hashes.append(h)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -107,8 +108,6 @@ def iter_json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield lineno, _fix_row(row)
     except UnicodeDecodeError as e:  # decoded in blocks: the offset is not a line's
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason})") from None
-    except (OSError, EOFError) as e:  # missing file, bad or truncated gzip stream
-        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
 
 
 def _read_json_list(path: Path) -> list[dict[str, Any]]:
@@ -121,18 +120,24 @@ def _read_json_list(path: Path) -> list[dict[str, Any]]:
         raise WhowroteError(f"{path}: invalid JSON (nested too deeply)") from None
     except UnicodeDecodeError as e:
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
-    except (OSError, EOFError) as e:
-        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
     if not isinstance(data, list):
         raise WhowroteError(f"{path}: a JSON file must hold a list of objects")
     return [_fix_row(r) for r in data if isinstance(r, dict)]
 
 
-def _open_text(path: Path) -> IO[str]:
-    """A text stream over ``path`` (gunzipped for ``.gz``); ``utf-8-sig`` skips a leading BOM."""
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8-sig")
-    return open(path, encoding="utf-8-sig")
+@contextmanager
+def _open_text(path: Path) -> Iterator[IO[str]]:
+    """A text stream over ``path`` (gunzipped for ``.gz``); ``utf-8-sig`` skips a leading BOM.
+
+    A missing file or a bad or truncated gzip stream, on opening or while reading inside the
+    ``with`` block, is a one-line :class:`WhowroteError`.
+    """
+    try:
+        with (gzip.open(path, "rt", encoding="utf-8-sig") if path.suffix == ".gz"
+              else open(path, encoding="utf-8-sig")) as f:
+            yield f
+    except (OSError, EOFError) as e:
+        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
 
 
 def _first_char(path: Path) -> str:
@@ -141,8 +146,6 @@ def _first_char(path: Path) -> str:
             return f.read(4096).lstrip()[:1]
     except UnicodeDecodeError:
         return ""  # the row reader reports it, with the line
-    except (OSError, EOFError) as e:
-        raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
 
 
 def _fix_row(row: dict[str, Any]) -> dict[str, Any]:

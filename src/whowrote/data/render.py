@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from whowrote.data.audit import KINDS, AuditReport
+from whowrote.data.splits import word_counts
 from whowrote.types import LABELS
 
 
@@ -62,7 +63,7 @@ def render_split_summary(splits: dict[str, pd.DataFrame], info: dict, console: C
         table.add_column(col, justify="left" if col == "split" else "right")
     for name, part in splits.items():
         counts = part["provider"].value_counts()
-        words = part["text"].str.split().str.len().mean() if len(part) else 0
+        words = word_counts(part["text"]).mean() if len(part) else 0
         table.add_row(
             name, str(len(part)), *[str(int(counts.get(lab, 0))) for lab in labels],
             str(part["genre"].nunique()), str(part["category"].nunique()), str(part["topic"].nunique()),

@@ -20,6 +20,7 @@ from whowrote.data.balance import balance_providers
 # The research system's held-out ("hardest") categories (spec §1.1).
 RESEARCH_OOD_CATEGORIES: tuple[str, ...] = ("history", "politics", "economics-systems")
 SPLIT_ORDER: tuple[str, ...] = ("train", "val", "val_ood")
+BINARY_LABELS: tuple[str, ...] = ("CLAUDE", "CHATGPT")  # the research builds B1/B2
 
 
 class SplitLeakError(AssertionError):
@@ -96,7 +97,7 @@ def topic_holdout_split(
 def binary_split(corpus: pd.DataFrame, seed: int = 0, **kwargs) -> dict[str, pd.DataFrame]:
     """The CLAUDE-vs-CHATGPT scheme (research builds B1/B2): :func:`topic_holdout_split` on
     those two providers only (keyword arguments as there)."""
-    return topic_holdout_split(corpus, seed=seed, labels=("CLAUDE", "CHATGPT"), **kwargs)
+    return topic_holdout_split(corpus, seed=seed, labels=BINARY_LABELS, **kwargs)
 
 
 def leave_one_genre_out(
@@ -189,9 +190,9 @@ def _held_out_topics(frame: pd.DataFrame, keys: pd.Series, rng: random.Random,
                      val_frac: float) -> set[str]:
     """The (genre, topic) keys that go to val (see :func:`topic_holdout_split` step 3)."""
     held: set[str] = set()
-    min_topics = math.ceil(1 / val_frac) if val_frac > 0 else 0
     if val_frac <= 0:
         return held
+    min_topics = math.ceil(1 / val_frac)
     labels_of = frame.groupby(keys)["provider"].agg(frozenset).to_dict()
     for genre in sorted(frame["genre"].unique()):
         rows = frame["genre"] == genre

@@ -93,10 +93,11 @@ def evaluate_probe(
 
 
 def evaluate_style_model(
-    X: np.ndarray, y: np.ndarray, splits: dict[str, dict], genres: np.ndarray, groups: np.ndarray, seed: int = 0
+    X: np.ndarray, y: np.ndarray, splits: dict[str, dict], genres: np.ndarray, seed: int = 0
 ) -> tuple[dict[str, dict], dict[str, object]]:
     """whowrote's own classifier recipe (``StyleModel`` with its defaults, on the full feature
-    matrix ``X``) refitted on each split's train rows; uncalibrated, as argmax does not need it."""
+    matrix ``X``) refitted on each split's train rows; uncalibrated, as argmax does not need it
+    (so no topic groups either: they only shape the calibration folds)."""
     from threadpoolctl import threadpool_limits
 
     from whowrote.style import StyleModel
@@ -106,7 +107,7 @@ def evaluate_style_model(
         tr, te = s["train"], s["test"]
         # one OpenMP thread: the trees' many short parallel regions crawl on a busy, shared CPU
         with threadpool_limits(limits=1, user_api="openmp"):
-            model = StyleModel(seed=seed, calibrate=False).fit(X[tr], y[tr], genres=genres[tr], groups=groups[tr])
+            model = StyleModel(seed=seed, calibrate=False).fit(X[tr], y[tr], genres=genres[tr])
         pred = np.asarray(model.predict(X[te]), dtype=object)
         results[name] = {**metrics(y[te], pred, ordered_labels(y[tr], y[te])), "n_train": int(len(tr))}
         models[name] = model

@@ -21,6 +21,24 @@ def _acc(gold: np.ndarray, pred: np.ndarray) -> float:
     return round(float(np.mean(np.asarray(pred, dtype=object) == gold)), 4) if len(gold) else 0.0
 
 
+def _sizes(n_texts: int, scorers: dict[str, Scorer], caps: dict[str, int] | None) -> dict[str, int]:
+    """How many of the texts each scorer sees (always the first ones)."""
+    caps = caps or {}
+    return {s: min(n_texts, caps.get(s, n_texts)) for s in scorers}
+
+
+def _score(texts: list[str], y: np.ndarray, scorers: dict[str, Scorer], sizes: dict[str, int],
+           tick: Callable[[], None] | None) -> dict[str, float]:
+    """``{scorer: accuracy}`` on the first ``sizes[scorer]`` texts."""
+    out = {}
+    for sname, scorer in scorers.items():
+        n = sizes[sname]
+        out[sname] = _acc(y[:n], scorer(texts[:n]))
+        if tick:
+            tick()
+    return out
+
+
 def robustness_table(
     texts: Sequence[str],
     y: np.ndarray,
@@ -31,18 +49,10 @@ def robustness_table(
 ) -> dict:
     """``{perturbation: {scorer: accuracy}}`` plus ``n`` per scorer (``caps`` limits how many of
     the texts a slow scorer sees; always the first ones, so every row uses the same texts)."""
-    caps = caps or {}
-    table: dict[str, dict[str, float]] = {}
-    for name, edit in perturbations(seed).items():
-        edited = [edit(t) for t in texts]
-        table[name] = {}
-        for sname, scorer in scorers.items():
-            n = min(len(texts), caps.get(sname, len(texts)))
-            table[name][sname] = _acc(y[:n], scorer(edited[:n]))
-            if tick:
-                tick()
-    n = {s: min(len(texts), caps.get(s, len(texts))) for s in scorers}
-    return {"accuracy": table, "n": n}
+    sizes = _sizes(len(texts), scorers, caps)
+    table = {name: _score([edit(t) for t in texts], y, scorers, sizes, tick)
+             for name, edit in perturbations(seed).items()}
+    return {"accuracy": table, "n": sizes}
 
 
 def tell_survival(
@@ -83,17 +93,13 @@ def length_curve(
     """Accuracy of each scorer on the first N words of each held-out text, N in ``lengths``.
 
     Also reports how many texts were actually cut at each N (shorter texts are kept whole)."""
-    caps = caps or {}
+    sizes = _sizes(len(texts), scorers, caps)
     words = np.array([n_words(t) for t in texts])
     acc: dict[str, dict[str, float]] = {s: {} for s in scorers}
     cut: dict[str, float] = {}
     for n in lengths:
-        trunc = [truncate_words(t, n) for t in texts]
         cut[str(n)] = round(float(np.mean(words > n)), 3) if len(words) else 0.0
-        for sname, scorer in scorers.items():
-            k = min(len(texts), caps.get(sname, len(texts)))
-            acc[sname][str(n)] = _acc(y[:k], scorer(trunc[:k]))
-            if tick:
-                tick()
+        for sname, a in _score([truncate_words(t, n) for t in texts], y, scorers, sizes, tick).items():
+            acc[sname][str(n)] = a
     return {"lengths": list(lengths), "accuracy": acc, "share_cut": cut,
             "median_words": int(np.median(words)) if len(words) else 0}

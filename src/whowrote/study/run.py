@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from whowrote.study.embed import EmbeddingCache, embed
 from whowrote.study.maps import knn_separation, project_2d
 from whowrote.study.progress import Steps
 from whowrote.study.sample import build_splits, subsample
+from whowrote.style.features import extract, feature_names
 from whowrote.types import LABELS, jsonable
 
 
@@ -46,10 +47,19 @@ def _single_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _features(texts: list[str], feature_set: str) -> tuple[np.ndarray, list[str]]:
-    from whowrote.style.features import extract, feature_names
+def _feature_memo() -> Callable[[Sequence[str], str], np.ndarray]:
+    """``features(texts, feature_set)``, each distinct request extracted once per run: the probes,
+    the refitted StyleModel, the default model and the tell survival all featurise the same
+    (edited) texts."""
+    memo: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
 
-    return np.asarray(extract(texts, feature_set=feature_set), dtype=float), list(feature_names(feature_set))
+    def features(texts: Sequence[str], feature_set: str) -> np.ndarray:
+        key = (feature_set, tuple(texts))
+        if key not in memo:
+            memo[key] = np.asarray(extract(list(texts), feature_set=feature_set), dtype=float)
+        return memo[key]
+
+    return features
 
 
 def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **options) -> dict:
@@ -76,14 +86,15 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
     cache = EmbeddingCache(cache_dir / "minilm_embeddings.npz" if cfg.cache else None)
     summary: dict = {"config": {k: v for k, v in asdict(cfg).items() if k not in ("notes", "cache_dir")}}
 
+    features = _feature_memo()
     with Steps(cfg.progress) as steps:
         with steps.step("style features (41)", 1):
-            X41, names41 = _features(texts, "research41")
+            X41, names41 = features(texts, "research41"), list(feature_names("research41"))
         Xfull = names_full = None
         if cfg.full_features:
             with steps.step("style features (full)", 1):
                 try:
-                    Xfull, names_full = _features(texts, "full")
+                    Xfull, names_full = features(texts, "full"), list(feature_names("full"))
                 except Exception as e:  # noqa: BLE001
                     notes.append(f"Full feature set unavailable ({type(e).__name__}: {e}).")
         with steps.step("content embeddings (MiniLM)", None) as adv:
@@ -102,8 +113,7 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
         if Xfull is not None and cfg.style_model:
             with steps.step("whowrote StyleModel (refit per split)", 1):
                 try:
-                    groups = (df["genre"].astype(str) + "|" + df["topic"].astype(str)).to_numpy(dtype=object)
-                    results["style_model"], style_models = P.evaluate_style_model(Xfull, y, splits, genres, groups, seed)
+                    results["style_model"], style_models = P.evaluate_style_model(Xfull, y, splits, genres, seed)
                 except Exception as e:  # noqa: BLE001 — keep the rest of the study
                     notes.append(f"whowrote's StyleModel could not be refitted ({type(e).__name__}: {e}).")
         model = None
@@ -113,16 +123,17 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
                 if model is None:
                     notes.append(f"whowrote's default model was not scored ({why}).")
                 else:
-                    results["default_model"] = P.evaluate_fixed(np.asarray(model.predict(texts), dtype=object), y, splits)
+                    pred = model.predict(features(texts, model.feature_set))
+                    results["default_model"] = P.evaluate_fixed(np.asarray(pred, dtype=object), y, splits)
                     notes.append(P.default_model_note(model))
 
-        scorers = {"style": lambda t: style_probes["val"].predict(_features(t, "research41")[0])}
+        scorers = {"style": lambda t: style_probes["val"].predict(features(t, "research41"))}
         if Xfull is not None:
-            scorers["style_full"] = lambda t: full_probes["val"].predict(_features(t, "full")[0])
+            scorers["style_full"] = lambda t: full_probes["val"].predict(features(t, "full"))
         if style_models is not None:
-            scorers["style_model"] = lambda t: np.asarray(style_models["val"].predict(_features(t, "full")[0]), dtype=object)
+            scorers["style_model"] = lambda t: np.asarray(style_models["val"].predict(features(t, "full")), dtype=object)
         if model is not None:
-            scorers["default_model"] = lambda t: np.asarray(model.predict(t), dtype=object)
+            scorers["default_model"] = lambda t: np.asarray(model.predict(features(t, model.feature_set)), dtype=object)
         scorers["content"] = lambda t: content_probes["val"].predict(embed(t, cache))
         caps = {"content": cfg.content_eval_cap}
         with steps.step("robustness (edits)", 7 * len(scorers)) as adv:
@@ -137,15 +148,14 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
             ratios = S.ratio_sentences(X41, y, names41, genres, k=3)
             adv_tells = list(dict.fromkeys([(p, it["feature"]) for p, items in ratios.items() for it in items[:2]]
                                            + [(p, f) for p, items in top.items() if p != "OTHER" for f, _ in items[:2]]))
-            survival = R.tell_survival(eval_texts, eval_y, adv_tells, lambda t: _features(t, "research41")[0],
+            survival = R.tell_survival(eval_texts, eval_y, adv_tells, lambda t: features(t, "research41"),
                                        names41, seed)
             genre_sig = S.genre_signatures(X41, y, genres, names41, k=5)
             tell_feats = list(dict.fromkeys([f for _, f in adv_tells] + [f for p in top for f, _ in top[p][:2]]))
             genre_effects = S.genre_effects(X41, y, genres, names41, tell_feats)
 
         with steps.step("2-D maps", 2):
-            map_rows = np.sort(np.concatenate([splits[s]["test"] for s in ("val", "val_ood") if s in splits]))
-            map_rows = np.unique(map_rows)
+            map_rows = np.unique(np.concatenate([splits[s]["test"] for s in ("val", "val_ood") if s in splits]))
             if len(map_rows) > cfg.map_points:
                 map_rows = np.sort(rng.choice(map_rows, size=cfg.map_points, replace=False))
             Xs = np.clip(style_probes["val"].scaler.transform(X41[map_rows]), -3, 3)

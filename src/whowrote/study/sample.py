@@ -65,10 +65,11 @@ def build_splits(df: pd.DataFrame, seed: int = 0, val_frac: float = 0.2) -> dict
     splits: dict[str, dict] = {}
     ood = default_ood_categories(df, seed)
     parts = topic_holdout_split(df, seed=seed, val_frac=val_frac, ood_categories=ood or None, balance=False)
-    splits["val"] = {"train": _rows(parts["train"]), "test": _rows(parts["val"]),
+    train = _rows(parts["train"])  # val and val_ood share one train side
+    splits["val"] = {"train": train, "test": _rows(parts["val"]),
                      "note": "topics held out (no topic in both train and test)"}
     if ood and "val_ood" in parts and len(parts["val_ood"]):
-        splits["val_ood"] = {"train": _rows(parts["train"]), "test": _rows(parts["val_ood"]),
+        splits["val_ood"] = {"train": train, "test": _rows(parts["val_ood"]),
                              "note": "whole categories held out: " + ", ".join(ood)}
     if df["genre"].nunique() >= 2:
         for genre, train, test in leave_one_genre_out(df):

@@ -19,6 +19,9 @@ import re
 import zlib
 from collections.abc import Callable
 
+# The length curve's prefixes are cut as the style model's training copies are (re-exported here).
+from whowrote.style.train import truncate_words as truncate_words
+
 _FENCE = re.compile(r"```.*?```|~~~.*?~~~", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]", re.S)
@@ -127,14 +130,6 @@ def perturbations(seed: int = 0) -> dict[str, Callable[[str], str]]:
 
 
 _WORD = re.compile(r"\S+")
-
-
-def truncate_words(text: str, n_words: int) -> str:
-    """The original text up to the end of its ``n_words``-th whitespace-separated word."""
-    for i, m in enumerate(_WORD.finditer(text), start=1):
-        if i == n_words:
-            return text[: m.end()]
-    return text
 
 
 def n_words(text: str) -> int:
