@@ -45,6 +45,17 @@ def stop_ids(tokenizer: Any, model: Any = None) -> set[int]:
     return ids
 
 
+def count_with(tokenizer: Any, text: str) -> int:
+    """Tokens of ``text`` under ``tokenizer`` (no special tokens)."""
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def truncate_with(tokenizer: Any, text: str, n: int) -> str:
+    """``text`` cut to its first ``n`` tokens under ``tokenizer`` (unchanged when it fits)."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return text if len(ids) <= n else tokenizer.decode(ids[: max(0, n)], skip_special_tokens=True)
+
+
 class Backend(Protocol):
     name: str
 
@@ -88,11 +99,10 @@ class TransformersBackend:
                                                   **self.template_kwargs)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return count_with(self.tokenizer, text)
 
     def truncate_tokens(self, text: str, n: int) -> str:
-        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        return text if len(ids) <= n else self.tokenizer.decode(ids[: max(0, n)], skip_special_tokens=True)
+        return truncate_with(self.tokenizer, text, n)
 
     def prompt_tokens(self, messages: list[dict]) -> int:
         return self.count_tokens(self.render(messages))

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from whowrote.llm.backends import Sample, SamplingParams
+from whowrote.llm.backends import Sample, SamplingParams, count_with, truncate_with
 from whowrote.types import WhowroteError
 
 RETRY_STATUS = {408, 409, 425, 429}
@@ -64,13 +64,12 @@ class OpenAIBackend:
     # -- token budgeting -------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         if self.tokenizer is not None:
-            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+            return count_with(self.tokenizer, text)
         return -(-len(text) // CHARS_PER_TOKEN)
 
     def truncate_tokens(self, text: str, n: int) -> str:
         if self.tokenizer is not None:
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-            return text if len(ids) <= n else self.tokenizer.decode(ids[: max(0, n)], skip_special_tokens=True)
+            return truncate_with(self.tokenizer, text, n)
         return text[: max(0, n) * CHARS_PER_TOKEN]
 
     def prompt_tokens(self, messages: list[dict]) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,19 +113,26 @@ def _check_run(out: Path, cfg: EvalConfig) -> None:
     run_path.write_text(json.dumps(settings, indent=2) + "\n")
 
 
+def score_sample(text: str, gold: str, labels: Sequence[str], *, require_reason: bool,
+                 truncated: bool) -> dict[str, Any]:
+    """The scored fields of a trace record (this harness's and the in-loop eval's): ``pred``,
+    ``correct``, ``terms`` and ``reason_words`` (None without a closed ``<reason_why>``)."""
+    terms = reward_terms(text, gold, labels=labels, require_reason=require_reason, truncated=truncated)
+    return {"pred": parse_answer(text, labels), "correct": terms["correct_answer"] > 0, "terms": terms,
+            "reason_words": len(reason_words(text)) if reasoning(text) is not None else None}
+
+
 def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfig, labels: tuple[str, ...],
                   split_name: str, gen_seconds: float) -> dict[str, Any]:
     truncated = s.finish_reason == "length"
-    terms = reward_terms(s.text, ex.gold, labels=labels, require_reason=cfg.require_reason, truncated=truncated)
-    pred = parse_answer(s.text, labels)
-    words = reason_words(s.text)
+    sc = score_sample(s.text, ex.gold, labels, require_reason=cfg.require_reason, truncated=truncated)
     return {
-        "prompt_id": ex.id, "sample": j, "split": split_name, "gold": ex.gold, "pred": pred,
-        "correct": terms["correct_answer"] > 0, "terms": terms, "finish_reason": s.finish_reason,
+        "prompt_id": ex.id, "sample": j, "split": split_name, "gold": ex.gold, "pred": sc["pred"],
+        "correct": sc["correct"], "terms": sc["terms"], "finish_reason": s.finish_reason,
         "truncated": truncated, "prompt_tokens": s.prompt_tokens if s.prompt_tokens is not None else fit.prompt_tokens,
         "completion_tokens": s.completion_tokens, "prompt_truncated": fit.truncated,
         "text_tokens": fit.text_tokens, "kept_tokens": fit.kept_tokens,
-        "reason_words": len(words) if reasoning(s.text) is not None else None,
+        "reason_words": sc["reason_words"],
         "think_leak": has_think(s.text), "gen_seconds": round(gen_seconds, 4),
         "completion": s.text, "reasoning": s.reasoning,
     }

@@ -15,7 +15,7 @@ from itertools import islice
 from pathlib import Path
 
 from whowrote.task.parser import task_type
-from whowrote.types import PROVIDERS, WhowroteError
+from whowrote.types import PROVIDERS, WhowroteError, jsonable
 
 TEXT_KEYS = ("text", "question", "content", "blog")
 GOLD_KEYS = ("answer", "gold", "provider", "label")
@@ -95,11 +95,6 @@ def load_examples(path: str | Path, labels: Sequence[str] = PROVIDERS,
 
 
 def _plain(v: object) -> object:
-    # JSON-serialisable metadata only (pandas gives NaN / numpy scalars).
-    if v is None or isinstance(v, str | bool | int):
-        return v
-    if isinstance(v, float):
-        return None if v != v else v
-    if hasattr(v, "item"):
-        return v.item()  # type: ignore[union-attr]
-    return str(v)
+    # JSON-serialisable metadata only (pandas gives NaN / numpy scalars); NaN means "missing".
+    v = jsonable(v)
+    return None if isinstance(v, float) and v != v else v

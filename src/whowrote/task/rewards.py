@@ -49,19 +49,24 @@ def correct_answer(completion: Any, gold: Any, *, labels: Sequence[str] = PROVID
     - pair (gold ``A=..;B=..``): both slots parse and both match;
     - trio (gold ``A=..;B=..;C=..``): the fraction of slots that match (per-slot credit).
     """
-    text = completion_text(completion)
-    kind = task_type(str(gold), info)
-    if kind == "single":
-        score = 1.0 if parse_answer(_single_text(completion), labels) == _gold_label(gold) else 0.0
-    else:
-        want = decode_slot_gold(str(gold))
-        slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
-        got = parse_slots(text, slots, labels)
-        hits = sum(1 for s in slots if got[s] is not None and got[s] == want.get(s))
-        score = hits / 3.0 if kind == "trio" else float(hits == 2)
-    if score > 0 and require_reason and not has_substantive_reason(text, min_reason_words):
+    score = _judge(completion, gold, labels, info)[0]
+    if score > 0 and require_reason and not has_substantive_reason(completion, min_reason_words):
         return 0.0
     return score
+
+
+def _judge(completion: Any, gold: Any, labels: Sequence[str], info: dict | None) -> tuple[float, bool, str | None]:
+    """``(ungated score, parsed, predicted label)`` of one completion; the label is single-text only."""
+    kind = task_type(str(gold), info)
+    if kind == "single":
+        pred = parse_answer(_single_text(completion), labels)
+        return float(pred == _gold_label(gold)), pred is not None, pred
+    slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
+    got = parse_slots(completion_text(completion), slots, labels)
+    want = decode_slot_gold(str(gold))
+    hits = sum(1 for s in slots if got[s] is not None and got[s] == want.get(s))
+    score = hits / 3.0 if kind == "trio" else float(hits == 2)
+    return score, all(v is not None for v in got.values()), None
 
 
 def _single_text(completion: Any) -> str:
@@ -80,19 +85,9 @@ def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDER
     reward-level approximation; the reference runs applied the penalty to the *advantage* with no
     re-centring (:func:`truncation_penalized_advantages`), which never pushes a wrong rollout up.
     """
-    text = completion_text(completion)
-    kind = task_type(str(gold), info)
-    correct = correct_answer(completion, gold, labels=labels, require_reason=False, info=info)
-    reason_ok = has_substantive_reason(text, min_reason_words)
+    correct, parsed, pred = _judge(completion, gold, labels, info)
+    reason_ok = has_substantive_reason(completion, min_reason_words)
     gated = correct if (not require_reason or reason_ok) else 0.0
-    if kind == "single":
-        pred = parse_answer(_single_text(completion), labels)
-        parsed = pred is not None
-    else:
-        slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
-        got = parse_slots(text, slots, labels)
-        parsed = all(v is not None for v in got.values())
-        pred = None
     terms: dict[str, float] = {
         "reward": gated - (truncation_penalty if truncated else 0.0),
         "correct_answer": gated,

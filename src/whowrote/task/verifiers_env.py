@@ -27,7 +27,7 @@ from verifiers.v1.harnesses.null.harness import NullHarness
 
 from whowrote.task.cheatsheet import cheatsheet_from_style_model
 from whowrote.task.examples import Example, load_examples
-from whowrote.task.prompts import BINARY_LABELS, pair_system_prompt, system_prompt, trio_system_prompt
+from whowrote.task.prompts import BINARY_LABELS, system_prompt
 from whowrote.task.rewards import MIN_REASON_WORDS, reward_terms
 from whowrote.types import PROVIDERS
 
@@ -122,10 +122,9 @@ def _cheatsheet_text(value: bool | str) -> str | None:
 def _row_system(ex: Example, cfg: WhowroteTasksetConfig, labels: tuple[str, ...], cheat: str | None) -> str:
     if ex.kind == "pair":
         pair = [lab for lab in PROVIDERS if lab in set(ex.gold.replace(";", "=").split("="))]
-        text = pair_system_prompt(*(pair[:2] if len(pair) >= 2 else BINARY_LABELS))  # canonical order: no leak
-        return text + ("\n\n" + cheat if cheat else "")
+        return system_prompt("pair", pair, cheat)  # canonical order: no leak
     if ex.kind == "trio":
-        return trio_system_prompt(labels) + ("\n\n" + cheat if cheat else "")
+        return system_prompt("trio", labels, cheat)
     if cfg.answer_only:
         variant = "answer_only"
     elif cfg.prompt_variant == "lexical":

@@ -10,9 +10,10 @@ alone (:func:`latest_attempts`).
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Any
+
+from whowrote.data.readers import iter_json_rows
 
 PANELS = (
     ("reward / loss", [("train", "reward"), ("train", "loss")]),
@@ -27,7 +28,7 @@ def load_metrics(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
         return []
-    return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in iter_json_rows(p)]
 
 
 def latest_attempts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from whowrote.llm.backends import SamplingParams, TransformersBackend
+from whowrote.llm.evaluate import score_sample
 from whowrote.llm.metrics import summarize
-from whowrote.task.parser import parse_answer, reason_words, reasoning
 from whowrote.task.prompts import build_messages
-from whowrote.task.rewards import reward_terms
 from whowrote.train.config import EvalConfig
 from whowrote.train.data import Row
 
@@ -33,16 +32,11 @@ def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalCo
     for i, (row, outs) in enumerate(zip(rows, samples, strict=True)):
         gold = row[label_field]
         for j, s in enumerate(outs):
-            terms = reward_terms(s.text, gold, labels=labels, require_reason=cfg.require_reason,
-                                 truncated=s.truncated)
-            pred = parse_answer(s.text, labels)
+            sc = score_sample(s.text, gold, labels, require_reason=cfg.require_reason, truncated=s.truncated)
             traces.append({
-                "prompt_id": i, "sample": j, "id": row.get("id", i), "gold": gold, "pred": pred or "",
-                "correct": bool(terms["correct_answer"] > 0), "truncated": s.truncated,
-                "completion_tokens": s.completion_tokens,
-                # None without a closed <reason_why>, as in the eval harness's traces
-                "reason_words": len(reason_words(s.text)) if reasoning(s.text) is not None else None,
-                "terms": terms, "completion": s.text,
+                "prompt_id": i, "sample": j, "id": row.get("id", i), "gold": gold, "pred": sc["pred"] or "",
+                "correct": sc["correct"], "truncated": s.truncated, "completion_tokens": s.completion_tokens,
+                "reason_words": sc["reason_words"], "terms": sc["terms"], "completion": s.text,
             })
     summary = summarize(traces, labels, k=cfg.k)
     summary["variant"] = variant

@@ -1,9 +1,10 @@
 """Loading the policy and its tokenizer for training.
 
 The loader itself is the eval harness's (``whowrote.llm.models.load_causal_lm``: HF ids, local
-directories and GGUF files, with the eos fix). Here we only add what training needs: a pad token,
-the dtype of the device, and a one-off GGUF -> safetensors export so that trainers, resumed runs
-and evals all load a plain directory instead of dequantising the GGUF every time.
+directories and GGUF files, with the eos and pad-token fixes). Here we only add what training
+needs: the attention implementation, the device of this process, and a one-off GGUF ->
+safetensors export so that trainers, resumed runs and evals all load a plain directory instead of
+dequantising the GGUF every time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from whowrote.train.config import ModelConfig
 
 
 def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, Any]:
-    """(model, tokenizer) ready for TRL: pad token set, dtype as configured, on ``device``."""
+    """(model, tokenizer) ready for TRL: pad token set (by the loader), dtype as configured, on ``device``."""
     import torch
 
     from whowrote.llm.models import load_causal_lm
@@ -24,26 +25,12 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
     model, tok = load_causal_lm(cfg.name_or_path, gguf_file=cfg.gguf_file or None, dtype=cfg.dtype)
     if cfg.attn_implementation:
         model.config._attn_implementation = cfg.attn_implementation
-    prepare_tokenizer(tok, model)
     if device is None:
         # Under accelerate/torchrun each process owns the GPU of its LOCAL_RANK.
         device = f"cuda:{os.environ.get('LOCAL_RANK', '0')}" if torch.cuda.is_available() else "cpu"
     if str(getattr(model, "device", "")) != device:
         model.to(device)
     return model, tok
-
-
-def prepare_tokenizer(tok: Any, model: Any | None = None) -> Any:
-    """Set a pad token (reusing eos when the vocabulary has none) and left padding for generation."""
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    if model is not None:
-        if getattr(model.config, "pad_token_id", None) is None:
-            model.config.pad_token_id = tok.pad_token_id
-        gen = getattr(model, "generation_config", None)
-        if gen is not None and gen.pad_token_id is None:
-            gen.pad_token_id = tok.pad_token_id
-    return tok
 
 
 def export_model(cfg: ModelConfig, out_dir: str | Path) -> Path:
