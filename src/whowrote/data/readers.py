@@ -86,9 +86,11 @@ def read_json_lines(path: Path) -> pd.DataFrame:
 def iter_json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of a JSONL or JSONL.gz file.
 
-    The one JSONL row reader (corpus loading, task examples, training splits): a leading BOM is
-    skipped, lone surrogates in top-level strings become U+FFFD, and a bad line, bad bytes or a
-    damaged gzip stream is a one-line :class:`WhowroteError` naming the file (and the line).
+    The one JSONL row reader (corpus loading, task examples, training splits): lines end at
+    ``\n`` only (a raw CR, U+2028, U+0085 or U+000B inside a row is not a line break, as JSON
+    allows), a leading BOM is skipped, lone surrogates in top-level strings become U+FFFD, and a
+    bad line, bad bytes or a damaged gzip stream is a one-line :class:`WhowroteError` naming the
+    file (and the line).
     """
     path = Path(path)
     try:
@@ -129,12 +131,14 @@ def _read_json_list(path: Path) -> list[dict[str, Any]]:
 def _open_text(path: Path) -> Iterator[IO[str]]:
     """A text stream over ``path`` (gunzipped for ``.gz``); ``utf-8-sig`` skips a leading BOM.
 
-    A missing file or a bad or truncated gzip stream, on opening or while reading inside the
-    ``with`` block, is a one-line :class:`WhowroteError`.
+    ``newline="\n"``: lines end at ``\n`` only (universal newlines would also split at a lone
+    CR, which JSON allows as whitespace between tokens). A missing file or a bad or truncated gzip
+    stream, on opening or while reading inside the ``with`` block, is a one-line
+    :class:`WhowroteError`.
     """
     try:
-        with (gzip.open(path, "rt", encoding="utf-8-sig") if path.suffix == ".gz"
-              else open(path, encoding="utf-8-sig")) as f:
+        with (gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") if path.suffix == ".gz"
+              else open(path, encoding="utf-8-sig", newline="\n")) as f:
             yield f
     except (OSError, EOFError) as e:
         raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
