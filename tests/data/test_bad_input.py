@@ -114,7 +114,7 @@ def test_failure_while_writing_leaves_nothing(tmp_path, corpus_files, monkeypatc
     def boom(*_a, **_k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(writers, "_save_to_disk", boom)
+    monkeypatch.setattr(writers, "save_dataset_dicts", boom)
     src = write_jsonl(sample_rows(corpus_files["fiction"], n=60, every=5), tmp_path / "fiction.jsonl")
     _fails(["data", "split", str(src), "--out", str(tmp_path / "o")], capsys, "No space left", tmp_path / "o")
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from whowrote.cli import main
+from whowrote.types import WhowroteError
 
 from .helpers import sample_rows, write_jsonl
 
@@ -136,16 +137,28 @@ def test_convert_roundtrip(corpus_files, tmp_path, capsys):
         assert code == 0 and "10 texts" in text, err
 
 
-def test_split_default_works_without_datasets(corpus_files, tmp_path, capsys, monkeypatch):
-    """A core install (no `datasets`) still writes the JSONL contract; only hf/ is skipped."""
-    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
+def test_split_without_datasets_api_and_cli_agree(corpus_files, tmp_path, capsys, monkeypatch):
+    """Without `datasets`, the CLI and ``write_splits`` both write the JSONL contract, skip hf/ with
+    a note naming the extra, and both refuse an explicit hf format with the same message."""
+    from whowrote.data import build_splits, load_corpus, write_splits
+
     src = write_jsonl(sample_rows(corpus_files["fiction"], n=120, every=9), tmp_path / "fiction.jsonl")
+    result = build_splits(load_corpus(src))
+    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
     code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "o")], capsys)
     assert code == 0, err
-    assert (tmp_path / "o" / "train.jsonl").exists() and (tmp_path / "o" / "qa" / "train.jsonl").exists()
-    assert not (tmp_path / "o" / "hf").exists()
+    assert "hf layout not written" in err and "pip install 'whowrote[data]'" in err
+    with pytest.warns(UserWarning, match=r"hf layout not written.*whowrote\[data\]"):
+        write_splits(result.splits, tmp_path / "api", result.info)
+    for folder in (tmp_path / "o", tmp_path / "api"):
+        assert (folder / "train.jsonl").exists() and (folder / "qa" / "train.jsonl").exists()
+        assert not (folder / "hf").exists()
+    assert (tmp_path / "o" / "train.jsonl").read_bytes() == (tmp_path / "api" / "train.jsonl").read_bytes()
     code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "p"), "--format", "hf"], capsys)
-    assert code == 1 and "pip install datasets" in err and not (tmp_path / "p").exists()
+    assert code == 1 and "pip install 'whowrote[data]'" in err and not (tmp_path / "p").exists()
+    with pytest.raises(WhowroteError, match=r"pip install 'whowrote\[data\]'"):
+        write_splits(result.splits, tmp_path / "q", result.info, formats=["hf"])
+    assert not (tmp_path / "q").exists()
 
 
 def test_task_type_follows_the_kept_labels(corpus_files, tmp_path, capsys):

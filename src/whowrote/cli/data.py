@@ -110,17 +110,14 @@ def split(
     """Write DIR/train.jsonl, DIR/val.jsonl and DIR/val_ood.jsonl (+ qa/ and hf/ layouts)."""
     from whowrote.data.audit import DROP_BY_DEFAULT
     from whowrote.data.build import SplitConfig, build_splits
+    from whowrote.data.outdir import check_replaceable
     from whowrote.data.render import render_split_summary
-    from whowrote.data.writers import write_splits
+    from whowrote.data.writers import resolve_formats, write_splits
 
-    fmt = [f.strip() for f in formats.split(",") if f.strip()] if formats else ["jsonl", "qa", "hf"]
-    if "hf" in fmt:
-        try:
-            import datasets  # noqa: F401
-        except ImportError:
-            if formats:
-                raise WhowroteError("--format hf needs `pip install datasets`; use --format jsonl,qa") from None
-            fmt.remove("hf")  # the default asks for hf only where it can be written
+    fmt, note = resolve_formats(formats.split(",") if formats else None)  # checked before the slow work
+    check_replaceable(out)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     config = SplitConfig(
         scheme=scheme, seed=seed, val_frac=val_frac,

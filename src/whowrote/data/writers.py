@@ -1,4 +1,5 @@
-"""Writing splits: JSONL tables and the ``question/answer/info`` layout RL/SFT tooling reads.
+"""Writing splits: JSONL tables, the ``question/answer/info`` layout RL/SFT tooling reads, and a
+Hugging Face ``DatasetDict``.
 
 Layout of ``out/`` (``logo`` splits add one folder level per held-out genre):
 - ``train.jsonl``, ``val.jsonl``, ``val_ood.jsonl``: one row per text, the corpus columns
@@ -7,75 +8,83 @@ Layout of ``out/`` (``logo`` splits add one folder level per held-out genre):
 - ``qa/<split>.jsonl``: the same rows as ``question`` (text), ``answer`` (provider) and ``info``
   (``category, topic, source_model, genre, subgenre, id, stripped, task_type`` + metadata as
   strings; never a key named ``task``, which verifiers reserves);
-- ``hf/<split>/``: that layout saved with ``datasets.Dataset.save_to_disk`` (when ``datasets`` is
-  installed);
-- ``split_info.json``: the config, counts and held-out categories.
+- ``hf/``: that layout as one ``DatasetDict`` (``train``, ``validation``, ``val_ood``) saved with
+  ``save_to_disk`` (:mod:`whowrote.data.hf`);
+- ``README.md``: a dataset card whose ``configs:`` make ``datasets.load_dataset(out)`` give the same
+  splits;
+- ``split_info.json``: the config, counts and held-out categories; ``split_manifest.json``: every
+  file written (what a later split may replace).
 
-Writes are atomic: everything goes to a hidden temporary folder next to ``out`` and is moved into
-place only when all of it was written; on any error the temporary folder is removed and ``out``
-is left as it was.
+Writes are atomic (:mod:`whowrote.data.outdir`): everything goes to a hidden folder next to
+``out`` and is swapped in with one rename; on any error ``out`` is left as it was.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from whowrote.data.hf import DATA_EXTRA, dataset_card, hf_available, save_dataset_dicts
+from whowrote.data.outdir import MANIFEST, staged_folder
 from whowrote.types import CORPUS_COLUMNS, WhowroteError
 
 FORMATS: tuple[str, ...] = ("jsonl", "qa", "hf")
 INFO_FILE = "split_info.json"
-# Names this writer owns inside ``out``: replaced on a rewrite, stale ones removed.
-_OWNED_SUFFIXES = (".jsonl",)
-_OWNED_DIRS = ("qa", "hf")
+
+
+def resolve_formats(formats: Sequence[str] | None) -> tuple[list[str], str | None]:
+    """The formats to write and a note on what was left out. ``None`` = every format this install
+    can write (``hf`` needs ``datasets``); naming ``hf`` without ``datasets`` is an error."""
+    if formats is None:
+        if hf_available():
+            return list(FORMATS), None
+        return ["jsonl", "qa"], f"hf layout not written: it needs the `datasets` library ({DATA_EXTRA})"
+    chosen = list(dict.fromkeys(f.strip() for f in formats if f.strip()))
+    bad = set(chosen) - set(FORMATS)
+    if bad or not chosen:
+        raise WhowroteError(f"unknown output format(s) {', '.join(sorted(bad)) or '(none)'} "
+                            f"(choose from {', '.join(FORMATS)})")
+    if "hf" in chosen and not hf_available():
+        raise WhowroteError(f"the hf format needs the `datasets` library: {DATA_EXTRA} (or use --format jsonl,qa)")
+    return chosen, None
 
 
 def write_splits(
     splits: dict[str, pd.DataFrame],
     out: str | Path,
     info: dict | None = None,
-    formats: Sequence[str] = FORMATS,
+    formats: Sequence[str] | None = None,
     task_type: str = "3way",
 ) -> list[Path]:
-    """Write every split in ``formats`` under ``out`` atomically; returns the written paths."""
+    """Write every split in ``formats`` (default: all this install can write; a warning names
+    what was left out) under ``out`` atomically; returns the written files (not ``hf/``'s)."""
     out = Path(out)
-    bad = set(formats) - set(FORMATS)
-    if bad:
-        raise WhowroteError(f"unknown output format(s) {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
-    if out.exists() and not out.is_dir():
-        raise WhowroteError(f"{out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / INFO_FILE).exists():
-        raise WhowroteError(f"{out}: folder is not empty and holds no earlier split; choose an empty or new folder")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    except OSError as e:
-        raise WhowroteError(f"{out}: cannot create output folder ({e.strerror or e})") from None
-    try:
+    formats, note = resolve_formats(formats)
+    if note:
+        warnings.warn(note, stacklevel=2)
+    with staged_folder(out) as tmp:
+        qa: dict[str, list[dict]] = {}
         for name, frame in splits.items():
             if "jsonl" in formats:
                 write_jsonl(frame, tmp / f"{name}.jsonl")
             if "qa" in formats or "hf" in formats:
-                qa = to_qa_rows(frame, task_type)
+                qa[name] = to_qa_rows(frame, task_type)
                 if "qa" in formats:
-                    write_records(qa, tmp / "qa" / f"{name}.jsonl")
-                if "hf" in formats:
-                    _save_to_disk(qa, tmp / "hf" / name)
+                    write_records(qa[name], tmp / "qa" / f"{name}.jsonl")
+        if "hf" in formats:
+            save_dataset_dicts(qa, tmp / "hf")
+        if "qa" in formats or "jsonl" in formats:
+            card = dataset_card(list(splits), "qa" if "qa" in formats else "jsonl", info or {})
+            (tmp / "README.md").write_text(card, encoding="utf-8")
         (tmp / INFO_FILE).write_text(json.dumps(info or {}, indent=2, default=str) + "\n", encoding="utf-8")
-        _move_into_place(tmp, out)
-    except OSError as e:
-        raise WhowroteError(f"{out}: cannot write ({e.strerror or e}); nothing was written") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return sorted(p for p in out.rglob("*") if p.is_file() and "hf" not in p.relative_to(out).parts[:1])
+    return sorted(p for p in out.rglob("*")
+                  if p.is_file() and p.name != MANIFEST and p.relative_to(out).parts[0] != "hf")
 
 
 def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
@@ -121,32 +130,6 @@ def to_qa_rows(frame: pd.DataFrame, task_type: str = "3way") -> list[dict]:
         info.update({c: _text(row[c]) for c in extra})
         rows.append({"question": row["text"], "answer": row["provider"], "info": info})
     return rows
-
-
-def _save_to_disk(rows: list[dict], path: Path) -> None:
-    try:
-        import datasets
-    except ImportError:
-        raise WhowroteError("the hf format needs `pip install datasets`; use --format jsonl,qa") from None
-    datasets.disable_progress_bars()  # the CLI prints its own summary
-    datasets.Dataset.from_list(rows).save_to_disk(str(path))
-
-
-def _move_into_place(tmp: Path, out: Path) -> None:
-    """Rename the finished folder to ``out``; over an earlier split, swap only our own files."""
-    if not out.exists():
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary folder
-        os.replace(tmp, out)
-        return
-    for old in out.iterdir():  # an earlier split: clear what this writer owns
-        if old.is_dir() and (old.name in _OWNED_DIRS or (old / "train.jsonl").exists()):
-            shutil.rmtree(old)
-        elif old.suffix in _OWNED_SUFFIXES or old.name == INFO_FILE:
-            old.unlink()
-    for new in tmp.iterdir():
-        os.replace(new, out / new.name)
 
 
 def _plain(value):
