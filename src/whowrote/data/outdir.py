@@ -15,9 +15,9 @@ folder takes ``out``'s place:
   once every entry in it is known to be ours.
 
 Interrupted runs (SIGKILL, power loss) leave ``.NAME.tmp-*`` folders; the next write into the
-same ``out`` deletes those that are provably ours: one holding ``MARKER`` (written first) whose
-process is gone, or one holding a manifest that lists everything in it (an earlier split that
-was swapped out). Anything else with that name is left alone.
+same ``out`` deletes those that are provably ours: one holding ``MARKER`` (written first, removed
+only after the swap) whose process is gone, or one holding a manifest that lists everything in it
+and no marker (an earlier split that was swapped out). Anything else with that name is left alone.
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ def staged_folder(out: Path) -> Iterator[Path]:
     try:
         yield tmp
         write_manifest(tmp)
-        (tmp / MARKER).unlink()
         umask = os.umask(0)
         os.umask(umask)
         tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary folder
         check_replaceable(out)  # files may have been added while we worked
         old = swap_in(tmp, out)
+        (out / MARKER).unlink()  # only now: a folder with a manifest and no marker is a finished split
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)  # the earlier split, all of it ours
     except OSError as e:
@@ -105,7 +105,7 @@ def read_manifest(folder: Path) -> set[str] | None:
         return None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         return None
-    return {*files, MANIFEST}
+    return {*files, MANIFEST, MARKER}  # a marker left by a run killed right after its swap
 
 
 def unlisted_entries(folder: Path, listed: set[str]) -> list[str]:
@@ -131,13 +131,19 @@ def _parents(path: str) -> list[str]:
 
 
 def remove_stale(out: Path) -> list[Path]:
-    """Delete ``.NAME.tmp-*`` folders beside ``out`` that interrupted runs of this tool left."""
-    removed = []
-    for cand in out.parent.glob(f".{out.name}.tmp-*"):
-        if cand.is_dir() and not cand.is_symlink() and _is_ours_and_stale(cand):
-            shutil.rmtree(cand, ignore_errors=True)
-            removed.append(cand)
-    return removed
+    """Delete ``.NAME.tmp-*`` folders beside ``out`` that interrupted runs of this tool left; if
+    ``out`` itself is missing (a run killed between the two renames of the non-Linux swap), the
+    earlier split is put back first."""
+    prefix = f".{out.name}.tmp-"  # compared as a string: the name may hold glob characters
+    stale = [c for c in sorted(out.parent.iterdir(), key=lambda c: c.lstat().st_mtime)
+             if c.name.startswith(prefix) and c.is_dir() and not c.is_symlink() and _is_ours_and_stale(c)]
+    finished = [c for c in stale if not (c / MARKER).exists()]
+    if finished and not out.exists() and not out.is_symlink():
+        os.replace(finished[-1], out)
+        stale.remove(finished[-1])
+    for cand in stale:
+        shutil.rmtree(cand, ignore_errors=True)
+    return stale
 
 
 def _is_ours_and_stale(folder: Path) -> bool:
