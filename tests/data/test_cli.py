@@ -188,6 +188,8 @@ def test_convert_to_parquet_with_mixed_metadata_types(corpus_files, tmp_path, ca
 def test_names_from_the_data_are_not_rich_markup(tmp_path, capsys):
     rows = [{"text": "hello there my friend", "model": "[/INST]", "category": "[bold]cat"},
             {"text": "another text over here", "model": "gpt-4o", "category": "[bold]cat"}]
+    rows += [{"text": f"plain text number {i} by {m}", "model": m, "category": "plain", "topic": f"t{i}"}
+             for i in range(4) for m in ("[/INST]", "gpt-4o")]  # train and val must not be empty
     src = write_jsonl(rows, tmp_path / "markup.jsonl")
     code, out, err = run(["data", "audit", str(src)], capsys)
     assert code == 0, err

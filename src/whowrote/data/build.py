@@ -118,9 +118,25 @@ def build_splits(corpus: pd.DataFrame, config: SplitConfig | None = None) -> Spl
         splits[name] = strip_augment(part, frac, seed=cfg.seed)
     if not any(len(p) for p in splits.values()):
         raise WhowroteError("every split is empty: nothing left after filtering (check --labels / caps)")
+    check_not_empty(splits, frame, cfg.scheme)
     info["splits"] = {name: {"rows": len(p), "providers": label_counts(p), "topics": int(p["topic"].nunique()),
                              "stripped": int(p["stripped"].sum())} for name, p in splits.items()}
     return SplitResult(splits, info)
+
+
+def check_not_empty(splits: dict[str, pd.DataFrame], frame: pd.DataFrame, scheme: str) -> None:
+    """An empty train, val or test split is an error, not a result: it trains or scores on nothing."""
+    empty = [name for name, part in splits.items() if not len(part) and name != "val_ood"]
+    if not empty:
+        return
+    if scheme == "logo":
+        raise WhowroteError(f"split(s) {', '.join(empty)} are empty: leave-one-genre-out needs at least two "
+                            f"genres (this corpus has {frame['genre'].nunique()}: "
+                            f"{', '.join(map(str, sorted(frame['genre'].unique())))})")
+    topics = frame.groupby("genre")["topic"].nunique().to_dict()
+    raise WhowroteError(f"split(s) {', '.join(empty)} are empty: holding out topics needs at least two topics per "
+                        f"genre (topics per genre: {', '.join(f'{g} {n}' for g, n in topics.items())}); "
+                        "name the topic column with --topic-column")
 
 
 def strip_augment(frame: pd.DataFrame, frac: float, seed: int = 0) -> pd.DataFrame:

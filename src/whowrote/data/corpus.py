@@ -96,8 +96,7 @@ def normalise(
         raise WhowroteError(f"{source}: corpus is empty")
     chosen = _choose_columns(raw, columns or {}, source)
     out = pd.DataFrame(index=raw.index)
-    text = raw[chosen["text"]]
-    out["text"] = text.map(lambda t: t if isinstance(t, str) else ("" if t is None or t != t else str(t)))
+    out["text"] = _text_column(raw[chosen["text"]], source)
     notes: list[str] = []
     if not keep_frontmatter:
         had = out["text"].str.startswith("---")
@@ -127,6 +126,13 @@ def normalise(
         given = raw[chosen["provider"]].astype("string").fillna("").str.strip().str.upper()
         unlabelled &= given == ""
         given = given.replace(PROVIDER_ALIASES)
+        odd = (given != "") & ~given.isin(LABELS) & (out["model"].str.strip() == "")
+        if odd.any():  # only rows the label decides (the model rules win elsewhere)
+            seen = given[odd].value_counts()
+            notes.append(f"{source}: warning: {int(odd.sum())} rows have a provider label that is not one of "
+                         f"{', '.join(LABELS)} and were labelled OTHER: "
+                         + ", ".join(f"{label!r} ({n})" for label, n in seen.head(10).items())
+                         + (f" and {len(seen) - 10} more labels" if len(seen) > 10 else ""))
         given = given.where(given.isin(LABELS), OTHER)
         out["provider"] = from_model.where(out["model"] != "", given)
         differ = (out["model"] != "") & (given != out["provider"])
@@ -174,6 +180,22 @@ def normalise(
     out = out[[*CORPUS_COLUMNS, *[c for c in out.columns if c not in CORPUS_COLUMNS]]]
     out.attrs["load_notes"] = notes
     return out
+
+
+def _text_column(column: pd.Series, source: str) -> pd.Series:
+    """The text column as strings; missing values become "" (dropped later). A value of another
+    type (a number, a list, bytes, a nested object) is an error: its repr is not the text."""
+    def bad(v) -> bool:
+        return not isinstance(v, str) and v is not None and not (isinstance(v, float) and v != v) \
+            and v is not pd.NA
+
+    wrong = [(i, v) for i, v in enumerate(column) if bad(v)]
+    if wrong:
+        i, v = wrong[0]
+        kind = "list" if isinstance(v, list | tuple) or type(v).__name__ == "ndarray" else type(v).__name__
+        raise WhowroteError(f"{source}: text column {column.name!r} holds {len(wrong)} non-string value(s) "
+                            f"(first in data row {i + 1}: {kind}); texts must be strings")
+    return column.map(lambda t: t if isinstance(t, str) else "")
 
 
 def _strings(column: pd.Series) -> pd.Series:

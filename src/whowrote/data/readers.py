@@ -8,6 +8,7 @@ hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the r
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 from collections.abc import Iterator
@@ -40,7 +41,9 @@ def read_source(source: str | Path) -> pd.DataFrame:
         if suffix in {".jsonl", ".ndjson", ".json"}:
             return read_json_lines(path)
         if suffix in {".csv", ".tsv"}:
-            return _read_with(pd.read_csv, path, sep="\t" if suffix == ".tsv" else ",")
+            sep = "\t" if suffix == ".tsv" else ","
+            check_csv_quotes(path, sep)
+            return _read_with(pd.read_csv, path, sep=sep)
         if suffix in {".parquet", ".pq"}:
             return _read_with(pd.read_parquet, path)
         if suffix in TEXT_SUFFIXES:
@@ -74,6 +77,26 @@ def _read_with(reader, path: Path, **kwargs) -> pd.DataFrame:
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
     except Exception as e:  # parser errors differ per library; all mean "unreadable"
         raise WhowroteError(f"{path}: cannot read as {path.suffix.lstrip('.')}: {str(e).splitlines()[0]}") from None
+
+
+def check_csv_quotes(path: Path, sep: str) -> None:
+    """Refuse a CSV whose quoting is broken, naming the line where the bad field starts.
+
+    pandas reads an unclosed quote up to the next quote character anywhere later in the file,
+    silently swallowing the rows between; Python's ``csv`` in strict mode stops there instead.
+    """
+    csv.field_size_limit(2**31 - 1)  # texts are long; the file size cap bounds memory
+    with _open_text(path, newline="") as f:
+        reader = csv.reader(f, delimiter=sep, strict=True)
+        start = 1
+        try:
+            for _ in reader:
+                start = reader.line_num + 1
+        except csv.Error as e:
+            raise WhowroteError(f"{path}:{start}: broken CSV quoting in the record starting on this line "
+                                f"({e}; the error shows at line {reader.line_num})") from None
+        except UnicodeDecodeError as e:
+            raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason})") from None
 
 
 def read_json_lines(path: Path) -> pd.DataFrame:
@@ -128,7 +151,7 @@ def _read_json_list(path: Path) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def _open_text(path: Path) -> Iterator[IO[str]]:
+def _open_text(path: Path, newline: str = "\n") -> Iterator[IO[str]]:
     """A text stream over ``path`` (gunzipped for ``.gz``); ``utf-8-sig`` skips a leading BOM.
 
     ``newline="\n"``: lines end at ``\n`` only (universal newlines would also split at a lone
@@ -137,8 +160,8 @@ def _open_text(path: Path) -> Iterator[IO[str]]:
     :class:`WhowroteError`.
     """
     try:
-        with (gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") if path.suffix == ".gz"
-              else open(path, encoding="utf-8-sig", newline="\n")) as f:
+        with (gzip.open(path, "rt", encoding="utf-8-sig", newline=newline) if path.suffix == ".gz"
+              else open(path, encoding="utf-8-sig", newline=newline)) as f:
             yield f
     except (OSError, EOFError) as e:
         raise WhowroteError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
