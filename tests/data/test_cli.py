@@ -66,16 +66,65 @@ def test_split_is_deterministic_and_seed_matters(corpus_files, tmp_path, capsys)
     assert not (tmp_path / "a" / "val_ood.jsonl").exists()
 
 
-def test_split_hf_layout_reads_back(corpus_files, tmp_path, capsys):
+def test_split_hf_layout_is_one_datasetdict_and_load_dataset_agrees(corpus_files, tmp_path, capsys):
     datasets = pytest.importorskip("datasets")
-    rows = sample_rows(corpus_files["fiction"], n=200, every=7)
-    src = write_jsonl(rows, tmp_path / "fiction.jsonl")
-    code, out, err = run(["data", "split", str(src), "--out", str(tmp_path / "o"), "--scheme", "binary"], capsys)
+    paths = [str(write_jsonl(sample_rows(corpus_files[stem], n=120, every=every), tmp_path / f"{stem}.jsonl"))
+             for stem, every in (("blogs", 1), ("fiction", 7))]
+    out = tmp_path / "o"
+    code, _, err = run(["data", "split", *paths, "--out", str(out), "--scheme", "binary"], capsys)
     assert code == 0, err
-    ds = datasets.load_from_disk(str(tmp_path / "o" / "hf" / "train"))
-    assert set(ds.column_names) == {"question", "answer", "info"}
-    assert set(ds["answer"]) == {"CLAUDE", "CHATGPT"}
-    assert ds[0]["info"]["task_type"] == "binary"
+    rows = {name: len(_rows(out / f"{name}.jsonl")) for name in ("train", "val", "val_ood")}
+    assert all(rows.values())
+    want = {"train": rows["train"], "validation": rows["val"], "val_ood": rows["val_ood"]}
+    saved = datasets.load_from_disk(str(out / "hf"))
+    assert isinstance(saved, datasets.DatasetDict) and saved.num_rows == want
+    assert set(saved["train"].column_names) == {"question", "answer", "info"}
+    assert set(saved["train"]["answer"]) == {"CLAUDE", "CHATGPT"}
+    assert saved["validation"][0]["info"]["task_type"] == "binary"
+    loaded = datasets.load_dataset(str(out))  # the README's configs: val and val_ood stay apart
+    assert loaded.num_rows == want
+    val_ids = {r["info"]["id"] for r in loaded["validation"]}
+    assert val_ids == {r["id"] for r in _rows(out / "val.jsonl")}
+    assert not val_ids & {r["info"]["id"] for r in loaded["val_ood"]}
+
+
+def test_logo_hf_layout_has_one_config_per_genre(corpus_files, tmp_path, capsys):
+    datasets = pytest.importorskip("datasets")
+    paths = [str(write_jsonl(sample_rows(corpus_files[stem], n=40, every=3), tmp_path / f"{stem}.jsonl"))
+             for stem in ("blogs", "longform")]
+    out = tmp_path / "o"
+    code, _, err = run(["data", "split", *paths, "--out", str(out), "--scheme", "logo"], capsys)
+    assert code == 0, err
+    for genre in ("blog", "longform"):
+        test_rows = len(_rows(out / genre / "test.jsonl"))
+        assert datasets.load_from_disk(str(out / "hf" / genre))["test"].num_rows == test_rows
+        assert datasets.load_dataset(str(out), genre)["test"].num_rows == test_rows
+
+
+def test_push_to_hub_pushes_the_datasetdict_offline(corpus_files, tmp_path, capsys, monkeypatch):
+    datasets = pytest.importorskip("datasets")
+    calls = []
+
+    def fake_push(self, repo_id, **kwargs):  # nothing leaves the machine
+        calls.append((repo_id, kwargs, dict(self.num_rows)))
+
+    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub", fake_push)
+    src = write_jsonl(sample_rows(corpus_files["fiction"], n=200, every=7), tmp_path / "fiction.jsonl")
+    out = tmp_path / "o"
+    code, stdout, err = run(["data", "split", str(src), "--out", str(out), "--format", "jsonl",
+                             "--push-to-hub", "me/whowrote-fiction", "--private"], capsys)
+    assert code == 0, err
+    assert calls == [("me/whowrote-fiction", {"config_name": "default", "private": True},
+                      {"train": len(_rows(out / "train.jsonl")), "validation": len(_rows(out / "val.jsonl")),
+                       "val_ood": len(_rows(out / "val_ood.jsonl"))})]
+    assert "pushed the DatasetDict to https://huggingface.co/datasets/me/whowrote-fiction" in stdout
+
+    def failing_push(self, repo_id, **kwargs):
+        raise RuntimeError("401 Client Error: Unauthorized for url\nmore detail")
+
+    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub", failing_push)
+    code, _, err = run(["data", "split", str(src), "--out", str(out), "--push-to-hub", "me/x"], capsys)
+    assert code == 1 and err.strip() == "whowrote: error: push to me/x failed: 401 Client Error: Unauthorized for url"
 
 
 def test_logo_scheme_writes_one_folder_per_genre(corpus_files, tmp_path, capsys):
@@ -119,6 +168,39 @@ def test_audit_prints_tables_and_problems(corpus_files, tmp_path, capsys):
     assert report["problem_counts"]["self_identification"] == 1
     clean = _rows(tmp_path / "clean.jsonl")
     assert len(clean) == len(rows) - 2 and "planted" not in {r["id"] for r in clean}
+
+
+def test_audit_json_to_stdout_keeps_stdout_machine_readable(corpus_files, tmp_path, capsys):
+    src = write_jsonl(sample_rows(corpus_files["debates"], n=30), tmp_path / "debates.jsonl")
+    code, out, err = run(["data", "audit", str(src), "--json", "-"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["n_rows"] == 30 and not (tmp_path / "-").exists()
+    assert "Texts per genre and provider" in err  # the tables go to stderr
+
+
+def test_progress_only_on_a_terminal_and_a_summary_line(corpus_files, tmp_path, capsys, monkeypatch):
+    src = write_jsonl(sample_rows(corpus_files["fiction"], n=120, every=9), tmp_path / "fiction.jsonl")
+    code, out, err = run(["data", "split", str(src), "--out", str(tmp_path / "o"), "--format", "jsonl"], capsys)
+    assert code == 0, err
+    assert err == ""  # piped: no progress display at all
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("wrote train.jsonl, val.jsonl, val_ood.jsonl to ") and " s (" in last
+    code, out, err = run(["data", "audit", str(src), "--no-near-duplicates"], capsys)
+    assert code == 0 and err.startswith("audit: 120 texts, ") and err.count("\n") == 1
+
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    from whowrote.study.progress import Steps
+
+    fake = Tty()
+    monkeypatch.setattr(sys, "stderr", fake)
+    with Steps() as steps, steps.step("reading corpus", total=3) as advance:
+        advance(3)
+    assert "reading corpus" in fake.getvalue() and "3/3" in fake.getvalue()
 
 
 def test_providers_command(capsys):

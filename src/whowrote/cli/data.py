@@ -23,13 +23,18 @@ _RULES = typer.Option([], "--rule", help=RULE_HELP)
 
 
 def _load(paths: list[str], rules: list[str], text: str | None, model: str | None, provider: str | None,
-          topic: str | None, category: str | None):
+          topic: str | None, category: str | None, steps=None):
     from whowrote.data.corpus import load_corpus
     from whowrote.data.providers import parse_rules
+    from whowrote.data.readers import expand_sources
 
     columns = {k: v for k, v in {"text": text, "model": model, "provider": provider, "topic": topic,
                                  "category": category}.items() if v}
-    return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules))
+    if steps is None:
+        return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules))
+    with steps.step("reading corpus", total=len(expand_sources(list(paths)))) as advance:
+        return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules),
+                           on_source=lambda _name: advance())
 
 
 def _labels(value: str | None) -> list[str] | None:
@@ -45,7 +50,8 @@ def _labels(value: str | None) -> list[str] | None:
 @data_app.command()
 def audit(
     paths: list[str] = typer.Argument(..., help=PATHS_HELP),
-    json_out: Path = typer.Option(None, "--json", help="Also write the full report as JSON here."),
+    json_out: str = typer.Option(None, "--json", help="Also write the full report as JSON to this file "
+                                 "('-': stdout, with the tables on stderr)."),
     clean_out: Path = typer.Option(None, "--clean-out", help="Write the corpus without dropped rows (JSONL)."),
     drop: list[str] = typer.Option([], "--drop", help="Problem kind to drop for --clean-out (repeatable; "
                                    "default: self_identification, metadata_line, exact_duplicate, empty)."),
@@ -64,19 +70,31 @@ def audit(
     from whowrote.data.providers import parse_rules
     from whowrote.data.render import render_audit
     from whowrote.data.writers import write_jsonl
+    from whowrote.study.progress import Steps
 
     unknown = sorted(set(drop) - set(KINDS))
     if unknown:  # checked before the (slow) audit, not after its report
         raise WhowroteError(f"unknown problem kinds: {unknown} (known: {', '.join(KINDS)})")
-    corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
-    report = run_audit(corpus, near_duplicates=near, min_words=min_words, provider_rules=parse_rules(rules))
-    render_audit(report, _console(), max_per_kind=max_problems)
+    to_stdout = json_out == "-"
+    with Steps() as steps:
+        corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column,
+                       steps)
+        with steps.step("auditing (duplicates, leaks)", total=None):
+            report = run_audit(corpus, near_duplicates=near, min_words=min_words, provider_rules=parse_rules(rules))
+    render_audit(report, _console(stderr=to_stdout), max_per_kind=max_problems)
     if json_out:
-        _atomic_text(json_out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+        text = json.dumps(report.to_dict(), indent=2, default=str) + "\n"
+        if to_stdout:
+            typer.echo(text, nl=False)
+        else:
+            _atomic_text(Path(json_out), text)
     if clean_out:
         clean = drop_flagged(corpus, report, drop or DROP_BY_DEFAULT)
         _atomic(clean_out, lambda tmp: write_jsonl(clean, tmp))
-        typer.echo(f"wrote {len(clean)} of {len(corpus)} texts to {clean_out}")
+        typer.echo(f"wrote {len(clean)} of {len(corpus)} texts to {clean_out}", err=to_stdout)
+    counts = report.problem_counts()
+    problems = ", ".join(f"{n} {k}" for k, n in counts.items()) or "no problems"
+    typer.echo(f"audit: {report.n_rows} texts, {problems}; {steps.summary()}", err=True)
 
 
 @data_app.command()
@@ -103,6 +121,9 @@ def split(
                                 "(save_to_disk); comma-separated. Default: all three, hf only if `datasets` "
                                 "is installed."),
     keep_flagged: bool = typer.Option(False, help="Keep rows the audit would drop (leaks, exact duplicates)."),
+    push_to_hub: str = typer.Option(None, "--push-to-hub", help="Also push the DatasetDict to this Hugging Face "
+                                    "hub dataset repo (owner/name; needs a login, e.g. `hf auth login`)."),
+    private: bool = typer.Option(False, "--private", help="With --push-to-hub: create the repo private."),
     rules: list[str] = _RULES,
     text_column: str = _TEXT_COL, model_column: str = _MODEL_COL, provider_column: str = _PROVIDER_COL,
     topic_column: str = _TOPIC_COL, category_column: str = _CATEGORY_COL,
@@ -110,15 +131,21 @@ def split(
     """Write DIR/train.jsonl, DIR/val.jsonl and DIR/val_ood.jsonl (+ qa/ and hf/ layouts)."""
     from whowrote.data.audit import DROP_BY_DEFAULT
     from whowrote.data.build import SplitConfig, build_splits
+    from whowrote.data.hf import push_to_hub as hub_push
+    from whowrote.data.hf import require_datasets
     from whowrote.data.outdir import check_replaceable
     from whowrote.data.render import render_split_summary
     from whowrote.data.writers import resolve_formats, write_splits
+    from whowrote.study.progress import Steps
 
+    if push_to_hub:
+        require_datasets("--push-to-hub")
     fmt, note = resolve_formats(formats.split(",") if formats else None)  # checked before the slow work
+    if push_to_hub and "hf" not in fmt:
+        fmt.append("hf")  # what is pushed is the saved DatasetDict
     check_replaceable(out)
     if note:
         typer.echo(f"note: {note}", err=True)
-    corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     config = SplitConfig(
         scheme=scheme, seed=seed, val_frac=val_frac,
         ood_categories=None if no_ood else (ood_category or "auto"), ood_genres=ood_genre,
@@ -127,12 +154,24 @@ def split(
         max_words=max_words, max_tokens=max_tokens, tokenizer=tokenizer, strip_frac=strip_frac,
         drop=() if keep_flagged else DROP_BY_DEFAULT,
     )
-    result = build_splits(corpus, config)
-    kept = {p for part in result.splits.values() for p in part["provider"]}  # after --labels, not before
-    task_type = "binary" if scheme == "binary" else ("4way" if "OTHER" in kept else "3way")
-    write_splits(result.splits, out, result.info, formats=fmt, task_type=task_type)
+    with Steps() as steps:
+        corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column,
+                       steps)
+        with steps.step("auditing and splitting", total=None):
+            result = build_splits(corpus, config)
+        kept = {p for part in result.splits.values() for p in part["provider"]}  # after --labels, not before
+        task_type = "binary" if scheme == "binary" else ("4way" if "OTHER" in kept else "3way")
+        with steps.step(f"writing {', '.join(fmt)}", total=None):
+            write_splits(result.splits, out, result.info, formats=fmt, task_type=task_type)
+        if push_to_hub:
+            with steps.step(f"pushing to {push_to_hub}", total=None):
+                hub_push(out, push_to_hub, private=private)
     render_split_summary(result.splits, result.info, _console())
-    typer.echo(f"wrote {', '.join(f'{n}.jsonl' for n in result.splits)} to {out}")
+    rows = sum(len(p) for p in result.splits.values())
+    typer.echo(f"wrote {', '.join(f'{n}.jsonl' for n in result.splits)} to {out} "
+               f"({rows} of {len(corpus)} texts; {steps.summary()})")
+    if push_to_hub:
+        typer.echo(f"pushed the DatasetDict to https://huggingface.co/datasets/{push_to_hub}")
 
 
 @data_app.command()
@@ -167,13 +206,15 @@ def providers(models: list[str] = typer.Argument(..., help="Model ids to map."),
         typer.echo(f"{model}\t{pmap(model)}" + ("" if pmap.is_known(model) else "\t(unknown model: OTHER)"))
 
 
-def _console():
+def _console(stderr: bool = False):
     """Rich console; when piped, wide enough that model names and problems are not cut."""
     import sys
 
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 160, soft_wrap=not sys.stdout.isatty())
+    stream = sys.stderr if stderr else sys.stdout
+    tty = stream.isatty()
+    return Console(file=stream, width=None if tty else 160, soft_wrap=not tty)
 
 
 def _atomic(path: Path, write) -> None:

@@ -29,13 +29,17 @@ def study(
                                      help="Also refit whowrote's StyleModel recipe on each split"),
     default_model: bool = typer.Option(True, "--default-model/--no-default-model",
                                        help="Also score whowrote's default model as shipped"),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr (only when it is a terminal)"),
     cache_dir: Path = typer.Option(None, "--cache-dir",
                                    help="Where to keep MiniLM embeddings between runs (default OUT/cache)"),
 ) -> None:
     """Style vs content: which signals separate the providers, as a self-contained HTML report."""
+    import time
+
     from whowrote.data import load_corpus
     from whowrote.study.run import run_study
+
+    start = time.perf_counter()
 
     wanted = tuple(x.strip().upper() for x in labels.split(",") if x.strip())
     bad = [x for x in wanted if x not in LABELS]
@@ -59,4 +63,5 @@ def study(
     s, c = summary["style_probe"], summary["content_probe"]
     typer.echo("style probe accuracy:   " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in s.items()))
     typer.echo("content probe accuracy: " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in c.items()))
-    typer.echo(f"wrote {out / 'report.html'}, {out / 'summary.md'}, {out / 'summary.json'}")
+    typer.echo(f"wrote {out / 'report.html'}, {out / 'summary.md'}, {out / 'summary.json'} "
+               f"({len(corpus)} texts read, {time.perf_counter() - start:.1f} s)")

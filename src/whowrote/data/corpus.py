@@ -8,7 +8,7 @@ understood too (``info`` keys are flattened into columns).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -44,6 +44,7 @@ def load_corpus(
     genre: str | None = None,
     provider_rules: Iterable[tuple[str, str]] = (),
     keep_frontmatter: bool = False,
+    on_source: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Read one or more corpora into one table with columns ``CORPUS_COLUMNS`` first.
 
@@ -54,6 +55,7 @@ def load_corpus(
       a source provider/label column is used only where no model name is given.
     - ``category`` defaults to the sub-genre or the genre; ``topic`` to the id (each text its own
       topic) so that splits stay honest when a corpus has no topic column.
+    - ``on_source(name)`` is called after each source is read (for progress displays).
     """
     if isinstance(paths, str | Path):
         paths = [paths]
@@ -61,11 +63,12 @@ def load_corpus(
     if not paths:
         raise WhowroteError("no corpus given")
     provider_map = ProviderMap(provider_rules)
-    frames = [
-        normalise(read_source(p), source=str(p), columns=columns, genre=genre,
-                  provider_map=provider_map, keep_frontmatter=keep_frontmatter)
-        for p in paths
-    ]
+    frames = []
+    for p in paths:
+        frames.append(normalise(read_source(p), source=str(p), columns=columns, genre=genre,
+                                provider_map=provider_map, keep_frontmatter=keep_frontmatter))
+        if on_source is not None:
+            on_source(str(p))
     notes = [note for frame in frames for note in frame.attrs.get("load_notes", [])]
     corpus = pd.concat(frames, ignore_index=True)
     if corpus.empty:
