@@ -1,7 +1,13 @@
 """Reading corpora into one clean table, mapping models to providers, auditing and splitting.
 
 See docs/data.md. Rendering (rich) and the CLI live elsewhere; nothing here imports them.
+Needs the ``[data]`` extra: without it, importing this package is one clear error (a
+:class:`MissingExtraError`, also an ``ImportError``) instead of a traceback from deep inside.
 """
+
+from whowrote.data.extra import require_data_extra
+
+require_data_extra()
 
 from whowrote.data.audit import DROP_BY_DEFAULT, AuditReport, Problem, audit, drop_flagged
 from whowrote.data.balance import balance_providers

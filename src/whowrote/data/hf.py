@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from whowrote.data.extra import DATA_EXTRA
 from whowrote.types import WhowroteError
-
-DATA_EXTRA = "pip install 'whowrote[data]'"
 
 
 def hf_available() -> bool:
