@@ -95,6 +95,7 @@ def test_hundred_megabyte_binary_file_fails_fast(tmp_path, capsys):
     _fails(["data", "split", str(path), "--out", str(tmp_path / "o")], capsys, "binary file", tmp_path / "o")
 
 
+@pytest.mark.slow
 def test_hundred_megabyte_single_text_is_refused_clearly(tmp_path, capsys):
     path = tmp_path / "huge.jsonl"
     with open(path, "w", encoding="utf-8") as f:

@@ -30,6 +30,7 @@ def _rows(path):
         return [json.loads(line) for line in f]
 
 
+@pytest.mark.slow
 def test_split_all_four_files_installed_script(corpus_files, tmp_path):
     out = tmp_path / "split"
     proc = subprocess.run(
@@ -50,6 +51,7 @@ def test_split_all_four_files_installed_script(corpus_files, tmp_path):
     assert not list(tmp_path.glob(".split.tmp-*"))
 
 
+@pytest.mark.slow
 def test_split_is_deterministic_and_seed_matters(corpus_files, tmp_path, capsys):
     paths = [str(write_jsonl(sample_rows(corpus_files[stem], n=90, every=every), tmp_path / f"{stem}.jsonl"))
              for stem, every in (("blogs", 2), ("longform", 9))]

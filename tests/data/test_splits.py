@@ -128,6 +128,7 @@ def test_leave_one_genre_out(corpus):
     assert seen == ["blog", "debate", "fiction", "longform"]
 
 
+@pytest.mark.slow
 def test_binary_scheme_and_strip_augmentation(corpus):
     small = corpus[corpus["genre"].isin(["blog", "longform"])]
     result = build_splits(small, SplitConfig(scheme="binary", strip_frac=0.4, near_duplicates=False))
@@ -146,6 +147,7 @@ def test_strip_augment_is_seeded():
     assert set(a.loc[a["stripped"], "text"]) == {"a , b\nc"}  # "a " + ", " + " b", spaces collapsed
 
 
+@pytest.mark.slow
 def test_token_cap_with_a_local_tokenizer(tmp_path):
     """--max-tokens with a tokenizer folder built here (whitespace word-level: no download)."""
     pytest.importorskip("transformers")
