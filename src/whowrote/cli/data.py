@@ -169,7 +169,7 @@ def split(
     render_split_summary(result.splits, result.info, _console())
     rows = sum(len(p) for p in result.splits.values())
     typer.echo(f"wrote {', '.join(f'{n}.jsonl' for n in result.splits)} to {out} "
-               f"({rows} of {len(corpus)} texts; {steps.summary()})")
+               f"({rows} rows in {len(result.splits)} splits from {len(corpus)} texts; {steps.summary()})")
     if push_to_hub:
         typer.echo(f"pushed the DatasetDict to https://huggingface.co/datasets/{push_to_hub}")
 

@@ -53,16 +53,15 @@ def save_dataset_dicts(qa: dict[str, list[dict]], folder: Path) -> None:
         datasets.DatasetDict(parts).save_to_disk(str(folder if config == "default" else folder / config))
 
 
-def dataset_card(split_names: list[str], layout: str, info: dict) -> str:
-    """README.md text: YAML ``configs`` pointing at the ``layout`` files (``qa``: ``qa/<split>.jsonl``;
-    ``jsonl``: ``<split>.jsonl``), then a short description with the row counts."""
+def dataset_card(split_names: list[str], info: dict) -> str:
+    """README.md text: YAML ``configs`` pointing at ``qa/<split>.jsonl``, then a short description
+    with the row counts."""
     import yaml
 
     configs: dict[str, list[dict]] = {}
     for name in split_names:
         config, split = config_and_split(name)
-        path = f"qa/{name}.jsonl" if layout == "qa" else f"{name}.jsonl"
-        configs.setdefault(config, []).append({"split": split, "path": path})
+        configs.setdefault(config, []).append({"split": split, "path": f"qa/{name}.jsonl"})
     header = {"configs": [{"config_name": c, "data_files": files} for c, files in configs.items()],
               "tags": ["whowrote", "authorship-attribution"]}
     counts = info.get("splits", {})

@@ -10,8 +10,9 @@ Layout of ``out/`` (``logo`` splits add one folder level per held-out genre):
   strings; never a key named ``task``, which verifiers reserves);
 - ``hf/``: that layout as one ``DatasetDict`` (``train``, ``validation``, ``val_ood``) saved with
   ``save_to_disk`` (:mod:`whowrote.data.hf`);
-- ``README.md``: a dataset card whose ``configs:`` make ``datasets.load_dataset(out)`` give the same
-  splits;
+- ``README.md`` (with ``qa``): a dataset card whose ``configs:`` make ``datasets.load_dataset(out)``
+  give the same splits (the corpus-row JSONL is not used there: its metadata columns may differ in
+  type between splits, which ``load_dataset`` cannot cast);
 - ``split_info.json``: the config, counts and held-out categories; ``split_manifest.json``: every
   file written (what a later split may replace).
 
@@ -79,9 +80,8 @@ def write_splits(
                     write_records(qa[name], tmp / "qa" / f"{name}.jsonl")
         if "hf" in formats:
             save_dataset_dicts(qa, tmp / "hf")
-        if "qa" in formats or "jsonl" in formats:
-            card = dataset_card(list(splits), "qa" if "qa" in formats else "jsonl", info or {})
-            (tmp / "README.md").write_text(card, encoding="utf-8")
+        if "qa" in formats:  # the card points load_dataset at qa/: one schema in every split
+            (tmp / "README.md").write_text(dataset_card(list(splits), info or {}), encoding="utf-8")
         (tmp / INFO_FILE).write_text(json.dumps(info or {}, indent=2, default=str) + "\n", encoding="utf-8")
     return sorted(p for p in out.rglob("*")
                   if p.is_file() and p.name != MANIFEST and p.relative_to(out).parts[0] != "hf")
