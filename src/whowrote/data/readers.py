@@ -19,6 +19,7 @@ from typing import IO, Any
 import pandas as pd
 
 from whowrote.data.clean import fix_surrogates, split_frontmatter
+from whowrote.data.extra import DATA_EXTRA
 from whowrote.types import WhowroteError
 
 TABLE_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq"}
@@ -226,7 +227,7 @@ def read_hf_disk(path: Path) -> pd.DataFrame:
     try:
         import datasets
     except ImportError:
-        raise WhowroteError(f"{path}: reading save_to_disk folders needs `pip install datasets`") from None
+        raise WhowroteError(f"{path}: reading save_to_disk folders needs the `datasets` library: {DATA_EXTRA}") from None
     try:
         ds = datasets.load_from_disk(str(path))
     except Exception as e:
@@ -240,7 +241,7 @@ def read_hf_hub(dataset_id: str) -> pd.DataFrame:
     try:
         import datasets
     except ImportError:
-        raise WhowroteError(f"{dataset_id}: reading hub datasets needs `pip install datasets`") from None
+        raise WhowroteError(f"{dataset_id}: reading hub datasets needs the `datasets` library: {DATA_EXTRA}") from None
     name, _, split = dataset_id.partition(":")
     try:
         ds = datasets.load_dataset(name, split=split or None)
