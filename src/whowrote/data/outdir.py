@@ -44,7 +44,7 @@ _AT_FDCWD = -100
 @contextmanager
 def staged_folder(out: Path) -> Iterator[Path]:
     """A temporary folder beside ``out`` that replaces ``out`` when the block succeeds."""
-    out = Path(out)
+    out = Path(os.path.abspath(out))  # "." or "x/..": the temporary folder must be beside, not inside
     check_replaceable(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
