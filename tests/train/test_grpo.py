@@ -35,19 +35,6 @@ def test_balanced_subset_interleaves_providers(splits):
         assert sorted(r["provider"] for r in rows[i:i + 3]) == ["CHATGPT", "CLAUDE", "GEMINI"]
 
 
-def test_truncation_is_read_from_completion_ids():
-    seen = {}
-
-    def probe(completions, truncated=None, **kw):
-        seen["t"] = truncated
-        return [0.0] * len(completions)
-
-    probe.__name__ = "probe"
-    (wrapped,) = grpo_mod.with_truncation([probe], stop_ids={2})
-    wrapped(completions=["a", "b"], completion_ids=[[5, 6, 2], [5, 6, 7]])
-    assert seen["t"] == [False, True]
-
-
 def _constant(value):
     def constant_reward(completions, **kw):
         return [value] * len(completions)

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+DEFAULT_TEMPLATE_KWARGS = {"enable_thinking": False}
+
+
 @dataclass(frozen=True)
 class SamplingParams:
     temperature: float = 0.7  # 0.7 / 0.95: greedy decoding loops on long texts (spec §4.5)
@@ -91,8 +94,9 @@ class TransformersBackend:
         # Cumulative generation counters (throughput for eval summaries and STaR reports).
         self.new_tokens = 0
         self.gen_seconds = 0.0
-        # Qwen3-style templates: thinking off, or the eval truncates almost always (spec §2.5).
-        self.template_kwargs = {"enable_thinking": False, **(template_kwargs or {})}
+        # Qwen3-style templates: thinking off by default, or the eval truncates almost always
+        # (spec §2.5); a given dict is used as it is, so training and eval render the same prompt.
+        self.template_kwargs = dict(DEFAULT_TEMPLATE_KWARGS if template_kwargs is None else template_kwargs)
 
     def render(self, messages: list[dict]) -> str:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,

@@ -76,11 +76,12 @@ def _unwrap(model: Any) -> Any:
 class PeriodicEvalCallback(TrainerCallback):
     def __init__(self, *, rows: Sequence[Row], cfg: EvalConfig, labels: Sequence[str], output_dir: str | Path,
                  stage: str, tokenizer: Any, seed: int = 0, text_field: str = "text",
-                 label_field: str = "provider") -> None:
+                 label_field: str = "provider", template_kwargs: dict | None = None) -> None:
         self.rows, self.cfg, self.labels = list(rows), cfg, list(labels)
         self.out = Path(output_dir)
         self.stage, self.tokenizer, self.seed = stage, tokenizer, seed
         self.text_field, self.label_field = text_field, label_field
+        self.template_kwargs = template_kwargs
         # A resumed run continues its eval history (best so far, collapse trend): this stage's evals
         # as the earlier attempts left them (a fresh start forgets all before it, a resume those after it).
         recs = latest_attempts(load_metrics(self.out / "metrics.jsonl"))
@@ -104,7 +105,7 @@ class PeriodicEvalCallback(TrainerCallback):
     def run_eval(self, model: Any, step: int, *, final: bool = False) -> dict[str, Any]:
         summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, self.cfg, labels=self.labels,
                                           text_field=self.text_field, label_field=self.label_field,
-                                          seed=self.seed + step)
+                                          seed=self.seed + step, template_kwargs=self.template_kwargs)
         rec = {"stage": self.stage, "kind": "eval", "step": step, "final": final, **summary}
         append_jsonl(self.out / "metrics.jsonl", rec)
         self.history.append(rec)

@@ -49,7 +49,8 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
     kept, stats = generate_star(model, tok, rows, cfg.star, labels=d.labels, out_path=out,
                                 text_field=d.text_field, label_field=d.label_field,
-                                batch_size=cfg.eval.batch_size, seed=cfg.run.seed)
+                                batch_size=cfg.eval.batch_size, seed=cfg.run.seed,
+                                template_kwargs=cfg.model.chat_template_kwargs)
     del model
     if not kept:
         raise WhowroteError(f"STaR kept no rows ({stats.rejected}); nothing to train on")

@@ -21,11 +21,12 @@ from whowrote.train.data import Row
 
 def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalConfig, *,
                     labels: Sequence[str], text_field: str = "text", label_field: str = "provider",
-                    seed: int = 0) -> tuple[dict[str, Any], list[Row]]:
+                    seed: int = 0, template_kwargs: dict | None = None) -> tuple[dict[str, Any], list[Row]]:
     """(summary, traces) for ``rows`` under ``cfg`` (variant, k, sampling, gate)."""
     variant = cfg.variant or "3way"
     messages = [build_messages(str(r[text_field]), variant=variant, labels=labels) for r in rows]
-    backend = TransformersBackend(model, tokenizer, batch_size=max(1, cfg.batch_size // max(1, cfg.k)))
+    backend = TransformersBackend(model, tokenizer, batch_size=max(1, cfg.batch_size // max(1, cfg.k)),
+                                  template_kwargs=template_kwargs)
     samples = backend.generate(messages, SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p,
                                                         max_new_tokens=cfg.max_new_tokens, k=cfg.k, seed=seed))
     traces: list[Row] = []

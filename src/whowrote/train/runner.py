@@ -71,7 +71,8 @@ def callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: EvalConfig
         cbs.append(PeriodicEvalCallback(rows=prep.val_rows, cfg=eval_cfg, labels=cfg.data.labels,
                                         output_dir=prep.out, stage=stage, tokenizer=prep.tokenizer,
                                         seed=cfg.run.seed, text_field=cfg.data.text_field,
-                                        label_field=cfg.data.label_field))
+                                        label_field=cfg.data.label_field,
+                                        template_kwargs=cfg.model.chat_template_kwargs))
     if cfg.run.max_minutes > 0:  # after the eval callback: a stopped run still gets its final eval
         cbs.append(TimeLimitCallback(cfg.run.max_minutes, prep.out))
     return cbs

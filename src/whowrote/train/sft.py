@@ -61,7 +61,8 @@ def run_sft(cfg: TrainConfig, *, stage: str = "sft", train_rows: list[Row] | Non
     variant = sft_variant(cfg)
     records = sft_records(prep.train_rows, target=cfg.sft.target, variant=variant,
                           text_field=cfg.data.text_field, label_field=cfg.data.label_field,
-                          rationale_field=cfg.sft.rationale_field)
+                          rationale_field=cfg.sft.rationale_field,
+                          chat_template_kwargs=cfg.model.chat_template_kwargs)
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or variant)
     trainer = SFTTrainer(
         model=prep.model,
