@@ -178,11 +178,10 @@ def test_load_examples_bad_json_is_a_whowrote_error(tmp_path, lines, match):
 def test_environment_installs_and_a_plain_taskset_config_loads_it(split_dir, tmp_path):
     # The verifiers way: `pip install environments/whowrote_provider_id`, then the id alone finds it.
     import os
+    import shutil
     import subprocess
     import sys
     from pathlib import Path
-
-    import shutil
 
     root = Path(__file__).resolve().parents[2]
     site, src = tmp_path / "site", tmp_path / "env"
