@@ -97,3 +97,34 @@ def test_bad_split_fails_before_the_model_load(tmp_path):
                              f'model.name_or_path="{tmp_path}/no-model"'])
     with pytest.raises(WhowroteError, match="data file not found"):
         prepare(cfg, "sft")
+
+
+@pytest.mark.parametrize("override, match", [
+    ("sft.lr=0", r"sft.lr must be a finite number > 0, got 0.0"),
+    ("sft.lr=-1e-5", "sft.lr must be"),
+    ("sft.lr=nan", "sft.lr must be"),
+    ("sft.lr=inf", "sft.lr must be"),
+    ("sft.epochs=0.5", r"sft.epochs must be a finite number >= 1"),
+    ("sft.batch_size=0", r"sft.batch_size must be at least 1, got 0"),
+    ("sft.max_steps=0", r"sft.max_steps must be -1"),
+    ("grpo.lr=nan", "grpo.lr must be"),
+    ("grpo.num_generations=1", "grpo.num_generations must be at least 2"),
+    ("eval.k=0", "eval.k must be at least 1"),
+])
+def test_out_of_range_values_are_one_line_errors_at_load(override, match):
+    with pytest.raises(WhowroteError, match=match) as e:
+        load_config(None, [override])
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("args", [["-c", "/nonexistent/c.toml"], ["--set", "sft.lr=nan"], ["--set", "sft.batch_size=0"]])
+def test_bad_train_config_fails_before_torch_or_trl_is_imported(args):
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom whowrote.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    print(e.code, 'torch' in sys.modules, 'trl' in sys.modules, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, "train", "sft", *args], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ["1", "False", "False", "False"], out.stdout + out.stderr
+    assert out.stderr.startswith("whowrote: error: ") and out.stderr.count("\n") == 1

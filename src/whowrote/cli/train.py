@@ -20,6 +20,8 @@ SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override: secti
 
 
 def _cfg(config: Path | None, overrides: list[str] | None):
+    # Read and validate the config before any recipe module (torch, transformers, TRL) is
+    # imported: a missing file or a bad value costs a fraction of a second, not a 15 s import.
     from whowrote.train.config import load_config
 
     return load_config(config, overrides or [])
@@ -28,19 +30,19 @@ def _cfg(config: Path | None, overrides: list[str] | None):
 @train_app.command()
 def sft(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Answer-only or rationale SFT (sft.target) on TRL's SFTTrainer."""
+    cfg = _cfg(config, set_)
     from whowrote.train.sft import run_sft
 
-    final = run_sft(_cfg(config, set_))
-    typer.echo(f"sft done: {final}")
+    typer.echo(f"sft done: {run_sft(cfg)}")
 
 
 @train_app.command()
 def grpo(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """The control GRPO recipe (Dr.GRPO, balanced batches, periodic eval, collapse stop)."""
+    cfg = _cfg(config, set_)
     from whowrote.train.grpo import run_grpo
 
-    final = run_grpo(_cfg(config, set_))
-    typer.echo(f"grpo done: {final}")
+    typer.echo(f"grpo done: {run_grpo(cfg)}")
 
 
 @train_app.command()
@@ -49,10 +51,10 @@ def star(config: ConfigOpt = None, set_: SetOpt = None,
     """STaR (or gold-conditioned, star.mode=goldcond) rationale data; optionally SFT on it."""
     import dataclasses
 
+    cfg = _cfg(config, set_)
     from whowrote.train.coldstart import run_star
     from whowrote.train.data import read_rows
 
-    cfg = _cfg(config, set_)
     path, stats = run_star(cfg)
     typer.echo(f"star data: {path} {json.dumps({k: stats[k] for k in ('n_items', 'n_accepted', 'final_rows')})}")
     if then_sft:
@@ -66,9 +68,10 @@ def star(config: ConfigOpt = None, set_: SetOpt = None,
 @train_app.command()
 def coldstart(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Cold start: STaR data -> rationale SFT for coldstart.sft_max_steps -> GRPO from it."""
+    cfg = _cfg(config, set_)
     from whowrote.train.coldstart import run_coldstart
 
-    typer.echo(json.dumps(run_coldstart(_cfg(config, set_)), indent=2))
+    typer.echo(json.dumps(run_coldstart(cfg), indent=2))
 
 
 @train_app.command()
