@@ -128,3 +128,24 @@ def test_bad_train_config_fails_before_torch_or_trl_is_imported(args):
                          timeout=120)
     assert out.stdout.split() == ["1", "False", "False", "False"], out.stdout + out.stderr
     assert out.stderr.startswith("whowrote: error: ") and out.stderr.count("\n") == 1
+
+
+def test_shipped_configs_match_the_documented_sequence():
+    import re
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "train.md").read_text()
+    block = docs.split("## From nothing to a trained model", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    split_out = re.search(r"whowrote data split .* --out (\S+)", block).group(1)
+    model_out = re.search(r"export-model .*?\n\s*(\S+) --dtype", block, re.DOTALL).group(1)
+    for path in CONFIGS:
+        cfg = load_config(path)  # parses and validates
+        head = path.read_text().split("[", 1)[0]
+        assert "# Needs" in head, f"{path.name} does not say what it needs"
+        for split in (cfg.data.train, cfg.data.val):
+            if split:  # what `whowrote data split --out DIR` writes: DIR/train.jsonl, DIR/val.jsonl
+                assert split in (f"{split_out}/train.jsonl", f"{split_out}/val.jsonl"), (path.name, split)
+        if path.name.startswith("smollm2") and cfg.model.name_or_path:
+            assert cfg.model.name_or_path == model_out, path.name
+        assert cfg.grpo.score_unfinished is False
+        if "[grpo]" in path.read_text():  # said where it matters
+            assert "score_unfinished = false" in path.read_text(), path.name
