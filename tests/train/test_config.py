@@ -70,7 +70,7 @@ def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
     # so the reason_words median only covers completions that reasoned.
     import whowrote.train.evaluation as ev
     from whowrote.llm.backends import Sample
-    from whowrote.train.config import EvalConfig
+    from whowrote.train.config import InLoopEval
 
     class Fake:
         tokens_per_s, gen_seconds = 0.0, 0.0
@@ -78,14 +78,20 @@ def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
         def __init__(self, *a, **k):
             pass
 
+        def count_tokens(self, text):
+            return len(text.split())
+
+        def prompt_tokens(self, messages):
+            return sum(len(m["content"].split()) for m in messages)
+
         def generate(self, prompts, params):
             return [[Sample("<answer>CLAUDE</answer>", "stop", 1, 3),
                      Sample("<reason_why>Warm sincere voice here.</reason_why><answer>CLAUDE</answer>", "stop", 1, 9)]
                     for _ in prompts]
 
     monkeypatch.setattr(ev, "TransformersBackend", Fake)
-    summary, traces = ev.evaluate_policy(None, None, [{"text": "t", "provider": "CLAUDE"}], EvalConfig(k=2),
-                                         labels=["CLAUDE", "CHATGPT", "GEMINI"])
+    hcfg = ev.harness_config(InLoopEval(k=2), ["CLAUDE", "CHATGPT", "GEMINI"])
+    summary, traces = ev.evaluate_policy(None, None, [{"text": "t", "provider": "CLAUDE"}], hcfg)
     assert [t["reason_words"] for t in traces] == [None, 4]
     assert summary["reason_words"]["median"] == 4
 

@@ -104,3 +104,32 @@ def test_time_limit_stops_cleanly_with_final_eval_and_weights(tiny_model, splits
     assert [r["reason"] for r in recs if r.get("kind") == "abort"] == ["time limit 1e-09 min"]
     assert [r["step"] for r in recs if r.get("kind") == "eval"] == [0, 1]
     assert (final / "config.json").is_file()
+
+
+def test_train_evaluate_is_the_harness(tiny_model, splits, tmp_path):
+    # `whowrote train evaluate` runs the eval harness (same traces, summary, run.json, resume) with the
+    # [eval] sampling of a training config; the split may be gzipped as training splits are.
+    import json
+
+    import pytest
+
+    from whowrote.cli import main
+
+    out = tmp_path / "ev"
+    args = ["train", "evaluate", "--model", str(tiny_model), "--data", str(splits["val"]), "--out", str(out),
+            "--set", "eval.k=2", "--set", "eval.max_new_tokens=4", "--set", "eval.n_val=3",
+            "--set", 'model.dtype="float32"', "--set", "data.max_text_tokens=16"]
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    assert done.value.code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    run = json.loads((out / "run.json").read_text())
+    assert summary["n_examples"] == 3 and summary["n_samples"] == 6 and run["k"] == 2 and run["limit"] == 3
+    assert run["max_text_tokens"] == 16 and run["chat_template_kwargs"] == {"enable_thinking": False}
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    assert sorted(t["gold"] for t in traces[::2]) == ["CHATGPT", "CLAUDE", "GEMINI"]  # n_val is provider-balanced
+    assert {"prompt_id", "sample", "finish_reason", "terms", "kept_tokens"} <= set(traces[0])
+    assert all(t["kept_tokens"] <= 16 for t in traces)
+    with pytest.raises(SystemExit):
+        main(args)  # a second run resumes: nothing left to do, same traces
+    assert len((out / "traces.jsonl").read_text().splitlines()) == 6

@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from whowrote.cli.app import train_app
-from whowrote.types import WhowroteError
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML run config (configs/*.toml).")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override: section.key=value (repeatable).")]
@@ -77,31 +76,20 @@ def coldstart(config: ConfigOpt = None, set_: SetOpt = None) -> None:
 @train_app.command()
 def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf file.")],
              data: Annotated[Path, typer.Option(help="Split JSONL(.gz) with text + provider.")],
-             out: Annotated[Path, typer.Option(help="Output dir for summary.json and traces.")],
+             out: Annotated[Path, typer.Option(help="Output dir (traces.jsonl, summary.json); re-run to resume.")],
              config: ConfigOpt = None, set_: SetOpt = None) -> None:
-    """Evaluate a checkpoint with the in-loop evaluator (eval.* settings; data.* truncation)."""
-    from whowrote.train.config import ModelConfig
-    from whowrote.train.data import balanced_subset, read_rows, truncate_texts, usable, write_rows
-    from whowrote.train.evaluation import evaluate_policy
-    from whowrote.train.modeling import load_policy
-
+    """`whowrote eval` (the harness) with the sampling settings of a training config's [eval]."""
     cfg = _cfg(config, set_)
-    d, ev = cfg.data, cfg.eval
-    rows = usable(read_rows(data), d.labels, d.label_field, d.text_field)  # before the (slow) model load
-    if not rows:
-        raise WhowroteError(f"{data}: no rows with a non-empty {d.text_field!r} and a {d.label_field!r} in {d.labels}")
-    lm, tok = load_policy(ModelConfig(name_or_path=model, dtype=cfg.model.dtype))
-    if ev.n_val > 0:
-        rows = balanced_subset(rows, ev.n_val, d.labels, seed=d.seed, label_field=d.label_field)
-    rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
-    summary, traces = evaluate_policy(lm, tok, rows, ev, labels=d.labels, text_field=d.text_field,
-                                      label_field=d.label_field, seed=cfg.run.seed)
-    summary["model"] = model
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    write_rows(out / "traces.jsonl", traces)
-    keys = ("n_examples", "accuracy", f"pass@{ev.k}", "macro_recall", "parse_fail_rate", "truncation_rate",
-            "tokens_per_s")
+    from whowrote.llm.evaluate import run_eval
+    from whowrote.train.evaluation import harness_config
+
+    d = cfg.data
+    hcfg = harness_config(cfg.eval, d.labels, split=str(data), out=str(out), model=model, seed=cfg.run.seed,
+                          dtype=cfg.model.dtype, chat_template_kwargs=cfg.model.chat_template_kwargs,
+                          max_text_tokens=d.max_text_tokens if d.max_text_tokens > 0 else None,
+                          limit=cfg.eval.n_val or None)
+    summary = run_eval(hcfg)
+    keys = ("n_examples", "accuracy", f"pass@{hcfg.k}", "macro_recall", "parse_fail_rate", "truncation_rate")
     typer.echo(json.dumps({k: summary.get(k) for k in keys} | {"median_reason_words": summary["reason_words"]["median"],
                                                                "per_provider": summary["per_provider"]}))
 

@@ -14,7 +14,7 @@ from whowrote.types import PROVIDERS
 # Settings that change what a trace means: a resume with different values is refused.
 RUN_KEYS = ("model", "gguf_file", "endpoint", "api_model", "split", "variant", "k", "max_new_tokens",
             "max_prompt_tokens", "temperature", "top_p", "seed", "cheatsheet", "require_reason", "limit",
-            "chat_template_kwargs")
+            "chat_template_kwargs", "max_text_tokens")
 
 
 @dataclass
@@ -28,12 +28,13 @@ class EvalConfig:
     variant: str = "3way"
     k: int = 4
     max_new_tokens: int = 1024
-    max_prompt_tokens: int | None = None
+    max_prompt_tokens: int | None = None  # cut the text so the rendered prompt fits
+    max_text_tokens: int | None = None  # cut the text to this many tokens first (training's data.max_text_tokens)
     temperature: float = 0.7
     top_p: float = 0.95
     seed: int = 0
     batch_size: int = 8
-    limit: int | None = None
+    limit: int | None = None  # the first N texts, interleaved by provider (balanced)
     dtype: str = "bfloat16"
     device: str | None = None
     cheatsheet: str | None = None

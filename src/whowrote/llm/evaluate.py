@@ -21,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ def _check_run(out: Path, cfg: EvalConfig) -> None:
                                 f"(sha256 {old['split_sha256'][:12]}... now {settings['split_sha256'][:12]}...); "
                                 "use a new --out directory")
         # Runs written before these keys existed resume under their defaults.
-        legacy = {"split_sha256": None, "chat_template_kwargs": None}
+        legacy = {"split_sha256": None, "chat_template_kwargs": None, "max_text_tokens": None}
         diff = {k: (old.get(k), v) for k, v in settings.items()
                 if old.get(k) != v and not (k in legacy and k not in old)}
         if diff:
@@ -151,6 +152,46 @@ def make_backend(cfg: EvalConfig) -> Backend:
                                batch_size=cfg.batch_size, template_kwargs=cfg.chat_template_kwargs)
 
 
+def sample_examples(todo: Sequence[tuple[int, Example]], backend: Backend, cfg: EvalConfig,
+                    labels: tuple[str, ...], split_name: str,
+                    on_batch: Callable[[list[dict], int], None] | None = None) -> list[dict]:
+    """Sample, score and record ``todo`` (``(index in the split, example)`` pairs) in batches of
+    ``cfg.batch_size`` texts: the one sampling loop of ``whowrote eval`` and the in-loop eval.
+
+    ``on_batch(records, n_done)`` runs after every batch (the CLI writes and fsyncs there).
+    """
+    records: list[dict] = []
+    step = max(cfg.batch_size, cfg.concurrency if cfg.endpoint else 1)
+    for start in range(0, len(todo), step):
+        batch = todo[start:start + step]
+        fits = []
+        for _, ex in batch:
+            try:
+                fits.append(fit_messages(build_messages(ex.text, cfg.variant, cfg.cheatsheet, labels),
+                                         backend, cfg.max_prompt_tokens, cfg.max_text_tokens))
+            except ValueError as e:
+                raise WhowroteError(str(e)) from e
+        params = SamplingParams(cfg.temperature, cfg.top_p, cfg.max_new_tokens, cfg.k, cfg.seed + batch[0][0])
+        t0 = time.perf_counter()
+        samples = backend.generate([fit.messages for fit in fits], params)
+        per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
+        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per)
+                      for (_, ex), fit, ss in zip(batch, fits, samples, strict=True) for j, s in enumerate(ss)]
+        records.extend(batch_recs)
+        if on_batch:
+            on_batch(batch_recs, start + len(batch))
+    return records
+
+
+def interleave(examples: Sequence[Example], labels: Sequence[str]) -> list[Example]:
+    """Examples in file order per gold label, interleaved label by label (C, P, G, C, P, G, ...),
+    so the first N are as provider-balanced as the split allows (what ``limit`` keeps)."""
+    pools = {lab: [e for e in examples if e.gold == lab] for lab in labels}
+    rest = [e for e in examples if e.gold not in pools]  # pair/trio rows keep their order
+    out = [e for row in zip_longest(*pools.values()) for e in row if e is not None]
+    return out + rest
+
+
 def run_eval(cfg: EvalConfig, backend: Backend | None = None,
              on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run (or resume) an eval; returns the summary that was written to ``summary.json``."""
@@ -159,7 +200,9 @@ def run_eval(cfg: EvalConfig, backend: Backend | None = None,
     if not cfg.timeout > 0:
         raise WhowroteError(f"timeout must be > 0 seconds, got {cfg.timeout}")
     labels = variant_labels(cfg.variant, cfg.labels)
-    examples = load_examples(cfg.split, labels, cfg.limit)
+    examples = load_examples(cfg.split, labels)
+    if cfg.limit:
+        examples = interleave(examples, labels)[:cfg.limit]
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     _check_run(out, cfg)
@@ -173,30 +216,17 @@ def run_eval(cfg: EvalConfig, backend: Backend | None = None,
     todo.sort(key=lambda t: -len(t[1].text))
     if todo:
         backend = backend or make_backend(cfg)
-    split_name = Path(cfg.split).stem
-    step = max(cfg.batch_size, cfg.concurrency if cfg.endpoint else 1)
     with traces.open("a", encoding="utf-8") as f:
-        for start in range(0, len(todo), step):
-            batch = todo[start:start + step]
-            fits = []
-            for _, ex in batch:
-                try:
-                    fits.append(fit_messages(build_messages(ex.text, cfg.variant, cfg.cheatsheet, labels),
-                                             backend, cfg.max_prompt_tokens))
-                except ValueError as e:
-                    raise WhowroteError(str(e)) from e
-            params = SamplingParams(cfg.temperature, cfg.top_p, cfg.max_new_tokens, cfg.k, cfg.seed + batch[0][0])
-            t0 = time.perf_counter()
-            samples = backend.generate([fit.messages for fit in fits], params)
-            per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
-            for (_, ex), fit, ss in zip(batch, fits, samples, strict=True):
-                recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per) for j, s in enumerate(ss)]
-                f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
-                f.flush()
-                os.fsync(f.fileno())
-                records.extend(recs)
+        def write(recs: list[dict], n_done: int) -> None:
+            # All k samples of a text in one flushed, fsynced write: a kill loses at most a batch.
+            f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+            f.flush()
+            os.fsync(f.fileno())
             if on_progress:
-                on_progress(len(done) + start + len(batch), len(examples))
+                on_progress(len(done) + n_done, len(examples))
+
+        if todo:
+            records += sample_examples(todo, backend, cfg, labels, Path(cfg.split).stem, write)
     summary = summarize(records, labels, cfg.k)
     summary["run"] = {**cfg.run_settings(), "backend": getattr(backend, "name", None) if backend else None,
                       "labels": list(labels), "n_examples_in_split": len(examples),

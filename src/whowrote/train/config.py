@@ -47,7 +47,11 @@ class DataConfig:
 
 
 @dataclass
-class EvalConfig:
+class InLoopEval:
+    """``[eval]``: when and how the policy is evaluated during training. The sampling fields are
+    the harness's (:class:`whowrote.llm.config.EvalConfig`, built by
+    :func:`whowrote.train.evaluation.harness_config`); the rest is the training loop's."""
+
     every_steps: int = 0  # 0 = only before and after training; research: every 4 RL steps
     n_val: int = 0  # 0 = the whole val split; else a provider-balanced subset
     variant: str = ""  # prompt variant for eval; "" = the recipe's own variant (3way for base evals)
@@ -160,7 +164,7 @@ class ColdStartRecipe:
 class TrainConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    eval: InLoopEval = field(default_factory=InLoopEval)
     run: RunConfig = field(default_factory=RunConfig)
     sft: SFTRecipe = field(default_factory=SFTRecipe)
     grpo: GRPORecipe = field(default_factory=GRPORecipe)

@@ -42,7 +42,7 @@ from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
 from whowrote.train.callbacks import ZeroTrainableGuard
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, grpo_records, to_dataset
-from whowrote.train.runner import callbacks, common_args, finish, prepare, resume_checkpoint
+from whowrote.train.runner import Prepared, common_args, run_recipe
 from whowrote.types import WhowroteError
 
 
@@ -113,23 +113,22 @@ def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | N
 
     from trl import GRPOTrainer
 
-    prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
     g = cfg.grpo
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    funcs = reward_funcs(cfg, stop_ids(prep.tokenizer, prep.model))
+
+    def build(prep: Prepared, cbs: list[Any]) -> Any:
+        funcs = reward_funcs(cfg, stop_ids(prep.tokenizer, prep.model))  # built once per run
+        records = grpo_records(prep.train_rows, variant=g.variant, text_field=cfg.data.text_field,
+                               label_field=cfg.data.label_field)
+        return GRPOTrainer(
+            model=prep.model,
+            reward_funcs=funcs,
+            args=build_grpo_config(cfg, funcs, world_size=world),
+            train_dataset=to_dataset(records),
+            processing_class=prep.tokenizer,
+            callbacks=[*cbs, ZeroTrainableGuard(g.zero_trainable_patience, prep.out)],
+        )
+
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
                                    require_reason=cfg.eval.require_reason or g.require_reason)
-    cbs = callbacks(cfg, prep, stage, eval_cfg)
-    cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
-    records = grpo_records(prep.train_rows, variant=g.variant, text_field=cfg.data.text_field,
-                           label_field=cfg.data.label_field)
-    trainer = GRPOTrainer(
-        model=prep.model,
-        reward_funcs=funcs,
-        args=build_grpo_config(cfg, funcs, world_size=world),
-        train_dataset=to_dataset(records),
-        processing_class=prep.tokenizer,
-        callbacks=cbs,
-    )
-    result = trainer.train(resume_from_checkpoint=resume_checkpoint(cfg))
-    return finish(trainer, cfg, prep, stage, result)
+    return run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows, model=model, tokenizer=tokenizer)
