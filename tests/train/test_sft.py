@@ -133,3 +133,21 @@ def test_train_evaluate_is_the_harness(tiny_model, splits, tmp_path):
     with pytest.raises(SystemExit):
         main(args)  # a second run resumes: nothing left to do, same traces
     assert len((out / "traces.jsonl").read_text().splitlines()) == 6
+
+
+def test_sft_records_and_config_carry_the_thinking_switch_and_trl_table(tmp_path):
+    import pytest
+
+    from whowrote.train.config import load_config
+    from whowrote.train.data import sft_records
+    from whowrote.train.sft import build_sft_config
+    from whowrote.types import WhowroteError
+
+    recs = sft_records([{"text": "t", "provider": "CLAUDE"}], target="answer_only", variant="answer_only",
+                       chat_template_kwargs={"enable_thinking": False})
+    assert recs[0]["chat_template_kwargs"] == {"enable_thinking": False}  # SFTTrainer passes it to the template
+    cfg = load_config(None, ["sft.trl.neftune_noise_alpha=5.0", f'run.output_dir="{tmp_path}"'])
+    assert build_sft_config(cfg).neftune_noise_alpha == 5.0
+    cfg.sft.trl = {"nope": 1}
+    with pytest.raises(WhowroteError, match="SFTConfig does not know"):
+        build_sft_config(cfg)

@@ -106,12 +106,13 @@ def curves(run_dir: Annotated[Path, typer.Argument(help="A run's output dir (hol
 @train_app.command("export-model")
 def export_model(model: Annotated[str, typer.Argument(help="HF id / dir / .gguf file.")],
                  out: Annotated[Path, typer.Argument(help="Directory to save the HF model to.")],
-                 dtype: str = "bfloat16") -> None:
+                 dtype: Annotated[str | None, typer.Option(help="Weights dtype (default: [model] dtype's).")] = None) -> None:
     """Load once (dequantising a GGUF) and save a plain HF directory that loads fast."""
     from whowrote.train.config import ModelConfig
     from whowrote.train.modeling import export_model as export
 
-    typer.echo(str(export(ModelConfig(name_or_path=model, dtype=dtype), out)))
+    cfg = ModelConfig(name_or_path=model, **({"dtype": dtype} if dtype else {}))
+    typer.echo(str(export(cfg, out)))
 
 
 @train_app.command("tiny-model")

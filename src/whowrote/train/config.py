@@ -95,6 +95,9 @@ class SFTRecipe:
     warmup_steps: int = 0  # research: 20 (10 for cold start)
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
+    # [sft.trl]: any SFTConfig field, spelled as TRL spells it, passed straight through (it wins
+    # over the fields above), e.g. [sft.trl] neftune_noise_alpha = 5
+    trl: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -127,6 +130,9 @@ class GRPORecipe:
     use_vllm: bool = False  # generate with vLLM (TRL's vllm-serve server or colocated)
     vllm_mode: str = "server"  # "server": `trl vllm-serve` on other GPUs; "colocate": same GPUs
     vllm_server_base_url: str = ""  # e.g. "http://localhost:8300"; "" = TRL's host/port defaults
+    # [grpo.trl]: any GRPOConfig field, spelled as TRL spells it, passed straight through (it wins
+    # over the fields above), e.g. [grpo.trl] vllm_gpu_memory_utilization = 0.3
+    trl: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -273,7 +279,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         section, key, value = parse_override(item)
         if not isinstance(raw.setdefault(section, {}), dict):
             raise WhowroteError(f"unknown config section [{section}]")
-        raw[section][key] = value
+        target = raw[section]
+        *tables, key = key.split(".")  # grpo.trl.beta=0.1 sets a key of the [grpo.trl] table
+        for name in tables:
+            target = target.setdefault(name, {})
+            if not isinstance(target, dict):
+                raise WhowroteError(f"override {item!r}: {section}.{name} is not a table")
+        target[key] = value
     return config_from_dict(raw)
 
 

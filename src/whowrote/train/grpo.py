@@ -42,7 +42,7 @@ from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
 from whowrote.train.callbacks import ZeroTrainableGuard
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, grpo_records, to_dataset
-from whowrote.train.runner import Prepared, common_args, run_recipe
+from whowrote.train.runner import Prepared, common_args, run_recipe, trl_table
 from whowrote.types import WhowroteError
 
 
@@ -75,7 +75,7 @@ def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int
     from trl import GRPOConfig
 
     g = cfg.grpo
-    return GRPOConfig(
+    args = dict(
         **common_args(cfg),
         **grpo_batch_plan(cfg, world_size),
         learning_rate=g.lr,
@@ -104,6 +104,7 @@ def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int
         vllm_mode=g.vllm_mode,
         **({"vllm_server_base_url": g.vllm_server_base_url} if g.vllm_server_base_url else {}),
     )
+    return GRPOConfig(**{**args, **trl_table(GRPOConfig, g.trl, "grpo.trl")})
 
 
 def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | None = None,
@@ -111,9 +112,10 @@ def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | N
     """GRPO with periodic eval, best-val weights, collapse early stop; returns the final model dir."""
     import os
 
-    from trl import GRPOTrainer
+    from trl import GRPOConfig, GRPOTrainer
 
     g = cfg.grpo
+    trl_table(GRPOConfig, g.trl, "grpo.trl")  # a typo fails before the model loads
     world = int(os.environ.get("WORLD_SIZE", "1"))
 
     def build(prep: Prepared, cbs: list[Any]) -> Any:

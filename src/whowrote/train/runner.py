@@ -4,6 +4,7 @@ A recipe only says how to build its trainer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,6 +84,15 @@ def _callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: InLoopEva
     if cfg.run.max_minutes > 0:  # after the eval callback: a stopped run still gets its final eval
         cbs.append(TimeLimitCallback(cfg.run.max_minutes, prep.out))
     return cbs
+
+
+def trl_table(config_cls: type, table: dict[str, Any], where: str) -> dict[str, Any]:
+    """A ``[sft.trl]``/``[grpo.trl]`` table checked against TRL's config class (one-line error)."""
+    known = {f.name for f in dataclasses.fields(config_cls)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise WhowroteError(f"[{where}] has keys that {config_cls.__name__} does not know: {unknown}")
+    return dict(table)
 
 
 def common_args(cfg: TrainConfig) -> dict[str, Any]:

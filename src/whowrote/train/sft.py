@@ -18,7 +18,7 @@ from typing import Any
 
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, sft_records, to_dataset
-from whowrote.train.runner import Prepared, common_args, run_recipe
+from whowrote.train.runner import Prepared, common_args, run_recipe, trl_table
 
 
 def sft_variant(cfg: TrainConfig) -> str:
@@ -31,7 +31,7 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
     from trl import SFTConfig
 
     s = cfg.sft
-    return SFTConfig(
+    args = dict(
         **common_args(cfg),
         learning_rate=s.lr,
         num_train_epochs=s.epochs,
@@ -50,13 +50,15 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
         packing=False,  # the research SFT stacked padded samples, no cross-sample packing
         dataset_num_proc=None,
     )
+    return SFTConfig(**{**args, **trl_table(SFTConfig, s.trl, "sft.trl")})
 
 
 def run_sft(cfg: TrainConfig, *, stage: str = "sft", train_rows: list[Row] | None = None,
             max_steps: int | None = None, model: Any = None, tokenizer: Any = None) -> Path:
     """Train, evaluate (step 0, periodic, final) and save; returns the final model directory."""
-    from trl import SFTTrainer
+    from trl import SFTConfig, SFTTrainer
 
+    trl_table(SFTConfig, cfg.sft.trl, "sft.trl")  # a typo fails before the model loads
     variant = sft_variant(cfg)
 
     def build(prep: Prepared, cbs: list[Any]) -> Any:
