@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-DEFAULT_TEMPLATE_KWARGS = {"enable_thinking": False}
+from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The eval harness's settings (``whowrote eval``, the in-loop eval, ``whowrote train evaluate``).
 
-Its own small module so the CLI can read the defaults without importing the harness.
+Its own small, stdlib-only module so the CLI can read the defaults without importing the harness
+(``whowrote predict`` start-up pays for every module the CLI imports).
 """
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from whowrote.llm.backends import DEFAULT_TEMPLATE_KWARGS
 from whowrote.types import PROVIDERS
+
+# Qwen3-style chat templates: thinking off by default on every path (spec §2.5).
+DEFAULT_TEMPLATE_KWARGS = {"enable_thinking": False}
 
 # Settings that change what a trace means: a resume with different values is refused.
 RUN_KEYS = ("model", "gguf_file", "endpoint", "api_model", "split", "variant", "k", "max_new_tokens",

@@ -23,7 +23,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from whowrote.llm.backends import DEFAULT_TEMPLATE_KWARGS, Sample, SamplingParams, count_with, truncate_with
+from whowrote.llm.backends import Sample, SamplingParams, count_with, truncate_with
+from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 from whowrote.types import WhowroteError
 
 CHARS_PER_TOKEN = 4
@@ -95,7 +96,7 @@ class OpenAIBackend:
 
                 try:
                     tokenizer = load_tokenizer(tokenizer, gguf_file)
-                except (OSError, ValueError, WhowroteError):
+                except (OSError, ValueError):
                     tokenizer = None  # fall back to the character estimate
             self.tokenizer = tokenizer
 

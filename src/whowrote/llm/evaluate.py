@@ -38,6 +38,8 @@ from whowrote.types import WhowroteError
 TRACES = "traces.jsonl"
 SUMMARY = "summary.json"
 RUN = "run.json"
+
+
 def load_traces(path: Path, k: int) -> tuple[list[dict], bool]:
     """Complete examples' records from ``path`` and whether the file needs rewriting.
 
