@@ -48,20 +48,13 @@ def grpo(config: ConfigOpt = None, set_: SetOpt = None) -> None:
 def star(config: ConfigOpt = None, set_: SetOpt = None,
          then_sft: Annotated[bool, typer.Option(help="Train rationale SFT on the kept rows afterwards.")] = False) -> None:
     """STaR (or gold-conditioned, star.mode=goldcond) rationale data; optionally SFT on it."""
-    import dataclasses
-
     cfg = _cfg(config, set_)
-    from whowrote.train.coldstart import run_star
-    from whowrote.train.data import read_rows
+    from whowrote.train.coldstart import run_star, run_star_sft
 
     path, stats = run_star(cfg)
     typer.echo(f"star data: {path} {json.dumps({k: stats[k] for k in ('n_items', 'n_accepted', 'final_rows')})}")
     if then_sft:
-        from whowrote.train.sft import run_sft
-
-        sft_cfg = dataclasses.replace(cfg, sft=dataclasses.replace(cfg.sft, target="rationale"),
-                                      run=dataclasses.replace(cfg.run, output_dir=str(Path(cfg.run.output_dir) / "sft")))
-        typer.echo(f"sft done: {run_sft(sft_cfg, stage='star-sft', train_rows=read_rows(path))}")
+        typer.echo(f"sft done: {run_star_sft(cfg, path)}")
 
 
 @train_app.command()

@@ -57,6 +57,14 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     return out, json.loads(stats_path.read_text())
 
 
+def run_star_sft(cfg: TrainConfig, star_rows: Path) -> Path:
+    """Rationale SFT on kept STaR rows, in ``<output_dir>/sft`` (``whowrote train star --then-sft``)."""
+    from whowrote.train.sft import run_sft
+
+    sft_cfg = dataclasses.replace(_sub(cfg, "sft"), sft=dataclasses.replace(cfg.sft, target="rationale"))
+    return run_sft(sft_cfg, stage="star-sft", train_rows=read_rows(star_rows))
+
+
 def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
     """STaR data -> rationale SFT (N steps) -> GRPO from the SFT weights. Returns the stage dirs."""
     from whowrote.train.grpo import run_grpo
