@@ -8,7 +8,8 @@ import re
 import pytest
 
 from whowrote.llm.backends import Sample, SamplingParams, TransformersBackend
-from whowrote.llm.evaluate import EvalConfig, run_eval
+from whowrote.llm.config import EvalConfig
+from whowrote.llm.evaluate import run_eval
 from whowrote.types import WhowroteError
 
 REASON = "The sincere adverbs, direct address and warm essay voice point to one particular assistant."
@@ -97,6 +98,32 @@ def test_resume_after_interruption_no_duplicates_no_loss(tmp_path, split_file):
     # a third run has nothing to do and does not need a backend at all
     s2 = run_eval(cfg(split_file, out), backend=None)
     assert s2["n_samples"] == 12
+
+
+def test_resume_skips_only_a_corrupt_middle_line(tmp_path, split_file, capsys):
+    out = tmp_path / "o"
+    run_eval(cfg(split_file, out), backend=ScriptedBackend())
+    lines = (out / "traces.jsonl").read_text().splitlines(keepends=True)
+    lines[3] = '{"prompt_id": "claude-1", "sample": 1, "gold": "CLA\x00\n'  # one corrupt middle line
+    (out / "traces.jsonl").write_text("".join(lines))
+    backend = ScriptedBackend()
+    s = run_eval(cfg(split_file, out), backend=backend)
+    # Only the example that lost a sample is generated again; the 10 valid traces of the others stay.
+    assert len(backend.seen) == 1
+    err = capsys.readouterr().err
+    assert "skipped 1 corrupt trace line(s) (line 4)" in err and err.count("\n") == 1
+    keys = [(t["prompt_id"], t["sample"]) for t in read(out / "traces.jsonl")]
+    assert len(keys) == len(set(keys)) == 12 and s["n_samples"] == 12
+
+
+def test_resume_refuses_a_split_rewritten_at_the_same_path(tmp_path, split_file):
+    out = tmp_path / "o"
+    run_eval(cfg(split_file, out, limit=2), backend=ScriptedBackend())
+    assert len(json.loads((out / "run.json").read_text())["split_sha256"]) == 64
+    split_file.write_text(split_file.read_text().replace("sample 0", "sample zero"))
+    with pytest.raises(WhowroteError, match=r"changed since the traces in .* were written") as e:
+        run_eval(cfg(split_file, out, limit=2), backend=ScriptedBackend())
+    assert "\n" not in str(e.value)
 
 
 def test_resume_refuses_different_settings(tmp_path, split_file):

@@ -23,8 +23,9 @@ def test_trl_plain_strings():
 def test_trl_conversational_and_diagnostics():
     funcs = make_reward_funcs(require_reason=True)
     names = [f.__name__ for f in funcs]
-    assert names == ["correct_answer", "parsed_ok", "reason_ok", "pred_claude", "pred_chatgpt", "pred_gemini"]
-    assert reward_weights(funcs) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert names == ["correct_answer", "parsed_ok", "reason_ok", "finished", "pred_claude", "pred_chatgpt",
+                     "pred_gemini"]
+    assert reward_weights(funcs) == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     comps = [[{"role": "assistant", "content": c}] for c in (GOOD, NO_REASON, WRONG, TWO)]
     prompts = [[{"role": "user", "content": "text"}]] * 4
     out = {f.__name__: f(prompts=prompts, completions=comps, answer=["CLAUDE"] * 4, completion_ids=None)
@@ -44,6 +45,27 @@ def test_trl_gold_column_aliases_pair_and_truncation():
         f(completions=[GOOD])
 
 
+UNFINISHED = "<reason_why>The voice resembles CLAUDE's warm, sincere register, with long reflective"
+LOOP = GOOD.replace("</reason_why>", " the style the style " * 6 + "</reason_why>")
+
+
+def test_trl_unfinished_completions_earn_no_accuracy_reward():
+    # The 400-character fallback parses CLAUDE out of an unfinished <reason_why>: it must not pay.
+    f = make_reward_funcs(stop_ids=[2])[0]
+    gold = ["CLAUDE"] * 4
+    assert f(completions=[UNFINISHED, LOOP, GOOD, GOOD], answer=gold) == [0.0, 0.0, 1.0, 1.0]
+    # Truncation read off TRL's completion_ids: the second GOOD ran into the cap (no stop id at the end).
+    ids = [[5, 2], [5, 2], [5, 6, 2], [5, 6, 7]]
+    assert f(completions=[UNFINISHED, LOOP, GOOD, GOOD], answer=gold, completion_ids=ids) == [0.0, 0.0, 1.0, 0.0]
+    finished = make_reward_funcs(stop_ids=[2])[3]
+    assert finished.__name__ == "finished"
+    assert finished(completions=[UNFINISHED, LOOP, GOOD, GOOD], answer=gold, completion_ids=ids) == [0, 0, 1, 0]
+    # The research-compatible escape hatch scores them again (the parser still reads CLAUDE).
+    lenient = make_reward_funcs(stop_ids=[2], score_unfinished=True)[0]
+    assert lenient(completions=[UNFINISHED, LOOP, GOOD, GOOD], answer=gold, completion_ids=ids) == [1.0] * 4
+    assert correct_answer_reward([UNFINISHED], answer=["CLAUDE"]) == [0.0]
+
+
 vf = pytest.importorskip("verifiers.v1", reason="verifiers (the optional extra) is not installed")
 
 
@@ -59,18 +81,32 @@ def split_dir(tmp_path):
     return tmp_path
 
 
-def _trace(task, content):
+def _trace(task, content, stop_condition=None):
     from verifiers.v1.graph import MessageNode
     from verifiers.v1.trace import AgentInfo, TraceTask
 
     return vf.Trace(task=TraceTask(type=type(task).__name__, data=task.data),
-                    agent=AgentInfo(config=vf.AgentConfig()),
+                    agent=AgentInfo(config=vf.AgentConfig()), stop_condition=stop_condition,
                     nodes=[MessageNode(message=vf.UserMessage(content="text")),
                            MessageNode(parent=0, message=vf.AssistantMessage(content=content), sampled=True)])
 
 
+def test_verifiers_unfinished_and_truncated_replies(split_dir):
+    from whowrote_provider_id import load_environment
+
+    env = load_environment(split="val", data_dir=str(split_dir), truncation_penalty=0.5)
+    claude = next(t for t in env.taskset if t.data.answer == "CLAUDE")
+    cases = [(GOOD, None, 1.0), (UNFINISHED, None, 0.0), (LOOP, None, 0.0),
+             (GOOD, "max_output_tokens", -0.5)]  # cut at the cap: no accuracy, minus the penalty
+    for content, stop, want in cases:
+        tr = _trace(claude, content, stop)
+        asyncio.run(claude.score(tr))
+        assert tr.rewards["correct_answer"].score == want, (content[:40], stop)
+        assert tr.metrics["finished"] == float(want > 0)
+
+
 def test_verifiers_taskset_loads_and_scores(split_dir):
-    from whowrote.task.verifiers_env import WhowroteHarness, load_environment
+    from whowrote_provider_id import WhowroteHarness, load_environment
 
     env = load_environment(split="val", data_dir=str(split_dir), require_reason=True)
     assert isinstance(env._harnesses["agent"], WhowroteHarness)
@@ -87,7 +123,7 @@ def test_verifiers_taskset_loads_and_scores(split_dir):
 
 
 def test_verifiers_config_validation_and_variants(split_dir):
-    from whowrote.task.verifiers_env import load_environment
+    from whowrote_provider_id import load_environment
 
     with pytest.raises(ValueError):
         load_environment(split="val", data_dir=str(split_dir), label_scheme="four-way")
@@ -104,7 +140,7 @@ def test_verifiers_config_validation_and_variants(split_dir):
 
 ENV_TOML = """
 [env.taskset]
-id = "whowrote_provider_id"
+id = "whowrote-provider-id"
 split = "val"
 label_scheme = "provider3"
 
@@ -116,8 +152,6 @@ min_reason_words = 12
 
 def test_verifiers_env_from_toml_block(split_dir):
     import tomllib
-
-    import whowrote.task.verifiers_env  # noqa: F401  (registers the taskset id in this process)
 
     raw = tomllib.loads(ENV_TOML)["env"]
     raw["taskset"]["data_dir"] = str(split_dir)
@@ -139,3 +173,27 @@ def test_load_examples_bad_json_is_a_whowrote_error(tmp_path, lines, match):
     p.write_text("\n".join(lines) + "\n")
     with pytest.raises(WhowroteError, match=match):
         load_examples(p)
+
+
+def test_environment_installs_and_a_plain_taskset_config_loads_it(split_dir, tmp_path):
+    # The verifiers way: `pip install environments/whowrote_provider_id`, then the id alone finds it.
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    site, src = tmp_path / "site", tmp_path / "env"
+    shutil.copytree(root / "environments" / "whowrote_provider_id", src)  # the build writes beside its sources
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(src)], check=True, capture_output=True)
+    assert (site / "whowrote_provider_id" / "taskset.py").is_file()
+    code = ("import verifiers.v1 as vf, whowrote_provider_id as m; "
+            "ts = vf.load_taskset(vf.TasksetConfig(id='whowrote-provider-id')); "
+            "print(m.__file__); print([t.data.answer for t in ts])")
+    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{root / 'src'}", "WHOWROTE_DATA_DIR": str(split_dir)}
+    (split_dir / "train.jsonl").write_text((split_dir / "val.jsonl").read_text())
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    where, answers = out.stdout.strip().splitlines()
+    assert where.startswith(str(site)) and answers == "['CLAUDE', 'CHATGPT', 'GEMINI']"

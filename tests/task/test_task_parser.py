@@ -158,3 +158,19 @@ def test_completion_text_handles_dicts_objects_and_parts():
     assert text.startswith("thinking") and parse_answer(text) == "GEMINI"
     assert final_content(obj_msgs) == "<answer> GEMINI</answer>"
     assert completion_text([{"role": "user", "content": "only user"}]) == "only user"
+
+
+def test_first_block_is_the_lazy_dotall_search_without_its_quadratic_retries():
+    import re
+
+    from whowrote.task.parser import first_block
+
+    old = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+    cases = ["", "<answer>CLAUDE</answer>", "x<ANSWER>\nGEMINI\n</Answer> <answer>B</answer>",
+             "<answer><answer>A</answer>", "<answer>open only", "</answer><answer>late</answer>",
+             "<answer>" * 50 + "</answer>", "no tags at all"]
+    for text in cases:
+        m = old.search(text)
+        assert first_block(text, "answer") == (m.group(1) if m else None), text
+    # Unclosed opening tags repeated: one pass, not one retry per tag (the regex took 22 s at 64 KB).
+    assert first_block("<answer>" * 8000, "answer") is None

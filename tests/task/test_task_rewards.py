@@ -62,7 +62,7 @@ def test_reward_terms_and_diagnostics():
     t = reward_terms("", "CLAUDE")
     assert t["parsed_ok"] == 0.0 and sum(v for k, v in t.items() if k.startswith("pred_")) == 0.0
     d = diagnostics(comp("CHATGPT"), "CHATGPT")
-    assert set(d) == {"parsed_ok", "reason_ok", "pred_claude", "pred_chatgpt", "pred_gemini"}
+    assert set(d) == {"parsed_ok", "reason_ok", "finished", "pred_claude", "pred_chatgpt", "pred_gemini"}
     binary = reward_terms(comp("CLAUDE"), "CLAUDE", labels=("CLAUDE", "CHATGPT"))
     assert "pred_gemini" not in binary
 
@@ -82,3 +82,25 @@ def test_single_answer_read_from_final_content_not_reasoning_channel():
     assert correct_answer(msgs, "CLAUDE") == 0.0
     msgs = [{"role": "assistant", "content": comp("CLAUDE")}]
     assert correct_answer(msgs, "CLAUDE") == 1.0
+
+
+def test_unfinished_completions_earn_no_accuracy_reward():
+    from whowrote.task.rewards import loops, unfinished
+
+    done = comp("CLAUDE")
+    cut = "<reason_why>The voice resembles CLAUDE's warm register and"  # parses CLAUDE via the tail
+    looping = comp("CLAUDE", REASON12 + " and so on" * 30)
+    unclosed_answer = f"<reason_why>{REASON12}</reason_why>\n<answer>CLAUDE\nConfidence: HI"
+    assert unfinished(done) is None and unfinished(done, truncated=True) == "truncated"
+    assert unfinished(cut) == "unclosed" and unfinished(looping) == "loop" and unfinished(unclosed_answer) == "unclosed"
+    for c in (cut, looping, unclosed_answer):
+        t = reward_terms(c, "CLAUDE")
+        assert t["correct_ungated"] == 1.0 and t["correct_answer"] == 0.0 and t["reward"] == 0.0 and t["finished"] == 0.0
+        assert correct_answer(c, "CLAUDE", score_unfinished=True) == 1.0
+    t = reward_terms(done, "CLAUDE", truncated=True, truncation_penalty=0.5)
+    assert t["correct_answer"] == 0.0 and t["reward"] == -0.5
+    assert reward_terms(done, "CLAUDE")["correct_answer"] == 1.0
+    # A bare tag-free answer that ended on its own still counts (nothing unfinished about it).
+    assert correct_answer("CLAUDE", "CLAUDE") == 1.0
+    # Loops: an 8-token run repeated 4 times; punctuation runs count too; ordinary prose does not.
+    assert loops("!" * 40) and not loops(REASON12 + " " + REASON12)

@@ -5,7 +5,7 @@ import json
 from transformers import TrainerControl, TrainerState
 
 import whowrote.train.callbacks as cb
-from whowrote.train.config import EvalConfig
+from whowrote.train.config import InLoopEval
 
 
 def summary(acc, shares, recalls=(0.5, 0.5, 0.5), trunc=0.0):
@@ -33,7 +33,7 @@ class FakeTok:
 def run(tmp_path, monkeypatch, script, every=2):
     it = iter(script)
     monkeypatch.setattr(cb, "evaluate_policy", lambda *a, **k: (next(it), [{"x": 1}]))
-    c = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=EvalConfig(every_steps=every),
+    c = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=InLoopEval(every_steps=every),
                                 labels=["CLAUDE", "CHATGPT", "GEMINI"], output_dir=tmp_path, stage="grpo",
                                 tokenizer=FakeTok())
     state, control, model = TrainerState(), TrainerControl(), FakeModel()
@@ -67,7 +67,7 @@ def test_collapse_already_present_at_step0_does_not_stop(tmp_path, monkeypatch):
 def test_resumed_callback_continues_history(tmp_path, monkeypatch):
     ok = (0.34, 0.33, 0.33)
     run(tmp_path, monkeypatch, [summary(0.3, ok), summary(0.6, ok), summary(0.4, ok), summary(0.5, ok)], every=1)
-    again = cb.PeriodicEvalCallback(rows=[], cfg=EvalConfig(), labels=["CLAUDE"], output_dir=tmp_path,
+    again = cb.PeriodicEvalCallback(rows=[], cfg=InLoopEval(), labels=["CLAUDE"], output_dir=tmp_path,
                                     stage="grpo", tokenizer=FakeTok())
     assert [r["step"] for r in again.history] == [0, 1, 2, 3]
     assert again.best["step"] == 1  # the best-so-far survives the restart
@@ -85,7 +85,7 @@ def test_fresh_rerun_does_not_inherit_history_and_resume_redoes_lost_evals(tmp_p
     run(tmp_path, monkeypatch, [summary(0.2, ok), summary(0.5, ok), summary(0.6, ok), summary(0.7, ok)], every=1)
     it = iter([summary(0.8, ok), summary(0.1, ok)])
     monkeypatch.setattr(cb, "evaluate_policy", lambda *a, **k: (next(it), []))
-    again = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=EvalConfig(every_steps=1),
+    again = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=InLoopEval(every_steps=1),
                                     labels=["CLAUDE", "CHATGPT", "GEMINI"], output_dir=tmp_path, stage="grpo",
                                     tokenizer=FakeTok())
     state, control = TrainerState(global_step=1), TrainerControl()

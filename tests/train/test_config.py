@@ -70,7 +70,7 @@ def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
     # so the reason_words median only covers completions that reasoned.
     import whowrote.train.evaluation as ev
     from whowrote.llm.backends import Sample
-    from whowrote.train.config import EvalConfig
+    from whowrote.train.config import InLoopEval
 
     class Fake:
         tokens_per_s, gen_seconds = 0.0, 0.0
@@ -78,14 +78,20 @@ def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
         def __init__(self, *a, **k):
             pass
 
+        def count_tokens(self, text):
+            return len(text.split())
+
+        def prompt_tokens(self, messages):
+            return sum(len(m["content"].split()) for m in messages)
+
         def generate(self, prompts, params):
             return [[Sample("<answer>CLAUDE</answer>", "stop", 1, 3),
                      Sample("<reason_why>Warm sincere voice here.</reason_why><answer>CLAUDE</answer>", "stop", 1, 9)]
                     for _ in prompts]
 
     monkeypatch.setattr(ev, "TransformersBackend", Fake)
-    summary, traces = ev.evaluate_policy(None, None, [{"text": "t", "provider": "CLAUDE"}], EvalConfig(k=2),
-                                         labels=["CLAUDE", "CHATGPT", "GEMINI"])
+    hcfg = ev.harness_config(InLoopEval(k=2), ["CLAUDE", "CHATGPT", "GEMINI"])
+    summary, traces = ev.evaluate_policy(None, None, [{"text": "t", "provider": "CLAUDE"}], hcfg)
     assert [t["reason_words"] for t in traces] == [None, 4]
     assert summary["reason_words"]["median"] == 4
 
@@ -97,3 +103,55 @@ def test_bad_split_fails_before_the_model_load(tmp_path):
                              f'model.name_or_path="{tmp_path}/no-model"'])
     with pytest.raises(WhowroteError, match="data file not found"):
         prepare(cfg, "sft")
+
+
+@pytest.mark.parametrize("override, match", [
+    ("sft.lr=0", r"sft.lr must be a finite number > 0, got 0.0"),
+    ("sft.lr=-1e-5", "sft.lr must be"),
+    ("sft.lr=nan", "sft.lr must be"),
+    ("sft.lr=inf", "sft.lr must be"),
+    ("sft.epochs=0.5", r"sft.epochs must be a finite number >= 1"),
+    ("sft.batch_size=0", r"sft.batch_size must be at least 1, got 0"),
+    ("sft.max_steps=0", r"sft.max_steps must be -1"),
+    ("grpo.lr=nan", "grpo.lr must be"),
+    ("grpo.num_generations=1", "grpo.num_generations must be at least 2"),
+    ("eval.k=0", "eval.k must be at least 1"),
+])
+def test_out_of_range_values_are_one_line_errors_at_load(override, match):
+    with pytest.raises(WhowroteError, match=match) as e:
+        load_config(None, [override])
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("args", [["-c", "/nonexistent/c.toml"], ["--set", "sft.lr=nan"], ["--set", "sft.batch_size=0"]])
+def test_bad_train_config_fails_before_torch_or_trl_is_imported(args):
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom whowrote.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    print(e.code, 'torch' in sys.modules, 'trl' in sys.modules, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, "train", "sft", *args], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ["1", "False", "False", "False"], out.stdout + out.stderr
+    assert out.stderr.startswith("whowrote: error: ") and out.stderr.count("\n") == 1
+
+
+def test_shipped_configs_match_the_documented_sequence():
+    import re
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "train.md").read_text()
+    block = docs.split("## From nothing to a trained model", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    split_out = re.search(r"whowrote data split .* --out (\S+)", block).group(1)
+    model_out = re.search(r"export-model .*?\n\s*(\S+) --dtype", block, re.DOTALL).group(1)
+    for path in CONFIGS:
+        cfg = load_config(path)  # parses and validates
+        head = path.read_text().split("[", 1)[0]
+        assert "# Needs" in head, f"{path.name} does not say what it needs"
+        for split in (cfg.data.train, cfg.data.val):
+            if split:  # what `whowrote data split --out DIR` writes: DIR/train.jsonl, DIR/val.jsonl
+                assert split in (f"{split_out}/train.jsonl", f"{split_out}/val.jsonl"), (path.name, split)
+        if path.name.startswith("smollm2") and cfg.model.name_or_path:
+            assert cfg.model.name_or_path == model_out, path.name
+        assert cfg.grpo.score_unfinished is False
+        if "[grpo]" in path.read_text():  # said where it matters
+            assert "score_unfinished = false" in path.read_text(), path.name

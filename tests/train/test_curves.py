@@ -69,7 +69,7 @@ def test_every_attempt_is_marked_and_eval_history_follows_the_marks(tmp_path, mo
     from transformers import TrainerControl, TrainerState
 
     import whowrote.train.callbacks as cb
-    from whowrote.train.config import EvalConfig
+    from whowrote.train.config import InLoopEval
 
     m = tmp_path / "metrics.jsonl"
     scores = iter([0.1, 0.2, 0.3, 0.4, 0.9, 0.5, 0.6])
@@ -77,7 +77,7 @@ def test_every_attempt_is_marked_and_eval_history_follows_the_marks(tmp_path, mo
 
     def attempt(start, last):
         metrics = cb.MetricsFileCallback(tmp_path, "sft")
-        evals = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=EvalConfig(every_steps=1),
+        evals = cb.PeriodicEvalCallback(rows=[{"text": "t", "provider": "CLAUDE"}], cfg=InLoopEval(every_steps=1),
                                         labels=["CLAUDE", "CHATGPT"], output_dir=tmp_path, stage="sft",
                                         tokenizer=None)
         state, control = TrainerState(global_step=start), TrainerControl()
@@ -95,6 +95,6 @@ def test_every_attempt_is_marked_and_eval_history_follows_the_marks(tmp_path, mo
     marks = [(r["step"]) for r in load_metrics(m) if r["kind"] == "start"]
     assert marks == [0, 2]  # one record per attempt, though both callbacks mark it
     assert [(r["step"], r["accuracy"]) for r in again.history] == [(0, 0.1), (1, 0.2), (2, 0.3), (3, 0.5), (4, 0.6)]
-    later = cb.PeriodicEvalCallback(rows=[], cfg=EvalConfig(), labels=["CLAUDE"], output_dir=tmp_path,
+    later = cb.PeriodicEvalCallback(rows=[], cfg=InLoopEval(), labels=["CLAUDE"], output_dir=tmp_path,
                                     stage="sft", tokenizer=None)
     assert [(r["step"], r["accuracy"]) for r in later.history] == [(0, 0.1), (1, 0.2), (2, 0.3), (3, 0.5), (4, 0.6)]

@@ -35,19 +35,6 @@ def test_balanced_subset_interleaves_providers(splits):
         assert sorted(r["provider"] for r in rows[i:i + 3]) == ["CHATGPT", "CLAUDE", "GEMINI"]
 
 
-def test_truncation_is_read_from_completion_ids():
-    seen = {}
-
-    def probe(completions, truncated=None, **kw):
-        seen["t"] = truncated
-        return [0.0] * len(completions)
-
-    probe.__name__ = "probe"
-    (wrapped,) = grpo_mod.with_truncation([probe], stop_ids={2})
-    wrapped(completions=["a", "b"], completion_ids=[[5, 6, 2], [5, 6, 7]])
-    assert seen["t"] == [False, True]
-
-
 def _constant(value):
     def constant_reward(completions, **kw):
         return [value] * len(completions)
@@ -95,3 +82,26 @@ def test_zero_trainable_guard_aborts(tiny_model, splits, tmp_path, monkeypatch):
     assert state["global_step"] == 2
     recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert any(r.get("kind") == "abort" for r in recs)
+
+
+def test_grpo_config_passes_trl_tables_and_the_thinking_switch(tmp_path):
+    from whowrote.train.config import load_config
+
+    p = tmp_path / "c.toml"
+    p.write_text('[model]\nchat_template_kwargs = {enable_thinking = true}\n'
+                 '[grpo]\nnum_generations = 4\nprompts_per_step = 3\n[grpo.trl]\nnum_iterations = 2\nbeta = 0.04\n')
+    cfg = load_config(p, ["grpo.trl.top_k=5", f'run.output_dir="{tmp_path}"'])
+    args = grpo_mod.build_grpo_config(cfg, [lambda completions, **kw: [0.0] * len(completions)])
+    assert args.chat_template_kwargs == {"enable_thinking": True}  # rollouts render as eval does
+    assert args.num_iterations == 2 and args.beta == 0.04 and args.top_k == 5  # [grpo.trl] wins
+    assert TrainConfig().model.chat_template_kwargs == {"enable_thinking": False}
+    cfg.grpo.trl = {"learning_rat": 1e-6}
+    with pytest.raises(WhowroteError, match=r"\[grpo.trl\] has keys that GRPOConfig does not know: \['learning_rat'\]"):
+        grpo_mod.build_grpo_config(cfg, [])
+
+
+def test_reward_funcs_read_truncation_off_completion_ids_with_the_models_stop_ids(monkeypatch):
+    cfg = TrainConfig()
+    (f, *_diag) = grpo_mod.reward_funcs(cfg, {2})
+    done = "<reason_why>x</reason_why><answer>CLAUDE</answer>"
+    assert f(completions=[done, done], gold=["CLAUDE"] * 2, completion_ids=[[5, 2], [5, 6]]) == [1.0, 0.0]

@@ -104,3 +104,50 @@ def test_time_limit_stops_cleanly_with_final_eval_and_weights(tiny_model, splits
     assert [r["reason"] for r in recs if r.get("kind") == "abort"] == ["time limit 1e-09 min"]
     assert [r["step"] for r in recs if r.get("kind") == "eval"] == [0, 1]
     assert (final / "config.json").is_file()
+
+
+def test_train_evaluate_is_the_harness(tiny_model, splits, tmp_path):
+    # `whowrote train evaluate` runs the eval harness (same traces, summary, run.json, resume) with the
+    # [eval] sampling of a training config; the split may be gzipped as training splits are.
+    import json
+
+    import pytest
+
+    from whowrote.cli import main
+
+    out = tmp_path / "ev"
+    args = ["train", "evaluate", "--model", str(tiny_model), "--data", str(splits["val"]), "--out", str(out),
+            "--set", "eval.k=2", "--set", "eval.max_new_tokens=4", "--set", "eval.n_val=3",
+            "--set", 'model.dtype="float32"', "--set", "data.max_text_tokens=16"]
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    assert done.value.code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    run = json.loads((out / "run.json").read_text())
+    assert summary["n_examples"] == 3 and summary["n_samples"] == 6 and run["k"] == 2 and run["limit"] == 3
+    assert run["max_text_tokens"] == 16 and run["chat_template_kwargs"] == {"enable_thinking": False}
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    assert sorted(t["gold"] for t in traces[::2]) == ["CHATGPT", "CLAUDE", "GEMINI"]  # n_val is provider-balanced
+    assert {"prompt_id", "sample", "finish_reason", "terms", "kept_tokens"} <= set(traces[0])
+    assert all(t["kept_tokens"] <= 16 for t in traces)
+    with pytest.raises(SystemExit):
+        main(args)  # a second run resumes: nothing left to do, same traces
+    assert len((out / "traces.jsonl").read_text().splitlines()) == 6
+
+
+def test_sft_records_and_config_carry_the_thinking_switch_and_trl_table(tmp_path):
+    import pytest
+
+    from whowrote.train.config import load_config
+    from whowrote.train.data import sft_records
+    from whowrote.train.sft import build_sft_config
+    from whowrote.types import WhowroteError
+
+    recs = sft_records([{"text": "t", "provider": "CLAUDE"}], target="answer_only", variant="answer_only",
+                       chat_template_kwargs={"enable_thinking": False})
+    assert recs[0]["chat_template_kwargs"] == {"enable_thinking": False}  # SFTTrainer passes it to the template
+    cfg = load_config(None, ["sft.trl.neftune_noise_alpha=5.0", f'run.output_dir="{tmp_path}"'])
+    assert build_sft_config(cfg).neftune_noise_alpha == 5.0
+    cfg.sft.trl = {"nope": 1}
+    with pytest.raises(WhowroteError, match="SFTConfig does not know"):
+        build_sft_config(cfg)

@@ -79,6 +79,17 @@ def test_star_generation_and_coldstart_end_to_end(tiny_model, splits, tmp_path):
     assert "coldstart-grpo" in stages
 
 
+def test_star_then_sft_trains_rationale_sft_in_the_sft_subdir(tiny_model, splits, tmp_path):
+    from whowrote.train.coldstart import run_star_sft
+    from whowrote.train.data import read_rows, write_rows
+
+    rows = write_rows(tmp_path / "star.jsonl", [{**r, "rationale": GOOD} for r in read_rows(splits["train"])])
+    cfg = tiny_cfg(tiny_model, splits, tmp_path / "st", "sft.max_steps=1", 'data.val=""')
+    final = run_star_sft(cfg, rows)
+    assert final == tmp_path / "st" / "sft" / "final" and (final / "config.json").is_file()
+    assert (tmp_path / "st" / "sft" / "train_result.star-sft.json").is_file()
+
+
 def run_star_or_empty(run_star, cfg):
     """run_star raises when nothing is kept (a random model); the stats file is written either way."""
     from whowrote.train.coldstart import star_path

@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import typer
 
 from whowrote.cli.app import app
+from whowrote.llm.config import EvalConfig
 from whowrote.types import WhowroteError
+
+# The defaults are EvalConfig's (one place); the CLI only parses. (llm.config is stdlib-only.)
+D = {f.name: f.default for f in dataclasses.fields(EvalConfig) if f.default is not dataclasses.MISSING}
+
+
+def _positive(value: float) -> float:
+    if not value > 0:
+        raise typer.BadParameter(f"must be > 0 seconds, got {value}")
+    return value
+
+
+def _json_object(value: str | None) -> dict | None:
+    if value is None:
+        return None
+    try:
+        obj = json.loads(value)
+    except json.JSONDecodeError as e:
+        raise typer.BadParameter(f"not JSON ({e.msg})") from None
+    if not isinstance(obj, dict):
+        raise typer.BadParameter("must be a JSON object, e.g. '{\"enable_thinking\": false}'")
+    return obj
 
 
 @app.command("eval")
@@ -18,27 +42,30 @@ def eval_command(
     gguf_file: str = typer.Option(None, "--gguf-file", help="GGUF file name inside --model's directory."),
     endpoint: str = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL, e.g. http://host:8000/v1."),
     api_model: str = typer.Option(None, "--api-model", help="Model name to send to --endpoint."),
-    variant: str = typer.Option("3way", "--variant", help="Prompt: 3way, binary, answer_only, hardpair, lexical."),
-    k: int = typer.Option(4, "--k", min=1, help="Samples per text (pass@k)."),
-    max_new_tokens: int = typer.Option(1024, "--max-new-tokens", min=1),
+    variant: str = typer.Option(D["variant"], "--variant", help="Prompt: 3way, binary, answer_only, hardpair, lexical."),
+    k: int = typer.Option(D["k"], "--k", min=1, help="Samples per text (pass@k)."),
+    max_new_tokens: int = typer.Option(D["max_new_tokens"], "--max-new-tokens", min=1),
     max_prompt_tokens: int = typer.Option(None, "--max-prompt-tokens", help="Cut the text (not the scaffold) to fit."),
-    temperature: float = typer.Option(0.7, "--temperature", min=0.0),
-    top_p: float = typer.Option(0.95, "--top-p", min=0.0, max=1.0),
-    seed: int = typer.Option(0, "--seed"),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Texts per generate() call (local backend)."),
+    temperature: float = typer.Option(D["temperature"], "--temperature", min=0.0),
+    top_p: float = typer.Option(D["top_p"], "--top-p", min=0.0, max=1.0),
+    seed: int = typer.Option(D["seed"], "--seed"),
+    batch_size: int = typer.Option(D["batch_size"], "--batch-size", min=1, help="Texts per generate() call (local backend)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N texts of the split."),
-    dtype: str = typer.Option("bfloat16", "--dtype"),
+    dtype: str = typer.Option(D["dtype"], "--dtype"),
     device: str = typer.Option(None, "--device", help="cuda, cpu, ... (default: cuda when available)."),
     cheatsheet: str = typer.Option(None, "--cheatsheet",
                                    help="'style' for tells from whowrote's style model, 'default', or a text file."),
-    require_reason: bool = typer.Option(False, "--require-reason", help="Score with the reasoning gate."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Parallel requests (endpoint)."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Seconds per request (endpoint)."),
+    require_reason: bool = typer.Option(D["require_reason"], "--require-reason", help="Score with the reasoning gate."),
+    concurrency: int = typer.Option(D["concurrency"], "--concurrency", min=1, help="Parallel requests (endpoint)."),
+    timeout: float = typer.Option(D["timeout"], "--timeout", callback=_positive,
+                                  help="Seconds per request (endpoint), > 0."),
+    chat_template_kwargs: str = typer.Option(None, "--chat-template-kwargs", callback=_json_object,
+                                             help='JSON for the chat template (default {"enable_thinking": false}).'),
     quiet: bool = typer.Option(False, "--quiet", help="No console summary."),
 ) -> None:
     """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
     from whowrote.llm.collapse import detect_collapse
-    from whowrote.llm.evaluate import EvalConfig, run_eval
+    from whowrote.llm.evaluate import run_eval
     from whowrote.llm.report import render_summary
     from whowrote.task.prompts import SINGLE_VARIANTS
 
@@ -50,7 +77,8 @@ def eval_command(
         max_prompt_tokens=max_prompt_tokens, temperature=temperature, top_p=top_p, seed=seed,
         batch_size=batch_size, limit=limit, dtype=dtype, device=device,
         cheatsheet=_cheatsheet(cheatsheet), require_reason=require_reason,
-        concurrency=concurrency, timeout=timeout)
+        concurrency=concurrency, timeout=timeout,
+        **({"chat_template_kwargs": chat_template_kwargs} if chat_template_kwargs is not None else {}))
 
     def progress(done: int, total: int) -> None:
         if not quiet:

@@ -13,13 +13,14 @@ from typing import Annotated
 import typer
 
 from whowrote.cli.app import train_app
-from whowrote.types import WhowroteError
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML run config (configs/*.toml).")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override: section.key=value (repeatable).")]
 
 
 def _cfg(config: Path | None, overrides: list[str] | None):
+    # Read and validate the config before any recipe module (torch, transformers, TRL) is
+    # imported: a missing file or a bad value costs a fraction of a second, not a 15 s import.
     from whowrote.train.config import load_config
 
     return load_config(config, overrides or [])
@@ -28,77 +29,60 @@ def _cfg(config: Path | None, overrides: list[str] | None):
 @train_app.command()
 def sft(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Answer-only or rationale SFT (sft.target) on TRL's SFTTrainer."""
+    cfg = _cfg(config, set_)
     from whowrote.train.sft import run_sft
 
-    final = run_sft(_cfg(config, set_))
-    typer.echo(f"sft done: {final}")
+    typer.echo(f"sft done: {run_sft(cfg)}")
 
 
 @train_app.command()
 def grpo(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """The control GRPO recipe (Dr.GRPO, balanced batches, periodic eval, collapse stop)."""
+    cfg = _cfg(config, set_)
     from whowrote.train.grpo import run_grpo
 
-    final = run_grpo(_cfg(config, set_))
-    typer.echo(f"grpo done: {final}")
+    typer.echo(f"grpo done: {run_grpo(cfg)}")
 
 
 @train_app.command()
 def star(config: ConfigOpt = None, set_: SetOpt = None,
          then_sft: Annotated[bool, typer.Option(help="Train rationale SFT on the kept rows afterwards.")] = False) -> None:
     """STaR (or gold-conditioned, star.mode=goldcond) rationale data; optionally SFT on it."""
-    import dataclasses
-
-    from whowrote.train.coldstart import run_star
-    from whowrote.train.data import read_rows
-
     cfg = _cfg(config, set_)
+    from whowrote.train.coldstart import run_star, run_star_sft
+
     path, stats = run_star(cfg)
     typer.echo(f"star data: {path} {json.dumps({k: stats[k] for k in ('n_items', 'n_accepted', 'final_rows')})}")
     if then_sft:
-        from whowrote.train.sft import run_sft
-
-        sft_cfg = dataclasses.replace(cfg, sft=dataclasses.replace(cfg.sft, target="rationale"),
-                                      run=dataclasses.replace(cfg.run, output_dir=str(Path(cfg.run.output_dir) / "sft")))
-        typer.echo(f"sft done: {run_sft(sft_cfg, stage='star-sft', train_rows=read_rows(path))}")
+        typer.echo(f"sft done: {run_star_sft(cfg, path)}")
 
 
 @train_app.command()
 def coldstart(config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Cold start: STaR data -> rationale SFT for coldstart.sft_max_steps -> GRPO from it."""
+    cfg = _cfg(config, set_)
     from whowrote.train.coldstart import run_coldstart
 
-    typer.echo(json.dumps(run_coldstart(_cfg(config, set_)), indent=2))
+    typer.echo(json.dumps(run_coldstart(cfg), indent=2))
 
 
 @train_app.command()
 def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf file.")],
              data: Annotated[Path, typer.Option(help="Split JSONL(.gz) with text + provider.")],
-             out: Annotated[Path, typer.Option(help="Output dir for summary.json and traces.")],
+             out: Annotated[Path, typer.Option(help="Output dir (traces.jsonl, summary.json); re-run to resume.")],
              config: ConfigOpt = None, set_: SetOpt = None) -> None:
-    """Evaluate a checkpoint with the in-loop evaluator (eval.* settings; data.* truncation)."""
-    from whowrote.train.config import ModelConfig
-    from whowrote.train.data import balanced_subset, read_rows, truncate_texts, usable, write_rows
-    from whowrote.train.evaluation import evaluate_policy
-    from whowrote.train.modeling import load_policy
-
+    """`whowrote eval` (the harness) with the sampling settings of a training config's [eval]."""
     cfg = _cfg(config, set_)
-    d, ev = cfg.data, cfg.eval
-    rows = usable(read_rows(data), d.labels, d.label_field, d.text_field)  # before the (slow) model load
-    if not rows:
-        raise WhowroteError(f"{data}: no rows with a non-empty {d.text_field!r} and a {d.label_field!r} in {d.labels}")
-    lm, tok = load_policy(ModelConfig(name_or_path=model, dtype=cfg.model.dtype))
-    if ev.n_val > 0:
-        rows = balanced_subset(rows, ev.n_val, d.labels, seed=d.seed, label_field=d.label_field)
-    rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
-    summary, traces = evaluate_policy(lm, tok, rows, ev, labels=d.labels, text_field=d.text_field,
-                                      label_field=d.label_field, seed=cfg.run.seed)
-    summary["model"] = model
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    write_rows(out / "traces.jsonl", traces)
-    keys = ("n_examples", "accuracy", f"pass@{ev.k}", "macro_recall", "parse_fail_rate", "truncation_rate",
-            "tokens_per_s")
+    from whowrote.llm.evaluate import run_eval
+    from whowrote.train.evaluation import harness_config
+
+    d = cfg.data
+    hcfg = harness_config(cfg.eval, d.labels, split=str(data), out=str(out), model=model, seed=cfg.run.seed,
+                          dtype=cfg.model.dtype, chat_template_kwargs=cfg.model.chat_template_kwargs,
+                          max_text_tokens=d.max_text_tokens if d.max_text_tokens > 0 else None,
+                          limit=cfg.eval.n_val or None)
+    summary = run_eval(hcfg)
+    keys = ("n_examples", "accuracy", f"pass@{hcfg.k}", "macro_recall", "parse_fail_rate", "truncation_rate")
     typer.echo(json.dumps({k: summary.get(k) for k in keys} | {"median_reason_words": summary["reason_words"]["median"],
                                                                "per_provider": summary["per_provider"]}))
 
@@ -115,12 +99,13 @@ def curves(run_dir: Annotated[Path, typer.Argument(help="A run's output dir (hol
 @train_app.command("export-model")
 def export_model(model: Annotated[str, typer.Argument(help="HF id / dir / .gguf file.")],
                  out: Annotated[Path, typer.Argument(help="Directory to save the HF model to.")],
-                 dtype: str = "bfloat16") -> None:
+                 dtype: Annotated[str | None, typer.Option(help="Weights dtype (default: [model] dtype's).")] = None) -> None:
     """Load once (dequantising a GGUF) and save a plain HF directory that loads fast."""
     from whowrote.train.config import ModelConfig
     from whowrote.train.modeling import export_model as export
 
-    typer.echo(str(export(ModelConfig(name_or_path=model, dtype=dtype), out)))
+    cfg = ModelConfig(name_or_path=model, **({"dtype": dtype} if dtype else {}))
+    typer.echo(str(export(cfg, out)))
 
 
 @train_app.command("tiny-model")

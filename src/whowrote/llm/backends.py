@@ -1,4 +1,4 @@
-"""Generation backends: a local transformers model, or an OpenAI-compatible endpoint (endpoint.py).
+"""Generation backends: a local transformers model here, an OpenAI-compatible endpoint in endpoint.py.
 
 Every backend takes chat messages and returns ``k`` :class:`Sample` per prompt, and can count
 and truncate text in tokens so the harness can fit the input text into a context budget.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,9 @@ class TransformersBackend:
         # Cumulative generation counters (throughput for eval summaries and STaR reports).
         self.new_tokens = 0
         self.gen_seconds = 0.0
-        # Qwen3-style templates: thinking off, or the eval truncates almost always (spec §2.5).
-        self.template_kwargs = {"enable_thinking": False, **(template_kwargs or {})}
+        # Qwen3-style templates: thinking off by default, or the eval truncates almost always
+        # (spec §2.5); a given dict is used as it is, so training and eval render the same prompt.
+        self.template_kwargs = dict(DEFAULT_TEMPLATE_KWARGS if template_kwargs is None else template_kwargs)
 
     def render(self, messages: list[dict]) -> str:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
@@ -166,20 +169,3 @@ class TransformersBackend:
                 torch.cuda.synchronize()
             self.gen_seconds += time.perf_counter() - started
         return out
-
-
-def make_backend(*, model: str | None = None, gguf_file: str | None = None, endpoint: str | None = None,
-                 api_model: str | None = None, dtype: str = "bfloat16", device: str | None = None,
-                 batch_size: int = 8, concurrency: int = 8, timeout: float = 600.0,
-                 tokenizer: str | None = None) -> Backend:
-    """A backend for the CLI: ``endpoint`` selects the HTTP one, else a local model."""
-    if endpoint:
-        from whowrote.llm.endpoint import OpenAIBackend
-
-        return OpenAIBackend(endpoint, api_model or model or "default", concurrency=concurrency,
-                             timeout=timeout, tokenizer=tokenizer or model, gguf_file=gguf_file)
-    if not model:
-        from whowrote.types import WhowroteError
-
-        raise WhowroteError("give --model (local) or --endpoint (OpenAI-compatible server)")
-    return TransformersBackend(model, gguf_file=gguf_file, dtype=dtype, device=device, batch_size=batch_size)

@@ -7,88 +7,80 @@ Output directory layout:
   the example in flight;
 - ``summary.json``: :func:`whowrote.llm.metrics.summarize` plus the run settings under ``run``.
 
-Resuming (the default when ``traces.jsonl`` exists): a torn last line and examples with fewer
-than k samples are dropped, done ids are skipped, and the rest is generated and appended.
+Resuming (the default when ``traces.jsonl`` exists): a torn last line, any corrupt line (said on
+stderr) and examples with fewer than k samples are dropped, done ids are skipped, and the rest is
+generated and appended. ``run.json`` records the split file's sha256: a split rewritten at the
+same path is refused instead of mixing two versions into one summary.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from whowrote.llm.backends import Backend, Sample, SamplingParams, make_backend
+from whowrote.llm.backends import Backend, Sample, SamplingParams, TransformersBackend
+from whowrote.llm.config import EvalConfig
 from whowrote.llm.metrics import summarize
 from whowrote.llm.prompting import FitResult, fit_messages
 from whowrote.task.examples import Example, load_examples
 from whowrote.task.parser import has_think, parse_answer, reason_words, reasoning
 from whowrote.task.prompts import build_messages, variant_labels
 from whowrote.task.rewards import reward_terms
-from whowrote.types import PROVIDERS, WhowroteError
+from whowrote.types import WhowroteError
 
 TRACES = "traces.jsonl"
 SUMMARY = "summary.json"
 RUN = "run.json"
-# Settings that change what a trace means: a resume with different values is refused.
-RUN_KEYS = ("model", "gguf_file", "endpoint", "api_model", "split", "variant", "k", "max_new_tokens",
-            "max_prompt_tokens", "temperature", "top_p", "seed", "cheatsheet", "require_reason", "limit")
-
-
-@dataclass
-class EvalConfig:
-    split: str
-    out: str
-    model: str | None = None
-    gguf_file: str | None = None
-    endpoint: str | None = None
-    api_model: str | None = None
-    variant: str = "3way"
-    k: int = 4
-    max_new_tokens: int = 1024
-    max_prompt_tokens: int | None = None
-    temperature: float = 0.7
-    top_p: float = 0.95
-    seed: int = 0
-    batch_size: int = 8
-    limit: int | None = None
-    dtype: str = "bfloat16"
-    device: str | None = None
-    cheatsheet: str | None = None
-    require_reason: bool = False
-    concurrency: int = 8
-    timeout: float = 600.0
-    labels: tuple[str, ...] = field(default=PROVIDERS)
-
-    def run_settings(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {k: d[k] for k in RUN_KEYS}
 
 
 def load_traces(path: Path, k: int) -> tuple[list[dict], bool]:
-    """Complete examples' records from ``path`` and whether the file needs rewriting."""
+    """Complete examples' records from ``path`` and whether the file needs rewriting.
+
+    A torn last line (an interrupted write) is dropped silently; a corrupt line elsewhere is
+    skipped with a warning on stderr, keeping every valid trace around it.
+    """
     if not path.exists():
         return [], False
     records: list[dict] = []
-    dirty = False
-    with path.open(encoding="utf-8") as f:
-        for line in f:
+    bad: list[int] = []
+    torn = False
+    with path.open(encoding="utf-8", errors="replace", newline="\n") as f:
+        for lineno, line in enumerate(f, 1):
             if not line.endswith("\n"):  # torn write at the end of an interrupted run
-                dirty = True
+                torn = True
                 break
             try:
-                records.append(json.loads(line))
+                rec = json.loads(line)
             except json.JSONDecodeError:
-                dirty = True
-                break
+                rec = None
+            if not isinstance(rec, dict) or "prompt_id" not in rec:
+                bad.append(lineno)
+                continue
+            records.append(rec)
+    if bad:
+        shown = ", ".join(map(str, bad[:5])) + (" ..." if len(bad) > 5 else "")
+        print(f"whowrote: warning: {path}: skipped {len(bad)} corrupt trace line(s) (line {shown}); "
+              "their examples are generated again", file=sys.stderr)
     counts: dict[str, int] = {}
     for r in records:
         counts[str(r["prompt_id"])] = counts.get(str(r["prompt_id"]), 0) + 1
     keep = [r for r in records if counts[str(r["prompt_id"])] == k]
-    return keep, dirty or len(keep) != len(records)
+    return keep, torn or bool(bad) or len(keep) != len(records)
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _rewrite(path: Path, records: list[dict]) -> None:
@@ -102,12 +94,22 @@ def _rewrite(path: Path, records: list[dict]) -> None:
 
 def _check_run(out: Path, cfg: EvalConfig) -> None:
     run_path = out / RUN
-    settings = cfg.run_settings()
+    settings = {**cfg.run_settings(), "split_sha256": file_sha256(cfg.split)}
     traces = out / TRACES
     # A run that failed before its first trace (bad endpoint, model that did not load) binds nothing.
     if run_path.exists() and traces.exists() and traces.stat().st_size > 0:
-        old = json.loads(run_path.read_text())
-        diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
+        try:
+            old = json.loads(run_path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise WhowroteError(f"{run_path} is not valid JSON; use a new --out directory") from None
+        if old.get("split_sha256") not in (None, settings["split_sha256"]):
+            raise WhowroteError(f"{cfg.split} changed since the traces in {out} were written "
+                                f"(sha256 {old['split_sha256'][:12]}... now {settings['split_sha256'][:12]}...); "
+                                "use a new --out directory")
+        # Runs written before these keys existed resume under their defaults.
+        legacy = {"split_sha256": None, "chat_template_kwargs": None, "max_text_tokens": None}
+        diff = {k: (old.get(k), v) for k, v in settings.items()
+                if old.get(k) != v and not (k in legacy and k not in old)}
         if diff:
             raise WhowroteError(f"{out} holds traces of a different run ({diff}); use a new --out directory")
     run_path.write_text(json.dumps(settings, indent=2) + "\n")
@@ -138,13 +140,71 @@ def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfi
     }
 
 
+def make_backend(cfg: EvalConfig) -> Backend:
+    """The run's backend: ``endpoint`` selects the OpenAI-compatible one, else a local model."""
+    if cfg.endpoint:
+        from whowrote.llm.endpoint import OpenAIBackend
+
+        return OpenAIBackend(cfg.endpoint, cfg.api_model or cfg.model or "default", concurrency=cfg.concurrency,
+                             timeout=cfg.timeout, tokenizer=cfg.model, gguf_file=cfg.gguf_file,
+                             extra_body={"chat_template_kwargs": dict(cfg.chat_template_kwargs)})
+    if not cfg.model:
+        raise WhowroteError("give --model (local) or --endpoint (OpenAI-compatible server)")
+    return TransformersBackend(cfg.model, gguf_file=cfg.gguf_file, dtype=cfg.dtype, device=cfg.device,
+                               batch_size=cfg.batch_size, template_kwargs=cfg.chat_template_kwargs)
+
+
+def sample_examples(todo: Sequence[tuple[int, Example]], backend: Backend, cfg: EvalConfig,
+                    labels: tuple[str, ...], split_name: str,
+                    on_batch: Callable[[list[dict], int], None] | None = None) -> list[dict]:
+    """Sample, score and record ``todo`` (``(index in the split, example)`` pairs) in batches of
+    ``cfg.batch_size`` texts: the one sampling loop of ``whowrote eval`` and the in-loop eval.
+
+    ``on_batch(records, n_done)`` runs after every batch (the CLI writes and fsyncs there).
+    """
+    records: list[dict] = []
+    step = max(cfg.batch_size, cfg.concurrency if cfg.endpoint else 1)
+    for start in range(0, len(todo), step):
+        batch = todo[start:start + step]
+        fits = []
+        for _, ex in batch:
+            try:
+                fits.append(fit_messages(build_messages(ex.text, cfg.variant, cfg.cheatsheet, labels),
+                                         backend, cfg.max_prompt_tokens, cfg.max_text_tokens))
+            except ValueError as e:
+                raise WhowroteError(str(e)) from e
+        params = SamplingParams(cfg.temperature, cfg.top_p, cfg.max_new_tokens, cfg.k, cfg.seed + batch[0][0])
+        t0 = time.perf_counter()
+        samples = backend.generate([fit.messages for fit in fits], params)
+        per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
+        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per)
+                      for (_, ex), fit, ss in zip(batch, fits, samples, strict=True) for j, s in enumerate(ss)]
+        records.extend(batch_recs)
+        if on_batch:
+            on_batch(batch_recs, start + len(batch))
+    return records
+
+
+def interleave(examples: Sequence[Example], labels: Sequence[str]) -> list[Example]:
+    """Examples in file order per gold label, interleaved label by label (C, P, G, C, P, G, ...),
+    so the first N are as provider-balanced as the split allows (what ``limit`` keeps)."""
+    pools = {lab: [e for e in examples if e.gold == lab] for lab in labels}
+    rest = [e for e in examples if e.gold not in pools]  # pair/trio rows keep their order
+    out = [e for row in zip_longest(*pools.values()) for e in row if e is not None]
+    return out + rest
+
+
 def run_eval(cfg: EvalConfig, backend: Backend | None = None,
              on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run (or resume) an eval; returns the summary that was written to ``summary.json``."""
     if cfg.k < 1 or cfg.max_new_tokens < 1:
         raise WhowroteError("k and max_new_tokens must be at least 1")
+    if not cfg.timeout > 0:
+        raise WhowroteError(f"timeout must be > 0 seconds, got {cfg.timeout}")
     labels = variant_labels(cfg.variant, cfg.labels)
-    examples = load_examples(cfg.split, labels, cfg.limit)
+    examples = load_examples(cfg.split, labels)
+    if cfg.limit:
+        examples = interleave(examples, labels)[:cfg.limit]
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     _check_run(out, cfg)
@@ -157,34 +217,18 @@ def run_eval(cfg: EvalConfig, backend: Backend | None = None,
     # Similar lengths in one batch waste less compute on padding; order does not affect resume.
     todo.sort(key=lambda t: -len(t[1].text))
     if todo:
-        backend = backend or make_backend(
-            model=cfg.model, gguf_file=cfg.gguf_file, endpoint=cfg.endpoint, api_model=cfg.api_model,
-            dtype=cfg.dtype, device=cfg.device, batch_size=cfg.batch_size, concurrency=cfg.concurrency,
-            timeout=cfg.timeout)
-    split_name = Path(cfg.split).stem
-    step = max(cfg.batch_size, cfg.concurrency if cfg.endpoint else 1)
+        backend = backend or make_backend(cfg)
     with traces.open("a", encoding="utf-8") as f:
-        for start in range(0, len(todo), step):
-            batch = todo[start:start + step]
-            fits = []
-            for _, ex in batch:
-                try:
-                    fits.append(fit_messages(build_messages(ex.text, cfg.variant, cfg.cheatsheet, labels),
-                                             backend, cfg.max_prompt_tokens))
-                except ValueError as e:
-                    raise WhowroteError(str(e)) from e
-            params = SamplingParams(cfg.temperature, cfg.top_p, cfg.max_new_tokens, cfg.k, cfg.seed + batch[0][0])
-            t0 = time.perf_counter()
-            samples = backend.generate([fit.messages for fit in fits], params)
-            per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
-            for (_, ex), fit, ss in zip(batch, fits, samples, strict=True):
-                recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per) for j, s in enumerate(ss)]
-                f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
-                f.flush()
-                os.fsync(f.fileno())
-                records.extend(recs)
+        def write(recs: list[dict], n_done: int) -> None:
+            # All k samples of a text in one flushed, fsynced write: a kill loses at most a batch.
+            f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+            f.flush()
+            os.fsync(f.fileno())
             if on_progress:
-                on_progress(len(done) + start + len(batch), len(examples))
+                on_progress(len(done) + n_done, len(examples))
+
+        if todo:
+            records += sample_examples(todo, backend, cfg, labels, Path(cfg.split).stem, write)
     summary = summarize(records, labels, cfg.k)
     summary["run"] = {**cfg.run_settings(), "backend": getattr(backend, "name", None) if backend else None,
                       "labels": list(labels), "n_examples_in_split": len(examples),

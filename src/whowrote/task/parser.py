@@ -24,8 +24,24 @@ from whowrote.types import PROVIDERS
 
 TAIL_CHARS = 400  # fallback window for single-label answers
 TRIO_TAIL_CHARS = 500  # trio answers are longer (three slot lines)
-_ANSWER_RE = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-_REASON_RE = re.compile(r"<reason_why>(.*?)</reason_why>", re.IGNORECASE | re.DOTALL)
+_TAG_RES = {tag: (re.compile(f"<{tag}>", re.IGNORECASE), re.compile(f"</{tag}>", re.IGNORECASE))
+            for tag in ("answer", "reason_why")}
+
+
+def first_block(text: str, tag: str) -> str | None:
+    """Content of the first closed ``<tag>...</tag>`` (case-insensitive, across newlines), or None.
+
+    Same result as searching ``<tag>(.*?)</tag>`` with DOTALL, in linear time: that pattern
+    retries from every opening tag, which is quadratic on a completion that repeats ``<answer>``
+    without closing it (64 KB took 22 s). If the first opening tag has no closing tag after it,
+    no later one has either.
+    """
+    open_re, close_re = _TAG_RES[tag]
+    m = open_re.search(text)
+    if not m:
+        return None
+    end = close_re.search(text, m.end())
+    return text[m.end():end.start()] if end else None
 _THINK_RE = re.compile(r"<think>(.*?)(</think>|$)", re.IGNORECASE | re.DOTALL)
 _WORD_RE = re.compile(r"[A-Za-z]+")
 _SLOTS = ("A", "B", "C")
@@ -60,8 +76,8 @@ def ascii_upper(text: str) -> str:
 
 def answer_body(completion: str, tail: int = TAIL_CHARS) -> str:
     """Upper-cased ``<answer>`` content, else the upper-cased last ``tail`` characters."""
-    m = _ANSWER_RE.search(completion or "")
-    return ascii_upper(m.group(1) if m else (completion or "")[-tail:])
+    body = first_block(completion or "", "answer")
+    return ascii_upper(body if body is not None else (completion or "")[-tail:])
 
 
 def labels_in(body: str, labels: Sequence[str] = PROVIDERS) -> set[str]:
@@ -85,9 +101,9 @@ def parse_pred(completion: str, labels: Sequence[str] = PROVIDERS) -> str | None
     """
     if not isinstance(completion, str) or not completion:
         return None
-    m = _ANSWER_RE.search(completion)
-    if m:
-        found = labels_in(ascii_upper(m.group(1)), labels)
+    body = first_block(completion, "answer")
+    if body is not None:
+        found = labels_in(ascii_upper(body), labels)
         if len(found) == 1:
             return next(iter(found))
     upper = ascii_upper(completion)
@@ -150,8 +166,8 @@ def task_type(gold: str, info: dict | None = None) -> str:
 
 def reasoning(completion: str) -> str | None:
     """Content of the first *closed* ``<reason_why>`` block, or ``None``."""
-    m = _REASON_RE.search(completion or "")
-    return m.group(1).strip() if m else None
+    body = first_block(completion or "", "reason_why")
+    return body.strip() if body is not None else None
 
 
 def reason_words(completion: str) -> list[str]:

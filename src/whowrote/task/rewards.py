@@ -8,11 +8,19 @@ wrong-but-parsed answers in all-wrong groups or cancels out (spec §2.4, "reject
 The reasoning gate is *multiplicative*: a correct answer without a closed ``<reason_why>`` of at
 least ``min_reason_words`` distinct words scores 0; a wrong answer scores 0 whatever its reasoning.
 
+An *unfinished* completion earns no accuracy reward by default (``score_unfinished=False``): one cut
+off at the token limit (``truncated``), one that loops (a word 8-gram repeated more than 3 times),
+or one that opened ``<reason_why>``/``<answer>`` and never closed it. Without this the parser's
+400-character fallback paid 1.0 for an unfinished ``<reason_why>The voice resembles CLAUDE's...``,
+which teaches GRPO to ramble into the cap.
+
 Completions may be plain strings or lists of chat messages (dicts or objects).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +37,51 @@ from whowrote.types import PROVIDERS
 
 MIN_REASON_WORDS = 12
 TRUNCATION_ADVANTAGE_PENALTY = 0.5  # what the reference runs subtracted from truncated rollouts
+LOOP_NGRAM = 8  # a word 8-gram seen more than LOOP_MAX_REPEATS times is a repetition loop
+LOOP_MAX_REPEATS = 3
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]")  # words and single punctuation marks ("!!!!" loops too)
+_TAGS = ("reason_why", "answer")
+
+
+def loops(text: str, n: int = LOOP_NGRAM, max_repeats: int = LOOP_MAX_REPEATS) -> bool:
+    """True when some ``n``-token window occurs more than ``max_repeats`` times (linear time).
+
+    A 2-4 sentence rationale plus an answer never repeats an 8-token run four times; a
+    degenerate completion ("the style the style the style ...") does within a few dozen tokens.
+    """
+    toks = _TOKEN_RE.findall(text.lower())
+    counts: Counter[tuple[str, ...]] = Counter()
+    for i in range(len(toks) - n + 1):
+        gram = tuple(toks[i:i + n])
+        counts[gram] += 1
+        if counts[gram] > max_repeats:
+            return True
+    return False
+
+
+def unclosed_tag(text: str) -> bool:
+    """True when ``<reason_why>`` or ``<answer>`` is opened and no closing tag follows it."""
+    low = text.lower()
+    for tag in _TAGS:
+        start = low.find(f"<{tag}>")
+        if start >= 0 and low.find(f"</{tag}>", start) < 0:
+            return True
+    return False
+
+
+def unfinished(completion: Any, *, truncated: bool = False) -> str | None:
+    """Why a completion is unfinished (``"truncated"``, ``"loop"``, ``"unclosed"``), or None."""
+    if truncated:
+        return "truncated"
+    text = completion_text(completion)
+    if loops(text):
+        return "loop"
+    if unclosed_tag(text):
+        return "unclosed"
+    return None
+
+
+DIAGNOSTIC_TERMS = ("parsed_ok", "reason_ok", "finished")
 
 
 def has_substantive_reason(completion: Any, min_words: int = MIN_REASON_WORDS) -> bool:
@@ -42,17 +95,16 @@ def _gold_label(gold: Any) -> str:
 
 def correct_answer(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDERS,
                    require_reason: bool = False, min_reason_words: int = MIN_REASON_WORDS,
-                   info: dict | None = None) -> float:
-    """1.0 for a correct answer (gated if ``require_reason``), else 0.0; trio gives n/3.
+                   info: dict | None = None, truncated: bool = False, score_unfinished: bool = False) -> float:
+    """1.0 for a correct, finished answer (gated if ``require_reason``), else 0.0; trio gives n/3.
 
     - single: the strictly parsed label equals ``gold``;
     - pair (gold ``A=..;B=..``): both slots parse and both match;
     - trio (gold ``A=..;B=..;C=..``): the fraction of slots that match (per-slot credit).
     """
-    score = _judge(completion, gold, labels, info)[0]
-    if score > 0 and require_reason and not has_substantive_reason(completion, min_reason_words):
-        return 0.0
-    return score
+    return reward_terms(completion, gold, labels=labels, require_reason=require_reason,
+                        min_reason_words=min_reason_words, truncated=truncated, info=info,
+                        score_unfinished=score_unfinished)["correct_answer"]
 
 
 def _judge(completion: Any, gold: Any, labels: Sequence[str], info: dict | None) -> tuple[float, bool, str | None]:
@@ -78,8 +130,11 @@ def _single_text(completion: Any) -> str:
 def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDERS,
                  require_reason: bool = False, min_reason_words: int = MIN_REASON_WORDS,
                  truncated: bool = False, truncation_penalty: float = 0.0,
-                 info: dict | None = None) -> dict[str, float]:
+                 info: dict | None = None, score_unfinished: bool = False) -> dict[str, float]:
     """Every term for one completion: ``reward`` (what to optimise) plus diagnostics.
+
+    ``correct_answer`` is 0 for an :func:`unfinished` completion unless ``score_unfinished``;
+    ``correct_ungated`` is the bare parse-and-compare result (no gate, no finish check).
 
     ``truncation_penalty`` > 0 subtracts that amount from ``reward`` when ``truncated``. That is a
     reward-level approximation; the reference runs applied the penalty to the *advantage* with no
@@ -87,13 +142,15 @@ def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDER
     """
     correct, parsed, pred = _judge(completion, gold, labels, info)
     reason_ok = has_substantive_reason(completion, min_reason_words)
-    gated = correct if (not require_reason or reason_ok) else 0.0
+    finished = unfinished(completion, truncated=truncated) is None
+    gated = correct if (not require_reason or reason_ok) and (finished or score_unfinished) else 0.0
     terms: dict[str, float] = {
         "reward": gated - (truncation_penalty if truncated else 0.0),
         "correct_answer": gated,
         "correct_ungated": correct,
         "parsed_ok": float(parsed),
         "reason_ok": float(reason_ok),
+        "finished": float(finished),
         "truncated": float(bool(truncated)),
     }
     for lab in labels:
@@ -102,9 +159,9 @@ def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDER
 
 
 def diagnostics(completion: Any, gold: Any, **kwargs: Any) -> dict[str, float]:
-    """The weight-0 terms only (``parsed_ok``, ``reason_ok``, ``pred_*``)."""
+    """The weight-0 terms only (``parsed_ok``, ``reason_ok``, ``finished``, ``pred_*``)."""
     terms = reward_terms(completion, gold, **kwargs)
-    return {k: v for k, v in terms.items() if k in ("parsed_ok", "reason_ok") or k.startswith("pred_")}
+    return {k: v for k, v in terms.items() if k in DIAGNOSTIC_TERMS or k.startswith("pred_")}
 
 
 def truncation_penalized_advantages(rewards: Sequence[float], truncated: Sequence[bool],

@@ -9,16 +9,22 @@ else ``gold`` or ``provider``.
 Use :func:`make_reward_funcs` with :func:`reward_weights` so the diagnostics are logged with
 weight 0 (TRL logs each function's mean under its ``__name__``)::
 
-    funcs = make_reward_funcs(require_reason=True)
+    funcs = make_reward_funcs(require_reason=True, stop_ids=stop_ids(tokenizer, model))
     GRPOConfig(..., reward_weights=reward_weights(funcs))
+
+Unfinished completions earn no accuracy reward (:func:`whowrote.task.rewards.unfinished`).
+A completion is *truncated* when the dataset has a ``truncated`` column saying so, or - given
+``stop_ids`` - when TRL's ``completion_ids`` (cut after the first eos, eos included) do not end in
+one of them: the same test TRL applies for ``mask_truncated_completions``. Without ``stop_ids``
+an unclosed ``<reason_why>``/``<answer>`` and repetition loops are still caught from the text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from whowrote.task.rewards import MIN_REASON_WORDS, reward_terms
+from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms
 from whowrote.types import PROVIDERS
 
 GOLD_KEYS = ("answer", "gold", "provider")
@@ -41,20 +47,29 @@ def _infos(kwargs: dict[str, Any], n: int) -> list[dict | None]:
     return list(info) if info is not None and len(info) == n else [None] * n
 
 
-def _truncs(kwargs: dict[str, Any], n: int) -> list[bool]:
+def truncated_flags(kwargs: dict[str, Any], n: int, stop_ids: frozenset[int] | None) -> list[bool]:
+    """Per completion: ran into the token limit (a ``truncated`` column, else TRL's ids)."""
     t = kwargs.get("truncated")
-    return [bool(x) for x in t] if t is not None and len(t) == n else [False] * n
+    if t is not None and len(t) == n:
+        return [bool(x) for x in t]
+    ids = kwargs.get("completion_ids")
+    if stop_ids and ids is not None and len(ids) == n:
+        return [not seq or int(seq[-1]) not in stop_ids for seq in ids]
+    return [False] * n
 
 
 def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_reason_words: int,
-               truncation_penalty: float, name: str) -> RewardFunc:
+               truncation_penalty: float, score_unfinished: bool, stop_ids: frozenset[int] | None,
+               name: str) -> RewardFunc:
     def reward(completions: list[Any], **kwargs: Any) -> list[float]:
         n = len(completions)
-        golds, infos, truncs = _golds(kwargs, n), _infos(kwargs, n), _truncs(kwargs, n)
+        golds, infos = _golds(kwargs, n), _infos(kwargs, n)
+        truncs = truncated_flags(kwargs, n, stop_ids)
         return [
             reward_terms(c, g, labels=labels, require_reason=require_reason,
                          min_reason_words=min_reason_words, truncated=t,
-                         truncation_penalty=truncation_penalty, info=i)[term]
+                         truncation_penalty=truncation_penalty, info=i,
+                         score_unfinished=score_unfinished)[term]
             for c, g, i, t in zip(completions, golds, infos, truncs, strict=True)
         ]
 
@@ -65,27 +80,31 @@ def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_re
 
 def correct_answer_reward(completions: list[Any], answer: Sequence[Any] | None = None,
                           **kwargs: Any) -> list[float]:
-    """Plain TRL reward: 1.0 for a correct 3-way answer (trio: n/3), else 0.0; no gate."""
+    """Plain TRL reward: 1.0 for a correct, finished 3-way answer (trio: n/3), else 0.0; no gate."""
     if answer is not None:
         kwargs["answer"] = answer
     return _term_func("correct_answer", labels=PROVIDERS, require_reason=False,
-                      min_reason_words=MIN_REASON_WORDS, truncation_penalty=0.0,
-                      name="correct_answer")(completions, **kwargs)
+                      min_reason_words=MIN_REASON_WORDS, truncation_penalty=0.0, score_unfinished=False,
+                      stop_ids=None, name="correct_answer")(completions, **kwargs)
 
 
 def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool = False,
                       min_reason_words: int = MIN_REASON_WORDS, truncation_penalty: float = 0.0,
+                      score_unfinished: bool = False, stop_ids: Iterable[int] | None = None,
                       diagnostics: bool = True) -> list[RewardFunc]:
-    """``[reward, parsed_ok, reason_ok, pred_<label>...]``; the first is the one to optimise.
+    """``[reward, parsed_ok, reason_ok, finished, pred_<label>...]``; the first is the one to optimise.
 
-    The first function returns ``reward`` (gated correctness minus ``truncation_penalty`` on
-    completions the dataset/trainer marks ``truncated``); the rest are weight-0 diagnostics.
+    The first function returns ``reward``: gated correctness of *finished* completions (all
+    completions with ``score_unfinished``) minus ``truncation_penalty`` on truncated ones; the
+    rest are weight-0 diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
+    off TRL's ``completion_ids``.
     """
-    opts = dict(labels=tuple(labels), require_reason=require_reason,
-                min_reason_words=min_reason_words, truncation_penalty=truncation_penalty)
+    opts = dict(labels=tuple(labels), require_reason=require_reason, min_reason_words=min_reason_words,
+                truncation_penalty=truncation_penalty, score_unfinished=score_unfinished,
+                stop_ids=frozenset(int(i) for i in stop_ids) if stop_ids else None)
     funcs = [_term_func("reward", name="correct_answer", **opts)]  # type: ignore[arg-type]
     if diagnostics:
-        terms = ["parsed_ok", "reason_ok", *[f"pred_{lab.lower()}" for lab in labels]]
+        terms = [*DIAGNOSTIC_TERMS, *[f"pred_{lab.lower()}" for lab in labels]]
         funcs += [_term_func(t, name=t, **opts) for t in terms]  # type: ignore[arg-type]
     return funcs
 

@@ -17,6 +17,7 @@ set ``eval.every_steps = 0`` and evaluate the saved checkpoint instead (docs/tra
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -25,10 +26,12 @@ from typing import Any
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
-from whowrote.train.config import EvalConfig
+from whowrote.llm.collapse import detect_collapse
+from whowrote.llm.config import EvalConfig
+from whowrote.train.config import InLoopEval
 from whowrote.train.curves import latest_attempts, load_metrics
 from whowrote.train.data import Row, write_rows
-from whowrote.train.evaluation import detect_collapse, evaluate_policy
+from whowrote.train.evaluation import evaluate_policy, harness_config
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
@@ -69,15 +72,21 @@ class MetricsFileCallback(TrainerCallback):
             append_jsonl(self.path, rec)
 
 
+def collapse_kinds(findings: Sequence[dict[str, Any]]) -> list[str]:
+    """The kinds ("truncation", "class") with at least one finding of severity ``collapse``."""
+    return sorted({f["kind"] for f in findings if f["severity"] == "collapse"})
+
+
 def _unwrap(model: Any) -> Any:
     return getattr(model, "module", model)
 
 
 class PeriodicEvalCallback(TrainerCallback):
-    def __init__(self, *, rows: Sequence[Row], cfg: EvalConfig, labels: Sequence[str], output_dir: str | Path,
+    def __init__(self, *, rows: Sequence[Row], cfg: InLoopEval, labels: Sequence[str], output_dir: str | Path,
                  stage: str, tokenizer: Any, seed: int = 0, text_field: str = "text",
-                 label_field: str = "provider") -> None:
-        self.rows, self.cfg, self.labels = list(rows), cfg, list(labels)
+                 label_field: str = "provider", harness: EvalConfig | None = None) -> None:
+        self.rows, self.cfg = list(rows), cfg
+        self.harness = harness or harness_config(cfg, labels)  # sampling settings (the eval harness's)
         self.out = Path(output_dir)
         self.stage, self.tokenizer, self.seed = stage, tokenizer, seed
         self.text_field, self.label_field = text_field, label_field
@@ -102,9 +111,9 @@ class PeriodicEvalCallback(TrainerCallback):
         self.done_steps = {r["step"] for r in self.history}
 
     def run_eval(self, model: Any, step: int, *, final: bool = False) -> dict[str, Any]:
-        summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, self.cfg, labels=self.labels,
-                                          text_field=self.text_field, label_field=self.label_field,
-                                          seed=self.seed + step)
+        hcfg = dataclasses.replace(self.harness, seed=self.seed + step)
+        summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, hcfg,
+                                          text_field=self.text_field, label_field=self.label_field)
         rec = {"stage": self.stage, "kind": "eval", "step": step, "final": final, **summary}
         append_jsonl(self.out / "metrics.jsonl", rec)
         self.history.append(rec)
@@ -125,14 +134,16 @@ class PeriodicEvalCallback(TrainerCallback):
                 _unwrap(model).save_pretrained(best)
                 self.tokenizer.save_pretrained(best)
                 (best / "eval.json").write_text(json.dumps(rec, indent=2))
-        verdict = detect_collapse(self.history)
-        if verdict:
+        findings = [f.to_dict() for f in detect_collapse(self.history)]
+        kinds = collapse_kinds(findings)
+        if kinds:
             # A collapse the starting policy already had (e.g. a base model that always answers one
             # class) is recorded but does not stop the run: the guard is for collapse *caused* by training.
             first = self.history[0]
-            start = detect_collapse([first, first]) if first["step"] < rec["step"] else None
-            new_kinds = [k for k in verdict["kinds"] if not start or k not in start["kinds"]]
-            self.collapse = {"step": rec["step"], "new": bool(new_kinds), **verdict}
+            start = collapse_kinds([f.to_dict() for f in detect_collapse([first, first])]) \
+                if first["step"] < rec["step"] else []
+            new_kinds = [k for k in kinds if k not in start]
+            self.collapse = {"step": rec["step"], "new": bool(new_kinds), "kinds": kinds, "findings": findings}
             append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "collapse", **self.collapse})
             if self.cfg.stop_on_collapse and new_kinds:
                 control.should_training_stop = True

@@ -49,11 +49,20 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
     kept, stats = generate_star(model, tok, rows, cfg.star, labels=d.labels, out_path=out,
                                 text_field=d.text_field, label_field=d.label_field,
-                                batch_size=cfg.eval.batch_size, seed=cfg.run.seed)
+                                batch_size=cfg.eval.batch_size, seed=cfg.run.seed,
+                                template_kwargs=cfg.model.chat_template_kwargs)
     del model
     if not kept:
         raise WhowroteError(f"STaR kept no rows ({stats.rejected}); nothing to train on")
     return out, json.loads(stats_path.read_text())
+
+
+def run_star_sft(cfg: TrainConfig, star_rows: Path) -> Path:
+    """Rationale SFT on kept STaR rows, in ``<output_dir>/sft`` (``whowrote train star --then-sft``)."""
+    from whowrote.train.sft import run_sft
+
+    sft_cfg = dataclasses.replace(_sub(cfg, "sft"), sft=dataclasses.replace(cfg.sft, target="rationale"))
+    return run_sft(sft_cfg, stage="star-sft", train_rows=read_rows(star_rows))
 
 
 def run_coldstart(cfg: TrainConfig) -> dict[str, str]:

@@ -12,6 +12,7 @@ system's full-scale values are in ``configs/qwen35_9b_*.toml`` and quoted in the
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ class ModelConfig:
     dtype: str = "bfloat16"  # "float32" on CPU tests; bf16 everywhere on GPUs
     gradient_checkpointing: bool = False  # the 9B recipe turns this on (spec §3.1)
     attn_implementation: str = ""  # "" = transformers' default ("flash_attention_2" at 9B scale)
+    # Passed to the chat template everywhere this run renders a prompt (SFT data, GRPO rollouts,
+    # in-loop eval, STaR), so training and eval prompts match; Qwen3.5 needs thinking off (spec §2.5).
+    chat_template_kwargs: dict[str, Any] = field(default_factory=lambda: {"enable_thinking": False})
 
 
 @dataclass
@@ -43,7 +47,11 @@ class DataConfig:
 
 
 @dataclass
-class EvalConfig:
+class InLoopEval:
+    """``[eval]``: when and how the policy is evaluated during training. The sampling fields are
+    the harness's (:class:`whowrote.llm.config.EvalConfig`, built by
+    :func:`whowrote.train.evaluation.harness_config`); the rest is the training loop's."""
+
     every_steps: int = 0  # 0 = only before and after training; research: every 4 RL steps
     n_val: int = 0  # 0 = the whole val split; else a provider-balanced subset
     variant: str = ""  # prompt variant for eval; "" = the recipe's own variant (3way for base evals)
@@ -87,6 +95,9 @@ class SFTRecipe:
     warmup_steps: int = 0  # research: 20 (10 for cold start)
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
+    # [sft.trl]: any SFTConfig field, spelled as TRL spells it, passed straight through (it wins
+    # over the fields above), e.g. [sft.trl] neftune_noise_alpha = 5
+    trl: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,6 +119,7 @@ class GRPORecipe:
     epsilon: float = 0.2  # PPO clip; the research DPPO mask used 0.2 on probability differences
     require_reason: bool = False  # multiplicative reasoning gate (>= 12 distinct words)
     truncation_penalty: float = 0.0  # subtracted from the reward of truncated rollouts (0.5 in research)
+    score_unfinished: bool = False  # False: truncated / looping / unclosed completions earn no accuracy reward
     entropy_coef: float = 0.0  # TRL's entropy bonus (research: surprisal bonus 0.02, decayed)
     mask_truncated_completions: bool = False  # DAPO-style: truncated rollouts give no gradient
     balanced_batches: bool = True  # each step's prompts are provider-balanced (data order kept)
@@ -118,6 +130,9 @@ class GRPORecipe:
     use_vllm: bool = False  # generate with vLLM (TRL's vllm-serve server or colocated)
     vllm_mode: str = "server"  # "server": `trl vllm-serve` on other GPUs; "colocate": same GPUs
     vllm_server_base_url: str = ""  # e.g. "http://localhost:8300"; "" = TRL's host/port defaults
+    # [grpo.trl]: any GRPOConfig field, spelled as TRL spells it, passed straight through (it wins
+    # over the fields above), e.g. [grpo.trl] vllm_gpu_memory_utilization = 0.3
+    trl: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -155,7 +170,7 @@ class ColdStartRecipe:
 class TrainConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    eval: InLoopEval = field(default_factory=InLoopEval)
     run: RunConfig = field(default_factory=RunConfig)
     sft: SFTRecipe = field(default_factory=SFTRecipe)
     grpo: GRPORecipe = field(default_factory=GRPORecipe)
@@ -186,6 +201,53 @@ def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
         if not hasattr(cfg, name) or not isinstance(values, dict):
             raise WhowroteError(f"unknown config section [{name}]")
         _apply(getattr(cfg, name), values, name)
+    validate(cfg)
+    return cfg
+
+
+# (section.key, test, what it must be): checked on load, before torch or TRL is imported, so a
+# bad value is one line in a fraction of a second instead of a traceback after the model loads
+# (or a run that "trains" at lr 0 and saves an untrained final model).
+_RULES: tuple[tuple[str, Any, str], ...] = (
+    ("sft.lr", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
+    ("sft.epochs", lambda v: math.isfinite(v) and v >= 1, "a finite number >= 1"),
+    ("sft.batch_size", lambda v: v >= 1, "at least 1"),
+    ("sft.grad_accum", lambda v: v >= 1, "at least 1"),
+    ("sft.warmup_steps", lambda v: v >= 0, ">= 0"),
+    ("sft.weight_decay", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("sft.max_grad_norm", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
+    ("grpo.lr", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
+    ("grpo.num_generations", lambda v: v >= 2, "at least 2 (a group needs two rollouts)"),
+    ("grpo.prompts_per_step", lambda v: v >= 1, "at least 1"),
+    ("grpo.micro_batch", lambda v: v >= 0, ">= 0 (0 = the whole step)"),
+    ("grpo.max_steps", lambda v: v >= 1, "at least 1"),
+    ("grpo.max_completion_length", lambda v: v >= 1, "at least 1"),
+    ("grpo.temperature", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
+    ("grpo.top_p", lambda v: 0 < v <= 1, "in (0, 1]"),
+    ("grpo.truncation_penalty", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("grpo.max_grad_norm", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
+    ("eval.k", lambda v: v >= 1, "at least 1"),
+    ("eval.max_new_tokens", lambda v: v >= 1, "at least 1"),
+    ("eval.batch_size", lambda v: v >= 1, "at least 1"),
+    ("eval.temperature", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("eval.top_p", lambda v: 0 < v <= 1, "in (0, 1]"),
+    ("eval.every_steps", lambda v: v >= 0, ">= 0"),
+    ("star.k", lambda v: v >= 1, "at least 1"),
+    ("star.max_new_tokens", lambda v: v >= 1, "at least 1"),
+    ("coldstart.sft_max_steps", lambda v: v >= 1, "at least 1"),
+    ("run.max_minutes", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+)
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Raise a one-line WhowroteError for the first out-of-range value (see ``_RULES``)."""
+    for dotted, ok, want in _RULES:
+        section, key = dotted.split(".")
+        value = getattr(getattr(cfg, section), key)
+        if not ok(value):
+            raise WhowroteError(f"{dotted} must be {want}, got {value!r}")
+    if cfg.sft.max_steps == 0 or cfg.sft.max_steps < -1:
+        raise WhowroteError(f"sft.max_steps must be -1 (use sft.epochs) or at least 1, got {cfg.sft.max_steps}")
     return cfg
 
 
@@ -217,7 +279,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         section, key, value = parse_override(item)
         if not isinstance(raw.setdefault(section, {}), dict):
             raise WhowroteError(f"unknown config section [{section}]")
-        raw[section][key] = value
+        target = raw[section]
+        *tables, key = key.split(".")  # grpo.trl.beta=0.1 sets a key of the [grpo.trl] table
+        for name in tables:
+            target = target.setdefault(name, {})
+            if not isinstance(target, dict):
+                raise WhowroteError(f"override {item!r}: {section}.{name} is not a table")
+        target[key] = value
     return config_from_dict(raw)
 
 
@@ -233,6 +301,8 @@ def dump_toml(cfg: TrainConfig) -> str:
 
 
 def _toml_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

@@ -107,8 +107,14 @@ def rationale_target(rationale: str, gold: str) -> str:
 
 
 def sft_records(rows: Sequence[Row], *, target: str, variant: str, text_field: str = "text",
-                label_field: str = "provider", rationale_field: str = "rationale") -> list[Row]:
-    """Prompt-completion records for SFTTrainer (loss on the completion only)."""
+                label_field: str = "provider", rationale_field: str = "rationale",
+                chat_template_kwargs: dict[str, Any] | None = None) -> list[Row]:
+    """Prompt-completion records for SFTTrainer (loss on the completion only).
+
+    ``chat_template_kwargs`` (e.g. ``{"enable_thinking": False}``) goes into each record, where
+    SFTTrainer passes it to ``apply_chat_template``, so SFT renders prompts as eval and GRPO do.
+    """
+    extra = {"chat_template_kwargs": dict(chat_template_kwargs)} if chat_template_kwargs else {}
     out = []
     for r in rows:
         gold = r[label_field]
@@ -123,6 +129,7 @@ def sft_records(rows: Sequence[Row], *, target: str, variant: str, text_field: s
         out.append({
             "prompt": build_messages(str(r[text_field]), variant=variant),
             "completion": [{"role": "assistant", "content": content}],
+            **extra,
         })
     return out
 

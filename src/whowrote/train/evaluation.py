@@ -1,9 +1,9 @@
-"""In-loop evaluation of the policy being trained: sample, parse, score, summarise.
+"""In-loop evaluation of the policy being trained, through the eval harness itself.
 
-Scoring uses the task's own ``reward_terms`` (the same parser and gate as the GRPO reward), so
-in-loop accuracy and training reward agree. Sampling and the summary are the eval harness's own
-(``llm.backends.TransformersBackend``, ``llm.metrics.summarize``), so an in-loop summary has the
-same keys as a ``whowrote eval`` ``summary.json`` and the collapse detector reads both.
+The harness's sampling loop (:func:`whowrote.llm.evaluate.sample_examples`), trace records and
+summary (:func:`whowrote.llm.metrics.summarize`) are used unchanged, so an in-loop eval, a
+``whowrote eval`` run and ``whowrote train evaluate`` write the same traces and the same summary
+keys, and score with the same parser, gate and finished-only rule as the GRPO reward.
 """
 
 from __future__ import annotations
@@ -11,52 +11,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whowrote.llm.backends import SamplingParams, TransformersBackend
-from whowrote.llm.evaluate import score_sample
+from whowrote.llm.backends import TransformersBackend
+from whowrote.llm.config import EvalConfig
+from whowrote.llm.evaluate import sample_examples
 from whowrote.llm.metrics import summarize
-from whowrote.task.prompts import build_messages
-from whowrote.train.config import EvalConfig
+from whowrote.task.examples import Example
+from whowrote.train.config import InLoopEval
 from whowrote.train.data import Row
 
 
-def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: EvalConfig, *,
-                    labels: Sequence[str], text_field: str = "text", label_field: str = "provider",
-                    seed: int = 0) -> tuple[dict[str, Any], list[Row]]:
-    """(summary, traces) for ``rows`` under ``cfg`` (variant, k, sampling, gate)."""
-    variant = cfg.variant or "3way"
-    messages = [build_messages(str(r[text_field]), variant=variant, labels=labels) for r in rows]
-    backend = TransformersBackend(model, tokenizer, batch_size=max(1, cfg.batch_size // max(1, cfg.k)))
-    samples = backend.generate(messages, SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p,
-                                                        max_new_tokens=cfg.max_new_tokens, k=cfg.k, seed=seed))
-    traces: list[Row] = []
-    for i, (row, outs) in enumerate(zip(rows, samples, strict=True)):
-        gold = row[label_field]
-        for j, s in enumerate(outs):
-            sc = score_sample(s.text, gold, labels, require_reason=cfg.require_reason, truncated=s.truncated)
-            traces.append({
-                "prompt_id": i, "sample": j, "id": row.get("id", i), "gold": gold, "pred": sc["pred"] or "",
-                "correct": sc["correct"], "truncated": s.truncated, "completion_tokens": s.completion_tokens,
-                "reason_words": sc["reason_words"], "terms": sc["terms"], "completion": s.text,
-            })
-    summary = summarize(traces, labels, k=cfg.k)
-    summary["variant"] = variant
-    summary["sampling"] = {"temperature": cfg.temperature, "top_p": cfg.top_p,
-                           "max_new_tokens": cfg.max_new_tokens, "k": cfg.k}
+def harness_config(ev: InLoopEval, labels: Sequence[str], *, split: str = "", out: str = "",
+                   model: str | None = None, seed: int = 0, dtype: str = "bfloat16",
+                   chat_template_kwargs: dict | None = None, max_text_tokens: int | None = None,
+                   limit: int | None = None) -> EvalConfig:
+    """The harness settings an ``[eval]`` section stands for (its ``batch_size`` counts sequences)."""
+    return EvalConfig(split=split, out=out, model=model, variant=ev.variant or "3way", k=ev.k,
+                      max_new_tokens=ev.max_new_tokens, temperature=ev.temperature, top_p=ev.top_p, seed=seed,
+                      batch_size=max(1, ev.batch_size // max(1, ev.k)), dtype=dtype,
+                      require_reason=ev.require_reason, labels=tuple(labels), max_text_tokens=max_text_tokens,
+                      limit=limit, **({"chat_template_kwargs": dict(chat_template_kwargs)}
+                                      if chat_template_kwargs is not None else {}))
+
+
+def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], hcfg: EvalConfig, *,
+                    text_field: str = "text", label_field: str = "provider") -> tuple[dict[str, Any], list[Row]]:
+    """(summary, harness trace records) for the live ``model`` on ``rows``."""
+    examples = [Example(str(r.get("id", i)), str(r[text_field]), str(r[label_field])) for i, r in enumerate(rows)]
+    backend = TransformersBackend(model, tokenizer, batch_size=hcfg.batch_size,
+                                  template_kwargs=hcfg.chat_template_kwargs)
+    labels = tuple(hcfg.labels)
+    records = sample_examples(list(enumerate(examples)), backend, hcfg, labels, "val")
+    summary = summarize(records, labels, k=hcfg.k)
+    summary["variant"] = hcfg.variant
+    summary["sampling"] = {"temperature": hcfg.temperature, "top_p": hcfg.top_p,
+                           "max_new_tokens": hcfg.max_new_tokens, "k": hcfg.k}
     summary["tokens_per_s"] = round(backend.tokens_per_s, 1)
     summary["gen_seconds"] = round(backend.gen_seconds, 2)
-    return summary, traces
-
-
-def detect_collapse(history: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The eval harness's collapse findings for the latest summary, or None when it is healthy.
-
-    Returns ``{"kinds": [...], "findings": [...]}`` when at least one finding has severity
-    ``collapse`` (thresholds: :mod:`whowrote.llm.collapse`); warnings alone return None.
-    """
-    from whowrote.llm.collapse import detect_collapse as harness_detect
-
-    findings = [f.to_dict() for f in harness_detect(list(history))]
-    collapses = [f for f in findings if f["severity"] == "collapse"]
-    if not collapses:
-        return None
-    return {"kinds": sorted({f["kind"] for f in collapses}), "findings": findings}
+    return summary, records

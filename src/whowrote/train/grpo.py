@@ -25,12 +25,15 @@ What maps to what (research -> TRL GRPOConfig), also in docs/train.md:
 - provider-balanced batches with the data order kept -> rows interleaved C/P/G and
   ``shuffle_dataset = False`` (prompts_per_step a multiple of the number of labels).
 - multiplicative reasoning gate            -> ``require_reason`` in the task's reward.
+- unfinished rollouts (cut at the cap, looping, unclosed tags) earn no accuracy reward
+  (``score_unfinished = False``); truncation is read off TRL's ``completion_ids`` with the
+  model's stop ids, the test TRL itself uses for ``mask_truncated_completions``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +42,8 @@ from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
 from whowrote.train.callbacks import ZeroTrainableGuard
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, grpo_records, to_dataset
-from whowrote.train.runner import callbacks, common_args, finish, prepare, resume_checkpoint
+from whowrote.train.runner import Prepared, common_args, run_recipe, trl_table
 from whowrote.types import WhowroteError
-
-
-def with_truncation(funcs: Sequence[Callable[..., list[float]]], stop_ids: set[int]) -> list[Callable[..., list[float]]]:
-    """Give each reward function a ``truncated`` column derived from the completion ids.
-
-    TRL passes ``completion_ids`` cut after the first eos; a completion that does not end in an
-    eos/stop id ran into ``max_completion_length``.
-    """
-    out = []
-    for func in funcs:
-        def wrapped(completions: list[Any], completion_ids: list[list[int]] | None = None,
-                    _func: Callable[..., list[float]] = func, **kwargs: Any) -> list[float]:
-            if completion_ids is not None:
-                kwargs["truncated"] = [not ids or ids[-1] not in stop_ids for ids in completion_ids]
-            return _func(completions=completions, completion_ids=completion_ids, **kwargs)
-
-        wrapped.__name__ = func.__name__
-        wrapped.__qualname__ = func.__name__
-        out.append(wrapped)
-    return out
 
 
 def grpo_batch_plan(cfg: TrainConfig, world_size: int = 1) -> dict[str, int]:
@@ -80,13 +63,19 @@ def grpo_batch_plan(cfg: TrainConfig, world_size: int = 1) -> dict[str, int]:
             "steps_per_generation": accum}
 
 
-def build_grpo_config(cfg: TrainConfig, *, world_size: int = 1) -> Any:
+def reward_funcs(cfg: TrainConfig, stop: set[int] | None = None) -> list[Any]:
+    """The run's reward functions (built once): gated, finished-only correctness + diagnostics."""
+    g = cfg.grpo
+    return make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
+                             truncation_penalty=g.truncation_penalty, score_unfinished=g.score_unfinished,
+                             stop_ids=stop)
+
+
+def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int = 1) -> Any:
     from trl import GRPOConfig
 
     g = cfg.grpo
-    funcs = make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
-                              truncation_penalty=g.truncation_penalty)
-    return GRPOConfig(
+    args = dict(
         **common_args(cfg),
         **grpo_batch_plan(cfg, world_size),
         learning_rate=g.lr,
@@ -110,10 +99,12 @@ def build_grpo_config(cfg: TrainConfig, *, world_size: int = 1) -> Any:
         reward_weights=reward_weights(funcs),
         disable_dropout=True,
         log_completions=False,
+        chat_template_kwargs=dict(cfg.model.chat_template_kwargs),
         use_vllm=g.use_vllm,
         vllm_mode=g.vllm_mode,
         **({"vllm_server_base_url": g.vllm_server_base_url} if g.vllm_server_base_url else {}),
     )
+    return GRPOConfig(**{**args, **trl_table(GRPOConfig, g.trl, "grpo.trl")})
 
 
 def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | None = None,
@@ -121,27 +112,25 @@ def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | N
     """GRPO with periodic eval, best-val weights, collapse early stop; returns the final model dir."""
     import os
 
-    from trl import GRPOTrainer
+    from trl import GRPOConfig, GRPOTrainer
 
-    prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
     g = cfg.grpo
+    trl_table(GRPOConfig, g.trl, "grpo.trl")  # a typo fails before the model loads
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    funcs = make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
-                              truncation_penalty=g.truncation_penalty)
-    funcs = with_truncation(funcs, stop_ids(prep.tokenizer, prep.model))
+
+    def build(prep: Prepared, cbs: list[Any]) -> Any:
+        funcs = reward_funcs(cfg, stop_ids(prep.tokenizer, prep.model))  # built once per run
+        records = grpo_records(prep.train_rows, variant=g.variant, text_field=cfg.data.text_field,
+                               label_field=cfg.data.label_field)
+        return GRPOTrainer(
+            model=prep.model,
+            reward_funcs=funcs,
+            args=build_grpo_config(cfg, funcs, world_size=world),
+            train_dataset=to_dataset(records),
+            processing_class=prep.tokenizer,
+            callbacks=[*cbs, ZeroTrainableGuard(g.zero_trainable_patience, prep.out)],
+        )
+
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
                                    require_reason=cfg.eval.require_reason or g.require_reason)
-    cbs = callbacks(cfg, prep, stage, eval_cfg)
-    cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
-    records = grpo_records(prep.train_rows, variant=g.variant, text_field=cfg.data.text_field,
-                           label_field=cfg.data.label_field)
-    trainer = GRPOTrainer(
-        model=prep.model,
-        reward_funcs=funcs,
-        args=build_grpo_config(cfg, world_size=world),
-        train_dataset=to_dataset(records),
-        processing_class=prep.tokenizer,
-        callbacks=cbs,
-    )
-    result = trainer.train(resume_from_checkpoint=resume_checkpoint(cfg))
-    return finish(trainer, cfg, prep, stage, result)
+    return run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows, model=model, tokenizer=tokenizer)

@@ -1,14 +1,18 @@
-"""What every recipe does around its TRL trainer: data, model, output dir, resume, callbacks."""
+"""What every recipe does around its TRL trainer, in one place: :func:`run_recipe` reads the data,
+loads the policy, records the config, adds the callbacks, trains (resuming when asked) and saves.
+A recipe only says how to build its trainer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from whowrote.train.callbacks import MetricsFileCallback, PeriodicEvalCallback, TimeLimitCallback
-from whowrote.train.config import EvalConfig, TrainConfig, dump_toml
+from whowrote.train.config import InLoopEval, TrainConfig, dump_toml
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
 from whowrote.types import WhowroteError
@@ -53,7 +57,7 @@ def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None
     return Prepared(model, tokenizer, train_rows, val_rows, out)
 
 
-def resume_checkpoint(cfg: TrainConfig) -> str | None:
+def _resume_checkpoint(cfg: TrainConfig) -> str | None:
     """The checkpoint to resume from: a path, the latest in output_dir ("auto"), or None."""
     from transformers.trainer_utils import get_last_checkpoint
 
@@ -65,16 +69,30 @@ def resume_checkpoint(cfg: TrainConfig) -> str | None:
     return get_last_checkpoint(str(out)) if out.is_dir() else None
 
 
-def callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: EvalConfig) -> list[Any]:
+def _callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: InLoopEval) -> list[Any]:
+    from whowrote.train.evaluation import harness_config
+
     cbs: list[Any] = [MetricsFileCallback(prep.out, stage)]
     if prep.val_rows:
+        # Val rows are already cut to data.max_text_tokens and subset to eval.n_val by prepare().
+        harness = harness_config(eval_cfg, cfg.data.labels, dtype=cfg.model.dtype,
+                                 chat_template_kwargs=cfg.model.chat_template_kwargs)
         cbs.append(PeriodicEvalCallback(rows=prep.val_rows, cfg=eval_cfg, labels=cfg.data.labels,
                                         output_dir=prep.out, stage=stage, tokenizer=prep.tokenizer,
                                         seed=cfg.run.seed, text_field=cfg.data.text_field,
-                                        label_field=cfg.data.label_field))
+                                        label_field=cfg.data.label_field, harness=harness))
     if cfg.run.max_minutes > 0:  # after the eval callback: a stopped run still gets its final eval
         cbs.append(TimeLimitCallback(cfg.run.max_minutes, prep.out))
     return cbs
+
+
+def trl_table(config_cls: type, table: dict[str, Any], where: str) -> dict[str, Any]:
+    """A ``[sft.trl]``/``[grpo.trl]`` table checked against TRL's config class (one-line error)."""
+    known = {f.name for f in dataclasses.fields(config_cls)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise WhowroteError(f"[{where}] has keys that {config_cls.__name__} does not know: {unknown}")
+    return dict(table)
 
 
 def common_args(cfg: TrainConfig) -> dict[str, Any]:
@@ -97,7 +115,7 @@ def common_args(cfg: TrainConfig) -> dict[str, Any]:
     }
 
 
-def finish(trainer: Any, cfg: TrainConfig, prep: Prepared, stage: str, train_result: Any) -> Path:
+def _finish(trainer: Any, cfg: TrainConfig, prep: Prepared, stage: str, train_result: Any) -> Path:
     """Save final weights, the train summary and the curves; return the final model dir."""
     final = prep.out / "final"
     if cfg.run.save_final:
@@ -114,3 +132,13 @@ def finish(trainer: Any, cfg: TrainConfig, prep: Prepared, stage: str, train_res
         except ImportError:  # matplotlib is optional; the CSV/JSONL are the record
             pass
     return final
+
+
+def run_recipe(cfg: TrainConfig, stage: str, build: Callable[[Prepared, list[Any]], Any], *,
+               eval_cfg: InLoopEval, train_rows: list[Row] | None = None, model: Any = None,
+               tokenizer: Any = None) -> Path:
+    """Prepare, ``build(prep, callbacks)`` the TRL trainer, train, save; returns the final model dir."""
+    prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
+    trainer = build(prep, _callbacks(cfg, prep, stage, eval_cfg))
+    result = trainer.train(resume_from_checkpoint=_resume_checkpoint(cfg))
+    return _finish(trainer, cfg, prep, stage, result)

@@ -18,7 +18,7 @@ from typing import Any
 
 from whowrote.train.config import TrainConfig
 from whowrote.train.data import Row, sft_records, to_dataset
-from whowrote.train.runner import callbacks, common_args, finish, prepare, resume_checkpoint
+from whowrote.train.runner import Prepared, common_args, run_recipe, trl_table
 
 
 def sft_variant(cfg: TrainConfig) -> str:
@@ -31,7 +31,7 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
     from trl import SFTConfig
 
     s = cfg.sft
-    return SFTConfig(
+    args = dict(
         **common_args(cfg),
         learning_rate=s.lr,
         num_train_epochs=s.epochs,
@@ -50,25 +50,24 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
         packing=False,  # the research SFT stacked padded samples, no cross-sample packing
         dataset_num_proc=None,
     )
+    return SFTConfig(**{**args, **trl_table(SFTConfig, s.trl, "sft.trl")})
 
 
 def run_sft(cfg: TrainConfig, *, stage: str = "sft", train_rows: list[Row] | None = None,
             max_steps: int | None = None, model: Any = None, tokenizer: Any = None) -> Path:
     """Train, evaluate (step 0, periodic, final) and save; returns the final model directory."""
-    from trl import SFTTrainer
+    from trl import SFTConfig, SFTTrainer
 
-    prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
+    trl_table(SFTConfig, cfg.sft.trl, "sft.trl")  # a typo fails before the model loads
     variant = sft_variant(cfg)
-    records = sft_records(prep.train_rows, target=cfg.sft.target, variant=variant,
-                          text_field=cfg.data.text_field, label_field=cfg.data.label_field,
-                          rationale_field=cfg.sft.rationale_field)
+
+    def build(prep: Prepared, cbs: list[Any]) -> Any:
+        records = sft_records(prep.train_rows, target=cfg.sft.target, variant=variant,
+                              text_field=cfg.data.text_field, label_field=cfg.data.label_field,
+                              rationale_field=cfg.sft.rationale_field,
+                              chat_template_kwargs=cfg.model.chat_template_kwargs)
+        return SFTTrainer(model=prep.model, args=build_sft_config(cfg, max_steps=max_steps),
+                          train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=cbs)
+
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or variant)
-    trainer = SFTTrainer(
-        model=prep.model,
-        args=build_sft_config(cfg, max_steps=max_steps),
-        train_dataset=to_dataset(records),
-        processing_class=prep.tokenizer,
-        callbacks=callbacks(cfg, prep, stage, eval_cfg),
-    )
-    result = trainer.train(resume_from_checkpoint=resume_checkpoint(cfg))
-    return finish(trainer, cfg, prep, stage, result)
+    return run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows, model=model, tokenizer=tokenizer)

@@ -199,13 +199,15 @@ def _sample_round(rows: Sequence[Row], cfg: StarRecipe, labels: Sequence[str],
 
 def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str],
                   out_path: str | Path, text_field: str = "text", label_field: str = "provider",
-                  batch_size: int = 64, seed: int = 0) -> tuple[list[Row], StarStats]:
+                  batch_size: int = 64, seed: int = 0,
+                  template_kwargs: dict | None = None) -> tuple[list[Row], StarStats]:
     """Sample, select (round 1, then the optional gold-conditioned round 2), cap, and write
     the kept rows (JSONL) plus ``<out>.stats.json``."""
     from whowrote.llm.backends import TransformersBackend
 
     # batch_size counts sequences (prompts x k) per generate call, so memory does not grow with k.
-    backend = TransformersBackend(model, tokenizer, batch_size=max(1, batch_size // max(1, cfg.k)))
+    backend = TransformersBackend(model, tokenizer, batch_size=max(1, batch_size // max(1, cfg.k)),
+                                  template_kwargs=template_kwargs)
     samples = _sample_round(rows, cfg, labels, text_field, label_field, seed, backend)
     accepted, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, cap=False)
     report: dict[str, Any] = {"round1": {"mode": cfg.mode, "accepted": len(accepted), "rejected": stats.rejected}}

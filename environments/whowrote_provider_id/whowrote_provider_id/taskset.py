@@ -1,14 +1,13 @@
 """The task as a ``verifiers`` v1 taskset (``verifiers>=0.4``, the API prime-rl loads).
 
-verifiers v1 loads a taskset by *id*: it imports the module named by the id and takes the one
-``Taskset`` subclass its ``__all__`` exports. Ids must be top-level module names (a dotted id
-fails inside verifiers' plugin import), so this module registers itself as
-``whowrote_provider_id`` when imported; a top-level shim package of that name makes the id
-importable in fresh worker processes too (see docs/eval.md).
+verifiers v1 loads a taskset by *id*: it imports the installed package named by the id
+(``whowrote-provider-id`` -> ``whowrote_provider_id``) and takes the one ``Taskset`` subclass its
+``__all__`` exports. This package is that: ``pip install environments/whowrote_provider_id``.
 
-Scoring is :mod:`whowrote.task.rewards`, unchanged: ``correct_answer`` (weight 1.0, with the
-optional multiplicative reasoning gate) and the weight-0 diagnostics as metrics
-(``parsed_ok``, ``reason_ok``, ``pred_<label>``, ``truncated``).
+Scoring is :mod:`whowrote.task.rewards`, unchanged: ``correct_answer`` (weight 1.0: the gated,
+finished-only correctness minus ``truncation_penalty`` on truncated rollouts) and the weight-0
+diagnostics as metrics (``parsed_ok``, ``reason_ok``, ``finished``, ``pred_<label>``, ``truncated``).
+The reply scored is ``trace.last_reply`` (the root agent's final answer).
 
 The harness is verifiers' ``null`` harness (a plain chat loop: one request, one reply), exported
 here so that it is the taskset's default and no ``[env.agent.harness]`` pin is needed.
@@ -17,7 +16,6 @@ here so that it is the taskset's default and no ``[env.agent.harness]`` pin is n
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +26,10 @@ from verifiers.v1.harnesses.null.harness import NullHarness
 from whowrote.task.cheatsheet import cheatsheet_from_style_model
 from whowrote.task.examples import Example, load_examples
 from whowrote.task.prompts import BINARY_LABELS, system_prompt
-from whowrote.task.rewards import MIN_REASON_WORDS, reward_terms
+from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms
 from whowrote.types import PROVIDERS
 
-TASKSET_ID = "whowrote_provider_id"
+TASKSET_ID = "whowrote-provider-id"
 LABEL_SCHEMES = {"binary": BINARY_LABELS, "provider3": PROVIDERS}
 DATA_DIR_VARS = ("WHOWROTE_DATA_DIR", "BLOG_DATA_DIR")
 
@@ -46,15 +44,10 @@ class WhowroteTaskConfig(vf.TaskConfig):
     labels: list[str] = list(PROVIDERS)
     require_reason: bool = False
     min_reason_words: int = MIN_REASON_WORDS
-
-
-def trace_completion(trace: Any) -> list[dict]:
-    """The trace's model replies as plain message dicts (what our parsers read)."""
-    msgs = list(getattr(trace, "assistant_messages", []) or [])
-    if not msgs:
-        msgs = [m for m in (getattr(trace, "messages", []) or []) if getattr(m, "role", None) == "assistant"]
-    return [{"role": "assistant", "content": getattr(m, "content", None),
-             "reasoning_content": getattr(m, "reasoning_content", None)} for m in msgs]
+    truncation_penalty: float = 0.0
+    """Subtracted from the reward of a truncated rollout (the reference runs used 0.5)."""
+    score_unfinished: bool = False
+    """False: a truncated, looping or unclosed reply earns no accuracy reward."""
 
 
 class WhowroteTask(vf.Task[WhowroteData, vf.State, WhowroteTaskConfig]):
@@ -62,21 +55,21 @@ class WhowroteTask(vf.Task[WhowroteData, vf.State, WhowroteTaskConfig]):
     def key(self) -> str:
         return self.data.id or self.hash
 
-    def terms(self, trace: Any) -> dict[str, float]:
-        truncated = bool(getattr(trace, "is_truncated", False))
-        return reward_terms(trace_completion(trace), self.data.answer, labels=tuple(self.config.labels),
-                            require_reason=self.config.require_reason,
-                            min_reason_words=self.config.min_reason_words, truncated=truncated,
-                            info={"task_type": self.data.task_type})
+    def terms(self, trace: vf.Trace) -> dict[str, float]:
+        c = self.config
+        return reward_terms(trace.last_reply, self.data.answer, labels=tuple(c.labels),
+                            require_reason=c.require_reason, min_reason_words=c.min_reason_words,
+                            truncated=trace.is_truncated, truncation_penalty=c.truncation_penalty,
+                            score_unfinished=c.score_unfinished, info={"task_type": self.data.task_type})
 
     @vf.reward(weight=1.0)
-    async def correct_answer(self, trace: Any) -> float:
-        return self.terms(trace)["correct_answer"]
+    async def correct_answer(self, trace: vf.Trace) -> float:
+        return self.terms(trace)["reward"]
 
     @vf.metric
-    async def diagnostics(self, trace: Any) -> dict[str, float]:
+    async def diagnostics(self, trace: vf.Trace) -> dict[str, float]:
         t = self.terms(trace)
-        return {k: v for k, v in t.items() if k in ("parsed_ok", "reason_ok", "truncated") or k.startswith("pred_")}
+        return {k: v for k, v in t.items() if k in (*DIAGNOSTIC_TERMS, "truncated") or k.startswith("pred_")}
 
 
 class WhowroteTasksetConfig(vf.TasksetConfig):
@@ -135,6 +128,13 @@ def _row_system(ex: Example, cfg: WhowroteTasksetConfig, labels: tuple[str, ...]
 
 
 class WhowroteTaskset(vf.Taskset[WhowroteTask, WhowroteTasksetConfig]):
+    def __init__(self, config: vf.TasksetConfig | None = None) -> None:
+        # vf.load_taskset(vf.TasksetConfig(id=...)) hands over the plain base config: narrow it
+        # (and validate our fields) instead of failing later on a missing attribute.
+        if not isinstance(config, WhowroteTasksetConfig):
+            config = WhowroteTasksetConfig.model_validate(config.model_dump() if config is not None else {})
+        super().__init__(config)
+
     def load(self):
         cfg = self.config
         labels = LABEL_SCHEMES[cfg.label_scheme]
@@ -164,19 +164,15 @@ def load_environment(config: Any = None, *, split: str = "train", data_dir: str 
                      label_scheme: str = "provider3", require_reason: bool = False,
                      min_reason_words: int = MIN_REASON_WORDS, cheatsheet: bool | str = False,
                      answer_only: bool = False, prompt_variant: str = "default",
-                     limit: int | None = None) -> vf.Env:
+                     limit: int | None = None, truncation_penalty: float = 0.0,
+                     score_unfinished: bool = False) -> vf.Env:
     """The environment: pass a ``vf.EnvConfig``/dict, or the spec §2.1 keyword arguments."""
     if config is None:
         config = {"taskset": {
             "id": TASKSET_ID, "split": split, "data_dir": data_dir, "label_scheme": label_scheme,
             "cheatsheet": cheatsheet, "answer_only": answer_only, "prompt_variant": prompt_variant,
             "limit": limit,
-            "task": {"require_reason": require_reason, "min_reason_words": min_reason_words},
+            "task": {"require_reason": require_reason, "min_reason_words": min_reason_words,
+                     "truncation_penalty": truncation_penalty, "score_unfinished": score_unfinished},
         }}
     return vf.load_environment(vf.resolve_env_config(config))
-
-
-# verifiers imports tasksets by a top-level module name; make ours resolvable in this process.
-sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
-
-__all__ = ["WhowroteHarness", "WhowroteTaskset", "load_environment"]
