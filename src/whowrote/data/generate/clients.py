@@ -120,9 +120,10 @@ def missing_key(spec: ModelSpec) -> str | None:
 def _status_error(spec: ModelSpec, status: int | None, message: str, key: str | None) -> Exception:
     detail = redact(message, key)
     if status in (401, 403) or (status == 400 and "api key" in message.lower()):
-        # Gemini answers a bad key with 400 API_KEY_INVALID rather than 401.
-        return AuthError(f"{spec.api} refused the API key from ${spec.key_env or '(none)'} for model "
-                         f"{spec.name!r} (HTTP {status}): {detail}")
+        # Gemini answers a bad key with 400 API_KEY_INVALID rather than 401. The server's message
+        # is left out: servers echo (fragments of) the key in it.
+        return AuthError(f"{spec.api} refused the API key in ${spec.key_env or '(none)'} for model "
+                         f"{spec.name!r} (HTTP {status}): check the key and its access to this model")
     if status is not None and (status == 429 or status >= 500 or status in (408, 409)):
         return TransientError(f"HTTP {status} after retries: {detail}")
     return RequestError(f"{spec.api} rejected the request for model {spec.name!r} (HTTP {status}): {detail}")

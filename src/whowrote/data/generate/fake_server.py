@@ -34,8 +34,9 @@ _WORD_LIST = ("the of and a to in is that it for as with was on be by this are f
          "measure often quiet general distance culture method light value story craft")
 WORDS = tuple(_WORD_LIST.split())
 _ASKED = re.compile(r"about (\d{1,6}) words")
+_LIST = re.compile(r"List (\d{1,4}) distinct")
 TOKENS_PER_WORD = 1.3
-FAULTS = ("429", "500", "529", "timeout", "badjson", "401", "403", "selfid", "frontmatter")
+FAULTS = ("429", "500", "503", "529", "timeout", "badjson", "401", "403", "selfid", "frontmatter", "modelname")
 
 
 def prose(seed: str, n_words: int) -> str:
@@ -60,12 +61,14 @@ class FakeServer:
     """``with FakeServer(faults=["429"]) as s: ... s.url ... s.requests``."""
 
     def __init__(self, *, faults: list[str] | None = None, key: str | None = None, delay: float = 0.0,
-                 max_words: int = 300, timeout_sleep: float = 1.5, port: int = 0) -> None:
+                 max_words: int = 300, timeout_sleep: float = 1.5, retry_after: float = 0.05,
+                 port: int = 0) -> None:
         self.faults = list(faults or [])
         self.key = key
         self.delay = delay
         self.max_words = max_words
         self.timeout_sleep = timeout_sleep
+        self.retry_after = retry_after  # seconds, sent as Retry-After on 429s
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
@@ -116,11 +119,14 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             api = ("openai" if self.path.endswith("/chat/completions") else "anthropic"
                    if self.path.endswith("/v1/messages") else "google" if ":generateContent" in self.path else None)
             with server.lock:
-                server.requests.append({"path": self.path, "api": api, "headers": dict(self.headers), "body": body})
+                server.requests.append({"path": self.path, "api": api, "headers": dict(self.headers), "body": body,
+                                        "at": time.monotonic()})
             if api is None:
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
             key = {"openai": (self.headers.get("authorization") or "").removeprefix("Bearer "),
-                   "anthropic": self.headers.get("x-api-key") or "",
+                   # anthropic SDK 1.x sends x-api-key, 2.x an Authorization bearer token
+                   "anthropic": self.headers.get("x-api-key") or (self.headers.get("authorization") or "")
+                   .removeprefix("Bearer "),
                    "google": self.headers.get("x-goog-api-key") or ""}[api]
             fault = server.next_fault()
             if server.key is not None and key != server.key:
@@ -129,7 +135,7 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(server.delay)
             if fault == "timeout":
                 time.sleep(server.timeout_sleep)  # longer than the client's timeout: it gives up
-            elif fault in ("401", "403", "429", "500", "529"):
+            elif fault in ("401", "403", "429", "500", "503", "529"):
                 return self._error(api, int(fault), key)
             elif fault == "badjson":
                 return self._send(200, b'{"id": "x", "choices": [ {"mess', raw_bytes=True)
@@ -137,17 +143,17 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
 
         def _error(self, api: str, status: int, key: str) -> None:
             kind = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error",
-                    500: "api_error", 529: "overloaded_error"}[status]
+                    500: "api_error", 503: "overloaded_error", 529: "overloaded_error"}[status]
             # Real servers echo (part of) a wrong key; the client must not repeat it.
             msg = f"Incorrect API key provided: {key}" if status == 401 else f"fake {kind}"
-            headers = {"retry-after-ms": "20", "retry-after": "1"} if status == 429 else {}
+            headers = {"retry-after": f"{server.retry_after:g}"} if status == 429 else {}
             if api == "openai":
                 payload: dict = {"error": {"message": msg, "type": kind, "code": None, "param": None}}
             elif api == "anthropic":
                 payload = {"type": "error", "error": {"type": kind, "message": msg}}
             else:
                 status_name = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED",
-                               500: "INTERNAL", 529: "UNAVAILABLE"}[status]
+                               500: "INTERNAL", 503: "UNAVAILABLE", 529: "UNAVAILABLE"}[status]
                 payload = {"error": {"code": status, "message": msg, "status": status_name}}
             self._send(status, payload, headers=headers)
 
@@ -191,8 +197,13 @@ def _answer(api: str, body: dict, path: str, max_words: int, fault: str | None) 
     room = int(budget / TOKENS_PER_WORD) if budget else n
     truncated = room < n
     text = prose(model + "\n" + prompt, min(n, room))
+    wanted = _LIST.match(prompt)
+    if wanted:  # a topic-proposal request: a numbered list, as models tend to answer
+        text = "\n".join(f"{i + 1}. {prose(f'{prompt}{i}', 6).rstrip('.')}" for i in range(int(wanted.group(1))))
     if fault == "selfid":
         text = "As an AI language model, I can offer some thoughts. " + text
+    elif fault == "modelname":
+        text = f"Speaking as {model}, here is my view. " + text
     elif fault == "frontmatter":
         text = f"---\ntitle: A post\nmodel: {model}\n---\n\n" + text
     p_tok, c_tok = int(len(prompt.split()) * TOKENS_PER_WORD) + 5, int(len(text.split()) * TOKENS_PER_WORD)

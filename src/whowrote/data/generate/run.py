@@ -10,6 +10,7 @@ after the retries are listed in the report and retried by the next run.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -172,22 +173,32 @@ def _generate(plan: Plan, out: Path, todo: list[Cell], clients: Mapping[str, Cli
     for c in todo:
         by_model.setdefault(c.model.name, []).append(c)
     built = {name: _client(plan, name, clients) for name in by_model}  # auth / SDK problems surface here
+    check({"text": "warm-up", "model": "m"}, plan.drop)  # import the audit now, not while replies wait
+    lock = threading.Lock()
+    n_done = [0]
     pools: dict[str, ThreadPoolExecutor] = {}
     futures: dict[Future, list[Cell]] = {}
-    for name, group in by_model.items():
-        spec, client = plan.model(name), built[name]
-        pool = pools.setdefault(spec.group, ThreadPoolExecutor(plan.concurrency_of(spec.group),
-                                                               thread_name_prefix=f"gen-{spec.api}"))
-        size = max(1, client.batch_size)
-        for i in range(0, len(group), size):
-            batch = group[i:i + size]
+    fatal: BaseException | None = None
+    with store.Appender(out / store.ROWS) as rows, store.Appender(out / store.DROPPED) as dropped:
+
+        def work(client: Client, batch: list[Cell]) -> None:
             reqs = [Request(prompt=c.prompt, max_tokens=c.max_tokens, system=c.genre.system, seed=_seed(c))
                     for c in batch]
-            futures[pool.submit(client.generate, reqs)] = batch
-    fatal: BaseException | None = None
-    n_done = 0
-    try:
-        with store.Appender(out / store.ROWS) as rows, store.Appender(out / store.DROPPED) as dropped:
+            replies = client.generate(reqs)
+            # Written by the thread that received it, at once: a kill loses only requests in flight.
+            with lock:
+                for cell, reply in zip(batch, replies, strict=True):
+                    n_done[0] += 1
+                    _keep(plan, cell, reply, rows, dropped, report, log, f"[{n_done[0]}/{len(todo)}]")
+
+        try:
+            for name, group in by_model.items():
+                spec, client = plan.model(name), built[name]
+                pool = pools.setdefault(spec.group, ThreadPoolExecutor(plan.concurrency_of(spec.group),
+                                                                       thread_name_prefix=f"gen-{spec.api}"))
+                size = max(1, client.batch_size)
+                for i in range(0, len(group), size):
+                    futures[pool.submit(work, client, group[i:i + size])] = group[i:i + size]
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -196,28 +207,28 @@ def _generate(plan: Plan, out: Path, todo: list[Cell], clients: Mapping[str, Cli
                     if fut.cancelled():
                         continue
                     try:
-                        replies = fut.result()
+                        fut.result()
                     except TransientError as e:
                         report.failed += [{"id": c.id, "model": c.model.name, "error": str(e)} for c in batch]
                         log(f"failed ({len(batch)} cell(s), {batch[0].model.name}): {e}")
-                        continue
-                    except WhowroteError as e:  # auth / refused request: stop sending, keep what arrives
+                    except (WhowroteError, OSError) as e:  # auth, refused request, disk: stop sending
                         if fatal is None:
-                            fatal = e
+                            fatal = e if isinstance(e, WhowroteError) else WhowroteError(f"{out}: cannot write ({e})")
                             for f in pending:
                                 f.cancel()
-                        continue
                     except Exception as e:  # noqa: BLE001 (an SDK or backend bug must not lose the run)
                         report.failed += [{"id": c.id, "model": c.model.name, "error": f"{type(e).__name__}: {e}"}
                                           for c in batch]
                         log(f"failed ({len(batch)} cell(s), {batch[0].model.name}): {type(e).__name__}: {e}")
-                        continue
-                    for cell, reply in zip(batch, replies, strict=True):
-                        n_done += 1
-                        _keep(plan, cell, reply, rows, dropped, report, log, f"[{n_done}/{len(todo)}]")
-    finally:
-        for pool in pools.values():
-            pool.shutdown(wait=fatal is not None, cancel_futures=True)
+        except KeyboardInterrupt:
+            for f in futures:
+                f.cancel()
+            log("interrupted: writing the replies still in flight (Ctrl-C again to abandon them)")
+            raise
+        finally:
+            # Let the requests already sent finish and be written before the files close.
+            for pool in pools.values():
+                pool.shutdown(wait=True, cancel_futures=True)
     if fatal is not None:
         raise fatal
 
