@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from whowrote.data.generate import load_plan, run
-from whowrote.data.generate.clients import AuthError
+from whowrote.data.generate.clients import AuthError, RequestError
 from whowrote.types import WhowroteError
 
 from .conftest import NAMES, read_rows, write_plan
@@ -116,6 +116,24 @@ def test_auth_failure_stops_the_run_with_one_line_and_no_key(api, status, tmp_pa
     assert isinstance(err.value, WhowroteError) and "\n" not in msg
     assert f"HTTP {status}" in msg and KEY_ENV[api] in msg and keys[KEY_ENV[api]] not in msg
     assert len(srv.requests) <= 2  # not retried (at most the other in-flight request was sent)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_refused_request_stops_the_run_with_one_line(api, tmp_path, server, keys):
+    srv = server(faults=["400"] * 10)
+    plan = load_plan(write_plan(tmp_path, srv.url, (api,)))
+    with pytest.raises(RequestError) as err:
+        run(plan, tmp_path / "out", log=_quiet)
+    assert "HTTP 400" in str(err.value) and NAMES[api] in str(err.value) and "\n" not in str(err.value)
+    assert len(srv.requests) <= 2
+
+
+def test_gemini_bad_key_400_is_an_auth_failure(tmp_path, server, keys):
+    srv = server(faults=["400key"] * 10)
+    plan = load_plan(write_plan(tmp_path, srv.url, ("google",)))
+    with pytest.raises(AuthError) as err:
+        run(plan, tmp_path / "out", log=_quiet)
+    assert "GEMINI_API_KEY" in str(err.value) and keys["GEMINI_API_KEY"] not in str(err.value)
 
 
 def test_wrong_key_gets_401_and_the_echoed_key_is_not_repeated(tmp_path, server, keys):

@@ -36,14 +36,26 @@ WORDS = tuple(_WORD_LIST.split())
 _ASKED = re.compile(r"about (\d{1,6}) words")
 _LIST = re.compile(r"List (\d{1,4}) distinct")
 TOKENS_PER_WORD = 1.3
-FAULTS = ("429", "500", "503", "529", "timeout", "badjson", "401", "403", "selfid", "frontmatter", "modelname")
+FAULTS = ("400", "400key", "401", "403", "429", "500", "503", "529", "timeout", "badjson", "selfid", "frontmatter",
+          "modelname")
 
 
-def prose(seed: str, n_words: int) -> str:
+# One punctuation habit per provider, so that a classifier trained on fake-server texts can
+# tell them apart: the worked example then shows labels surviving generate -> split ->
+# train-probe -> predict, which identical noise for every model could not show.
+HABITS = {"CLAUDE": "\u2014", "CHATGPT": ";", "GEMINI": ":", "OTHER": ","}
+
+
+def prose(seed: str, n_words: int, model: str = "") -> str:
+    from whowrote.data.providers import provider_of
+
     rng = random.Random(hashlib.sha256(seed.encode("utf-8")).hexdigest())
+    habit = HABITS[provider_of(model)]
     words, paragraphs, sentence = [], [], []
     for _ in range(n_words):
         sentence.append(rng.choice(WORDS))
+        if len(sentence) == 5 and rng.random() < 0.6:
+            sentence[-1] += habit
         if len(sentence) >= rng.randint(8, 18):
             words.append(" ".join(sentence).capitalize() + ".")
             sentence = []
@@ -135,24 +147,27 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(server.delay)
             if fault == "timeout":
                 time.sleep(server.timeout_sleep)  # longer than the client's timeout: it gives up
-            elif fault in ("401", "403", "429", "500", "503", "529"):
-                return self._error(api, int(fault), key)
+            elif fault in ("400", "400key", "401", "403", "429", "500", "503", "529"):
+                return self._error(api, int(fault[:3]), key, bad_key=fault == "400key")
             elif fault == "badjson":
                 return self._send(200, b'{"id": "x", "choices": [ {"mess', raw_bytes=True)
             self._send(200, _answer(api, body, self.path, server.max_words, fault))
 
-        def _error(self, api: str, status: int, key: str) -> None:
-            kind = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error",
-                    500: "api_error", 503: "overloaded_error", 529: "overloaded_error"}[status]
-            # Real servers echo (part of) a wrong key; the client must not repeat it.
-            msg = f"Incorrect API key provided: {key}" if status == 401 else f"fake {kind}"
+        def _error(self, api: str, status: int, key: str, bad_key: bool = False) -> None:
+            kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                    429: "rate_limit_error", 500: "api_error", 503: "overloaded_error",
+                    529: "overloaded_error"}[status]
+            # Real servers echo (part of) a wrong key; the client must not repeat it. Gemini answers
+            # a bad key with 400 INVALID_ARGUMENT "API key not valid".
+            msg = (f"Incorrect API key provided: {key}" if status == 401 else
+                   f"API key not valid. Please pass a valid API key. ({key})" if bad_key else f"fake {kind}")
             headers = {"retry-after": f"{server.retry_after:g}"} if status == 429 else {}
             if api == "openai":
                 payload: dict = {"error": {"message": msg, "type": kind, "code": None, "param": None}}
             elif api == "anthropic":
                 payload = {"type": "error", "error": {"type": kind, "message": msg}}
             else:
-                status_name = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED",
+                status_name = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED",
                                500: "INTERNAL", 503: "UNAVAILABLE", 529: "UNAVAILABLE"}[status]
                 payload = {"error": {"code": status, "message": msg, "status": status_name}}
             self._send(status, payload, headers=headers)
@@ -196,7 +211,7 @@ def _answer(api: str, body: dict, path: str, max_words: int, fault: str | None) 
     n = min(int(asked.group(1)) if asked else 120, max_words)
     room = int(budget / TOKENS_PER_WORD) if budget else n
     truncated = room < n
-    text = prose(model + "\n" + prompt, min(n, room))
+    text = prose(model + "\n" + prompt, min(n, room), model)
     wanted = _LIST.match(prompt)
     if wanted:  # a topic-proposal request: a numbered list, as models tend to answer
         text = "\n".join(f"{i + 1}. {prose(f'{prompt}{i}', 6).rstrip('.')}" for i in range(int(wanted.group(1))))
@@ -233,7 +248,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("--max-words", type=int, default=300, help="cap on the words of an answer")
     args = ap.parse_args(argv)
-    server = FakeServer(faults=args.fault, key=args.key, delay=args.delay, max_words=args.max_words, port=args.port)
+    try:
+        server = FakeServer(faults=args.fault, key=args.key, delay=args.delay, max_words=args.max_words,
+                            port=args.port)
+    except OSError as e:
+        raise SystemExit(f"fake_server: cannot listen on 127.0.0.1:{args.port} ({e.strerror})") from None
     print(f"fake API server on {server.url} (Ctrl-C to stop)", flush=True)
     try:
         server.httpd.serve_forever(poll_interval=0.1)
