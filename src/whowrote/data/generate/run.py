@@ -98,9 +98,9 @@ def parse_topic_list(text: str) -> list[str]:
     out: list[str] = []
     for line in text.splitlines():
         t = line.strip().lstrip("-*•").strip()
-        head, dot, rest = t.partition(".")
-        if dot and head.isdigit():
-            t = rest.strip()
+        digits = len(t) - len(t.lstrip("0123456789"))
+        if 0 < digits < len(t) and t[digits] in ".):":  # "1." / "2)" / "3:" numbering
+            t = t[digits + 1:].strip()
         t = t.strip("\"'“”*").strip()
         if t and len(t) <= 300 and t.lower() not in {x.lower() for x in out}:
             out.append(t)
