@@ -109,3 +109,21 @@ def test_recover_refuses_a_damaged_middle_line_and_changes_nothing(tmp_path):
     with pytest.raises(WhowroteError, match=r"rows.jsonl:2: not a JSON row"):
         recover(path, lambda m: None)
     assert path.read_bytes() == damaged
+
+
+def test_dry_run_counts_done_cells_and_changes_no_file(tmp_path, server, keys, capsys):
+    from whowrote.cli import main
+
+    srv = server()
+    plan_path = write_plan(tmp_path, srv.url, ("openai",))
+    run(load_plan(plan_path), tmp_path / "out", log=lambda m: None)
+    rows_file = tmp_path / "out" / "generated.jsonl"
+    with open(rows_file, "ab") as f:
+        f.write(b'{"id": "half')
+    before = rows_file.read_bytes()
+    with pytest.raises(SystemExit) as code:
+        main(["data", "generate", "--plan", str(plan_path), "--out", str(tmp_path / "out"), "--dry-run"])
+    assert code.value.code == 0 and rows_file.read_bytes() == before
+    captured = capsys.readouterr()
+    assert json.loads(captured.out.strip().splitlines()[-1])["done"] == 2
+    assert "will be cut off by the next run" in captured.err

@@ -35,7 +35,7 @@ def generate(
     if out.exists() and not out.is_dir():
         raise WhowroteError(f"{out}: exists and is not a folder")
     if dry_run:
-        done = done_ids(out, lambda m: None) if out.is_dir() else set()
+        done = done_ids(out, log, repair=False) if out.is_dir() else set()  # a dry run changes no file
         topics, n_proposals = resolve_topics(spec, out, None, log, dry_run=True)
         budget = estimate(spec, cells(spec, topics), done, n_proposals)
         render(budget, _console())

@@ -250,7 +250,7 @@ class GoogleClient:
         try:
             out = self._client.models.generate_content(
                 model=self.spec.name, contents=req.prompt,
-                config=self._types.GenerateContentConfig(**config, **self.spec.extra))
+                config=self._types.GenerateContentConfig(**{**config, **self.spec.extra}))
         except self._errors.APIError as e:
             raise _status_error(self.spec, e.code, str(e.message or e), self._key) from None
         except httpx.TransportError as e:  # timeouts and refused connections, after the SDK's retries

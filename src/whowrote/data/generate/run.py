@@ -53,9 +53,10 @@ class RunReport:
                 f"completion tokens in {self.seconds:.1f} s")
 
 
-def done_ids(out: Path, log: Log) -> set[str]:
-    """Ids of the cells already written (kept or dropped), after cutting any partial last line."""
-    return {str(r["id"]) for name in (store.ROWS, store.DROPPED) for r in store.recover(out / name, log)}
+def done_ids(out: Path, log: Log, repair: bool = True) -> set[str]:
+    """Ids of the cells already written (kept or dropped), after cutting any partial last line
+    (``repair=False``, for the dry run: the files are left as they are)."""
+    return {str(r["id"]) for name in (store.ROWS, store.DROPPED) for r in store.recover(out / name, log, repair)}
 
 
 def resolve_topics(plan: Plan, out: Path, clients: Mapping[str, Client] | None, log: Log,
@@ -65,7 +66,7 @@ def resolve_topics(plan: Plan, out: Path, clients: Mapping[str, Client] | None, 
     if plan.proposal is None:
         return plan.topics, 0
     p = plan.proposal
-    cached = store.recover(out / store.TOPICS, log) if (out / store.TOPICS).exists() else []
+    cached = store.recover(out / store.TOPICS, log, repair=not dry_run)
     have: dict[str, list[str]] = {}
     for r in cached:
         have.setdefault(str(r["category"]), []).append(str(r["topic"]))

@@ -29,9 +29,10 @@ FRONTMATTER_KEYS = ("model", "provider", "category", "topic", "genre", "length",
                     "completion_tokens", "created", "id")
 
 
-def recover(path: Path, log: Callable[[str], None] = print) -> list[dict]:
+def recover(path: Path, log: Callable[[str], None] = print, repair: bool = True) -> list[dict]:
     """The complete rows of an append-only JSONL file; a partial last line (a killed writer) is
-    cut off the file. A bad line anywhere else is corruption, not a kill: an error, nothing changed."""
+    cut off the file (``repair``; else only skipped). A bad line anywhere else is corruption, not
+    a kill: an error, nothing changed."""
     if not path.exists():
         return []
     rows: list[dict] = []
@@ -50,7 +51,9 @@ def recover(path: Path, log: Callable[[str], None] = print) -> list[dict]:
             rows.append(row)
             good_end += len(line)
     size = path.stat().st_size
-    if size > good_end:
+    if size > good_end and not repair:
+        log(f"{path.name}: a partial last line ({size - good_end} bytes) will be cut off by the next run")
+    elif size > good_end:
         with open(path, "r+b") as f:
             f.truncate(good_end)
             os.fsync(f.fileno())
