@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from whowrote.cli.app import data_app
 from whowrote.types import WhowroteError
+
+if TYPE_CHECKING:
+    from whowrote.data.generate.plan import Plan
 
 
 @data_app.command()
@@ -21,11 +26,7 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No line per generated text on stderr."),
 ) -> None:
     """Generate texts for every cell of a plan (models x genres x topics x lengths x samples)."""
-    import json
-
-    from whowrote.data.generate.budget import estimate, render
-    from whowrote.data.generate.plan import cells, load_plan
-    from whowrote.data.generate.run import done_ids, resolve_topics, run
+    from whowrote.data.generate.plan import load_plan
 
     def log(message: str) -> None:
         if not quiet:
@@ -34,6 +35,19 @@ def generate(
     spec = load_plan(plan)
     if out.exists() and not out.is_dir():
         raise WhowroteError(f"{out}: exists and is not a folder")
+    try:
+        _generate(spec, out, dry_run, markdown_tree, log)
+    except OSError as e:  # unwritable folder, full disk: one line, what was written stays
+        raise WhowroteError(f"{out}: {e.strerror or e}") from None
+
+
+def _generate(spec: Plan, out: Path, dry_run: bool, markdown_tree: bool, log: Callable[[str], None]) -> None:
+    import json
+
+    from whowrote.data.generate.budget import estimate, render
+    from whowrote.data.generate.plan import cells
+    from whowrote.data.generate.run import done_ids, resolve_topics, run
+
     if dry_run:
         done = done_ids(out, log, repair=False) if out.is_dir() else set()  # a dry run changes no file
         topics, n_proposals = resolve_topics(spec, out, None, log, dry_run=True)

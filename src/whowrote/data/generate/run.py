@@ -80,7 +80,11 @@ def resolve_topics(plan: Plan, out: Path, clients: Mapping[str, Client] | None, 
         with store.Appender(out / store.TOPICS) as app:
             for c in todo:
                 prompt = TOPIC_PROPOSAL_PROMPT.format(n=p.per_category, genre=p.genre, category=c)
-                reply = client.generate([Request(prompt=prompt, max_tokens=60 * p.per_category + 256)])[0]
+                budget = 60 * p.per_category + 256 + plan.model(p.model).extra_output_tokens
+                try:
+                    reply = client.generate([Request(prompt=prompt, max_tokens=budget)])[0]
+                except TransientError as e:
+                    raise WhowroteError(f"{p.model} could not propose topics for {c!r} ({e}); run again") from None
                 topics = parse_topic_list(reply.text)[: p.per_category]
                 if not topics:
                     raise WhowroteError(f"{p.model} proposed no topics for category {c!r}")
@@ -97,14 +101,16 @@ def resolve_topics(plan: Plan, out: Path, clients: Mapping[str, Client] | None, 
 def parse_topic_list(text: str) -> list[str]:
     """One topic per line; list markers, numbering and wrapping quotes removed, duplicates dropped."""
     out: list[str] = []
+    seen: set[str] = set()
     for line in text.splitlines():
         t = line.strip().lstrip("-*•").strip()
         digits = len(t) - len(t.lstrip("0123456789"))
         if 0 < digits < len(t) and t[digits] in ".):":  # "1." / "2)" / "3:" numbering
             t = t[digits + 1:].strip()
         t = t.strip("\"'“”*").strip()
-        if t and len(t) <= 300 and t.lower() not in {x.lower() for x in out}:
+        if t and len(t) <= 300 and t.lower() not in seen:
             out.append(t)
+            seen.add(t.lower())
     return out
 
 
