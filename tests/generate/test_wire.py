@@ -46,6 +46,7 @@ def test_happy_path_rows_carry_full_provenance(api, tmp_path, server, keys):
         assert r["n_words"] == 40 and r["prompt_id"].startswith(r["genre"]) and r["created"].endswith("+00:00")
         assert r["sampling"]["max_tokens"] == 2 * 40 + 1024
         assert r["topic"] in r["prompt"] and "about 40 words" in r["prompt"]
+        assert r["base_url"] == (srv.url + "/v1" if api == "openai-compatible" else None)
     # The output budget and the sampling settings reached the wire in each API's own field.
     body = sent["body"]
     budget = {"openai": body.get("max_completion_tokens"), "openai-compatible": body.get("max_tokens"),
@@ -167,3 +168,10 @@ def test_concurrency_per_provider_is_respected(tmp_path, server, keys):
 
     assert most_at_once("openai") == 3
     assert most_at_once("anthropic") == 1
+
+
+def test_endpoint_urls_are_written_without_credentials():
+    from whowrote.data.generate.run import _public_url
+
+    assert _public_url("https://user:s3cret@api.example.com:8443/v1?key=abc") == "https://api.example.com:8443/v1"
+    assert _public_url("http://[::1]:8000/v1") == "http://[::1]:8000/v1"

@@ -123,7 +123,8 @@ def row_of(cell: Cell, reply: Reply, plan: Plan) -> dict[str, Any]:
         "subgenre": None,  # with ``genre`` present, load_corpus keeps our genre (not the file name)
         "length": cell.length, "words_asked": cell.words, "sample": cell.sample,
         "prompt_id": cell.genre.prompt_id, "prompt": cell.prompt, "system": cell.genre.system,
-        "api": cell.model.api, "base_url": cell.model.base_url if cell.model.api == "openai-compatible" else None,
+        "api": cell.model.api, "base_url": _public_url(cell.model.base_url) if cell.model.api == "openai-compatible"
+        else None,
         # What was sent (an SDK may not take every setting the plan names), plus the output budget.
         "sampling": {**(reply.sent if reply.sent is not None else {"temperature": s.temperature, "top_p": s.top_p,
                                                                     "seed": _seed(cell)}),
@@ -134,6 +135,18 @@ def row_of(cell: Cell, reply: Reply, plan: Plan) -> dict[str, Any]:
         "reasoning_tokens": reply.reasoning_tokens, "n_words": len(reply.text.split()),
         "created": datetime.now(UTC).isoformat(timespec="seconds"), "plan": plan.name,
     }
+
+
+def _public_url(url: str | None) -> str | None:
+    """``url`` without a ``user:password@`` part or a query string (either may carry a secret)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # IPv6
+    return urlunsplit((parts.scheme, host + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
 
 
 def _seed(cell: Cell) -> int | None:
