@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from whowrote.cli import data, evaluate, package, predict, serve, study, traces, train  # noqa: F401  (register commands)
+from whowrote.cli import data, evaluate, package, predict, research, serve, study, traces, train  # noqa: F401
 from whowrote.cli.app import app
 from whowrote.types import WhowroteError
 

@@ -1,0 +1,123 @@
+"""OPCD / RLSD / cheatsheet GRPO on the tiny model: the splice, the config rules, one real step each."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from conftest import research_overrides
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from whowrote.task.cheatsheet import DEFAULT_CHEATSHEET
+from whowrote.task.prompts import build_messages
+from whowrote.train.distill import load_research_config, run_research, truncated_rows, truncation_safe
+from whowrote.train.splice import build_splice, render_ids
+from whowrote.types import WhowroteError
+
+
+def test_splice_turns_a_plain_prompt_into_the_cheatsheet_prompt(tiny_model):
+    tok = AutoTokenizer.from_pretrained(tiny_model)
+    splice = build_splice(tok, DEFAULT_CHEATSHEET, ["Some train text.", "Another one, longer."])
+    assert splice.added_tokens > 50
+    text = "A text the splice never saw — with a dash."
+    plain = render_ids(tok, build_messages(text))
+    assert splice.teacher_ids(plain) == render_ids(tok, build_messages(text, cheatsheet=DEFAULT_CHEATSHEET))
+    with pytest.raises(WhowroteError, match="plain prefix"):
+        splice.teacher_ids(render_ids(tok, build_messages(text, variant="answer_only")))
+
+
+def test_config_rules(tmp_path):
+    cfg_file = tmp_path / "c.toml"
+    cfg_file.write_text('[research]\nmode = "opcd"\ncheatsheet = "default"\n[grpo]\nlr = 2e-6\n')
+    cfg, recipe = load_research_config(cfg_file, ["research.truncation_safe_reward=true"])
+    assert recipe.mode == "opcd" and recipe.truncation_safe_reward and cfg.grpo.lr == 2e-6
+    for bad, msg in [(["research.mode=opcd"], "needs research.cheatsheet"),
+                     (["research.mode=ppo"], "must be one of"),
+                     (["research.cheatsheet_in_prompt=true"], "needs research.cheatsheet"),
+                     (["research.mode=rlsd", "research.cheatsheet=default", "research.cheatsheet_in_prompt=true"],
+                      "keep student prompts plain"),
+                     (["research.colour=1"], "unknown config key")]:
+        with pytest.raises(WhowroteError, match=msg):
+            load_research_config(None, bad)
+
+
+def test_truncation_helpers():
+    ids = torch.tensor([[5, 6, 2, 0], [5, 6, 7, 8]])
+    mask = torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]])
+    assert truncated_rows(ids, mask, {2}).tolist() == [False, True]
+
+    def reward(completions, **kw):
+        return [1.0, 1.0, -0.5]
+
+    reward.__name__ = "correct_answer"
+    safe = truncation_safe(reward)
+    assert safe(completions=["a", "b", "c"], truncated=[False, True, True]) == [1.0, 0.0, -0.5]
+    assert safe.__name__ == "correct_answer"
+
+
+def _weights(path):
+    return AutoModelForCausalLM.from_pretrained(path).state_dict()
+
+
+def _moved(before, after):
+    return any(not torch.equal(before[k], after[k]) for k in before)
+
+
+def _train_lines(out):
+    return [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()
+            if json.loads(x).get("kind") == "train"]
+
+
+@pytest.mark.parametrize(("extra", "metric"), [
+    # OPCD: the teacher gap moves the weights whatever the rewards (the verifier is ignored); with a
+    # val split, the run ends with the internalization check
+    (["research.mode=opcd", "research.cheatsheet=default", "research.internalization_check=true"],
+     "research/teacher_gap"),
+    # RLSD-anchored with the truncation advantage (a random model always truncates: A = -0.5)
+    (["research.mode=rlsd_anchored", "research.cheatsheet=default", "research.truncation_advantage_penalty=0.5",
+      "research.truncation_safe_reward=true"], "research/rlsd_coef"),
+    # cheatsheet GRPO (Design B) with the decayed surprisal bonus and the truncation advantage
+    (["research.mode=rl", "research.cheatsheet=default", "research.cheatsheet_in_prompt=true",
+      "research.surprisal_coef=0.02", "research.truncation_advantage_penalty=0.5"], "research/surprisal_coef"),
+])
+def test_one_step_runs_and_moves_the_policy(tiny_model, splits, tmp_path, extra, metric):
+    out = tmp_path / "run"
+    with_val = "research.mode=opcd" in extra
+    cfg, recipe = load_research_config(None, [*research_overrides(tiny_model, splits, out, val=with_val), *extra])
+    final = run_research(cfg, recipe)
+    assert _moved(_weights(tiny_model), _weights(final))
+    lines = _train_lines(out)
+    assert any(metric in line for line in lines)
+    if with_val:
+        check = json.loads((out / "internalization.json").read_text())
+        assert set(check) == {"with_cheatsheet", "without_cheatsheet", "internalized_share"}
+        assert (out / "internalization" / "with_cheatsheet" / "traces.jsonl").is_file()
+        run = json.loads((out / "internalization" / "with_cheatsheet" / "run.json").read_text())
+        assert run["cheatsheet"] == DEFAULT_CHEATSHEET
+        assert json.loads((out / "internalization" / "without_cheatsheet" / "run.json").read_text())["cheatsheet"] is None
+
+
+def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monkeypatch):
+    # mode rl, no bonus: the subclass defers to GRPOTrainer's own loss; with constant rewards and
+    # no truncation penalty every advantage is 0, so the weights stay put.
+    import whowrote.task.trl_rewards as trl_rewards
+
+    real = trl_rewards.make_reward_funcs
+
+    def constant_funcs(**kw):
+        funcs = []
+        for f in real(**kw):  # same names and count (the weights list is built from the real ones)
+            def constant(completions, **_):
+                return [1.0] * len(completions)
+
+            constant.__name__ = f.__name__
+            funcs.append(constant)
+        return funcs
+
+    monkeypatch.setattr(trl_rewards, "make_reward_funcs", constant_funcs)
+    out = tmp_path / "run"
+    cfg, recipe = load_research_config(None, research_overrides(tiny_model, splits, out))
+    final = run_research(cfg, recipe)
+    assert not _moved(_weights(tiny_model), _weights(final))
+    assert not any("research/surprisal_coef" in line for line in _train_lines(out))
