@@ -18,6 +18,7 @@ from whowrote.task.curricula import (
     build_curriculum,
     curriculum_messages,
     curriculum_split,
+    parse_pair_weights,
 )
 from whowrote.task.examples import load_examples
 from whowrote.task.parser import decode_slot_gold
@@ -123,6 +124,10 @@ def test_bad_requests_are_one_line_errors(base):
         curriculum_split(base, "quad")
     with pytest.raises(WhowroteError, match="summing to 6"):
         curriculum_split(base, "pair", pair_weights=(1, 1, 1))
+    assert parse_pair_weights("1,2,3") == (1, 2, 3)
+    for bad in ("1,2", "a,b,c", "7,-1,0"):
+        with pytest.raises(WhowroteError, match="summing to 6"):
+            parse_pair_weights(bad)
     blogs_only = base.splits["train"][base.splits["train"]["genre"] == "blog"]
     from whowrote.data.build import SplitResult
 

@@ -74,9 +74,10 @@ def _train_lines(out):
     # val split, the run ends with the internalization check
     (["research.mode=opcd", "research.cheatsheet=default", "research.internalization_check=true"],
      "research/teacher_gap"),
-    # RLSD-anchored with the truncation advantage (a random model always truncates: A = -0.5)
+    # RLSD-anchored with the truncation advantage (a random model always truncates: A = -0.5), in
+    # micro-batches of 2 (3 accumulation steps: the teacher log-probs are split with the batch)
     (["research.mode=rlsd_anchored", "research.cheatsheet=default", "research.truncation_advantage_penalty=0.5",
-      "research.truncation_safe_reward=true"], "research/rlsd_coef"),
+      "research.truncation_safe_reward=true", "grpo.micro_batch=2"], "research/rlsd_coef"),
     # cheatsheet GRPO (Design B) with the decayed surprisal bonus and the truncation advantage
     (["research.mode=rl", "research.cheatsheet=default", "research.cheatsheet_in_prompt=true",
       "research.surprisal_coef=0.02", "research.truncation_advantage_penalty=0.5"], "research/surprisal_coef"),
@@ -121,3 +122,39 @@ def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monke
     final = run_research(cfg, recipe)
     assert not _moved(_weights(tiny_model), _weights(final))
     assert not any("research/surprisal_coef" in line for line in _train_lines(out))
+
+
+def test_preflight_reports_student_and_teacher(tiny_model, splits, tmp_path, capsys):
+    from whowrote.cli import main
+    from whowrote.train.preflight import label_distribution
+
+    tok = AutoTokenizer.from_pretrained(tiny_model)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model)
+    dist = label_distribution(model, tok, "Some text.", cheatsheet=None)
+    assert len(dist) == 3 and sum(dist) == pytest.approx(1.0)
+    assert dist != label_distribution(model, tok, "Some text.", cheatsheet=DEFAULT_CHEATSHEET)  # the sheet matters
+    out = tmp_path / "pf"
+    with pytest.raises(SystemExit) as e:
+        main(["train", "preflight", "--n", "3", *sum([["--set", o] for o in research_overrides(
+            tiny_model, splits, out, val=True)], []), "--set", "research.mode=opcd", "--set",
+              "research.cheatsheet=default"])
+    assert e.value.code in (0, None)
+    report = json.loads((out / "preflight.json").read_text())
+    assert report["n"] == 3 and 0 <= report["teacher_gold_p"] <= 1 and isinstance(report["go"], bool)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(["train", "preflight", "--set", f'data.val="{splits["val"]}"'])
+    assert e.value.code == 1 and "needs research.cheatsheet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["opcd", "rlsd", "rlsd_anchored", "cheatsheet_grpo", "pureacc_grpo"])
+def test_shipped_research_configs_load(name):
+    from pathlib import Path
+
+    from whowrote.train.grpo import grpo_batch_plan
+
+    cfg, recipe = load_research_config(Path(__file__).parents[2] / "configs" / f"smollm2_{name}.toml")
+    plan = grpo_batch_plan(cfg)  # the batch splits into micro-batches and balanced steps
+    assert plan["per_device_train_batch_size"] * plan["gradient_accumulation_steps"] == \
+        cfg.grpo.num_generations * cfg.grpo.prompts_per_step
+    assert recipe.mode == {"opcd": "opcd", "rlsd": "rlsd", "rlsd_anchored": "rlsd_anchored"}.get(name, "rl")

@@ -160,8 +160,7 @@ def curriculum_rows(train: pd.DataFrame, scheme: str, *, n_steps: int = 56, seed
     rng = random.Random(seed)
     pools = _Pools(frame, rng)
     if scheme == "pair":
-        if len(pair_weights) != 3 or sum(pair_weights) != 6 or min(pair_weights) < 0:
-            raise WhowroteError("pair weights must be three non-negative counts summing to 6 (CvP, CvG, PvG)")
+        pair_weights = parse_pair_weights(",".join(str(w) for w in pair_weights))
         for b, w in zip(BOUNDARIES, pair_weights, strict=True):
             if w and not pools.genres_with(b):
                 raise WhowroteError(f"no genre has both {b[0]} and {b[1]} texts for {b[0]}-vs-{b[1]} pairs")
@@ -187,6 +186,17 @@ def curriculum_rows(train: pd.DataFrame, scheme: str, *, n_steps: int = 56, seed
     if scheme == "trio":
         _check_trio_mix(out)
     return out
+
+
+def parse_pair_weights(text: str) -> tuple[int, int, int]:
+    """``"1,2,3"`` -> pairs per step on the CvP, CvG, PvG boundaries (for ``--pair-weights``)."""
+    try:
+        weights = tuple(int(w) for w in str(text).split(","))
+    except ValueError:
+        weights = ()
+    if len(weights) != 3 or sum(weights) != 6 or min(weights) < 0:
+        raise WhowroteError(f"pair weights {text!r}: three non-negative counts summing to 6 (CvP,CvG,PvG), e.g. 2,2,2")
+    return weights  # type: ignore[return-value]
 
 
 def _balanced_flags(rng: random.Random, n: int) -> list[bool]:
