@@ -9,8 +9,10 @@ A *source* is one labelled trace file. It can be given as
 - any JSONL whose records carry the text themselves (``text`` or ``blog``, the research layout);
 
 optionally as ``NAME=PATH`` to choose the label. Records are the harness's: ``gold``, ``pred``,
-``correct``, ``truncated``, ``completion`` and an id (``id`` or ``prompt_id``). Without a text,
-the cue, length and repetition statistics are still computed; faithfulness and echo are None.
+``correct``, ``truncated``, ``completion`` and an id (``id`` or ``prompt_id``). Without a text
+(or for pair/trio records, whose block mixes several texts) the cue, length and repetition
+statistics are still computed; faithfulness and echo are None. Unlike the research script, a source
+with fewer than 10 rationales is reported rather than skipped (``n_with_reason`` says how many).
 """
 
 from __future__ import annotations
@@ -150,7 +152,8 @@ def analyze_records(records: Sequence[dict], texts: dict[str, str] | None = None
     rows = []
     for rec in records:
         reason = reason_text(str(rec.get("completion") or ""))
-        text = _text_of(rec, texts)
+        # A pair/trio block is several texts: a claim cannot be checked against their mixture.
+        text = _text_of(rec, texts) if "=" not in str(rec.get("gold", "")) else None
         row: dict[str, Any] = {"gold": rec.get("gold"), "pred": rec.get("pred") or "", "correct": bool(rec.get("correct")),
                                "truncated": bool(rec.get("truncated")), "reason": reason,
                                "words": len(reason.split()), "rationale": is_rationale(reason)}

@@ -126,6 +126,7 @@ def check_claims(reason: str, text: str, *, features: Mapping[str, float] | None
     ref = reference if reference is not None else default_reference()
     claims: list[Claim] = []
     for clause in _CLAUSE.split(reason.lower()):
+        found: list[tuple[int, Claim]] = []
         for family, (pat, names, default) in CHECKABLE.items():
             m = pat.search(clause)
             if not m:
@@ -136,8 +137,9 @@ def check_claims(reason: str, text: str, *, features: Mapping[str, float] | None
             kind = _kind(family, before, after, default)
             value = sum(float(feats[n]) for n in names)
             reference_value = sum(float(ref[n]) for n in names)
-            claims.append(Claim(family, kind, value, reference_value, _truth(kind, value, reference_value),
-                                clause.strip()[:120]))
+            found.append((m.start(), Claim(family, kind, value, reference_value,
+                                           _truth(kind, value, reference_value), clause.strip()[:120])))
+        claims += [c for _, c in sorted(found, key=lambda t: t[0])]  # in the rationale's order
     return claims
 
 

@@ -120,10 +120,13 @@ def model_card(name: str, facts: RunFacts, sampling: Sampling, command: str, bas
     lines = ["---", yaml.safe_dump(header, sort_keys=False).strip(), "---", "", f"# {name}", "",
              "Names the AI assistant (CLAUDE, CHATGPT or GEMINI) that wrote a text, with a short "
              "`<reason_why>` and an `<answer>`; trained with whowrote's `whowrote train`.", "", "## Data", ""]
-    lines += [f"- train: `{data.get('train', '?')}`", f"- val: `{data.get('val', '?')}`",
-              f"- labels: {', '.join(data.get('labels', []) or ['?'])}; texts cut to "
-              f"{data.get('max_text_tokens', '?')} tokens", ""]
-    lines += ["## Recipe", "", f"`whowrote train {facts.recipe or '?'}`; the resolved config:", "", "```toml"]
+    if data:
+        lines += [f"- train: `{data.get('train')}`", f"- val: `{data.get('val')}`",
+                  f"- labels: {', '.join(data.get('labels') or [])}; texts cut to {data.get('max_text_tokens')} tokens"]
+    else:
+        lines.append("- not recorded (no run config next to the checkpoint)")
+    lines += ["- the texts are not included: the corpus carries no redistribution licence", ""]
+    lines += ["## Recipe", "", f"`whowrote train {facts.recipe or '(unknown)'}`; the resolved config:", "", "```toml"]
     lines += [_toml_section(k, v) for k, v in facts.config.items() if isinstance(v, dict)] or ["# (not found)"]
     lines += ["```", "", "## Metrics", ""]
     if m:
