@@ -99,9 +99,7 @@ def test_one_step_runs_and_moves_the_policy(tiny_model, splits, tmp_path, extra,
         assert json.loads((out / "internalization" / "without_cheatsheet" / "run.json").read_text())["cheatsheet"] is None
 
 
-def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monkeypatch):
-    # mode rl, no bonus: the subclass defers to GRPOTrainer's own loss; with constant rewards and
-    # no truncation penalty every advantage is 0, so the weights stay put.
+def _constant_rewards(monkeypatch):
     import whowrote.task.trl_rewards as trl_rewards
 
     real = trl_rewards.make_reward_funcs
@@ -117,6 +115,12 @@ def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monke
         return funcs
 
     monkeypatch.setattr(trl_rewards, "make_reward_funcs", constant_funcs)
+
+
+def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monkeypatch):
+    # mode rl, no bonus: the subclass defers to GRPOTrainer's own loss; with constant rewards and
+    # no truncation penalty every advantage is 0, so the weights stay put.
+    _constant_rewards(monkeypatch)
     out = tmp_path / "run"
     cfg, recipe = load_research_config(None, research_overrides(tiny_model, splits, out))
     final = run_research(cfg, recipe)
@@ -158,3 +162,19 @@ def test_shipped_research_configs_load(name):
     assert plan["per_device_train_batch_size"] * plan["gradient_accumulation_steps"] == \
         cfg.grpo.num_generations * cfg.grpo.prompts_per_step
     assert recipe.mode == {"opcd": "opcd", "rlsd": "rlsd", "rlsd_anchored": "rlsd_anchored"}.get(name, "rl")
+
+
+def test_opcd_is_not_stopped_by_the_zero_trainable_guard(tiny_model, splits, tmp_path, monkeypatch):
+    # equal rewards everywhere: the guard (patience 1) would abort a reward-driven run after step 1,
+    # but OPCD learns from the teacher gap, so it runs both steps
+    _constant_rewards(monkeypatch)
+    out = tmp_path / "run"
+    cfg, recipe = load_research_config(None, [*research_overrides(tiny_model, splits, out), "grpo.max_steps=2",
+                                              "grpo.zero_trainable_patience=1", "research.mode=opcd",
+                                              "research.cheatsheet=default"])
+    run_research(cfg, recipe)
+    assert json.loads((out / "train_result.research.json").read_text())["global_step"] == 2
+    assert not any(json.loads(x).get("kind") == "abort" for x in (out / "metrics.jsonl").read_text().splitlines())
+    with pytest.raises(WhowroteError, match="grpo.beta = 0"):
+        run_research(*load_research_config(None, [*research_overrides(tiny_model, splits, out), "grpo.beta=0.04",
+                                                  "research.mode=opcd", "research.cheatsheet=default"]))

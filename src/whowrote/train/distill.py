@@ -202,8 +202,12 @@ def _trainer_class() -> type:
             logp, _, _ = self._get_per_token_logps_and_entropies(
                 model, torch.cat([inputs["prompt_ids"], comp], dim=1),
                 torch.cat([inputs["prompt_mask"], comp_mask], dim=1), comp.size(1))
-            old = inputs.get("old_per_token_logps")
-            logp_inf = logp.detach() if old is None else old
+            # The sampler's log-probs: vLLM's when TRL has them (unscorable tokens NaN -> the trainer's),
+            # else the trainer's at sampling time, else (on-policy) the current ones, detached.
+            logp_inf = inputs.get("sampling_per_token_logps")
+            if logp_inf is None:
+                logp_inf = inputs.get("old_per_token_logps")
+            logp_inf = logp.detach() if logp_inf is None else torch.where(torch.isnan(logp_inf), logp.detach(), logp_inf)
             mask, adv = comp_mask.to(logp.dtype), inputs["advantages"]
             if r.mode == "rl":
                 coef = (losses.surprisal_coef(self.state.global_step, self.args.max_steps, r.surprisal_coef,
@@ -267,6 +271,9 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     from whowrote.train.runner import callbacks, finish, prepare, resume_checkpoint
 
     check_recipe(recipe)
+    if (recipe.mode != "rl" or recipe.surprisal_coef) and (cfg.grpo.beta or cfg.grpo.entropy_coef):
+        raise WhowroteError("the research losses have no reference KL or TRL entropy bonus: "
+                            "set grpo.beta = 0 and grpo.entropy_coef = 0 (use research.surprisal_coef)")
     cheat = resolve_cheatsheet(recipe.cheatsheet)
     if train_rows is None and cfg.data.train:
         rows = read_rows(cfg.data.train)
@@ -282,7 +289,8 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
                                    require_reason=cfg.eval.require_reason or g.require_reason)
     cbs = callbacks(cfg, prep, stage, eval_cfg)
-    cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
+    if recipe.mode != "opcd":  # OPCD's gradient is the teacher gap: equal rewards do not make a step idle
+        cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
     records = research_records(prep.train_rows, variant=g.variant, labels=d.labels,
                                cheatsheet=cheat if recipe.cheatsheet_in_prompt else None,
                                text_field=d.text_field, label_field=d.label_field)
