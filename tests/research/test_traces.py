@@ -131,3 +131,30 @@ def test_cli_writes_report_and_fails_cleanly(sources, tmp_path, capsys):
         main(["traces", str(out), str(bad)])
     assert e.value.code == 1 and "not a trace record" in capsys.readouterr().err
     assert json.loads((out / "summary.json").read_text()) == summary  # a failed run leaves the old report
+
+
+def test_reads_real_harness_and_trainer_traces(tiny_model, tmp_path):
+    # traces written by the eval harness and by the trainer's in-loop evaluator (tiny random model)
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from whowrote.llm.backends import TransformersBackend
+    from whowrote.llm.evaluate import EvalConfig, run_eval
+    from whowrote.train.config import EvalConfig as LoopEval
+    from whowrote.train.data import write_rows
+    from whowrote.train.evaluation import evaluate_policy
+
+    rows = [{"id": k, "text": t, "provider": p, "genre": "blog", "topic": k, "category": "c", "model": m}
+            for k, t, p, m in (("d", DASH, "CLAUDE", "claude-sonnet-4"), ("l", LIST, "CHATGPT", "gpt-5"),
+                               ("a", ASCII, "GEMINI", "gemini-2.5-pro"))]
+    split = write_rows(tmp_path / "val.jsonl", rows)
+    model, tok = AutoModelForCausalLM.from_pretrained(tiny_model), AutoTokenizer.from_pretrained(tiny_model)
+    run_eval(EvalConfig(split=str(split), out=str(tmp_path / "harness"), k=2, max_new_tokens=6),
+             backend=TransformersBackend(model, tok))
+    _, loop_traces = evaluate_policy(model, tok, rows, LoopEval(max_new_tokens=6), labels=("CLAUDE", "CHATGPT", "GEMINI"))
+    run = tmp_path / "loop"
+    (run / "config.grpo.toml").parent.mkdir()
+    (run / "config.grpo.toml").write_text(f'[data]\nval = "{split}"\n')
+    write_rows(run / "evals" / "step00000.traces.jsonl", loop_traces)
+    stats = analyze_sources([str(tmp_path / "harness"), str(run / "evals" / "step00000.traces.jsonl")])
+    assert stats["harness"]["n"] == 6 and stats["harness"]["texts_found"] == 6
+    assert stats["loop@0"]["n"] == 3 and stats["loop@0"]["texts_found"] == 3
