@@ -11,6 +11,7 @@ from whowrote.cli import main
 from whowrote.traces import check_claims, rationale_faithfulness
 from whowrote.traces.analyze import analyze_sources
 from whowrote.traces.cues import cue_families, reason_text, repetition, tone
+from whowrote.types import WhowroteError
 
 # Our own fixture texts. DASH: em-dashes and headers, no tables or lists. LIST: bullets and bold,
 # no em-dashes. ASCII: a box-drawing diagram, no headers.
@@ -158,3 +159,16 @@ def test_reads_real_harness_and_trainer_traces(tiny_model, tmp_path):
     stats = analyze_sources([str(tmp_path / "harness"), str(run / "evals" / "step00000.traces.jsonl")])
     assert stats["harness"]["n"] == 6 and stats["harness"]["texts_found"] == 6
     assert stats["loop@0"]["n"] == 3 and stats["loop@0"]["texts_found"] == 3
+
+
+def test_torn_last_line_is_skipped_but_a_bad_middle_line_is_refused(tmp_path):
+    from whowrote.traces.analyze import read_records
+
+    good = json.dumps({"completion": completion("heavy em-dashes in it", "CLAUDE"), "gold": "CLAUDE"})
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text(good + "\n" + good[:20])  # an interrupted write
+    assert len(read_records(torn)) == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(good + "\n{oops\n" + good + "\n")
+    with pytest.raises(WhowroteError, match=":2: not a JSON line"):
+        read_records(bad)

@@ -52,7 +52,7 @@ class Source:
 
 def resolve_source(spec: str, split: Path | None = None) -> Source:
     """``[NAME=]PATH`` -> a :class:`Source` (file found, label chosen, split located)."""
-    name, _, raw = spec.rpartition("=") if "=" in spec and not Path(spec).exists() else ("", "", spec)
+    name, _, raw = spec.partition("=") if "=" in spec and not Path(spec).exists() else ("", "", spec)
     path = Path(raw)
     if path.is_dir():
         path = path / "traces.jsonl"
@@ -81,21 +81,25 @@ def _split_of(path: Path) -> Path | None:
 
 
 def read_records(path: Path) -> list[dict]:
-    """Trace records; a torn last line (an interrupted run) is skipped, other bad lines refused."""
+    """Trace records, streamed; a torn last line (an interrupted run) is skipped, other bad lines refused."""
     out: list[dict] = []
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            if i == len(lines) and not line.endswith("\n"):
-                break
-            raise WhowroteError(f"{path}:{i}: not a JSON line") from None
-        if not isinstance(rec, dict) or "completion" not in rec:
-            raise WhowroteError(f"{path}:{i}: not a trace record (no 'completion')")
-        out.append(rec)
+    pending: tuple[int, str] | None = None  # a bad line is fatal only if another line follows it
+    with path.open(encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if pending is not None:
+                raise WhowroteError(f"{path}:{pending[0]}: not a JSON line")
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                if line.endswith("\n"):
+                    raise WhowroteError(f"{path}:{i}: not a JSON line") from None
+                pending = (i, line)
+                continue
+            if not isinstance(rec, dict) or "completion" not in rec:
+                raise WhowroteError(f"{path}:{i}: not a trace record (no 'completion')")
+            out.append(rec)
     if not out:
         raise WhowroteError(f"{path}: no trace records")
     return out
