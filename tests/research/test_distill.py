@@ -178,3 +178,25 @@ def test_opcd_is_not_stopped_by_the_zero_trainable_guard(tiny_model, splits, tmp
     with pytest.raises(WhowroteError, match="grpo.beta = 0"):
         run_research(*load_research_config(None, [*research_overrides(tiny_model, splits, out), "grpo.beta=0.04",
                                                   "research.mode=opcd", "research.cheatsheet=default"]))
+
+
+def test_curriculum_rows_keep_their_own_prompts(tmp_path, tiny_model):
+    import pandas as pd
+
+    from whowrote.task.curricula import curriculum_rows
+    from whowrote.train.data import write_rows
+    from whowrote.train.distill import research_records
+
+    src = pd.DataFrame([{"id": f"{p}{i}", "text": f"text {p} {i}", "provider": p, "model": "m", "category": "c",
+                         "topic": f"t{i}", "genre": "blog"} for i in range(3) for p in ("CLAUDE", "CHATGPT", "GEMINI")])
+    rows = curriculum_rows(src, "pair", n_steps=1).to_dict("records")
+    recs = research_records(rows, variant="3way", cheatsheet=None, labels=("CLAUDE", "CHATGPT", "GEMINI"))
+    assert [r["gold"] for r in recs] == [r["provider"] for r in rows]
+    assert "TEXT B" in recs[0]["prompt"][0]["content"] and recs[0]["prompt"][1]["content"].startswith("### TEXT A")
+    assert "TEXT B" not in recs[-1]["prompt"][0]["content"]  # the singles keep the 3-way prompt
+    with pytest.raises(WhowroteError, match="own prompts"):
+        research_records(rows, variant="3way", cheatsheet="sheet", labels=("CLAUDE",))
+    path = write_rows(tmp_path / "curr.jsonl", rows)
+    cfg, recipe = load_research_config(None, [f'data.train="{path}"', "grpo.prompts_per_step=6"])
+    with pytest.raises(WhowroteError, match="prompts_per_step = 12"):
+        run_research(cfg, recipe)

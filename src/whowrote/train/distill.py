@@ -278,6 +278,11 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     if train_rows is None and cfg.data.train:
         rows = read_rows(cfg.data.train)
         if rows and rows[0].get("task_type"):  # a curriculum: its order and per-row tasks are the point
+            from whowrote.task.curricula import STEP_ROWS
+
+            if cfg.grpo.prompts_per_step != STEP_ROWS or not cfg.grpo.balanced_batches:
+                raise WhowroteError(f"{cfg.data.train} is a curriculum of {STEP_ROWS}-row steps: set "
+                                    f"grpo.prompts_per_step = {STEP_ROWS} and grpo.balanced_batches = true (order kept)")
             train_rows = rows
     prep = prepare(cfg, stage, train_rows=train_rows)
     g, d = cfg.grpo, cfg.data

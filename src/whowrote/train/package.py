@@ -58,7 +58,9 @@ def find_run_facts(ckpt: Path, summary: Path | None = None) -> RunFacts:
     sit inside the run's output dir), or of ``ckpt`` itself when it is a run dir."""
     facts = RunFacts()
     for run_dir in (ckpt, ckpt.parent):
-        configs = sorted(run_dir.glob("config.*.toml"))
+        # the stage that finished here (it wrote train_result.<stage>.json), else the last config
+        configs = sorted(run_dir.glob("config.*.toml"),
+                         key=lambda c: ((run_dir / f"train_result.{c.name[7:-5]}.json").is_file(), c.name))
         if configs:
             facts.recipe = configs[-1].name[len("config."):-len(".toml")]
             try:
