@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from whowrote.cli import data, evaluate, generate, predict, serve, study, train  # noqa: F401  (register commands)
+from whowrote.cli import (  # noqa: F401  (register commands)
+    data, evaluate, generate, package, predict, research, serve, study, traces, train,
+)
 from whowrote.cli.app import app
 from whowrote.types import WhowroteError
 
