@@ -175,9 +175,12 @@ def test_truncated_stdin_is_warned_about(monkeypatch):
     assert item.warnings == []
 
 
-def test_table_rows_keep_the_file_decoding_warning(tmp_path):
+def test_table_rows_carry_their_own_decoding_warning(tmp_path):
+    """Tables are streamed: the row with the undecodable byte says so, the clean row does not."""
     from whowrote.style.sources import iter_items
 
-    (tmp_path / "t.jsonl").write_bytes(b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n')
-    items = list(iter_items([str(tmp_path / "t.jsonl")]))
-    assert len(items) == 2 and all(any("UTF-8" in w for w in it.warnings) for it in items)
+    for name, data in (("t.jsonl", b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n'),
+                       ("t.csv", b'text\n"caf\xe9 au lait"\nplain\n')):
+        (tmp_path / name).write_bytes(data)
+        items = list(iter_items([str(tmp_path / name)]))
+        assert len(items) == 2 and any("UTF-8" in w for w in items[0].warnings) and items[1].warnings == []
