@@ -7,7 +7,6 @@ binary, undecodable) becomes an item with ``error`` set, which the caller report
 
 from __future__ import annotations
 
-import csv
 import glob
 import io
 import json
@@ -166,6 +165,8 @@ def _file_rows(f, path: Path, suffix: str, column: str | None) -> Iterator[Item]
                 return
             records = enumerate(data if isinstance(data, list) else [data], start=1)
         elif suffix in (".csv", ".tsv"):
+            import csv
+
             records = enumerate(csv.DictReader(io.StringIO(whole.text, newline=""),
                                                delimiter="\t" if suffix == ".tsv" else ","), start=2)
         else:
@@ -179,6 +180,8 @@ def _file_rows(f, path: Path, suffix: str, column: str | None) -> Iterator[Item]
         return
     f.seek(0)
     if suffix in (".csv", ".tsv"):
+        import csv
+
         text = io.TextIOWrapper(f, encoding="utf-8-sig", errors="replace", newline="")
         csv.field_size_limit(sys.maxsize)
         rows = csv.DictReader(text, delimiter="\t" if suffix == ".tsv" else ",")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
@@ -34,35 +33,6 @@ class TextCheck:
     warnings: list[str] = field(default_factory=list)
     force_uncertain: bool = False
     skip: bool = False  # nothing to attribute: the result is uniform probabilities, uncertain
-
-
-class _Visible(HTMLParser):
-    """Collects the visible text: script/style content dropped, block ends become blank lines."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in _HIDDEN:
-            self.hidden += 1
-        elif tag == "br":
-            self.parts.append("\n\n")
-
-    def handle_startendtag(self, tag: str, attrs: list) -> None:
-        if tag == "br":
-            self.parts.append("\n\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _HIDDEN:
-            self.hidden = max(self.hidden - 1, 0)
-        elif tag in _BLOCK_END:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data)
 
 
 def _defuse(html: str) -> str:
@@ -94,8 +64,43 @@ def _defuse(html: str) -> str:
     return "".join(out)
 
 
+def _parser():
+    """A parser that collects the visible text (html.parser loads only for HTML input)."""
+    from html.parser import HTMLParser
+
+    class _Visible(HTMLParser):
+        """Collects the visible text: script/style content dropped, block ends become blank lines."""
+
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.hidden = 0
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag in _HIDDEN:
+                self.hidden += 1
+            elif tag == "br":
+                self.parts.append("\n\n")
+
+        def handle_startendtag(self, tag: str, attrs: list) -> None:
+            if tag == "br":
+                self.parts.append("\n\n")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _HIDDEN:
+                self.hidden = max(self.hidden - 1, 0)
+            elif tag in _BLOCK_END:
+                self.parts.append("\n\n")
+
+        def handle_data(self, data: str) -> None:
+            if not self.hidden:
+                self.parts.append(data)
+
+    return _Visible()
+
+
 def html_to_text(html: str) -> str:
-    parser = _Visible()
+    parser = _parser()
     try:
         parser.feed(_defuse(html))
         parser.close()
