@@ -50,7 +50,10 @@ def texts_of(path: Path) -> list[str]:
 
 def run_once(src: str, args: list[str], cores: str) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one ``whowrote`` child."""
+    # Bytecode is cached as in an installed package (this workplace sets PYTHONDONTWRITEBYTECODE,
+    # which would make every start compile the sources again).
     env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = (["taskset", "-c", cores] if shutil.which("taskset") else []) + entry_point() + args
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
