@@ -1,17 +1,26 @@
-"""``whowrote predict`` start-up and end-to-end throughput.
+"""``whowrote predict`` start-up, throughput and memory, for one or more source trees side by side.
 
-    python benchmarks/predict.py --corpus ../shared/corpus/blogs.jsonl --n 1000
+    python benchmarks/predict.py --src /tmp/base/src --src src --corpus ../shared/corpus/blogs.jsonl --n 1000
 
-- start-up: wall time of ``whowrote predict ONE.md --jsonl`` (median of ``--repeat`` runs), via the
-  installed entry-point script (not the pyenv shim, whose own start-up is not ours);
-- batch: ``whowrote predict FOLDER --jsonl`` over ``--n`` files written from the corpus
-  (texts cycled if the file has fewer), wall time including start-up, in docs/s;
-- in-process: ``load_model().attribute(texts)`` docs/s (no file I/O, no start-up).
+Every measurement runs the entry point (``whowrote predict ...``) as a child process with
+``PYTHONPATH=<src>``, pinned with ``taskset`` to ``--cores`` (one core by default), the
+contenders interleaved and repeated (``--repeat``); the table gives the median and each
+contender's ratio to the first ``--src``. Peak RSS comes from ``os.wait4`` of each child.
+
+- ``startup``: ``whowrote predict ONE.md --jsonl`` (one blog post);
+- ``batch``: ``whowrote predict FOLDER --jsonl --no-progress`` over ``--n`` files written from
+  ``--corpus`` (texts cycled), wall time including start-up, in docs/s;
+- ``table``: ``whowrote predict rows.jsonl --jsonl`` on ``--corpus`` repeated to ``--rows`` rows
+  (for the memory check: RSS should not grow with the number of rows);
+- ``jobs``: the batch with ``--jobs 2`` on two cores against ``--jobs 1`` on the same two cores
+  (``--jobs`` only where the source tree has it).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -20,51 +29,106 @@ import tempfile
 import time
 from pathlib import Path
 
-from whowrote.data.readers import iter_json_rows
 
-
-def entry_point() -> str:
+def entry_point() -> list[str]:
     script = Path(sys.executable).with_name("whowrote")
-    return str(script) if script.exists() else shutil.which("whowrote") or "whowrote"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from whowrote.cli import main; main()"]
+
+
+def texts_of(path: Path) -> list[str]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            text = row.get("text") or row.get("content") or ""
+            if text.strip():
+                out.append(text)
+    return out
+
+
+def run_once(src: str, args: list[str], cores: str) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one ``whowrote`` child."""
+    # Bytecode is cached as in an installed package (this workplace sets PYTHONDONTWRITEBYTECODE,
+    # which would make every start compile the sources again).
+    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = (["taskset", "-c", cores] if shutil.which("taskset") else []) + entry_point() + args
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def compare(name: str, srcs: list[str], args_of, repeat: int, cores: str, n_docs: int | None) -> None:
+    walls: dict[str, list[float]] = {s: [] for s in srcs}
+    rss: dict[str, list[float]] = {s: [] for s in srcs}
+    for s in srcs:  # warm-up (file cache, .pyc)
+        run_once(s, args_of(s), cores)
+    for _ in range(repeat):
+        for s in srcs:  # interleaved: machine drift hits every contender alike
+            w, r = run_once(s, args_of(s), cores)
+            walls[s].append(w)
+            rss[s].append(r)
+    first = statistics.median(walls[srcs[0]])
+    for s in srcs:
+        med = statistics.median(walls[s])
+        rate = f"  {n_docs / med:8,.0f} docs/s" if n_docs else ""
+        print(f"{name:8s} {s:28s} median {med:7.3f} s (min {min(walls[s]):.3f}){rate}  "
+              f"time ratio {med / first:5.2f}  peak RSS {max(rss[s]):6.0f} MB")
+
+
+def has_jobs(src: str) -> bool:
+    return "--jobs" in (Path(src) / "whowrote" / "cli" / "predict.py").read_text()
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--n", type=int, default=1000)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", action="append", help="a source tree (its src/ folder); repeat to compare")
+    ap.add_argument("--corpus", type=Path, required=True)
+    ap.add_argument("--n", type=int, default=1000, help="files in the batch")
+    ap.add_argument("--rows", type=int, default=0, help="rows in the table run (0: skip it)")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cores", default="0", help="taskset core list for the one-core runs")
+    ap.add_argument("--jobs-cores", default="0,1", help="taskset core list for the --jobs run")
+    ap.add_argument("--parts", default="startup,batch", help="comma list of startup,batch,table,jobs")
     args = ap.parse_args()
-    texts = [r.get("text") or r.get("content") or "" for _, r in iter_json_rows(Path(args.corpus))]
-    exe = entry_point()
+    srcs = args.src or [str(Path(__file__).resolve().parents[1] / "src")]
+    parts = set(args.parts.split(","))
+    texts = texts_of(args.corpus)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "one.md").write_text(texts[0])
-        runs = []
-        for _ in range(args.repeat + 1):
-            t0 = time.perf_counter()
-            subprocess.run([exe, "predict", str(d / "one.md"), "--jsonl"], check=True, capture_output=True)
-            runs.append(time.perf_counter() - t0)
-        print(f"start-up (one file, {exe}): median {statistics.median(runs[1:]):.3f} s, min {min(runs[1:]):.3f} s")
         batch = d / "batch"
         batch.mkdir()
         for i in range(args.n):
             (batch / f"{i:05d}.md").write_text(texts[i % len(texts)])
         mb = sum(len(texts[i % len(texts)].encode()) for i in range(args.n)) / 1e6
-        t0 = time.perf_counter()
-        out = subprocess.run([exe, "predict", str(batch), "--jsonl", "--no-progress"], check=True,
-                             capture_output=True, text=True).stdout
-        dt = time.perf_counter() - t0
-        assert len(out.splitlines()) == args.n
-        print(f"batch CLI: {args.n} files, {mb:.1f} MB in {dt:.2f} s = {args.n / dt:,.0f} docs/s ({mb / dt:.1f} MB/s)")
-    from whowrote.style import load_model
-
-    model = load_model()
-    sample = [texts[i % len(texts)] for i in range(args.n)]
-    model.attribute(sample[:10])
-    t0 = time.perf_counter()
-    model.attribute(sample)
-    dt = time.perf_counter() - t0
-    print(f"in-process attribute(): {args.n / dt:,.0f} docs/s")
+        print(f"corpus {args.corpus.name}: {args.n} files, {mb:.1f} MB; cores {args.cores}; repeat {args.repeat}")
+        if "startup" in parts:
+            compare("startup", srcs, lambda s: ["predict", str(d / "one.md"), "--jsonl"], args.repeat, args.cores, None)
+        if "batch" in parts:
+            compare("batch", srcs, lambda s: ["predict", str(batch), "--jsonl", "--no-progress"], args.repeat,
+                    args.cores, args.n)
+        if "table" in parts and args.rows:
+            rows = d / "rows.jsonl"
+            with open(rows, "w", encoding="utf-8") as f:
+                for i in range(args.rows):
+                    f.write(json.dumps({"id": i, "text": texts[i % len(texts)]}, ensure_ascii=False) + "\n")
+            print(f"table: {args.rows} rows, {rows.stat().st_size / 1e6:.0f} MB")
+            compare("table", srcs, lambda s: ["predict", str(rows), "--jsonl", "--no-progress"], 1, args.cores,
+                    args.rows)
+        if "jobs" in parts:
+            for s in srcs:
+                if has_jobs(s):
+                    print(f"jobs: {s} on cores {args.jobs_cores}")
+                    compare("jobs", [s, s + "/"], lambda x: ["predict", str(batch), "--jsonl", "--no-progress"]
+                            + (["--jobs", "2"] if x.endswith("/") else []), args.repeat, args.jobs_cores, args.n)
 
 
 if __name__ == "__main__":

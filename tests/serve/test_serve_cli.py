@@ -56,3 +56,31 @@ def test_serve_warns_on_public_address(fake_run, tmp_path):
 def test_serve_rejects_missing_model_path(fake_run, tmp_path):
     result = CliRunner().invoke(app, ["serve", "--model", str(tmp_path / "nope.json")])
     assert result.exit_code != 0 and "app" not in fake_run
+
+
+def test_serve_on_a_busy_port_is_one_line_before_serving(fake_run):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)])
+    assert result.exit_code == 1 and "app" not in fake_run
+    assert f"cannot listen on 127.0.0.1:{port}" in str(result.exception)
+    assert "serving on" not in result.output
+
+
+def test_serve_on_a_busy_port_from_the_command_line():
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "serve", "--port",
+                               str(port)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "serving on" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "cannot listen on" in proc.stderr

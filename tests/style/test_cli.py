@@ -50,7 +50,7 @@ def test_formats_glob_stdin_and_explain(posts, corpus):
     assert res.exit_code == 0 and len(recs) == 2 and all(len(r["tells"]) == 1 for r in recs)
     res = run("predict", str(posts / "post0.md"), "--csv")
     header, row = res.stdout.splitlines()[:2]
-    assert header.startswith("path,provider,uncertain,p_CLAUDE") and row.split(",")[1] in LABELS
+    assert header.startswith("path,id,provider,uncertain,p_CLAUDE") and row.split(",")[2] in LABELS
     res = run("predict", "-", "--jsonl", input=corpus["text"].iloc[10])
     assert res.exit_code == 0 and json.loads(res.stdout)["path"] == "-"
     res = run("predict", str(posts / "post0.md"))  # the human table
@@ -65,6 +65,69 @@ def test_jsonl_and_csv_tables_with_column(tmp_path, corpus):
     assert res.exit_code == 0 and [r["id"] for r in recs] == [str(i) for i in rows["id"]]
     res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl")  # "story" is not a known text column
     assert res.exit_code == 1 and res.stdout == "" and str(res.exception).startswith(f"{tmp_path / 't.jsonl'}: no text column")
+
+
+def test_csv_has_the_id_column_of_jsonl(tmp_path, corpus):
+    import csv
+    import io
+
+    rows = corpus.iloc[:2]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"id": f"row-{i}", "text": t}) + "\n"
+                                              for i, t in enumerate(rows["text"])))
+    res = run("predict", str(tmp_path / "t.jsonl"), "--csv")
+    table = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert res.exit_code == 0 and [r["id"] for r in table] == ["row-0", "row-1"]
+    jsonl = [json.loads(x) for x in run("predict", str(tmp_path / "t.jsonl"), "--jsonl").stdout.splitlines()]
+    assert [r["id"] for r in jsonl] == [r["id"] for r in table]
+    assert [r["provider"] for r in jsonl] == [r["provider"] for r in table]
+
+
+@pytest.mark.parametrize("flags", [("--json", "--csv"), ("--jsonl", "--csv"), ("--json", "--jsonl")])
+def test_two_output_formats_is_a_usage_error(tmp_path, flags):
+    (tmp_path / "a.md").write_text("some words")
+    proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict",
+                           str(tmp_path / "a.md"), *flags], capture_output=True, text=True)
+    assert proc.returncode == 2 and "not allowed with" in proc.stderr and proc.stdout == ""
+
+
+def test_version_flag():
+    from whowrote.cli.version import version
+
+    proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "--version"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == f"whowrote {version()}\n"
+    assert version().split(".")[0].isdigit()
+
+
+def test_predict_does_not_import_the_cli_framework(tmp_path):
+    """Start-up: the predict path loads no typer/click/pydantic/rich/pandas/sklearn/scipy."""
+    (tmp_path / "a.md").write_text("A plain sentence about gardens. " * 30)
+    code = ("import sys; from whowrote.cli import main\n"
+            "try:\n    main(['predict', sys.argv[1], '--jsonl'])\nexcept SystemExit:\n    pass\n"
+            "heavy = ('typer', 'click', 'pydantic', 'rich', 'pandas', 'sklearn', 'scipy', 'pyarrow', 'yaml')\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.md")], capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["provider"] in LABELS
+    assert proc.stderr.strip() == "[]"
+
+
+def test_train_probe_refuses_the_bundled_model_dir(tmp_path):
+    from whowrote.style.io import DEFAULT_DIR
+
+    before = (DEFAULT_DIR / "model.npz").stat().st_mtime
+    res = run("train-probe", "--corpus", str(tmp_path / "x.jsonl"), "--out", str(DEFAULT_DIR), "--no-check")
+    assert res.exit_code == 1 and "--force" in str(res.exception) and "models/mine" in str(res.exception)
+    assert (DEFAULT_DIR / "model.npz").stat().st_mtime == before
+
+
+def test_jobs_give_the_same_results_in_order(tmp_path, corpus):
+    texts = corpus["text"].iloc[:40].tolist()
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    one = run("predict", str(tmp_path / "t.jsonl"), "--jsonl")
+    two = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict",
+                          str(tmp_path / "t.jsonl"), "--jsonl", "--jobs", "2"], capture_output=True, text=True)
+    assert one.exit_code == 0 and two.returncode == 0, two.stderr
+    assert two.stdout == one.stdout and len(two.stdout.splitlines()) == 40
 
 
 def test_bad_inputs_give_explicit_results_not_tracebacks(tmp_path):
@@ -175,9 +238,12 @@ def test_truncated_stdin_is_warned_about(monkeypatch):
     assert item.warnings == []
 
 
-def test_table_rows_keep_the_file_decoding_warning(tmp_path):
+def test_table_rows_carry_their_own_decoding_warning(tmp_path):
+    """Tables are streamed: the row with the undecodable byte says so, the clean row does not."""
     from whowrote.style.sources import iter_items
 
-    (tmp_path / "t.jsonl").write_bytes(b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n')
-    items = list(iter_items([str(tmp_path / "t.jsonl")]))
-    assert len(items) == 2 and all(any("UTF-8" in w for w in it.warnings) for it in items)
+    for name, data in (("t.jsonl", b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n'),
+                       ("t.csv", b'text\n"caf\xe9 au lait"\nplain\n')):
+        (tmp_path / name).write_bytes(data)
+        items = list(iter_items([str(tmp_path / name)]))
+        assert len(items) == 2 and any("UTF-8" in w for w in items[0].warnings) and items[1].warnings == []

@@ -1,30 +1,68 @@
 """``whowrote predict`` (attribute texts with the bundled or a given model) and ``whowrote train-probe``.
 
-Start-up is part of the product: this module imports only typer at load time; the command
-imports numpy and the style package (no scikit-learn, pandas, torch or matplotlib) when it runs.
+Start-up is part of the product: ``whowrote predict`` is parsed here with argparse and run before
+the Typer app (and the click, pydantic and rich it pulls in) is ever imported; it loads numpy, the
+style package and the standard library only. The Typer app lists ``predict`` and hands its
+arguments to :func:`run` unchanged, so the options are defined once, below.
+
+Inputs and outputs are streamed in batches: memory does not grow with the number of texts.
+``--jobs N`` attributes the batches in N worker processes (results stay in input order).
 
 Exit codes of ``predict``: 0 every input attributed; 3 some inputs could not be read (each still
-gets an explicit "cannot tell" result); 1 no input could be read, or a fatal error (bad model).
+gets an explicit "cannot tell" result); 1 no input could be read, or a fatal error (bad model);
+2 usage error.
 """
 
-from __future__ import annotations
-
+import argparse
 import json
 import sys
+from collections import deque
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
-
-import typer
-
-from whowrote.cli.app import app, data_app, train_app  # noqa: F401
 
 EXIT_PARTIAL = 3
 BATCH = 256
 COLOURS = {"CLAUDE": "#d97706", "CHATGPT": "#10a37f", "GEMINI": "#4285f4", "OTHER": "grey62"}
+HELP = "Name the assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote each text, with its tells."
+AUTO_PROGRESS = 20  # a bar appears on a terminal once more texts than this are read
 
 
-def _record(item, attribution) -> dict:
-    rec = {"path": item.path, **attribution.to_dict()}
+def _non_negative(value: str) -> int:
+    n = int(value)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {n}")
+    return n
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {n}")
+    return n
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="Files, folders (recursing into .md/.txt), globs, '-' for stdin, "
+                        "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row).")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", dest="json_out", action="store_true", help="One JSON array of results.")
+    fmt.add_argument("--jsonl", action="store_true", help="One JSON object per text, one per line.")
+    fmt.add_argument("--csv", dest="csv_out", action="store_true",
+                     help="CSV: path, id, provider, uncertain, 4 probabilities, words, warnings.")
+    p.add_argument("--explain", "-e", type=_non_negative, default=3, metavar="N", help="Show the top N tells per text.")
+    p.add_argument("--column", help="Text column of table inputs (default: text/content/...).")
+    p.add_argument("--model", dest="model_path", type=Path, help="A model directory from train-probe.")
+    p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
+                   help="Worker processes attributing batches in parallel (default 1).")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help=f"Progress bar on stderr (default: on a terminal, once more than {AUTO_PROGRESS} texts).")
+    return p
+
+
+def _record(item, attribution: dict) -> dict:
+    rec = {"path": item.path, **attribution}
     if item.id is not None:
         rec["id"] = item.id
     if item.error:
@@ -32,49 +70,102 @@ def _record(item, attribution) -> dict:
     return rec
 
 
-def _attribute_all(model, items, n_tells: int, progress: bool):
-    """Yield ``(item, attribution)`` in input order, attributing readable items in batches."""
+# ---- attribution in batches, in this process or in N workers -----------------------------------
+_worker_model = None
+
+
+def _attribute_batch(texts: list[str], n_tells: int, model=None) -> list[dict]:
+    found = (model or _worker_model).attribute(texts, n_tells=n_tells)
+    return [a.to_dict() for a in found]
+
+
+def _init_worker(model_path: str | None) -> None:
+    global _worker_model
+    if _worker_model is None:  # forked workers inherit the parent's model
+        from whowrote.style.io import load_model
+
+        _worker_model = load_model(model_path)
+
+
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for it in items:
+        batch.append(it)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _merge(batch: list, found: list[dict]) -> Iterator[tuple[object, dict]]:
     from whowrote.style.explain import no_attribution
 
-    pending = []
-    bar = task = None
-
-    def flush():
-        readable = [it for it in pending if not it.error]
-        found = iter(model.attribute([it.text for it in readable], n_tells=n_tells) if readable else ())
-        for it in pending:
-            if it.error:
-                yield it, no_attribution([it.error])
-            else:
-                att = next(found)
-                att.warnings[:0] = it.warnings
-                yield it, att
-        if bar is not None:  # advance once the batch is done, so the bar shows real progress
-            bar.advance(task, len(pending))
-        pending.clear()
-
-    if progress:
-        from rich.progress import Progress
-
-        bar = Progress(transient=True, console=_stderr_console())
-        bar.start()
-        task = bar.add_task("attributing", total=len(items))
-    try:
-        for it in items:
-            pending.append(it)
-            if len(pending) >= BATCH:
-                yield from flush()
-        if pending:
-            yield from flush()
-    finally:
-        if bar is not None:
-            bar.stop()
+    results = iter(found)
+    for it in batch:
+        if it.error:
+            yield it, no_attribution([it.error]).to_dict()
+        else:
+            att = next(results)
+            att["warnings"][:0] = it.warnings
+            yield it, att
 
 
-def _stderr_console():
-    from rich.console import Console
+def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1) -> Iterator[tuple[object, dict]]:
+    """``(item, attribution dict)`` in input order. With ``jobs > 1`` the batches go to worker
+    processes, at most ``2 * jobs`` batches ahead of the output, so memory stays bounded."""
+    if jobs <= 1:
+        for batch in _batches(items, BATCH):
+            texts = [it.text for it in batch if not it.error]
+            yield from _merge(batch, _attribute_batch(texts, n_tells, model) if texts else [])
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
-    return Console(stderr=True)
+    global _worker_model
+    _worker_model = model  # inherited by forked workers; spawned ones load it in _init_worker
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    path = None if model_path is None else str(model_path)
+    size = max(8, BATCH // 4)  # smaller batches keep every worker busy
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
+                             initializer=_init_worker, initargs=(path,)) as pool:
+        pending: deque = deque()
+        for batch in _batches(items, size):
+            texts = [it.text for it in batch if not it.error]
+            pending.append((batch, pool.submit(_attribute_batch, texts, n_tells) if texts else None))
+            while len(pending) > 2 * jobs:
+                done, fut = pending.popleft()
+                yield from _merge(done, fut.result() if fut else [])
+        while pending:
+            done, fut = pending.popleft()
+            yield from _merge(done, fut.result() if fut else [])
+
+
+# ---- output ------------------------------------------------------------------------------------
+class _Progress:
+    """A rich progress bar on stderr, started only once it is wanted (rich loads only then)."""
+
+    def __init__(self, wanted: bool | None) -> None:
+        self.wanted = wanted
+        self.bar = self.task = None
+        self.n = 0
+
+    def advance(self) -> None:
+        self.n += 1
+        if self.bar is None and self.n > AUTO_PROGRESS and (self.wanted or (self.wanted is None and sys.stderr.isatty())):
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True, console=Console(stderr=True))
+            self.bar.start()
+            self.task = self.bar.add_task("attributing", total=None, completed=self.n)
+            self.wanted = False  # started once
+        elif self.bar is not None and self.n % 64 == 0:
+            self.bar.update(self.task, completed=self.n)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _table(records: list[dict], explain: int) -> None:
@@ -92,79 +183,118 @@ def _table(records: list[dict], explain: int) -> None:
     Console().print(table)
 
 
-@app.command()
-def predict(
-    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursing into .md/.txt), globs, '-' for stdin, "
-                                                     "or .jsonl/.csv/.tsv/.json tables (one text per row).")],
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON array of results.")] = False,
-    jsonl: Annotated[bool, typer.Option("--jsonl", help="One JSON object per text, one per line.")] = False,
-    csv_out: Annotated[bool, typer.Option("--csv", help="CSV: path, provider, uncertain, 4 probabilities.")] = False,
-    explain: Annotated[int, typer.Option("--explain", "-e", min=0, help="Show the top N tells per text.")] = 3,
-    column: Annotated[str | None, typer.Option(help="Text column of JSONL/CSV inputs (default: text/content/...).")] = None,
-    model_path: Annotated[Path | None, typer.Option("--model", help="A model directory from train-probe.")] = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
-                                                  help="Progress bar on stderr (default: for >20 texts on a terminal).")] = None,
-) -> None:
-    """Name the assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote each text, with its tells."""
+def _held_back(items: Iterable) -> Iterator:
+    """The items, except that tables with nothing to attribute are held back while nothing else
+    came: if only such tables come, :class:`WhowroteError` says why, on one line, with nothing
+    written before it."""
+    from whowrote.types import WhowroteError
+
+    held, other = [], False
+    for it in items:
+        if not other and it.nothing_in_table:
+            held.append(it)
+            continue
+        if not other:
+            other = True
+            yield from held
+        yield it
+    if not other:
+        if not held:
+            raise WhowroteError("no input texts found (folders are searched for .md and .txt files)")
+        raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in held))
+
+
+def run(argv: list[str]) -> int:
+    """``whowrote predict ARGV``: returns the exit code (usage errors exit 2 from argparse)."""
     from whowrote.style.io import load_model
     from whowrote.style.sources import iter_items
-    from whowrote.types import LABELS, WhowroteError
+    from whowrote.types import LABELS
 
-    if sum((json_out, jsonl, csv_out)) > 1:
-        raise WhowroteError("choose one of --json, --jsonl, --csv")
-    model = load_model(model_path)
-    items = list(iter_items(paths, column=column))
-    if not items:
-        raise WhowroteError("no input texts found (folders are searched for .md and .txt files)")
-    if all(it.nothing_in_table for it in items):
-        # Only tables with nothing to attribute: one line saying why, not a table of "cannot tell".
-        raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in items))
-    show_bar = progress if progress is not None else (len(items) > 20 and sys.stderr.isatty())
-    n_err = 0
-    records: list[dict] = []
+    args = parser().parse_args(argv)
+    model = load_model(args.model_path)
+    items = _held_back(iter_items(args.paths, column=args.column))
+    jobs = args.jobs
     out = sys.stdout
     writer = None
-    if csv_out:
+    if args.csv_out:
         import csv
 
         writer = csv.writer(out)
-        writer.writerow(["path", "provider", "uncertain", *(f"p_{lab}" for lab in LABELS), "n_words", "warnings"])
-    for item, att in _attribute_all(model, items, explain, show_bar):
-        n_err += item.error is not None
-        if item.error and not (json_out or jsonl or csv_out):
-            print(f"whowrote: {item.path}: {item.error}", file=sys.stderr)
-        rec = _record(item, att)
-        if jsonl:
-            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        elif writer is not None:
-            writer.writerow([rec["path"], rec["provider"], rec["uncertain"],
-                             *(f"{rec['probabilities'][lab]:.6f}" for lab in LABELS), rec["n_words"],
-                             " | ".join(rec["warnings"])])
-        else:
-            records.append(rec)
-    if json_out:
-        json.dump(records, out, ensure_ascii=False, indent=1)
-        out.write("\n")
-    elif not (jsonl or csv_out):
-        _table(records, explain)
+        writer.writerow(["path", "id", "provider", "uncertain", *(f"p_{lab}" for lab in LABELS), "n_words", "warnings"])
+    records: list[dict] = []  # the human table only (no texts in them)
+    n = n_err = 0
+    progress = _Progress(args.progress)
+    machine = args.json_out or args.jsonl or args.csv_out
+    try:
+        for item, att in attribute_stream(model, args.model_path, items, args.explain, jobs):
+            n += 1
+            n_err += item.error is not None
+            progress.advance()
+            if item.error and not machine:
+                print(f"whowrote: {item.path}: {item.error}", file=sys.stderr)
+            rec = _record(item, att)
+            if args.jsonl:
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            elif writer is not None:
+                writer.writerow([rec["path"], rec.get("id", ""), rec["provider"], rec["uncertain"],
+                                 *(f"{rec['probabilities'][lab]:.6f}" for lab in LABELS), rec["n_words"],
+                                 " | ".join(rec["warnings"])])
+            elif args.json_out:  # streamed, byte for byte what json.dump(records, indent=1) writes
+                body = json.dumps(rec, ensure_ascii=False, indent=1).split("\n")
+                out.write(("[\n" if n == 1 else ",\n") + "\n".join(" " + line for line in body))
+            else:
+                records.append(rec)
+    finally:
+        progress.stop()
+    if args.json_out:
+        out.write("\n]\n" if n else "[]\n")
+    elif not machine:
+        _table(records, args.explain)
     out.flush()
-    if n_err == len(items):
-        raise typer.Exit(1)
-    if n_err:
-        raise typer.Exit(EXIT_PARTIAL)
+    if n_err == n:
+        return 1
+    return EXIT_PARTIAL if n_err else 0
 
 
-@app.command("train-probe")
-def train_probe(
-    corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus files (JSONL/CSV/...); repeat for several.")],
-    out: Annotated[Path, typer.Option("--out", help="Directory to write model.json, model.npz, MODEL_CARD.md.")],
-    seed: Annotated[int, typer.Option(help="Seed for the split, the trees and the calibration folds.")] = 0,
-    feature_set: Annotated[str, typer.Option(help="research41 or full.")] = "full",
-    check: Annotated[bool, typer.Option("--check/--no-check", help="First measure on a topic-held-out split.")] = True,
-) -> None:
-    """Train the stylometric model reproducibly and print its held-out metrics."""
-    from whowrote.style.train import train_probe as run
+def register(app) -> None:
+    """Add ``predict`` (arguments handed to :func:`run`) and ``train-probe`` to the Typer app."""
+    from typing import Annotated
 
-    metrics = run([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
-                  log=lambda m: print(m, file=sys.stderr))
-    print(json.dumps(metrics, indent=1))
+    import typer
+
+    @app.command(help=HELP, add_help_option=False,
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def predict(ctx: typer.Context) -> None:
+        code = run(list(ctx.args))
+        if code:
+            raise typer.Exit(code)
+
+    @app.command("train-probe")
+    def train_probe(
+        corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus files (JSONL/CSV/...); repeat for several.")],
+        out: Annotated[Path, typer.Option("--out", help="Directory to write model.json, model.npz, MODEL_CARD.md "
+                                                        "(e.g. models/mine).")],
+        seed: Annotated[int, typer.Option(help="Seed for the split, the trees and the calibration folds.")] = 0,
+        feature_set: Annotated[str, typer.Option(help="research41 or full.")] = "full",
+        check: Annotated[bool, typer.Option("--check/--no-check", help="First measure on a topic-held-out split.")] = True,
+        force: Annotated[bool, typer.Option("--force", help="Allow --out to be the bundled model's folder.")] = False,
+    ) -> None:
+        """Train the stylometric model reproducibly and print its held-out metrics."""
+        from whowrote.style.io import DEFAULT_DIR
+        from whowrote.types import WhowroteError
+
+        if not force and _same_dir(out, DEFAULT_DIR):
+            raise WhowroteError(f"--out {out} is the bundled model: training there replaces the model every "
+                                "`whowrote predict` uses. Pick another folder (e.g. --out models/mine) or add --force")
+        from whowrote.style.train import train_probe as train
+
+        metrics = train([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
+                        log=lambda m: print(m, file=sys.stderr))
+        print(json.dumps(metrics, indent=1))
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from pathlib import Path
 
@@ -22,6 +23,19 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """One-line error now (not a uvicorn traceback and exit 3 after "serving on ...") when the
+    address cannot be bound: a busy port, an address of no local interface, a privileged port."""
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+        family, _, _, _, address = infos[0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as e:
+        raise WhowroteError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 @app.command()
@@ -49,6 +63,7 @@ def serve(
             "There is no authentication and no TLS; use --host 127.0.0.1 unless you mean it.",
             fg=typer.colors.YELLOW, err=True,
         )
+    check_can_listen(host, port)
     loaded = load_model(str(model) if model is not None else None)
     api = create_app(loaded, max_body_bytes=int(max_body_mb * 1_000_000), timeout_s=timeout)
     shown = f"[{host}]" if ":" in host else host

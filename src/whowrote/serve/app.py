@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from functools import partial
 from importlib.resources import files
 from typing import Any
 
@@ -66,15 +67,16 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         response.headers.setdefault("Cache-Control", "no-store")
         return response
 
-    async def attribute(texts: list[str], n_tells: int | None) -> list[dict[str, Any]]:
-        def run() -> list[dict[str, Any]]:
-            found = model.attribute(texts) if n_tells is None else model.attribute(texts, n_tells=n_tells)
-            return [a.to_dict() for a in found]
-
-        try:
-            return await asyncio.wait_for(anyio.to_thread.run_sync(run, limiter=limiter), timeout_s)
-        except TimeoutError:
-            raise ApiError(504, f"attribution took longer than {timeout_s:g} s") from None
+    def work(texts: list[str], n_tells: int | None, highlight: bool, where: list[str]) -> list[dict[str, Any]]:
+        """All CPU work of one request (checks, model, spans): run in a worker thread."""
+        for text, name in zip(texts, where, strict=True):
+            check_text(text, name)
+        found = model.attribute(texts) if n_tells is None else model.attribute(texts, n_tells=n_tells)
+        results = [a.to_dict() for a in found]
+        if highlight:
+            for text, result in zip(texts, results, strict=True):
+                result["highlights"] = spans_for(text, result.get("tells", []), patterns)
+        return results
 
     @app.post("/v1/predict", response_model=None, summary="Attribute one text or a batch",
               responses={200: {"model": Attribution | BatchResult, "description": "Attribution(s)"},
@@ -84,12 +86,14 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         `{"texts": [...]}` answers `{"results": [...]}` in order. Set `"highlight": true` to get
         the character spans (code-point offsets) of the tells too."""
         texts = payload.all_texts()
-        for i, text in enumerate(texts):
-            check_text(text, "text" if payload.text is not None else f"texts[{i}]")
-        results = await attribute(texts, payload.n_tells)
-        if payload.highlight:
-            for text, result in zip(texts, results, strict=True):
-                result["highlights"] = spans_for(text, result.get("tells", []), patterns)
+        where = ["text"] if payload.text is not None else [f"texts[{i}]" for i in range(len(texts))]
+        # The event loop only parses and answers: a slow text delays its own answer (up to the
+        # timeout), never /healthz or other clients.
+        call = partial(work, texts, payload.n_tells, payload.highlight, where)
+        try:
+            results = await asyncio.wait_for(anyio.to_thread.run_sync(call, limiter=limiter), timeout_s)
+        except TimeoutError:
+            raise ApiError(504, f"attribution took longer than {timeout_s:g} s") from None
         # Returned as the model gives it (no re-serialisation), so it equals `whowrote predict --json`.
         return JSONResponse(results[0] if payload.text is not None else {"results": results})
 

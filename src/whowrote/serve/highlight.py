@@ -23,7 +23,7 @@ FALLBACK_PATTERNS: tuple[tuple[tuple[str, ...], str, int], ...] = (
     (("em_dash", "emdash", "em-dash", "em dash"), r"—| -- ", 0),
     (("en_dash", "endash", "en-dash", "en dash"), r"–", 0),
     (("heading", "header"), r"^ {0,3}#{1,6}[ \t]+\S.*$", re.M),
-    (("bold", "strong"), r"\*\*(?=\S)[^\n]+?(?<=\S)\*\*|__(?=\S)[^\n]+?(?<=\S)__", 0),
+    (("bold", "strong"), r"\*\*(?=[^\s*])[^*\n]+?(?<=[^\s*])\*\*|__(?=[^\s_])[^_\n]+?(?<=[^\s_])__", 0),
     (("italic", "emphasis"), r"(?<![*\w])\*(?=[^\s*])[^*\n]+?(?<=[^\s*])\*(?![*\w])", 0),
     (("bullet", "list"), r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+", re.M),
     (("hedge", "hedging"), _WORDS.format(
@@ -46,7 +46,7 @@ FALLBACK_PATTERNS: tuple[tuple[tuple[str, ...], str, int], ...] = (
     (("second_person", "second person", "you"), _WORDS.format("you|your|yours"), re.I),
     (("emoji",), r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", 0),
     (("code",), r"`[^`\n]+`|^```.*$", re.M),
-    (("link", "url"), r"\[[^\]\n]+\]\([^)\n]+\)|https?://\S+", 0),
+    (("link", "url"), r"\[[^\[\]\n]+\]\([^()\n]+\)|https?://\S+", 0),
     (("table",), r"^\|.*\|[ \t]*$", re.M),
 )
 

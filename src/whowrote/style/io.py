@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from whowrote.style.model import _PARAMS, StyleModel
-from whowrote.style.trees import TreeEnsemble
+from whowrote.style.trees import ARRAY_FIELDS, TreeEnsemble
 from whowrote.types import WhowroteError
 
 FORMAT = "whowrote-style-model/1"
@@ -44,33 +45,91 @@ def save_model(model: StyleModel, path: str | Path) -> Path:
     return out
 
 
+MAX_JSON_BYTES = 20_000_000
+MAX_CLASSES, MAX_NODES = 64, 20_000_000  # far above any real model; bounds memory for hostile files
+LR_ARRAYS = ("mean", "scale", "coef", "intercept", "norms")
+TREE_ARRAYS = tuple(f"tree_{f}" for f in (*ARRAY_FIELDS, "baseline"))
+
+
 def load_model(path: str | Path | None = None) -> StyleModel:
     """Load a saved model directory (``None``: the default model bundled in the package).
 
-    Any malformed file (bad JSON, missing keys, a non-npz or truncated ``model.npz``, arrays of
-    the wrong shape) raises :class:`WhowroteError` with a one-line message, never a traceback.
+    Any malformed file raises :class:`WhowroteError` with a one-line message, never a traceback:
+    bad or deeply nested JSON, missing keys, a non-npz or truncated ``model.npz``, arrays the
+    format does not name (rejected unread), arrays of the wrong shape (checked from the npy
+    header, before anything is allocated), non-finite weights, trees with cycles.
     """
     d = Path(path) if path is not None else DEFAULT_DIR
     if d.is_file():
         d = d.parent
     try:
-        meta = json.loads((d / "model.json").read_text(encoding="utf-8"))
-        with np.load(d / "model.npz", allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
+        meta = _read_json(d / "model.json")
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+            raise WhowroteError(f"{d}: unknown model format {found!r}")
+        arrays = _read_arrays(d / "model.npz", _expected_shapes(meta))
     except FileNotFoundError:
         raise WhowroteError(f"no model at {d} (expected model.json and model.npz)") from None
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:  # UnicodeDecodeError is a ValueError
-        why = "model.npz is not an .npz archive of plain arrays" if "pickle" in str(e) else e
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, RecursionError) as e:  # UnicodeDecodeError: a ValueError
+        why = ("model.npz is not an .npz archive of plain arrays" if "pickle" in str(e)
+               else "model.json is nested too deeply" if isinstance(e, RecursionError) else e)
         raise WhowroteError(f"cannot read model at {d}: {why}") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
-        raise WhowroteError(f"{d}: unknown model format {found!r}")
+    except WhowroteError as e:
+        raise WhowroteError(str(e) if str(e).startswith(str(d)) else f"{d}: {e}") from None
     try:
         return _build(meta, arrays)
     except WhowroteError as e:
         raise WhowroteError(f"{d}: {e}") from None
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise WhowroteError(f"{d}: malformed model ({type(e).__name__}: {e})") from None
+
+
+def _read_json(path: Path) -> object:
+    if path.stat().st_size > MAX_JSON_BYTES:
+        raise WhowroteError(f"model.json is larger than {MAX_JSON_BYTES // 1_000_000} MB")
+    # NaN/Infinity are not JSON: a metric saved as NaN becomes null, so the card stays valid JSON.
+    return json.loads(path.read_text(encoding="utf-8"), parse_constant=lambda _: None)
+
+
+def _expected_shapes(meta: dict) -> dict[str, tuple[int | None, ...]]:
+    """Shape of every array the format names for this model (None: any length up to MAX_NODES)."""
+    classes, names = meta.get("classes"), meta.get("feature_names")
+    if not isinstance(classes, list) or not isinstance(names, list) or not 0 < len(classes) <= MAX_CLASSES:
+        raise WhowroteError(f"model.json needs 'classes' (1-{MAX_CLASSES}) and 'feature_names' lists")
+    k, d = len(classes), len(names)
+    shapes: dict[str, tuple[int | None, ...]] = {"mean": (d,), "scale": (d,), "coef": (k, d), "intercept": (k,),
+                                                 "norms": (k, d)}
+    if meta.get("has_trees"):
+        shapes.update({name: (None,) for name in TREE_ARRAYS})
+        shapes["tree_baseline"] = (k,)
+    return shapes
+
+
+def _read_arrays(path: Path, shapes: dict[str, tuple[int | None, ...]]) -> dict[str, np.ndarray]:
+    """The named arrays of ``path``, each read only after its npy header was checked."""
+    with zipfile.ZipFile(path) as zf:
+        members = {name.removesuffix(".npy"): name for name in zf.namelist()}
+        extra = sorted(set(members) - set(shapes))
+        if extra:
+            raise WhowroteError(f"model.npz holds arrays the format does not name: {', '.join(extra[:5])}")
+        missing = sorted(set(shapes) - set(members))
+        if missing:
+            raise WhowroteError(f"model.npz lacks {', '.join(missing)}")
+        for key, want in shapes.items():
+            with zf.open(members[key]) as f:
+                version = np.lib.format.read_magic(f)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                shape, _, dtype = read(f)
+            if dtype.kind not in "biuf" or len(shape) != len(want) or any(
+                    (n != w) if w is not None else n > MAX_NODES for n, w in zip(shape, want, strict=True)):
+                raise WhowroteError(f"model.npz: {key} is {dtype} {shape}, expected "
+                                    f"{'x'.join('n' if w is None else str(w) for w in want)} numbers")
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {key: npz[key] for key in shapes}
+    for key, arr in arrays.items():
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise WhowroteError(f"model.npz: {key} holds NaN or infinite values")
+    return arrays
 
 
 def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:

@@ -1,7 +1,12 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
-``uncertain``; HTML is reduced to its visible text (the features describe Markdown/plain prose).
+``uncertain``; HTML is reduced to its visible text (the features describe Markdown/plain prose)
+with the standard library's :mod:`html.parser`.
+
+Every step is linear in the text: the HTML sniffing regex cannot run past the next ``<``, and
+:func:`html_to_text` first defuses the constructs that make ``html.parser`` rescan the rest of
+the input (on Python 3.11 an unclosed ``<p <p <p ...`` takes minutes at 80 kB without it).
 """
 
 from __future__ import annotations
@@ -10,11 +15,20 @@ import re
 from dataclasses import dataclass, field
 
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
-_HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^>]*>", re.I)
-_SCRIPT = re.compile(r"<(script|style)\b.*?</\1\s*>", re.I | re.S)
-_ANY_TAG = re.compile(r"<[^>]{0,500}>")
-_WORD = re.compile(r"[A-Za-z']+")
-_COMMON = frozenset(["the", "a", "an", "of", "and", "to", "in", "is", "it", "that", "for", "with", "as", "on", "be", "are", "this", "not", "or", "but", "you"])
+# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
+_HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
+                       re.I)
+_BLOCK_END = frozenset(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "div"])
+_HIDDEN = frozenset(["script", "style"])
+_COMMON = frozenset(b"the a an of and to in is it that for with as on be are this not or but you".split())
+# [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
+_WORD_TABLE = bytes((c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (39 if c == 39 else 32) for c in range(256))
+_ASCII_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.split() splits on, ASCII part
+# The rest of str.split()'s whitespace, as UTF-8 (the regex starts with a byte set: re skips ahead).
+_UNICODE_WS_UTF8 = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
+_UNICODE_WS = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# Whitespace -> ' ', every other byte -> 'x': words are the runs of 'x'.
+_SPLIT_TABLE = bytes(32 if chr(c) in _ASCII_WS else 120 for c in range(256))
 
 
 @dataclass
@@ -26,17 +40,107 @@ class TextCheck:
     skip: bool = False  # nothing to attribute: the result is uniform probabilities, uncertain
 
 
-def html_to_text(html: str) -> str:
-    import html as html_lib
+def _defuse(html: str) -> str:
+    """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
+    (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
+    an unclosed ``<!--``, and ``<![`` / ``<?`` (marked sections and processing instructions,
+    never visible prose). One pass over the pieces between ``<``s, so linear."""
+    pieces = html.split("<")
+    out = [pieces[0]]
+    inside_until = -1  # the '<'s before this offset are inside a comment that is closed
+    no_close_from = len(html) + 1  # there is no "-->" at or after this offset
+    pos = len(pieces[0])  # offset of the '<' before the current piece
+    for p in pieces[1:]:
+        if pos < inside_until:
+            out.append("<" + p)
+        elif p.startswith("!--"):
+            end = html.find("-->", pos + 4) if pos < no_close_from else -1
+            if end < 0:
+                no_close_from = min(no_close_from, pos)
+                out.append("&lt;" + p)
+            else:
+                inside_until = end
+                out.append("<" + p)
+        elif ">" not in p or p.startswith(("![", "?")):
+            out.append("&lt;" + p)
+        else:
+            out.append("<" + p)
+        pos += 1 + len(p)
+    return "".join(out)
 
-    body = _SCRIPT.sub(" ", html)
-    body = re.sub(r"(?i)<br\s*/?>|</p\s*>|</h[1-6]\s*>|</li\s*>|</div\s*>", "\n\n", body)
-    return html_lib.unescape(_ANY_TAG.sub("", body))
+
+def _parser():
+    """A parser that collects the visible text (html.parser loads only for HTML input)."""
+    from html.parser import HTMLParser
+
+    class _Visible(HTMLParser):
+        """Collects the visible text: script/style content dropped, block ends become blank lines."""
+
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.hidden = 0
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag in _HIDDEN:
+                self.hidden += 1
+            elif tag == "br":
+                self.parts.append("\n\n")
+
+        def handle_startendtag(self, tag: str, attrs: list) -> None:
+            if tag == "br":
+                self.parts.append("\n\n")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _HIDDEN:
+                self.hidden = max(self.hidden - 1, 0)
+            elif tag in _BLOCK_END:
+                self.parts.append("\n\n")
+
+        def handle_data(self, data: str) -> None:
+            if not self.hidden:
+                self.parts.append(data)
+
+    return _Visible()
+
+
+def html_to_text(html: str) -> str:
+    parser = _parser()
+    try:
+        parser.feed(_defuse(html))
+        parser.close()
+    except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
+        pass
+    return "".join(parser.parts)
 
 
 def looks_like_html(text: str) -> bool:
     head = text[:20000]
     return head.lstrip()[:15].lower().startswith(("<!doctype", "<html")) or len(_HTML_TAG.findall(head)) >= 5
+
+
+def _words(text: str) -> tuple[int, int, int]:
+    """(number of [A-Za-z']+ words, how many are common English words, their letters), on bytes."""
+    buf = text.encode("utf-8", "surrogatepass").translate(_WORD_TABLE)
+    words = buf.split()
+    return len(words), sum(map(_COMMON.__contains__, words)), len(buf) - buf.count(b" ")
+
+
+def _non_space(sample: str) -> int:
+    """``len("".join(sample.split()))`` without building the pieces."""
+    spaces = sum(map(sample.count, _ASCII_WS))
+    if not sample.isascii():
+        spaces += len(_UNICODE_WS.findall(sample))
+    return len(sample) - spaces
+
+
+def count_words(text: str) -> int:
+    """``len(text.split())`` without a str object per word: runs of non-space bytes."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) != len(text) and _UNICODE_WS_UTF8.search(raw):
+        return len(text.split())
+    buf = raw.translate(_SPLIT_TABLE)
+    return buf.count(b" x") + buf.startswith(b"x")
 
 
 def inspect_text(text: str) -> TextCheck:
@@ -47,19 +151,21 @@ def inspect_text(text: str) -> TextCheck:
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
-    if looks_like_html(text):
+    if "<" in text[:20000] and looks_like_html(text):
         text = html_to_text(text)
         warnings.append("input looks like HTML: tags were removed and the visible text attributed "
                         "(Markdown formatting tells are lost)")
     if not text.strip():
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
-    n_words = len(text.split())
+    n_words = count_words(text)
     sample = text[:4000]  # enough to tell English prose; keeps this check cheap on long texts
-    words = _WORD.findall(sample) or _WORD.findall(text)
-    if not words:
+    n, n_common, n_letters = _words(sample)
+    if not n:
+        n, n_common, n_letters = _words(text)
+    if not n:
         return TextCheck(text, n_words, [*warnings, "no English words found: no attribution"], True, True)
-    common = sum(map(_COMMON.__contains__, map(str.lower, words))) / len(words)
-    letters = sum(map(len, words)) / max(len("".join(sample.split())), 1)
+    common = n_common / n
+    letters = n_letters / max(_non_space(sample), 1)
     if n_words >= 20 and (common < 0.08 or letters < 0.5):
         warnings.append("this does not look like English prose; the model was trained on English only")
         force = True

@@ -98,10 +98,24 @@ class TreeEnsemble:
 
     @classmethod
     def from_arrays(cls, arrays, prefix: str = "tree_") -> TreeEnsemble:
+        """Rebuild from :meth:`to_arrays`'s arrays. For untrusted files: lengths, index ranges and
+        the tree shape (every node reached once, from one root, within ``MAX_DEPTH`` levels) are
+        checked before any walk, so a node that points back up raises ``ValueError`` at once."""
         kw = {f: np.asarray(arrays[prefix + f]) for f in ARRAY_FIELDS}
+        for name in ("feature", "left", "right", "roots", "tree_class"):
+            if not np.issubdtype(kw[name].dtype, np.integer):
+                raise ValueError(f"tree {name} must be integers, not {kw[name].dtype}")
         kw["is_leaf"] = kw["is_leaf"].astype(bool)
         kw["missing_left"] = kw["missing_left"].astype(bool)
         baseline = np.asarray(arrays[prefix + "baseline"], dtype=np.float64)
+        n = len(kw["is_leaf"])
+        if any(kw[f].shape != (n,) for f in ARRAY_FIELDS[:7]) or kw["tree_class"].shape != kw["roots"].shape:
+            raise ValueError("tree arrays have inconsistent lengths")
+        inner = ~kw["is_leaf"]
+        for name in ("roots", "left", "right"):
+            arr = kw[name] if name == "roots" else kw[name][inner]
+            if len(arr) and (arr.min() < 0 or arr.max() >= n):
+                raise ValueError(f"tree {name} index out of range")
         return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]))
 
     def check(self, n_features: int, n_classes: int) -> None:
@@ -122,14 +136,26 @@ class TreeEnsemble:
                 raise ValueError(f"tree {name} index out of range")
 
 
+MAX_DEPTH = 64  # scikit-learn's trees of 15 leaves are at most 14 deep; anything deeper is damage
+
+
 def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:
-    """Levels needed to reach every leaf (recomputed on load rather than trusted from the file)."""
+    """Levels needed to reach every leaf (recomputed on load rather than trusted from the file).
+
+    Indices must already be in range. Each node may be reached once: a cycle or a node shared by
+    two parents raises ``ValueError`` after at most ``len(is_leaf)`` visits in all, instead of a
+    frontier that doubles at every level."""
+    seen = np.zeros(len(is_leaf), dtype=bool)
     frontier = np.asarray(roots)
     depth = 0
     while len(frontier):
+        ordered = np.sort(frontier)  # (np.unique would import numpy.ma: 30 ms of start-up)
+        if seen[frontier].any() or (ordered[1:] == ordered[:-1]).any():
+            raise ValueError("tree arrays are malformed (a node is reached twice: a cycle or a shared node)")
+        seen[frontier] = True
         depth += 1
+        if depth > MAX_DEPTH:
+            raise ValueError(f"tree arrays are malformed (depth > {MAX_DEPTH})")
         inner = frontier[~is_leaf[frontier]]
         frontier = np.concatenate([left[inner], right[inner]])
-        if depth > 64:
-            raise ValueError("tree arrays are malformed (cycle or depth > 64)")
     return depth

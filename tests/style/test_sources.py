@@ -1,0 +1,115 @@
+"""The predict input path: JSONL split on newlines only, non-string text, FIFOs, cuts inside a
+UTF-8 character, Parquet, and tables streamed row by row."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+from whowrote.style import sources
+from whowrote.style.sources import iter_items
+
+TEXT = "A plain sentence about gardens and the weather in spring. " * 5
+
+
+def test_jsonl_rows_with_unicode_line_separators_stay_one_row(tmp_path):
+    # json.dumps(ensure_ascii=False) writes U+2028/U+0085 raw (valid JSON), as `data split` does.
+    rows = [{"id": "a", "text": "one\u2028two\x85three\x1cfour\rfive"}, {"id": "b", "text": TEXT}]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    items = list(iter_items([str(tmp_path / "t.jsonl")]))
+    assert [(it.id, it.text, it.error) for it in items] == [("a", rows[0]["text"], None), ("b", TEXT, None)]
+    assert [it.path for it in items] == [f"{tmp_path / 't.jsonl'}:1", f"{tmp_path / 't.jsonl'}:2"]
+
+
+@pytest.mark.parametrize(("value", "kind"), [(42, "a number"), (1.5, "a number"), (["a", "b"], "a list"),
+                                             ({"x": 1}, "an object"), (True, "a boolean")])
+def test_non_string_text_is_a_clear_row_error(tmp_path, value, kind):
+    (tmp_path / "t.jsonl").write_text(json.dumps({"text": value}) + "\n" + json.dumps({"text": TEXT}) + "\n")
+    bad, good = iter_items([str(tmp_path / "t.jsonl")])
+    assert bad.error == f"column 'text' holds {kind}, not text" and bad.text == ""
+    assert good.error is None and good.text == TEXT
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_inside_a_folder_is_skipped_with_a_warning(tmp_path):
+    (tmp_path / "a.md").write_text(TEXT)
+    os.mkfifo(tmp_path / "pipe.md")
+    warned: list[str] = []
+    result: list = []
+    t = threading.Thread(target=lambda: result.extend(iter_items([str(tmp_path)], warn=warned.append)), daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "reading the folder blocked on the FIFO"
+    assert [it.path for it in result] == [str(tmp_path / "a.md")]
+    assert warned == [f"skipped {tmp_path / 'pipe.md'}: not a regular file"]
+
+
+def test_cut_inside_a_utf8_character_is_not_an_undecodable_byte(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_BYTES", 101)
+    data = ("é" * 200).encode()  # 2 bytes each: the cap falls inside a character
+    (tmp_path / "a.md").write_bytes(data)
+    (item,) = iter_items([str(tmp_path / "a.md")])
+    assert item.text == "é" * 50 and not any("UTF-8" in w for w in item.warnings)
+    assert any("only the first" in w for w in item.warnings)
+    (item,) = iter_items(["-"], stdin=io.BytesIO("€".encode() * 100))  # 3 bytes each
+    assert item.text == "€" * 33 and not any("UTF-8" in w for w in item.warnings)
+
+
+def test_a_real_bad_byte_before_the_cut_is_still_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_BYTES", 100)
+    (tmp_path / "a.md").write_bytes(b"caf\xe9 " + b"word " * 50)
+    (item,) = iter_items([str(tmp_path / "a.md")])
+    assert any("1 undecodable byte" in w for w in item.warnings)
+
+
+def test_parquet_is_read(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.table({"id": [1, 2, 3], "body": [TEXT, None, TEXT + " More."], "n": [1, 2, 3]})
+    pq.write_table(table, tmp_path / "t.parquet")
+    items = list(iter_items([str(tmp_path / "t.parquet")], column="body"))
+    assert [(it.id, it.text) for it in items] == [("1", TEXT), ("2", ""), ("3", TEXT + " More.")]
+    pq.write_table(pa.table({"text": [b"raw bytes", b"more"]}), tmp_path / "b.parquet")
+    assert [it.error for it in iter_items([str(tmp_path / "b.parquet")])] == ["column 'text' holds bytes, not text"] * 2
+
+
+def test_parquet_without_pyarrow_is_one_line(tmp_path, monkeypatch):
+    (tmp_path / "t.parquet").write_bytes(b"PAR1 not really")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    (item,) = iter_items([str(tmp_path / "t.parquet")])
+    assert item.error == "reading Parquet needs pyarrow: pip install pyarrow"
+
+
+def test_plain_inputs_do_not_import_pyarrow(tmp_path):
+    import subprocess
+
+    (tmp_path / "a.md").write_text(TEXT)
+    code = ("import sys; from whowrote.style.sources import iter_items; "
+            f"list(iter_items([{str(tmp_path / 'a.md')!r}])); print('pyarrow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_tables_are_streamed(tmp_path, monkeypatch):
+    """Rows come out before the whole file is read: the reader never holds the table."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": TEXT}) + "\n" for i in range(5000)))
+    reads = []
+    real_open = open
+
+    def counting_open(*args, **kwargs):
+        f = real_open(*args, **kwargs)
+        reads.append(f)
+        return f
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    it = iter_items([str(path)])
+    first = next(it)
+    assert first.id == "0" and reads and reads[-1].tell() < path.stat().st_size // 2

@@ -1,0 +1,50 @@
+"""The input check on hostile text: HTML stripping with html.parser stays linear and correct."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from whowrote.style.textcheck import html_to_text, inspect_text, looks_like_html
+
+PAGE = ("<html><head><title>T</title><style>p { color: red }</style></head><body>"
+        + "<p>Some words in a <b>paragraph</b> here &amp; there.</p>" * 3
+        + "<script>if (a < b) { x = '</p>'; }</script><!-- a comment <p>hidden</p> --><br>tail</body></html>")
+
+
+def test_html_to_text_keeps_only_visible_text():
+    text = html_to_text(PAGE)
+    assert text.count("Some words in a paragraph here & there.") == 3
+    assert "color" not in text and "x =" not in text and "hidden" not in text and "comment" not in text
+    assert text.rstrip().endswith("tail")
+    assert "\n\n" in text  # block ends become paragraph breaks
+
+
+def test_html_to_text_keeps_a_lone_less_than_sign():
+    assert " ".join(html_to_text("<p>if a < b then</p><p>ok</p>").split()) == "if a < b then ok"
+
+
+# Each took quadratic time before: an unclosed <script> (80 kB ~4 s, the 2 MB cap tens of
+# minutes) with the old regex, and unclosed tags / comments / marked sections in html.parser
+# itself (Python 3.11: 80 kB of "<p " ~100 s; "<![" raised AssertionError). The bound is generous.
+@pytest.mark.parametrize("unit", ["<script>", "<style>a", "<p ", "<a ", "<!--", "<!-- >", "</", "<![", "<?", "<"])
+def test_hostile_html_is_linear(unit):
+    text = "<html><body><p>x</p>" + unit * (1_000_000 // len(unit))
+    assert looks_like_html(text)
+    t0 = time.monotonic()
+    chk = inspect_text(text)
+    assert time.monotonic() - t0 < 5.0
+    assert any("HTML" in w for w in chk.warnings)
+
+
+def test_plain_text_with_angle_brackets_is_not_html():
+    chk = inspect_text("I think 3 < 4 and 5 > 2, which is " + "a plain sentence of English words. " * 30)
+    assert not any("HTML" in w for w in chk.warnings) and not chk.force_uncertain
+
+
+@pytest.mark.parametrize("unit", ["\n", " ", "-", "#", "*", '"', "'"])
+def test_runs_of_marks_are_fast(unit):
+    t0 = time.monotonic()
+    chk = inspect_text("Some words here. " * 5 + unit * 2_000_000)
+    assert time.monotonic() - t0 < 3.0 and chk.n_words >= 15
