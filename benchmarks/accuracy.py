@@ -25,9 +25,10 @@ import numpy as np
 
 from whowrote.data import load_corpus
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
-from whowrote.style import StyleModel, extract
+from whowrote.style import StyleModel
 from whowrote.style.calibration import brier, expected_calibration_error, reliability
-from whowrote.style.train import fit_augmented, truncate_words, truncated_copies
+from whowrote.style.edits import first_words as truncate_words
+from whowrote.style.train import edited_copies, fit_augmented
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
 LENGTHS = (25, 50, 100, 150, 250, 500, 1000)
@@ -119,8 +120,8 @@ def main() -> None:
     corpus["row_idx"] = np.arange(len(corpus))
     texts = corpus["text"].tolist()
     t0 = time.time()
-    X = extract(texts, "full")
-    Xa = extract(truncated_copies(texts, args.seed), "full")
+    X = StyleModel().features(texts)  # canonical form, as the default recipe reads it
+    Xa = StyleModel().features(edited_copies(texts, args.seed))
     print(f"features: {time.time() - t0:.1f}s", flush=True)
     M = char_matrix(texts, out) if {"char_ngram", "combo"} & set(models) else None
 
@@ -142,7 +143,7 @@ def main() -> None:
                 est = StyleModel(use_trees=(m == "full_lr_trees"), seed=args.seed)
                 est.fit(X[rtr], ytr, genres=tr["genre"].to_numpy(), groups=topic_keys(tr).to_numpy())
                 probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
-            elif m == "default":  # full_lr_trees + truncated training copies: what train-probe ships
+            elif m == "default":  # full_lr_trees + edited training copies: what train-probe ships
                 est = fit_augmented(X[rtr], Xa[rtr], ytr, tr["genre"], topic_keys(tr), seed=args.seed)
                 probs[m] = aligned(est.predict_proba(X[rte]), est.classes_)
                 if name == "topic_holdout":
@@ -173,7 +174,7 @@ def length_falloff(model: StyleModel, val) -> dict:
     y, genres = val["provider"].to_numpy(), val["genre"].to_numpy()
     for n in (*LENGTHS, None):
         cut = [truncate_words(t, n) if n else t for t in val["text"]]
-        P = model.predict_proba(extract(cut, model.feature_set))
+        P = model.predict_proba(cut)
         pred = model.classes_[P.argmax(1)]
         res[str(n or "full")] = {"accuracy": float((pred == y).mean()),
                                  "per_genre": {g: float((pred[genres == g] == y[genres == g]).mean())

@@ -12,8 +12,8 @@ import numpy as np
 
 from whowrote.data import load_corpus
 from whowrote.data.splits import topic_holdout_split, topic_keys
-from whowrote.style import extract
-from whowrote.style.train import fit_augmented, truncated_copies
+from whowrote.style import StyleModel
+from whowrote.style.train import edited_copies, fit_augmented
 
 
 def main() -> None:
@@ -23,10 +23,11 @@ def main() -> None:
     args = ap.parse_args()
     corpus = load_corpus(args.corpus).reset_index(drop=True)
     corpus["row_idx"] = np.arange(len(corpus))
-    X = extract(corpus["text"].tolist(), "full")
+    featurise = StyleModel().features  # the default recipe reads the canonical form of each text
+    X = featurise(corpus["text"].tolist())
     per: dict[str, list[tuple[int, int]]] = {}
     for seed in args.seeds:
-        Xa = extract(truncated_copies(corpus["text"].tolist(), seed), "full")
+        Xa = featurise(edited_copies(corpus["text"].tolist(), seed))
         s = topic_holdout_split(corpus, seed=seed, balance=False)
         tr, va = s["train"], s["val"]
         r = tr["row_idx"].to_numpy()

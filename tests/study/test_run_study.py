@@ -11,6 +11,7 @@ import pytest
 
 from whowrote.study import run_study
 from whowrote.study.report import FIGURES
+from whowrote.style.edits import edits
 
 OPTS = dict(max_per_class=12, content_eval_cap=12, map_points=200, progress=False)
 
@@ -58,8 +59,7 @@ def test_summary_json_contract(study):
             assert sum(map(sum, cm)) == m["n"]
             assert sum(cm[i][i] for i in range(len(cm))) == round(m["accuracy"] * m["n"])
     assert data["style_probe"] == json.loads(json.dumps(summary["style_probe"]))
-    assert set(data["robustness"]["accuracy"]) == {"raw", "strip_md", "norm_punct", "lower", "prefix800",
-                                                   "sent_shuffle", "hard"}
+    assert list(data["robustness"]["accuracy"]) == list(edits())
     assert data["length_curve"]["lengths"] == [50, 100, 200, 400, 800, 1500, 3000]
     assert set(data["cross_genre"]["logo"]) == {"blog", "debate", "fiction", "longform"}
 

@@ -86,7 +86,7 @@ def test_robustness_and_length_with_a_fake_scorer():
     r = robustness_table(texts, y, {"dash": scorer})
     acc = r["accuracy"]
     assert acc["raw"]["dash"] == 1.0 and acc["lower"]["dash"] == 1.0
-    assert acc["norm_punct"]["dash"] == 0.5 and acc["hard"]["dash"] == 0.5
+    assert acc["to_ascii"]["dash"] == 0.5 and acc["combined"]["dash"] == 0.5
     lc = length_curve(texts, y, {"dash": scorer}, lengths=(2, 5, 1000))
     assert lc["accuracy"]["dash"] == {"2": 0.5, "5": 1.0, "1000": 1.0}
     assert lc["share_cut"]["1000"] == 0.0 and lc["share_cut"]["2"] == 1.0

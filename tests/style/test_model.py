@@ -97,8 +97,10 @@ def test_bundled_model_loads_and_attributes(corpus):
         assert d["provider"] in LABELS and isinstance(d["uncertain"], bool) and d["n_words"] > 100
         assert 1 <= len(d["tells"]) <= 4
         t = d["tells"][0]
-        assert {"feature", "label", "value", "unit", "norms", "favours", "contribution", "sentence"} <= set(t)
-        assert t["favours"] == d["provider"] and "typical of" in t["sentence"]
+        assert {"feature", "label", "value", "unit", "norms", "favours", "contribution", "sentence", "cue", "versus",
+                "fragile"} <= set(t)
+        assert t["favours"] == d["provider"] and ("typical of" in t["sentence"] or " than " in t["sentence"])
+        assert isinstance(t["fragile"], bool) and t["versus"] != t["favours"]
 
 
 def _corrupt_copy(tmp_path, meta_edit=None, array_edit=None, npz_bytes=None):

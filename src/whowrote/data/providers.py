@@ -29,6 +29,7 @@ DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"claude", "CLAUDE"),
     (r"(^|[/_\-\s.])(chat)?gpt(-|$|\d)", "CHATGPT"),
     (r"chatgpt", "CHATGPT"),
+    (r"(^|/)text[-_]davinci", "CHATGPT"),  # OpenAI's instruct models before ChatGPT (AlpacaEval's gold label)
     # OpenAI o-series reasoning chat models: o1, o3, o3-mini, o4-mini, o1-preview, o3-pro ...
     (r"(^|/)o[1-9](-(mini|pro|preview|high|low|medium|deep-research))*($|-\d)", "CHATGPT"),
     (r"gemini", "GEMINI"),

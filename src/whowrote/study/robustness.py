@@ -7,13 +7,22 @@ with its featuriser); every scorer is evaluated on the same held-out texts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from whowrote.study.transforms import n_words, perturbations, truncate_words
+from whowrote.style.edits import edits as perturbations
+from whowrote.style.edits import first_words
 
 Scorer = Callable[[list[str]], np.ndarray]
+_WORD = re.compile(r"\S+")
+
+
+def n_words(text: str) -> int:
+    return sum(1 for _ in _WORD.finditer(text))
+
+
 LENGTHS: tuple[int, ...] = (50, 100, 200, 400, 800, 1500, 3000)
 
 
@@ -99,7 +108,7 @@ def length_curve(
     cut: dict[str, float] = {}
     for n in lengths:
         cut[str(n)] = round(float(np.mean(words > n)), 3) if len(words) else 0.0
-        for sname, a in _score([truncate_words(t, n) for t in texts], y, scorers, sizes, tick).items():
+        for sname, a in _score([first_words(t, n) for t in texts], y, scorers, sizes, tick).items():
             acc[sname][str(n)] = a
     return {"lengths": list(lengths), "accuracy": acc, "share_cut": cut,
             "median_words": int(np.median(words)) if len(words) else 0}

@@ -17,6 +17,7 @@ from whowrote.study.embed import EmbeddingCache, embed
 from whowrote.study.maps import knn_separation, project_2d
 from whowrote.study.progress import Steps
 from whowrote.study.sample import build_splits, subsample
+from whowrote.style.edits import edits as perturbations
 from whowrote.style.features import extract, feature_names
 from whowrote.types import LABELS, jsonable
 
@@ -136,7 +137,7 @@ def run_study(corpus: pd.DataFrame, out_dir: str | Path, seed: int = 0, **option
             scorers["default_model"] = lambda t: np.asarray(model.predict(features(t, model.feature_set)), dtype=object)
         scorers["content"] = lambda t: content_probes["val"].predict(embed(t, cache))
         caps = {"content": cfg.content_eval_cap}
-        with steps.step("robustness (edits)", 7 * len(scorers)) as adv:
+        with steps.step("robustness (edits)", len(perturbations()) * len(scorers)) as adv:
             robust = R.robustness_table(eval_texts, eval_y, scorers, seed, caps, tick=adv)
         with steps.step("accuracy vs length", len(R.LENGTHS) * len(scorers)) as adv:
             length = R.length_curve(eval_texts, eval_y, scorers, caps=caps, tick=adv)

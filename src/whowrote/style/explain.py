@@ -1,11 +1,20 @@
 """Attributions: the verdict for one text, with the style "tells" that drove it, in words.
 
-A tell is one feature whose logistic-regression term pushes the verdict towards the predicted
-provider, stated against the providers' typical (mean) values in the training data, e.g.
-``"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)"``.
-``contribution`` is the feature's logit term for the favoured provider minus the mean term of the
-other labels (standardised units: larger = stronger). Highlight spans for a UI come from
-:mod:`whowrote.style.highlight` (``tell_spans(text, tell["feature"])``).
+A tell is one *cue* (a family of closely related features: bullets, sentence length, dashes…)
+whose attribution in the whole model's decision (trees and logistic regression, see
+:mod:`whowrote.style.decision`) pushes towards the predicted provider rather than the runner-up,
+stated against the two providers' typical (mean) values in the training data. A tell is only
+shown when its sentence is true of the text and of the norms it cites:
+
+- "typical of X": the value sits nearer X's mean than Y's, and no farther from X's mean than the
+  two means are from each other (in log units, as the model sees it);
+- "more/less than both … typically": the value lies beyond both means, on X's side.
+
+``fragile`` marks cues that an everyday edit erases or flips (Markdown structure disappears when
+the text is pasted as plain text; typography changes with the editor). Typography itself is never
+evidence for the verdict (the model reads the canonical form of a text); where the training data
+showed a typographic habit that agrees with the verdict, it is listed last, fragile, with
+contribution 0.
 """
 
 from __future__ import annotations
@@ -16,12 +25,51 @@ from typing import Any
 
 import numpy as np
 
+from whowrote.style.decision import decision_attributions
 from whowrote.style.features import FEATURES
 from whowrote.style.textcheck import inspect_text
 from whowrote.types import LABELS, OTHER
 
 WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
+MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
+
+# Features that measure one habit share one cue (one tell per cue).
+CUES: dict[str, str] = {
+    **dict.fromkeys(("md_bullet", "bold_bullet", "bullet_char"), "bullets"),
+    **dict.fromkeys(("md_h1", "md_h2_h3", "h4"), "headings"),
+    **dict.fromkeys(("md_table", "table_row"), "tables"),
+    **dict.fromkeys(("avg_sent_len_words", "sent_len_median", "sent_long_frac", "sent_short_frac"), "sentence length"),
+    **dict.fromkeys(("para_len_mean", "para_per_1k_words", "para_short_frac", "blank_line", "newline"), "paragraphs"),
+    **dict.fromkeys(("punc_emdash", "emdash_spaced", "double_hyphen"), "dashes"),
+    **dict.fromkeys(("single_quote", "contraction_rate", "curly_squote", "curly_apostrophe_share"), "apostrophes"),
+    **dict.fromkeys(("punc_dquote", "curly_dquote", "curly_dquote_share"), "double quotes"),
+    **dict.fromkeys(("ellipsis_dots", "ellipsis_char"), "ellipses"),
+    **dict.fromkeys(("first_person_I", "fw_me", "fw_my"), "first person"),
+}
+# Families an everyday edit erases: pasted as plain text, Markdown goes; a CMS re-types punctuation.
+FRAGILE_FAMILIES = frozenset({"markdown"})
+FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
+                              "bullet_char", "colon_eol", "newline", "blank_line"})
+TYPOGRAPHY_FEATURES = frozenset({"curly_dquote", "curly_squote", "punc_emdash", "en_dash", "emdash_spaced",
+                                 "ellipsis_char", "nbsp", "curly_apostrophe_share", "curly_dquote_share",
+                                 "upper_ratio", "first_person_I", "nonascii_ratio"})
+# What a feature counts once the text is in canonical form (quotes straight, dashes "--").
+CANONICAL_LABELS = {
+    "double_hyphen": "dashes (\u2014 or --)", "single_quote": "apostrophes and single quotes",
+    "punc_dquote": "double quotes", "ellipsis_dots": "ellipses (\u2026 or ...)", "hyphen": "hyphens and en-dashes",
+}
+
+
+def typography_stats(text: str) -> dict[str, float]:
+    """The typographic habits people notice, measured on the raw text (never used for the verdict)."""
+    curly, straight = text.count("\u2019") + text.count("\u2018"), text.count("'")
+    dq_curly, dq_straight = text.count("\u201c") + text.count("\u201d"), text.count('"')
+    return {
+        "curly_apostrophe_share": curly / (curly + straight) if curly + straight else 0.0,
+        "curly_dquote_share": dq_curly / (dq_curly + dq_straight) if dq_curly + dq_straight else 0.0,
+        "punc_emdash": 1000.0 * text.count("\u2014") / max(len(text), 1),
+    }
 
 
 @dataclass
@@ -34,6 +82,9 @@ class Tell:
     favours: str
     contribution: float
     sentence: str
+    cue: str = ""
+    versus: str = ""
+    fragile: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,6 +98,7 @@ class Attribution:
     tells: list[Tell] = field(default_factory=list)
     n_words: int = 0
     warnings: list[str] = field(default_factory=list)
+    distance: float = 0.0  # to the nearest training (genre, label) cell; see whowrote.style.ood
 
     @property
     def confidence(self) -> float:
@@ -55,7 +107,7 @@ class Attribution:
     def to_dict(self) -> dict[str, Any]:
         return {"provider": self.provider, "uncertain": self.uncertain, "confidence": round(self.confidence, 4),
                 "probabilities": self.probabilities, "tells": [t.to_dict() for t in self.tells],
-                "n_words": self.n_words, "warnings": list(self.warnings)}
+                "n_words": self.n_words, "warnings": list(self.warnings), "distance": round(self.distance, 4)}
 
 
 def fmt(v: float) -> str:
@@ -83,30 +135,77 @@ def _full_probs(model, p: np.ndarray) -> dict[str, float]:
     return rounded
 
 
-def make_tells(model, x: np.ndarray, contrib: np.ndarray, target: int, n: int) -> list[Tell]:
-    """The ``n`` features pushing hardest towards class ``target`` for one text."""
+def sentence(label: str, value: float, unit: str, fav: str, n_fav: float, vs: str, n_vs: float) -> str | None:
+    """The tell in words, or None when no true sentence says that ``value`` points to ``fav``."""
+    a, f, v = (float(np.sign(t) * np.log1p(abs(t))) for t in (value, n_fav, n_vs))
+    u = " " + unit if unit else ""
+    if abs(f - v) < MIN_NORM_GAP:  # the two providers do not differ here: nothing true to say
+        return None
+    if abs(a - f) < abs(a - v) and abs(a - f) <= abs(f - v):
+        return f"{label}: {fmt(value)}{u}, typical of {fav} ({fmt(n_fav)}) vs {vs} ({fmt(n_vs)})"
+    if a > max(f, v) and f > v:
+        return f"{label}: {fmt(value)}{u}, more than {fav} ({fmt(n_fav)}) or {vs} ({fmt(n_vs)}) typically, and {fav} uses more"
+    if a < min(f, v) and f < v:
+        return f"{label}: {fmt(value)}{u}, less than {fav} ({fmt(n_fav)}) or {vs} ({fmt(n_vs)}) typically, and {fav} uses fewer"
+    return None
+
+
+def _label(model, name: str) -> str:
+    return CANONICAL_LABELS.get(name, FEATURES[name].label) if model.canonical else FEATURES[name].label
+
+
+def is_fragile(model, name: str) -> bool:
+    spec = FEATURES[name]
+    return (spec.family in FRAGILE_FAMILIES or name in FRAGILE_FEATURES
+            or (not model.canonical and name in TYPOGRAPHY_FEATURES))
+
+
+def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, versus: int, n: int) -> list[Tell]:
+    """Up to ``n`` cues pushing the decision hardest towards class ``target`` rather than ``versus``,
+    one tell per cue, each with a true sentence (see the module docstring)."""
     classes = [str(c) for c in model.classes_]
-    others = [k for k in range(len(classes)) if k != target]
-    support = contrib[target] - contrib[others].mean(axis=0)
+    support = attributions[target] - attributions[versus]
     names = model.feature_names_
-    plain: list[Tell] = []  # the value sits nearer the favoured provider's norm: reads as stated
-    other: list[Tell] = []  # a model term that a person would misread next to the norms
-    for j in np.argsort(-support):
-        if support[j] <= 0 or len(plain) >= n:
+    by_cue: dict[str, list[int]] = {}
+    for j in np.flatnonzero(support > 0):
+        by_cue.setdefault(CUES.get(names[j], names[j]), []).append(int(j))
+    ranked = sorted(by_cue.items(), key=lambda kv: -support[kv[1]].sum())
+    fav, vs = classes[target], classes[versus]
+    tells: list[Tell] = []
+    for cue, js in ranked:
+        if len(tells) >= n:
             break
-        spec = FEATURES[names[j]]
-        norms = {c: float(model.norms_[k, j]) for k, c in enumerate(classes)}
-        vs_k = others[int(np.argmin(contrib[others, j]))]
+        for j in sorted(js, key=lambda j: -support[j]):  # the cue's strongest feature that reads true
+            spec = FEATURES[names[j]]
+            unit = UNIT_SHORT.get(spec.unit, spec.unit)
+            said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
+                            model.norms_[versus, j])
+            if said:
+                norms = {c: round(float(model.norms_[k, j]), 4) for k, c in enumerate(classes)}
+                tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
+                                  round(float(support[js].sum()), 4), said, cue, vs, is_fragile(model, names[j])))
+                break
+    return tells
+
+
+def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
+    """Typographic habits of the raw text that agree with the verdict (fragile; not evidence)."""
+    norms = (getattr(model, "training_", None) or {}).get("typography_norms") or {}
+    classes = [str(c) for c in model.classes_]
+    fav, vs = classes[target], classes[versus]
+    out = []
+    for name, value in typography_stats(text).items():
+        cls_norms = norms.get(name) or {}
+        if fav not in cls_norms or vs not in cls_norms or (value == 0 and name == "punc_emdash"):
+            continue
+        spec = FEATURES[name]
         unit = UNIT_SHORT.get(spec.unit, spec.unit)
-        fav, vs = classes[target], classes[vs_k]
-        sentence = (f"{spec.label}: {fmt(x[j])}{' ' + unit if unit else ''}, typical of {fav} "
-                    f"({fmt(norms[fav])}) vs {vs} ({fmt(norms[vs])})")
-        tell = Tell(names[j], spec.label, float(x[j]), spec.unit, {k: round(v, 4) for k, v in norms.items()},
-                    fav, round(float(support[j]), 4), sentence)
-        (plain if abs(x[j] - norms[fav]) <= abs(x[j] - norms[vs]) else other).append(tell)
-    # Tells are shown to people as "value, typical of X vs Y": lead with the ones where that
-    # sentence is true, and fall back to the strongest remaining terms only to fill n.
-    return (plain + other)[: max(n, 0)]
+        said = sentence(spec.label, value, unit, fav, cls_norms[fav], vs, cls_norms[vs])
+        if said:
+            out.append(Tell(name, spec.label, float(value), spec.unit, {k: round(float(v), 4) for k, v in cls_norms.items()},
+                            fav, 0.0, said + " (typography: an editor can change it; not used for the verdict)",
+                            "typography", vs, True))
+    return out
 
 
 def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution]:
@@ -115,7 +214,9 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
     checks = [inspect_text(t) for t in texts]
     X = model.features([c.text for c in checks])
     P = model.predict_proba(X)
-    C = model.contributions(X)
+    far = model.distance(X)
+    uncertain = model.uncertain(P, X)
+    D = decision_attributions(model, X) if n_tells > 0 else None
     out = []
     for i, chk in enumerate(checks):
         if chk.skip:
@@ -124,16 +225,24 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         probs = _full_probs(model, P[i])
         provider = max(probs, key=probs.__getitem__)
         warnings = list(chk.warnings)
-        uncertain = chk.force_uncertain or probs[provider] < model.abstain_below
+        unsure = bool(chk.force_uncertain or uncertain[i])
+        if far[i] > model.ood_threshold_:
+            warnings.append(f"unlike the training texts (distance {far[i]:.2f} > {model.ood_threshold_:.2f}): "
+                            "the verdict is marked uncertain")
         if chk.n_words < model.min_words:
-            uncertain = True
+            unsure = True
             warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}; "
                             f"verdicts under {model.min_words} words are marked uncertain")
         elif chk.n_words < WARN_WORDS:
             warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
-        target = list(model.classes_).index(provider)
-        tells = make_tells(model, X[i], C[i], target, n_tells)
-        out.append(Attribution(provider, bool(uncertain), probs, tells, chk.n_words, warnings))
+        tells: list[Tell] = []
+        if D is not None:
+            order = np.argsort(-P[i])
+            target, versus = int(order[0]), int(order[1])
+            tells = make_tells(model, X[i], D[i], target, versus, n_tells)
+            if model.canonical:
+                tells += typography_tells(model, chk.text, target, versus)[: max(n_tells - len(tells), 0)]
+        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))
     return out
 
 

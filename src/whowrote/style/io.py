@@ -15,11 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
-from whowrote.style.model import _PARAMS, StyleModel
+from whowrote.style.model import PARAM_TYPES, StyleModel
+from whowrote.style.ood import FeatureDensity
 from whowrote.style.trees import ARRAY_FIELDS, TreeEnsemble
 from whowrote.types import WhowroteError
 
-FORMAT = "whowrote-style-model/1"
+FORMAT = "whowrote-style-model/2"  # /2 adds node expectations and the distance's arrays
+READABLE = ("whowrote-style-model/1", FORMAT)
+# Settings of files written before they existed: raw text, 50/50 average, (genre, label) cells balanced,
+# the fixed 0.5 abstain threshold and no distance check.
+LEGACY_PARAMS = {"canonical": False, "tree_weight": 0.5, "weighting": "cell", "abstain_below": 0.5,
+                 "ood_quantile": 1.0}
 DEFAULT_DIR = Path(__file__).with_name("default_model")
 
 
@@ -28,10 +34,12 @@ def save_model(model: StyleModel, path: str | Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": FORMAT,
-        "params": {k: getattr(model, k) for k in _PARAMS},
+        "params": model.get_params(),
         "classes": [str(c) for c in model.classes_],
         "feature_names": model.feature_names_,
         "temperature": model.temperature_,
+        "abstain_below": model.abstain_below_,
+        "ood_threshold": model.ood_threshold_ if np.isfinite(model.ood_threshold_) else None,
         "has_trees": model.trees_ is not None,
         "training": model.training_,
         "metrics": model.metrics_,
@@ -40,6 +48,8 @@ def save_model(model: StyleModel, path: str | Path) -> Path:
               "norms": model.norms_}
     if model.trees_ is not None:
         arrays.update(model.trees_.to_arrays())
+    if getattr(model, "density_", None) is not None:
+        arrays.update(model.density_.to_arrays())
     (out / "model.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     np.savez_compressed(out / "model.npz", **arrays)
     return out
@@ -64,7 +74,7 @@ def load_model(path: str | Path | None = None) -> StyleModel:
         d = d.parent
     try:
         meta = _read_json(d / "model.json")
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") not in READABLE:
             found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
             raise WhowroteError(f"{d}: unknown model format {found!r}")
         arrays = _read_arrays(d / "model.npz", _expected_shapes(meta))
@@ -102,6 +112,10 @@ def _expected_shapes(meta: dict) -> dict[str, tuple[int | None, ...]]:
     if meta.get("has_trees"):
         shapes.update({name: (None,) for name in TREE_ARRAYS})
         shapes["tree_baseline"] = (k,)
+        if meta.get("format") == FORMAT:
+            shapes["tree_expected"] = (None,)
+    if meta.get("format") == FORMAT:
+        shapes.update({"ood_centers": (None, d), "ood_inv_var": (None, d)})
     return shapes
 
 
@@ -134,15 +148,13 @@ def _read_arrays(path: Path, shapes: dict[str, tuple[int | None, ...]]) -> dict[
 
 def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:
     params = meta["params"]
-    if not isinstance(params, dict) or set(params) - set(_PARAMS):
-        raise ValueError(f"params must be a mapping of {', '.join(_PARAMS)}")
-    for k, v in params.items():  # the dataclass defaults give each setting's type
-        want = type(getattr(StyleModel, k))
+    if not isinstance(params, dict) or set(params) - set(PARAM_TYPES):
+        raise ValueError(f"params must be a mapping of {', '.join(PARAM_TYPES)}")
+    for k, v in params.items():
+        want = PARAM_TYPES[k]
         if not isinstance(v, (int, float) if want is float else want) or (want is not bool and isinstance(v, bool)):
             raise ValueError(f"params.{k} should be a {want.__name__}, not {v!r}")
-    # Files written before these settings existed: 50/50 average, (genre, label) cells balanced.
-    params = {"tree_weight": 0.5, "weighting": "cell", **params}
-    model = StyleModel(**params)
+    model = StyleModel(**{**LEGACY_PARAMS, **params})
     model.check_settings()
     if meta["feature_names"] != model.feature_names_:
         raise WhowroteError(f"model features differ from this whowrote version's {model.feature_set!r} set")
@@ -160,6 +172,14 @@ def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:
     if meta["has_trees"]:
         model.trees_ = TreeEnsemble.from_arrays(arrays)
         model.trees_.check(n_features=d, n_classes=k)
+    model.density_ = None
+    if "ood_centers" in arrays:
+        model.density_ = FeatureDensity.from_arrays(arrays)
+        if model.density_.inv_var.shape != model.density_.centers.shape or not len(model.density_.centers):
+            raise ValueError("ood arrays have inconsistent shapes")
+    model.abstain_below_ = float(meta.get("abstain_below", model.abstain_below))
+    threshold = meta.get("ood_threshold")
+    model.ood_threshold_ = float("inf") if threshold is None or model.density_ is None else float(threshold)
     model.temperature_ = float(meta["temperature"])
     if not np.isfinite(model.temperature_) or model.temperature_ <= 0:
         raise ValueError(f"temperature must be positive, got {model.temperature_}")

@@ -1,71 +1,114 @@
 """``StyleModel``: stylometric features -> calibrated CLAUDE / CHATGPT / GEMINI / OTHER probabilities.
 
-The model is a weighted average (``tree_weight`` for the trees, the rest for the LR) of two
-members on the same features (``signed log1p`` of the raw feature values, so heavy-tailed rates
-such as em-dashes per 1k characters behave):
+The model reads the :func:`~whowrote.style.edits.canonical` form of a text (ASCII typography, lower
+case), so the edits that editors and pipelines make without asking — curly or straight quotes,
+``--`` or em-dash, capitalisation — cannot move its verdict. Typography stays visible to people as
+a *fragile* tell (``whowrote.style.explain``), never as evidence the verdict rests on.
 
-- a standardised multinomial logistic regression (the research probe's recipe; it also gives the
-  per-feature contributions that explanations cite), and
+It is a weighted average (``tree_weight`` for the trees, the rest for the LR) of two members on
+the same features (``signed log1p`` of the raw feature values, so heavy-tailed rates behave):
+
+- a standardised multinomial logistic regression (the research probe's recipe), and
 - gradient-boosted trees (``HistGradientBoostingClassifier``), which capture thresholds and
   interactions (a heading rate means something else in fiction than in a blog).
 
-The averaged probabilities are then temperature-scaled with a temperature fitted on
-out-of-fold predictions (folds grouped by topic, so no topic is in both halves). Training rows are
-weighted against the class counts of their genre (``weighting``: ``"cell"`` makes each (genre,
-provider) cell count equally; ``"sqrt"``, the default, weighs a row ``1 / sqrt(n_genre * n_cell)``),
-so the classifier does not learn "fiction => OTHER" just because fiction has many OTHER texts.
-The defaults (trees weighted 0.85, 300 rounds, ``"sqrt"``) were chosen on inner topic splits of
-the training data; see ``docs/predict.md``.
+Calibration is fitted for texts *unlike* the training data: with several genres, the temperature,
+the abstain threshold and the out-of-distribution threshold are all chosen on out-of-genre
+predictions (each genre predicted by members trained without it). Training rows are weighted
+against the class counts of their genre (``weighting``), so "fiction => OTHER" is not learned just
+because fiction has many OTHER texts.
 
-Inference needs numpy only (both members are stored as arrays); scikit-learn is imported by
-``fit``. Abstain rule: ``uncertain`` when the top probability is below ``abstain_below`` or the
-text is shorter than ``min_words``.
+scikit-learn's estimator contract: settings in ``__init__`` (``get_params``/``set_params``,
+``sklearn.base.clone`` works), fitted state with trailing underscores set by ``fit``. Inference needs
+numpy only; scikit-learn is imported by ``fit``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from whowrote.style.calibration import fit_temperature, softmax
+from whowrote.style.edits import canonical as canonical_form
 from whowrote.style.features import extract, feature_names
+from whowrote.style.ood import FeatureDensity, choose_abstain
 from whowrote.style.trees import TreeEnsemble
 from whowrote.types import LABELS
+
+# Every setting with its type (the model loader checks saved files against these).
+PARAM_TYPES: dict[str, type] = {
+    "feature_set": str, "canonical": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
+    "tree_weight": float, "weighting": str, "seed": int, "calibrate": bool, "abstain_below": float,
+    "ood_quantile": float, "target_accuracy": float, "min_words": int,
+}
 
 
 def log_transform(X: np.ndarray) -> np.ndarray:
     return np.sign(X) * np.log1p(np.abs(X))
 
 
-@dataclass
 class StyleModel:
-    """scikit-learn-style classifier over stylometric features (see the module docstring)."""
+    """scikit-learn classifier over stylometric features (see the module docstring).
 
-    feature_set: str = "full"
-    C: float = 0.1
-    use_trees: bool = True
-    tree_iter: int = 300
-    tree_leaves: int = 15
-    tree_weight: float = 0.85  # share of the trees in the averaged probabilities (LR gets the rest)
-    weighting: str = "sqrt"  # "cell": each (genre, label) cell equal; "sqrt": 1/sqrt(n_genre * n_cell)
-    seed: int = 0
-    calibrate: bool = True
-    abstain_below: float = 0.5
-    min_words: int = 100
-    # Fitted state (arrays; what save/load round-trips).
-    classes_: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
-    mean_: np.ndarray | None = None
-    scale_: np.ndarray | None = None
-    coef_: np.ndarray | None = None
-    intercept_: np.ndarray | None = None
-    trees_: TreeEnsemble | None = None
-    temperature_: float = 1.0
-    norms_: np.ndarray | None = None  # per-class mean raw feature value, (n_classes, d)
-    metrics_: dict[str, Any] = field(default_factory=dict)
-    training_: dict[str, Any] = field(default_factory=dict)
+    ``abstain_below``: "uncertain" below this top probability; ``-1`` (the default) chooses it at
+    fit time on out-of-genre predictions, as the lowest threshold whose accepted texts reach
+    ``target_accuracy``. ``ood_quantile``: texts farther from every training (genre, label) cell
+    than this quantile of the out-of-genre distances are "uncertain" too (1 turns it off).
+    """
+
+    def __init__(self, feature_set: str = "full", canonical: bool = True, C: float = 0.1, use_trees: bool = True,
+                 tree_iter: int = 300, tree_leaves: int = 15, tree_weight: float = 0.85, weighting: str = "sqrt",
+                 seed: int = 0, calibrate: bool = True, abstain_below: float = -1.0, ood_quantile: float = 0.9,
+                 target_accuracy: float = 0.9, min_words: int = 100) -> None:
+        self.feature_set = feature_set
+        self.canonical = canonical
+        self.C = C
+        self.use_trees = use_trees
+        self.tree_iter = tree_iter
+        self.tree_leaves = tree_leaves
+        self.tree_weight = tree_weight
+        self.weighting = weighting
+        self.seed = seed
+        self.calibrate = calibrate
+        self.abstain_below = abstain_below
+        self.ood_quantile = ood_quantile
+        self.target_accuracy = target_accuracy
+        self.min_words = min_words
+
+    # ---- scikit-learn's estimator API ------------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in PARAM_TYPES}
+
+    def set_params(self, **params: Any) -> StyleModel:
+        unknown = set(params) - set(PARAM_TYPES)
+        if unknown:
+            raise ValueError(f"invalid parameters {sorted(unknown)} for StyleModel; valid: {list(PARAM_TYPES)}")
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(string=True))
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.get_params().items() if v != StyleModel().__dict__[k]}
+        return "StyleModel(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
+
+    def check_settings(self) -> None:
+        """ValueError for settings outside their range (used by ``fit`` and by the model loader)."""
+        if self.weighting not in ("cell", "sqrt"):
+            raise ValueError(f"weighting must be 'cell' or 'sqrt', not {self.weighting!r}")
+        if not 0.0 <= self.tree_weight <= 1.0:
+            raise ValueError(f"tree_weight must be in [0, 1], not {self.tree_weight!r}")
+        if not (self.abstain_below == -1.0 or 0.0 <= self.abstain_below <= 1.0):
+            raise ValueError(f"abstain_below must be in [0, 1] or -1 (choose at fit), not {self.abstain_below!r}")
+        if not 0.0 < self.ood_quantile <= 1.0:
+            raise ValueError(f"ood_quantile must be in (0, 1], not {self.ood_quantile!r}")
 
     # ---- features -------------------------------------------------------------------------
     @property
@@ -73,6 +116,7 @@ class StyleModel:
         return feature_names(self.feature_set)
 
     def features(self, texts_or_X) -> np.ndarray:
+        """The feature matrix of texts (their canonical form), or a matrix passed through."""
         if isinstance(texts_or_X, np.ndarray) and texts_or_X.dtype != object:
             X = np.asarray(texts_or_X, dtype=np.float64)
             if X.ndim != 2 or X.shape[1] != len(self.feature_names_):
@@ -80,40 +124,52 @@ class StyleModel:
             return X
         if isinstance(texts_or_X, str):  # list("a text") would be one text per character
             raise TypeError("expected a sequence of texts (or a feature matrix), not one string")
-        return extract(list(texts_or_X), self.feature_set)
+        texts = [canonical_form(t) for t in texts_or_X] if self.canonical else list(texts_or_X)
+        return extract(texts, self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------
-    def check_settings(self) -> None:
-        """ValueError for settings outside their range (used by ``fit`` and by the model loader)."""
-        if self.weighting not in ("cell", "sqrt"):
-            raise ValueError(f"weighting must be 'cell' or 'sqrt', not {self.weighting!r}")
-        if not 0.0 <= self.tree_weight <= 1.0:
-            raise ValueError(f"tree_weight must be in [0, 1], not {self.tree_weight!r}")
-
     def fit(self, texts_or_X, y: Sequence[str], genres: Sequence[str] | None = None,
             groups: Sequence[str] | None = None, sample_weight: Sequence[float] | None = None) -> StyleModel:
         """Fit on texts (or a precomputed feature matrix) and labels.
 
-        ``genres`` balances the sample weights per (genre, label) cell; ``groups`` (e.g. topic
+        ``genres`` balances the sample weights per (genre, label) cell and, with three or more
+        genres, makes the calibration folds leave-one-genre-out; otherwise ``groups`` (e.g. topic
         keys) keeps the calibration folds honest.
         """
         X = self.features(texts_or_X)
         y = np.asarray(y, dtype=object)
+        self.metrics_, self.training_ = {}, {}
         present = set(y.tolist())
         self.classes_ = np.array([c for c in LABELS if c in present] + sorted(present - set(LABELS)), dtype=object)
         yi = np.array([list(self.classes_).index(v) for v in y])
         self.check_settings()
+        g = np.asarray(genres, dtype=object) if genres is not None else np.zeros(len(y), dtype=object)
         w = _balanced_weights(yi, genres, sqrt=self.weighting == "sqrt")
-        if sample_weight is not None:  # e.g. down-weighting truncated copies of training texts
+        if sample_weight is not None:  # e.g. down-weighting edited copies of training texts
             w = w * np.asarray(sample_weight, dtype=np.float64)
             w = w * len(w) / w.sum()
         self._fit_members(X, yi, w)
         # Means, as in the research spec's provider table (medians are 0 for sparse marks).
         self.norms_ = np.array([X[yi == k].mean(axis=0) for k in range(len(self.classes_))])
-        self.temperature_ = 1.0
+        self.density_ = FeatureDensity.fit(self._z(X), yi, g)
+        self.temperature_, self.abstain_below_, self.ood_threshold_ = 1.0, 0.5, float("inf")
+        if self.abstain_below != -1.0:
+            self.abstain_below_ = self.abstain_below
         if self.calibrate and len(X) >= 50:
-            oof = self._oof_logits(X, yi, w, groups)
-            self.temperature_ = fit_temperature(oof, yi)
+            oof, dist = self._oof(X, yi, w, g, groups)
+            self.calibrate_out_of_genre(oof, dist, y)
+        return self
+
+    def calibrate_out_of_genre(self, logits: np.ndarray, distances: np.ndarray, y: Sequence[str]) -> StyleModel:
+        """Fit the temperature, the distance threshold and (``abstain_below=-1``) the abstain
+        threshold on out-of-fold predictions (``logits`` from members that never saw the rows'
+        genre, their ``distances`` to those members' training cells, the rows' labels)."""
+        yi = np.array([list(self.classes_).index(v) for v in np.asarray(y, dtype=object)])
+        self.temperature_ = fit_temperature(logits, yi)
+        P = softmax(logits, self.temperature_)
+        self.ood_threshold_ = float(np.quantile(distances, self.ood_quantile)) if self.ood_quantile < 1 else float("inf")
+        if self.abstain_below == -1.0:
+            self.abstain_below_ = choose_abstain(P, yi, distances <= self.ood_threshold_, self.target_accuracy)
         return self
 
     def _fit_members(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray) -> None:
@@ -141,24 +197,31 @@ class StyleModel:
                 hgb.fit(Z, yi, sample_weight=w)
             self.trees_ = TreeEnsemble.from_sklearn(hgb)
 
-    def _oof_logits(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray, groups) -> np.ndarray:
+    def _oof(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray, g: np.ndarray, groups) -> tuple[np.ndarray, np.ndarray]:
+        """Out-of-fold logits and distances: folds are whole genres when there are >= 3 of them
+        (the held-out genre is unlike the training data, as users' texts are), else topic groups."""
         from sklearn.model_selection import GroupKFold, StratifiedKFold
 
         oof = np.zeros((len(X), len(self.classes_)))
-        if groups is not None:
-            folds = GroupKFold(n_splits=3).split(X, yi, groups=np.asarray(groups))
+        dist = np.zeros(len(X))
+        if len(set(g.tolist())) >= 3:
+            folds = [(np.flatnonzero(g != v), np.flatnonzero(g == v)) for v in sorted(set(g.tolist()))]
+        elif groups is not None:
+            folds = list(GroupKFold(n_splits=3).split(X, yi, groups=np.asarray(groups)))
         else:
-            folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=self.seed).split(X, yi)
+            folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=self.seed).split(X, yi))
         for tr, te in folds:
-            if len(set(yi[tr])) < len(self.classes_):  # a fold without some class: skip it
-                continue
-            member = StyleModel(**{k: getattr(self, k) for k in _PARAMS}, calibrate=False)
+            member = StyleModel(**{**self.get_params(), "calibrate": False})
             member.classes_ = self.classes_
             member._fit_members(X[tr], yi[tr], w[tr])
             oof[te] = member.logits(X[te])
-        return oof
+            dist[te] = FeatureDensity.fit(member._z(X[tr]), yi[tr], g[tr]).distance(member._z(X[te]))
+        return oof, dist
 
     # ---- inference ------------------------------------------------------------------------
+    def _z(self, X: np.ndarray) -> np.ndarray:
+        return (log_transform(X) - self.mean_) / self.scale_
+
     def logits(self, texts_or_X) -> np.ndarray:
         """Log of the (uncalibrated) averaged member probabilities."""
         X = self.features(texts_or_X)
@@ -170,17 +233,27 @@ class StyleModel:
 
     def predict_proba(self, texts_or_X) -> np.ndarray:
         """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
-        if self.coef_ is None:
+        if getattr(self, "coef_", None) is None:
             raise RuntimeError("StyleModel is not fitted")
         return softmax(self.logits(texts_or_X), self.temperature_)
 
     def predict(self, texts_or_X) -> np.ndarray:
         return self.classes_[self.predict_proba(texts_or_X).argmax(axis=1)]
 
-    def contributions(self, X: np.ndarray) -> np.ndarray:
-        """Per-class, per-feature logistic-regression logit terms, shape ``(n, classes, d)``."""
-        Z = (log_transform(np.asarray(X, dtype=np.float64)) - self.mean_) / self.scale_
-        return Z[:, None, :] * self.coef_[None, :, :]
+    def score(self, texts_or_X, y: Sequence[str]) -> float:
+        """Accuracy (scikit-learn's default classifier score)."""
+        return float(np.mean(self.predict(texts_or_X) == np.asarray(y, dtype=object)))
+
+    def distance(self, X: np.ndarray) -> np.ndarray:
+        """How far each row is from every training (genre, label) cell (see ``style.ood``); zeros for
+        models saved before the distance existed."""
+        if getattr(self, "density_", None) is None:
+            return np.zeros(len(X))
+        return self.density_.distance(self._z(X))
+
+    def uncertain(self, P: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """The abstain rule: top probability below ``abstain_below_`` or farther than the OOD threshold."""
+        return (P.max(axis=1) < self.abstain_below_) | (self.distance(X) > self.ood_threshold_)
 
     def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list:
         """One :class:`~whowrote.style.explain.Attribution` per text (probabilities over all four
@@ -193,10 +266,6 @@ class StyleModel:
         from whowrote.style.io import save_model
 
         save_model(self, path)
-
-
-_PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed",
-           "abstain_below", "min_words")
 
 
 def _balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool = False) -> np.ndarray:

@@ -1,18 +1,21 @@
-"""Training the bundled model reproducibly (``whowrote train-probe``) and writing its model card.
+"""Training the bundled model reproducibly (``whowrote train-probe``).
 
-1. Load the corpus files and extract the features once.
+1. Load the corpus files and extract the features of every text and of its edited copies once.
 2. Honest check: fit on the topic-held-out ``train`` split (``whowrote.data.splits``), measure
-   on ``val`` (accuracy overall and per genre, macro-F1, ECE, Brier, OTHER-vs-three AUROC).
-3. Fit the final model on every row, save it (JSON + npz) with the metrics and a model card.
+   on ``val``; then leave-one-genre-out (every genre predicted by a model that never saw it).
+3. Fit the final model on every row (calibrated on out-of-genre predictions), save it (JSON + npz)
+   with the metrics and a model card.
 
-Every fit also sees a truncated copy of each training text (its first 60-600 words, weight 0.3):
-measured on the topic hold-out, this lifts accuracy on 100-250-word inputs by 11-12 points and
-leave-one-genre-out accuracy by ~2 points, for ~1 point on full-length texts.
+Every fit also sees one edited copy of each training text (weight 0.5; ``AUGMENTATIONS``, one
+chosen at random per text): its first 60-600 words, or the text pasted as plain text (Markdown
+stripped), or all content-keeping edits at once (plain text, ASCII, lower case, sentences shuffled). The model reads the canonical form of
+every text, so typography and case edits need no copies: they cannot change the features.
 """
 
 from __future__ import annotations
 
 import hashlib
+import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,46 +23,65 @@ from typing import Any
 
 import numpy as np
 
-from whowrote.style.calibration import brier, expected_calibration_error
-from whowrote.style.features import extract
+from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
+from whowrote.style.edits import combined, first_words, strip_markdown
+from whowrote.style.explain import typography_stats
 from whowrote.style.io import save_model
 from whowrote.style.model import StyleModel
-from whowrote.types import OTHER
+from whowrote.style.model_card import model_card
+from whowrote.types import OTHER, PROVIDERS
 
 AUG_LENGTHS = (60, 100, 150, 250, 400, 600)
-AUG_WEIGHT = 0.3
 FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
 
 
-def truncate_words(text: str, n: int) -> str:
-    """The text up to the end of its ``n``-th whitespace-separated word (formatting kept)."""
-    count, inword = 0, False
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if inword:
-                count += 1
-                if count >= n:
-                    return text[:i]
-            inword = False
-        else:
-            inword = True
-    return text
-
-
-def truncated_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
-    import random
-
+def truncated(texts: Sequence[str], seed: int = 0) -> list[str]:
     rng = random.Random(seed)
-    return [truncate_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
+    return [first_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
+
+
+# The edits a training text's one extra copy gets (one chosen at random per text), and its weight.
+AUGMENTATIONS: dict[str, Callable[[str, int], str]] = {
+    "truncated": lambda t, n: first_words(t, n),
+    "plain_text": lambda t, n: strip_markdown(t),
+    "combined": lambda t, n: combined(t, seed=n),
+}
+AUG_WEIGHT = 0.5
+
+
+def edited_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
+    """One edited copy per text: its first 60-600 words, or plain text, or all edits combined."""
+    rng = random.Random(seed)
+    names = list(AUGMENTATIONS)
+    return [AUGMENTATIONS[rng.choice(names)](t, rng.choice(AUG_LENGTHS)) for t in texts]
+
+
+def augmented_features(model: StyleModel, texts: Sequence[str], seed: int = 0,
+                       log: Callable[[str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Feature matrices of the texts and of their edited copies (same row order)."""
+    t0 = time.perf_counter()
+    X = model.features(texts)
+    Xa = model.features(edited_copies(texts, seed))
+    if log:
+        log(f"features of {len(texts)} texts and their edited copies in {time.perf_counter() - t0:.1f}s")
+    return X, Xa
 
 
 def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, **params) -> StyleModel:
-    """Fit a :class:`StyleModel` on rows ``X`` plus their truncated copies ``Xa`` (weight 0.3)."""
+    """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa`` (weight ``AUG_WEIGHT``)."""
     y, genres = np.asarray(y, dtype=object), np.asarray(genres, dtype=object)
     w = np.r_[np.ones(len(X)), np.full(len(Xa), AUG_WEIGHT)]
     g2 = None if groups is None else np.r_[np.asarray(groups, dtype=object), np.asarray(groups, dtype=object)]
     return StyleModel(**params).fit(np.vstack([X, Xa]), np.r_[y, y], genres=np.r_[genres, genres],
                                     groups=g2, sample_weight=w)
+
+
+def typography_norms(texts: Sequence[str], y: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Per label, the mean of each raw typographic habit (for the fragile typography tells)."""
+    stats = [typography_stats(t) for t in texts]
+    y = np.asarray(y, dtype=object)
+    return {name: {str(c): float(np.mean([s[name] for s, yy in zip(stats, y, strict=True) if yy == c]))
+                   for c in sorted(set(y.tolist()))} for name in stats[0]} if stats else {}
 
 
 def evaluate(model: StyleModel, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
@@ -86,6 +108,12 @@ def evaluate(model: StyleModel, X: np.ndarray, y: Sequence[str], genres: Sequenc
     return out
 
 
+def three_way(model: StyleModel, P: np.ndarray) -> np.ndarray:
+    """The most probable of the three providers (what "3-way accuracy" scores on their texts)."""
+    cols = [list(model.classes_).index(c) for c in PROVIDERS if c in model.classes_]
+    return model.classes_[np.asarray(cols)[P[:, cols].argmax(axis=1)]]
+
+
 def train_probe(
     corpus_paths: Sequence[str | Path],
     out: str | Path,
@@ -102,32 +130,36 @@ def train_probe(
     corpus = load_corpus(list(corpus_paths)).reset_index(drop=True)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
-    t1 = time.perf_counter()
-    X = extract(corpus["text"].tolist(), feature_set)
-    Xa = extract(truncated_copies(corpus["text"].tolist(), seed), feature_set)
-    log(f"extracted {X.shape[1]} features (texts and truncated copies) in {time.perf_counter() - t1:.1f}s")
+    params = {"feature_set": feature_set, "seed": seed}
+    X, Xa = augmented_features(StyleModel(**params), corpus["text"].tolist(), seed, log)
     metrics: dict[str, Any] = {}
     if check:
         split = topic_holdout_split(corpus, seed=seed, balance=False)
         tr, va = split["train"], split["val"]
         r = tr["row_idx"].to_numpy()
-        probe = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], topic_keys(tr), feature_set=feature_set, seed=seed)
+        probe = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], topic_keys(tr), **params)
         metrics["topic_holdout_val"] = evaluate(probe, X[va["row_idx"].to_numpy()], va["provider"], va["genre"])
         log("topic-held-out val: " + _summary(metrics["topic_holdout_val"]))
         metrics["length_falloff"] = falloff(probe, va, log)
-        if corpus["genre"].nunique() > 1:
-            metrics["leave_one_genre_out"] = logo(corpus, X, Xa, feature_set, seed, log)
-    model = fit_augmented(X, Xa, corpus["provider"], corpus["genre"], topic_keys(corpus), feature_set=feature_set, seed=seed)
+        if corpus["genre"].nunique() > 2:
+            metrics["leave_one_genre_out"], oof = logo(corpus, X, Xa, params, log)
+    log("fitting the final model")
+    model = fit_augmented(X, Xa, corpus["provider"], corpus["genre"], topic_keys(corpus), calibrate=not check, **params)
+    if check and corpus["genre"].nunique() > 2:  # calibrate on the check's out-of-genre predictions
+        model.calibrate_out_of_genre(*oof)
     model.metrics_ = metrics
     model.training_ = {
         "files": [{"name": Path(p).name, "sha256": _sha256(p)} for p in corpus_paths],
         "seed": seed,
         "counts": {f"{g}/{p}": int(n) for (g, p), n in corpus.groupby(["genre", "provider"]).size().items()},
         "n_texts": int(len(corpus)),
+        "augmentation": {"edits": list(AUGMENTATIONS), "weight": AUG_WEIGHT},
+        "typography_norms": typography_norms(corpus["text"].tolist(), corpus["provider"].tolist()),
     }
     save_model(model, out)
     Path(out, "MODEL_CARD.md").write_text(model_card(model))
-    log(f"saved model to {out} (temperature {model.temperature_:.3f}) in {time.perf_counter() - t0:.1f}s total")
+    log(f"saved model to {out} (temperature {model.temperature_:.3f}, abstain below {model.abstain_below_:.3f}) "
+        f"in {time.perf_counter() - t0:.1f}s total")
     return metrics
 
 
@@ -136,28 +168,57 @@ def falloff(model: StyleModel, val, log: Callable[[str], None]) -> dict[str, flo
     y = val["provider"].to_numpy()
     out = {}
     for n in FALLOFF_LENGTHS:
-        pred = model.predict(extract([truncate_words(t, n) for t in val["text"]], model.feature_set))
+        pred = model.predict([first_words(t, n) for t in val["text"]])
         out[str(n)] = float((pred == y).mean())
     log("accuracy by length (first N words): " + ", ".join(f"{n}: {a:.3f}" for n, a in out.items()))
     return out
 
 
-def logo(corpus, X: np.ndarray, Xa: np.ndarray, feature_set: str, seed: int, log: Callable[[str], None]) -> dict[str, Any]:
-    """Leave-one-genre-out accuracy (uncalibrated fits: the temperature does not change accuracy)."""
+def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any],
+         log: Callable[[str], None]) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Leave-one-genre-out: accuracy (4-way, and 3-way on the providers' texts), OTHER AUROC, and
+    calibration with the temperature each held-out genre would get (fitted on the other genres'
+    out-of-genre predictions, never its own). Also returns the out-of-genre ``(logits, distances,
+    labels)`` of every row, which calibrate the final model."""
+    from sklearn.metrics import roc_auc_score
+
     from whowrote.data.splits import leave_one_genre_out
 
-    out: dict[str, Any] = {}
+    folds = []
+    dist = np.zeros(len(X))
     for genre, tr, te in leave_one_genre_out(corpus):
-        r = tr["row_idx"].to_numpy()
-        m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], feature_set=feature_set, seed=seed, calibrate=False)
-        y = te["provider"].to_numpy()
-        pred = m.predict(X[te["row_idx"].to_numpy()])
+        r, t = tr["row_idx"].to_numpy(), te["row_idx"].to_numpy()
+        m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], calibrate=False, **params)
+        folds.append((str(genre), m, m.logits(X[t]), te["provider"].to_numpy(object), t))
+        dist[t] = m.distance(X[t])
+        log(f"leave-one-genre-out {genre}: fitted on {len(r)} texts")
+    out: dict[str, Any] = {}
+    for genre, m, logits, y, _ in folds:
+        cls = list(m.classes_)
+        others = [(lg, yy) for g, mm, lg, yy, _ in folds if g != genre and list(mm.classes_) == cls]
+        yi_o = np.concatenate([[cls.index(v) for v in yy] for _, yy in others])
+        T = fit_temperature(np.vstack([lg for lg, _ in others]), yi_o)
+        P = softmax(logits, T)
+        pred, known = m.classes_[P.argmax(axis=1)], np.isin(y, m.classes_)
         three = y != OTHER
-        out[str(genre)] = {"n": int(len(y)), "accuracy": float((pred == y).mean()),
-                           "accuracy_3providers": float((pred[three] == y[three]).mean()) if three.any() else None}
-        log(f"leave-one-genre-out {genre}: accuracy {out[str(genre)]['accuracy']:.3f} (n={len(y)})")
-    out["mean_accuracy"] = float(np.mean([v["accuracy"] for v in out.values()]))
-    return out
+        yi = np.array([cls.index(v) if v in cls else -1 for v in y])
+        row = {"n": int(len(y)), "accuracy": float((pred == y).mean()),
+               "accuracy_3way": float((three_way(m, P)[three] == y[three]).mean()) if three.any() else None,
+               "ece": expected_calibration_error(P[known], yi[known]), "temperature": T}
+        if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
+            row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
+        out[genre] = row
+        log(f"leave-one-genre-out {genre}: accuracy {row['accuracy']:.3f}, 3-way {row['accuracy_3way'] or 0:.3f} "
+            f"(n={len(y)}), ECE {row['ece']:.3f}")
+    for key in ("accuracy", "accuracy_3way", "ece"):
+        vals = [v[key] for v in out.values() if v.get(key) is not None]
+        out[f"mean_{key}"] = float(np.mean(vals))
+    oof = np.zeros((len(X), len(folds[0][1].classes_)))
+    for _, m, logits, _, t in folds:
+        oof[t] = logits if list(m.classes_) == list(folds[0][1].classes_) else np.nan
+    keep = ~np.isnan(oof).any(axis=1)
+    y = corpus["provider"].to_numpy(object)
+    return out, (oof[keep], dist[keep], y[keep])
 
 
 def _summary(m: dict[str, Any]) -> str:
@@ -173,60 +234,3 @@ def _sha256(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-_WEIGHTING = {
-    "cell": "Rows are weighted so each (genre, provider) cell counts equally.",
-    "sqrt": ("A row weighs 1 / sqrt(texts in its genre x texts in its (genre, provider) cell): halfway "
-             "(geometrically) between balancing genres and balancing every (genre, provider) cell."),
-}
-
-
-def model_card(model: StyleModel) -> str:
-    t = model.training_
-    counts = "\n".join(f"| {k.split('/')[0]} | {k.split('/')[1]} | {v} |" for k, v in sorted(t.get("counts", {}).items()))
-    m = model.metrics_.get("topic_holdout_val")
-    metrics = _summary(m) if m else "not measured"
-    fo = model.metrics_.get("length_falloff") or {}
-    falloff_text = ", ".join(f"{n} words {a:.3f}" for n, a in fo.items()) or "not measured"
-    lg = model.metrics_.get("leave_one_genre_out")
-    logo_text = ("; ".join(f"{g} {v['accuracy']:.3f}" for g, v in lg.items() if g != "mean_accuracy")
-                 + f"; mean {lg['mean_accuracy']:.3f}") if lg else "not measured"
-    files = ", ".join(f"`{f['name']}` (sha256 {f['sha256'][:12]}…)" for f in t.get("files", []))
-    return f"""# whowrote default style model
-
-**What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
-OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set:
-the research spec's 41 plus punctuation, structure, sentence/paragraph-length, function-word and
-lexicon features), trained on each text plus a truncated copy (first 60-600 words, weight 0.3).
-Weighted average of a standardised logistic regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and
-gradient-boosted trees ({model.tree_iter} rounds, {model.tree_leaves} leaves, weight {model.tree_weight:.2f}), temperature-scaled
-(T={model.temperature_:.3f}, fitted on topic-grouped out-of-fold predictions). Abstains
-("uncertain") below probability {model.abstain_below} or under {model.min_words} words.
-
-**Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. {_WEIGHTING[model.weighting]}
-
-| genre | provider | texts |
-|---|---|---:|
-{counts}
-
-**Measured (topic held out, same genres; trained on the train split only).** {metrics}
-
-**Accuracy by length** (the same val texts cut to their first N words): {falloff_text}.
-
-**Measured across genres (leave one genre out: trained on the other genres, tested on it).**
-{logo_text}. Most of the loss is the OTHER label, which does not transfer between genres (the
-open models differ by genre), and GEMINI/longform; see `docs/predict.md`.
-
-**Limits — read before trusting a verdict.**
-- Cross-genre accuracy is far lower than in-genre accuracy (leave-one-genre-out and the OTHER
-  AUROC across genres are reported in `docs/predict.md`): a genre unlike blogs, debates, fiction
-  or novella/planning notes will be attributed much less reliably.
-- No GEMINI blog posts were in the training data; GEMINI's blog style is inferred from its
-  debates, fiction and longform writing.
-- OTHER covers only the open models in the corpus (Gemma, Llama, Qwen, DeepSeek, GLM, Kimi,
-  gpt-oss, …); an unseen model or a human writer may be forced onto one of the four labels.
-- Model generations differ by genre (blogs/debates 2026, longform 2025, fiction older); newer
-  model versions may write differently. Editing, paraphrasing or stripping Markdown weakens the tells.
-- English only; short texts (< {model.min_words} words) are always marked uncertain.
-"""

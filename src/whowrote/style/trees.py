@@ -29,6 +29,8 @@ class TreeEnsemble:
     tree_class: np.ndarray  # int32 class (logit column) each tree adds to
     baseline: np.ndarray  # float64 (n_classes,)
     max_depth: int
+    # float64 per node: the training-count-weighted mean leaf value below it (for path attributions)
+    expected: np.ndarray | None = None
 
     @classmethod
     def from_sklearn(cls, model) -> TreeEnsemble:
@@ -47,6 +49,7 @@ class TreeEnsemble:
         cat = np.concatenate([n for n, _ in parts])
         shift = np.concatenate([np.full(len(n), off, dtype=np.int64) for n, off in parts])
         leaf = cat["is_leaf"].astype(bool)
+        expected = np.concatenate([_expected(n) for n, _ in parts])
         return cls(
             feature=cat["feature_idx"].astype(np.int32),
             threshold=cat["num_threshold"].astype(np.float64),
@@ -59,6 +62,7 @@ class TreeEnsemble:
             tree_class=np.asarray(tree_class, dtype=np.int32),
             baseline=np.asarray(model._baseline_prediction, dtype=np.float64).ravel(),
             max_depth=int(cat["depth"].max()) + 1,
+            expected=expected,
         )
 
     def raw_predict(self, X: np.ndarray) -> np.ndarray:
@@ -94,6 +98,8 @@ class TreeEnsemble:
     def to_arrays(self, prefix: str = "tree_") -> dict[str, np.ndarray]:
         arrays = {prefix + f: getattr(self, f) for f in ARRAY_FIELDS}
         arrays[prefix + "baseline"] = self.baseline
+        if self.expected is not None:
+            arrays[prefix + "expected"] = self.expected
         return arrays
 
     @classmethod
@@ -116,12 +122,18 @@ class TreeEnsemble:
             arr = kw[name] if name == "roots" else kw[name][inner]
             if len(arr) and (arr.min() < 0 or arr.max() >= n):
                 raise ValueError(f"tree {name} index out of range")
-        return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]))
+        expected = arrays.get(prefix + "expected")
+        if expected is not None and np.shape(expected) != (n,):
+            raise ValueError("tree arrays have inconsistent lengths")
+        return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]),
+                   expected=None if expected is None else np.asarray(expected, dtype=np.float64))
 
     def check(self, n_features: int, n_classes: int) -> None:
         """Raise ``ValueError`` unless every index points inside the arrays (for untrusted files)."""
         n = len(self.is_leaf)
         same = (self.feature, self.threshold, self.left, self.right, self.value, self.missing_left)
+        if self.expected is not None:
+            same = (*same, self.expected)
         if any(a.shape != (n,) for a in same) or self.tree_class.shape != self.roots.shape:
             raise ValueError("tree arrays have inconsistent lengths")
         if self.baseline.shape != (n_classes,):
@@ -137,6 +149,18 @@ class TreeEnsemble:
 
 
 MAX_DEPTH = 64  # scikit-learn's trees of 15 leaves are at most 14 deep; anything deeper is damage
+
+
+def _expected(nodes) -> np.ndarray:
+    """Each node's count-weighted mean leaf value (children have higher indices in sklearn's trees)."""
+    value = nodes["value"].astype(np.float64).copy()
+    count = nodes["count"].astype(np.float64)
+    for i in range(len(nodes) - 1, -1, -1):
+        if not nodes["is_leaf"][i]:
+            lo, hi = int(nodes["left"][i]), int(nodes["right"][i])
+            total = count[lo] + count[hi]
+            value[i] = (value[lo] * count[lo] + value[hi] * count[hi]) / total if total else 0.0
+    return value
 
 
 def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:

@@ -1,0 +1,286 @@
+"""Does the verdict hold on texts unlike the training data? The robustness suite.
+
+Three honest splits of the shared corpus, each fitted once per recipe:
+
+- ``topic``: the topic hold-out (``topic_holdout_split``, seed 0): same genres, unseen topics;
+- ``logo``: leave one genre out, for each of the five genres;
+- ``generation``: train on one model generation, test on the other (2025-26 -> 2023-24 and back,
+  ``whowrote.data.generations``; training rows sharing a topic with the test rows are dropped).
+
+On every test set: 4-way accuracy, 3-way accuracy (the most probable of the three providers, on
+their texts) under each everyday edit of ``whowrote.style.edits``; under LOGO also calibration
+(ECE with the temperature fitted on the *other* genres' out-of-genre predictions), OTHER AUROC,
+and selective accuracy at the default abstain rule plus the accuracy-coverage curve.
+
+Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one edited copy per
+training text) and ``legacy`` (the previous default: raw text, a truncated copy only). Every
+setting is fixed in the library; nothing here is tuned on a test split.
+
+    OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
+
+Writes ``robustness.json``, ``robustness.png`` and ``selective.png`` under ``--out``, prints Markdown
+tables, and caches feature matrices in ``--cache`` (default ``/tmp/whowrote-robustness``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from whowrote.data import load_corpus
+from whowrote.data.generations import NEW, OLD, generation
+from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
+from whowrote.style import StyleModel
+from whowrote.style.calibration import expected_calibration_error, fit_temperature, softmax
+from whowrote.style.edits import edits
+from whowrote.style.ood import THRESHOLDS, choose_abstain, selective
+from whowrote.style.train import AUG_LENGTHS, edited_copies, first_words, fit_augmented, three_way
+from whowrote.types import OTHER
+
+RECIPES = {"default": {"canonical": True}, "legacy": {"canonical": False}}
+
+
+def legacy_copies(texts, seed: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    return [first_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
+
+
+class Features:
+    """Feature matrices of (edited) corpus texts, cached on disk by edit, recipe and row ids."""
+
+    def __init__(self, corpus, cache: Path, log) -> None:
+        self.corpus, self.cache, self.log = corpus, cache, log
+        cache.mkdir(parents=True, exist_ok=True)
+
+    def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
+        """Rows' features; the unedited texts and the training copies are computed once for every row."""
+        if edit in ("raw", "train_copy"):
+            return self._matrix(recipe, np.arange(len(self.corpus)), edit, seed)[rows]
+        return self._matrix(recipe, rows, edit, seed)
+
+    def _matrix(self, recipe: str, rows: np.ndarray, edit: str, seed: int) -> np.ndarray:
+        key = hashlib.sha256(f"{recipe}|{edit}|{seed}|".encode() + rows.tobytes()).hexdigest()[:16]
+        f = self.cache / f"{recipe}-{edit}-{key}.npy"
+        if f.exists():
+            return np.load(f)
+        t0 = time.perf_counter()
+        texts = self.corpus["text"].to_numpy()[rows].tolist()
+        if edit == "train_copy":
+            texts = (edited_copies if recipe == "default" else legacy_copies)(texts, seed)
+        elif edit != "raw":
+            fn = edits(seed)[edit]
+            texts = [fn(t) for t in texts]
+        X = StyleModel(**RECIPES[recipe]).features(texts)
+        np.save(f, X)
+        self.log(f"  features {recipe}/{edit}: {len(rows)} texts in {time.perf_counter() - t0:.0f}s")
+        return X
+
+
+def capped(frame, cap: int, seed: int) -> np.ndarray:
+    """Row ids of at most ``cap`` test rows, the same share of every provider (seeded)."""
+    if len(frame) <= cap:
+        return frame["row_idx"].to_numpy()
+    return frame.groupby("provider", group_keys=False).sample(frac=cap / len(frame), random_state=seed)["row_idx"].to_numpy()
+
+
+def scores(model: StyleModel, X: np.ndarray, y: np.ndarray, T: float | None = None) -> dict:
+    P = softmax(model.logits(X), T if T is not None else model.temperature_)
+    three = y != OTHER
+    return {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(1)] == y).mean()),
+            "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None}
+
+
+def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict, dict]:
+    """Fit on ``train``; score every test frame raw and (on a capped sample) under every edit."""
+    r = train["row_idx"].to_numpy()
+    t0 = time.perf_counter()
+    model = fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", args.seed),
+                          train["provider"], train["genre"], topic_keys(train), calibrate=False,
+                          seed=args.seed, **RECIPES[recipe])
+    log(f"{name}/{recipe}: fitted on {len(r)} texts in {time.perf_counter() - t0:.0f}s")
+    out, fitted = {}, {}
+    for tname, test in tests.items():
+        rows = test["row_idx"].to_numpy()
+        y_all = test["provider"].to_numpy(object)
+        Xraw = feats.get(recipe, rows, "raw")
+        fitted[tname] = (model, model.logits(Xraw), y_all, model.distance(Xraw))
+        sub = capped(test, args.cap, args.seed)
+        y = feats.corpus["provider"].to_numpy(object)[sub]
+        out[tname] = {"raw_all": scores(model, Xraw, y_all),
+                      "edits": {e: scores(model, feats.get(recipe, sub, e, args.seed), y) for e in edits()}}
+        ed = out[tname]["edits"]
+        log(f"  {tname}: raw {ed['raw']['accuracy']:.3f} / 3-way {ed['raw']['accuracy_3way'] or 0:.3f}; "
+            + ", ".join(f"{e} {v['accuracy']:.3f}" for e, v in ed.items() if e != "raw"))
+    return out, fitted
+
+
+def logo_calibration(fitted: dict, target: float) -> dict:
+    """Per held-out genre: ECE, OTHER AUROC and the abstain rule, all fitted on the other genres."""
+    from sklearn.metrics import roc_auc_score
+
+    out, curve = {}, {"coverage": [], "accuracy": []}
+    for genre, (model, logits, y, dist) in fitted.items():
+        cls = list(model.classes_)
+        others = [(lg, yy, dd) for g, (m, lg, yy, dd) in fitted.items() if g != genre and list(m.classes_) == cls]
+        yo = np.concatenate([[cls.index(v) for v in yy] for _, yy, _ in others])
+        lo, do = np.vstack([lg for lg, _, _ in others]), np.concatenate([dd for _, _, dd in others])
+        T = fit_temperature(lo, yo)
+        far = float(np.quantile(do, model.ood_quantile))
+        cut = choose_abstain(softmax(lo, T), yo, do <= far, model.target_accuracy)
+        P, yi = softmax(logits, T), np.array([cls.index(v) for v in y])
+        accepted = (P.max(1) >= cut) & (dist <= far)
+        acc, cov = selective(P, yi, accepted)
+        row = {"ece": expected_calibration_error(P, yi), "temperature": T, "abstain_below": cut,
+               "selective_accuracy": acc, "coverage": cov}
+        if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
+            row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
+        out[genre] = row
+    # Pooled accuracy-coverage curve over every held-out genre (threshold on the top probability).
+    for t in THRESHOLDS:
+        accs, covs, ns = [], [], []
+        for genre, (model, logits, y, _) in fitted.items():
+            cls = list(model.classes_)
+            P = softmax(logits, out[genre]["temperature"])
+            a, c = selective(P, np.array([cls.index(v) for v in y]), P.max(1) >= t)
+            accs.append(a * c * len(y) if c else 0.0)
+            covs.append(c * len(y))
+            ns.append(len(y))
+        curve["coverage"].append(sum(covs) / sum(ns))
+        curve["accuracy"].append(sum(accs) / sum(covs) if sum(covs) else float("nan"))
+    return {"per_genre": out, "curve": {"thresholds": THRESHOLDS.tolist(), **curve}}
+
+
+def generation_splits(corpus):
+    gen = np.array([generation(m, p, g) for m, p, g in zip(corpus["model"], corpus["provider"], corpus["genre"], strict=True)])
+    keys = topic_keys(corpus).to_numpy()
+    for src, dst in ((NEW, OLD), (OLD, NEW)):
+        test = corpus[gen == dst]
+        train = corpus[(gen == src) & ~np.isin(keys, keys[gen == dst])]
+        yield f"{src}->{dst}", train, test
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", nargs="+", required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
+    ap.add_argument("--recipes", nargs="+", default=["default", "legacy"], choices=list(RECIPES))
+    ap.add_argument("--splits", nargs="+", default=["topic", "logo", "generation"])
+    ap.add_argument("--cap", type=int, default=600, help="test texts per test set scored under the edits")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sample", type=int, default=0, help="texts per (genre, provider) cell; 0 = all (for smoke runs)")
+    args = ap.parse_args()
+    t_start = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t_start:6.0f}s] {msg}", flush=True)
+
+    corpus = load_corpus(args.corpus).reset_index(drop=True)
+    if args.sample:
+        corpus = corpus.groupby(["genre", "provider"], group_keys=False).head(args.sample).reset_index(drop=True)
+    corpus["row_idx"] = np.arange(len(corpus))
+    feats = Features(corpus, args.cache, log)
+    results: dict = {"n_texts": len(corpus), "cap": args.cap, "seed": args.seed}
+    for recipe in args.recipes:
+        res: dict = {}
+        if "topic" in args.splits:
+            split = topic_holdout_split(corpus, seed=args.seed, balance=False)
+            res["topic"], _ = run_split("topic", feats, recipe, split["train"], {"val": split["val"]}, args, log)
+        if "logo" in args.splits:
+            res["logo"], fitted = {}, {}
+            for genre, tr, te in leave_one_genre_out(corpus):
+                r, f = run_split(f"logo-{genre}", feats, recipe, tr, {genre: te}, args, log)
+                res["logo"].update(r)
+                fitted.update(f)
+            res["logo_calibration"] = logo_calibration(fitted, 0.9)
+        if "generation" in args.splits:
+            res["generation"] = {}
+            for name, tr, te in generation_splits(corpus):
+                r, _ = run_split(f"generation {name}", feats, recipe, tr, {name: te}, args, log)
+                res["generation"].update(r)
+        results[recipe] = res
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "robustness.json").write_text(json.dumps(results, indent=1) + "\n")
+    print(tables(results))
+    figures(results, args.out)
+    log(f"wrote {args.out}")
+
+
+def tables(results: dict) -> str:
+    lines = []
+    for recipe in RECIPES:
+        res = results.get(recipe)
+        if not res:
+            continue
+        for split in ("topic", "logo", "generation"):
+            if split not in res:
+                continue
+            names = list(edits())
+            lines += [f"\n### {recipe}: {split} (4-way accuracy / 3-way accuracy; capped test sets)\n",
+                      "| test set | n | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
+            for tname, r in res[split].items():
+                ed = r["edits"]
+                cells = [f"{ed[e]['accuracy']:.3f} / {ed[e]['accuracy_3way'] or 0:.3f}" for e in names]
+                lines.append(f"| {tname} | {ed['raw']['n']} | " + " | ".join(cells) + " |")
+        cal = res.get("logo_calibration", {}).get("per_genre")
+        if cal:
+            lines += [f"\n### {recipe}: leave-one-genre-out, all rows\n",
+                      "| genre | n | 4-way | 3-way | OTHER AUROC | ECE | abstain below | coverage | selective accuracy |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            for g, c in cal.items():
+                raw = res["logo"][g]["raw_all"]
+                au = f"{c['other_auroc']:.3f}" if "other_auroc" in c else "—"
+                lines.append(f"| {g} | {raw['n']} | {raw['accuracy']:.3f} | {raw['accuracy_3way'] or 0:.3f} | {au} | "
+                             f"{c['ece']:.3f} | {c['abstain_below']:.3f} | {c['coverage']:.3f} | {c['selective_accuracy']:.3f} |")
+    return "\n".join(lines)
+
+
+def figures(results: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(edits())
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5), sharey=True)
+    for ax, split in zip(axes, ("topic", "logo", "generation"), strict=True):
+        for i, recipe in enumerate(r for r in RECIPES if split in results.get(r, {})):
+            per = results[recipe][split]
+            acc = [np.mean([v["edits"][e]["accuracy"] for v in per.values()]) for e in names]
+            ax.bar(np.arange(len(names)) + 0.4 * i, acc, width=0.4, label=recipe)
+        ax.set_xticks(np.arange(len(names)) + 0.2, names, rotation=60, ha="right", fontsize=8)
+        ax.set_title({"topic": "topic hold-out", "logo": "leave-one-genre-out (mean)",
+                      "generation": "leave-one-generation-out (mean)"}[split])
+        ax.set_ylim(0, 1)
+        ax.axhline(0.9, color="grey", lw=0.5, ls=":")
+    axes[0].set_ylabel("4-way accuracy")
+    axes[0].legend()
+    fig.suptitle("Accuracy under everyday edits (whowrote benchmarks/robustness.py)")
+    fig.tight_layout()
+    fig.savefig(out / "robustness.png", dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    for recipe in RECIPES:
+        c = results.get(recipe, {}).get("logo_calibration", {}).get("curve")
+        if c:
+            ax.plot(c["coverage"], c["accuracy"], marker=".", label=recipe)
+    ax.set_xlabel("coverage (share of texts given a verdict)")
+    ax.set_ylabel("accuracy on those texts")
+    ax.set_title("Selective accuracy under leave-one-genre-out")
+    ax.axhline(0.9, color="grey", lw=0.5, ls=":")
+    ax.axvline(0.6, color="grey", lw=0.5, ls=":")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "selective.png", dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

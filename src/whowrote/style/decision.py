@@ -1,0 +1,66 @@
+"""What the whole model's decision rests on: per-feature attributions of both members.
+
+The trees carry most of the vote, so the tells must come from them too. For each tree, a text
+walks one path from the root to a leaf; every split on the way changes the expected output (the
+training-count-weighted mean of the leaves below a node) from the parent's to the child's, and
+that change is credited to the split's feature (Saabas path attribution). Per tree the credits sum
+exactly to ``leaf value - root expectation``, so per class
+``baseline + sum(root expectations) + sum(credits) == the trees' raw score`` — an exact
+decomposition of the output, cheap enough to run on every prediction (one walk, like
+``TreeEnsemble.raw_predict``). The logistic regression's terms are exact already
+(``z_j * coef_kj``). Both are in logit units; the decision's attribution is their average with the
+members' weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whowrote.style.trees import TreeEnsemble
+
+
+def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(credits, bias)``: credits ``(n, classes, d)`` and bias ``(classes,)`` with
+    ``bias + credits.sum(-1) == trees.raw_predict(Z)`` (up to float rounding)."""
+    if trees.expected is None:
+        raise ValueError("these trees carry no node expectations (saved by an older whowrote)")
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    k = len(trees.baseline)
+    n_trees = len(trees.roots)
+    children = np.stack([trees.left, trees.right], axis=1).ravel()
+    node = np.tile(trees.roots, n)
+    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
+    cls = np.tile(trees.tree_class.astype(np.int64), n)
+    flat = Z.ravel()
+    has_nan = bool(np.isnan(flat).any())
+    credits = np.zeros(n * k * d)
+    active = np.flatnonzero(~trees.is_leaf[node])
+    while active.size:
+        nd = node[active]
+        feat = trees.feature[nd].astype(np.int64)
+        x = flat[row[active] * d + feat]
+        goes_right = x > trees.threshold[nd]
+        if has_nan:
+            goes_right = np.where(np.isnan(x), ~trees.missing_left[nd], goes_right)
+        nxt = children[2 * nd + goes_right]
+        slot = (row[active] * k + cls[active]) * d + feat
+        credits += np.bincount(slot, weights=trees.expected[nxt] - trees.expected[nd], minlength=n * k * d)
+        node[active] = nxt
+        active = active[~trees.is_leaf[nxt]]
+    bias = trees.baseline + np.bincount(trees.tree_class, weights=trees.expected[trees.roots], minlength=k)
+    return credits.reshape(n, k, d), bias
+
+
+def decision_attributions(model, X: np.ndarray) -> np.ndarray:
+    """Per text, class and feature: the members' logit attributions averaged with their weights,
+    shape ``(n, classes, d)``. Models without trees (or saved before node expectations existed)
+    fall back to the logistic regression's terms alone."""
+    from whowrote.style.model import log_transform
+
+    Z = log_transform(np.asarray(X, dtype=np.float64))
+    linear = ((Z - model.mean_) / model.scale_)[:, None, :] * model.coef_[None, :, :]
+    if model.trees_ is None or model.trees_.expected is None:
+        return linear
+    credits, _ = tree_attributions(model.trees_, Z)
+    return (1.0 - model.tree_weight) * linear + model.tree_weight * credits

@@ -1,0 +1,216 @@
+"""Everyday, label-preserving text edits, and the canonical form the classifier reads.
+
+The edits are what happens to a text between the assistant and the user's clipboard: a CMS turns
+quotes curly, a plain-text pipeline straightens them, a page strips or renders the Markdown, someone
+lower-cases or quotes only the opening. They drive three things:
+
+- the robustness suite (``benchmarks/robustness.py``, the study report): accuracy under each edit;
+- training augmentation (``whowrote.style.train``): the classifier also sees edited copies;
+- :func:`canonical`, applied before feature extraction: it undoes the typography and case edits
+  exactly (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) == canonical(t.lower())`` up to
+  the quote/dash spelling), so those edits cannot move the verdict at all.
+
+Every regex here runs in linear time on any input: no two adjacent quantifiers over the same
+characters, and bodies of delimited spans exclude their own opener (``[^\\[\\]]``), so a failed
+match stops at the next opener instead of scanning to the end of the text from every start.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+from collections.abc import Callable
+from html.parser import HTMLParser
+
+# ---- typography -------------------------------------------------------------------------------
+# Typographic -> ASCII as plain-text pipelines do it (the unidecode spellings): em-dash "--".
+_TO_ASCII = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"', "\u2033": '"',
+    "\u2014": "--", "\u2015": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-",
+    "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
+})
+
+
+def to_ascii(text: str) -> str:
+    """Curly quotes and apostrophes -> straight, em-dash -> ``--``, en-dash -> ``-``, ``…`` -> ``...``."""
+    return text.translate(_TO_ASCII)
+
+
+_DOUBLE_HYPHEN = re.compile(r"(?<!-)--(?!-)")  # "---" rules and longer runs stay as they are
+_OPEN_DQUOTE = re.compile(r'(^|[\s(\[{<\u2014-])"', re.M)
+_OPEN_SQUOTE = re.compile(r"(^|[\s(\[{<\u2014-])'", re.M)
+
+
+def smart_quotes(text: str) -> str:
+    """ASCII -> typographic, as word processors and CMSs apply it ("smart quotes").
+
+    ``--`` (not a longer run) -> em-dash, ``...`` -> ``…``, a quote after a space or an opening bracket opens
+    (``“`` / ``‘``), every other one closes (``”`` / ``’``, so in-word apostrophes become ``’``).
+    """
+    text = _DOUBLE_HYPHEN.sub("\u2014", text).replace("...", "\u2026")
+    text = _OPEN_DQUOTE.sub("\\1\u201c", text).replace('"', "\u201d")
+    return _OPEN_SQUOTE.sub("\\1\u2018", text).replace("'", "\u2019")
+
+
+def canonical(text: str) -> str:
+    """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
+    return text.translate(_TO_ASCII).lower()
+
+
+def lower(text: str) -> str:
+    return text.lower()
+
+
+# ---- Markdown ---------------------------------------------------------------------------------
+_FENCE = re.compile(r"```.*?```|~~~.*?~~~", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_DISPLAY_MATH = re.compile(r"\$\$[^$]*\$\$|\\\[(?:(?!\\\[).)*?\\\]", re.S)
+_INLINE_MATH = re.compile(r"\$[^$\n]+\$|\\\((?:(?!\\\()[^\n])*?\\\)")
+_HEADER = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)", re.M)
+_BLOCKQUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
+_RULE = re.compile(r"^[ \t]*[-*_](?:[ \t]*[-*_]){2,}[ \t]*$", re.M)
+_BULLET = re.compile(r"^[ \t]*[-*+\u2022][ \t]+", re.M)
+_NUMBERED = re.compile(r"^[ \t]*\d+[.)][ \t]+", re.M)
+_TABLE_SEP = re.compile(r"^[ \t|:]*(?:-[ \t|:]*){2,}$", re.M)
+_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\([^()\n]*\)")
+_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^()\n]*\)")
+_BOLD = re.compile(r"\*\*([^*]+)\*\*|__([^_]+)__")
+_ITALIC = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+)\*(?![\w*])|(?<![\w_])_(?![\s_])([^_\n]+)_(?![\w_])")
+_SPACES = re.compile(r"[ \t]{2,}")
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def strip_markdown(text: str) -> str:
+    """Markdown (and LaTeX math) removed, the words kept: what copying rendered text gives."""
+    text = _FENCE.sub(" ", text)
+    text = _DISPLAY_MATH.sub(" ", text)
+    text = _INLINE_MATH.sub(" ", text)
+    text = _INLINE_CODE.sub(" ", text)
+    text = _TABLE_SEP.sub("", text)
+    text = _RULE.sub("", text)
+    text = _HEADER.sub("", text)
+    text = _BLOCKQUOTE.sub("", text)
+    text = _BULLET.sub("", text)
+    text = _NUMBERED.sub("", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _BOLD.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = _ITALIC.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = text.replace("**", "").replace("|", " ")
+    text = _SPACES.sub(" ", text)
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    return _BLANKS.sub("\n\n", text).strip()
+
+
+_BLOCK_TAGS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote",
+                         "table", "hr", "section", "article"})  # a blank line before and after
+_LINE_TAGS = frozenset({"li", "tr", "br"})  # a line of their own
+
+
+class _TextOf(HTMLParser):
+    """The text of an HTML page as a browser's copy would give it: blocks on their own lines."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+        elif tag in _LINE_TAGS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    """The visible text of an HTML document (stdlib ``html.parser``; no regex over markup)."""
+    parser = _TextOf()
+    parser.feed(html)
+    parser.close()
+    text = "\n".join(line.strip() for line in "".join(parser.parts).split("\n"))
+    return _BLANKS.sub("\n\n", text).strip()
+
+
+def markdown_html_roundtrip(text: str) -> str:
+    """Render the Markdown to HTML (markdown-it, CommonMark + tables) and read the page's text back."""
+    from markdown_it import MarkdownIt  # comes with rich; imported here to keep predict's start-up light
+
+    return html_text(MarkdownIt("commonmark").enable("table").render(text))
+
+
+# ---- length and order -------------------------------------------------------------------------
+def first_chars(text: str, n_chars: int = 800) -> str:
+    return text[:n_chars]
+
+
+def first_words(text: str, n: int) -> str:
+    """The text up to the end of its ``n``-th whitespace-separated word (formatting kept)."""
+    count, inword = 0, False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if inword:
+                count += 1
+                if count >= n:
+                    return text[:i]
+            inword = False
+        else:
+            inword = True
+    return text
+
+
+_SENT_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences with their trailing whitespace kept, so that ``"".join`` gives ``text`` back."""
+    pieces, start = [], 0
+    for m in _SENT_END.finditer(text):
+        pieces.append(text[start : m.end()])
+        start = m.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
+
+
+def sent_shuffle(text: str, seed: int = 0) -> str:
+    """The same sentences in a shuffled order (seeded by ``seed`` and the text itself)."""
+    pieces = split_sentences(text)
+    if pieces and not pieces[-1][-1:].isspace():
+        pieces[-1] += " "
+    rng = random.Random(seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass")))
+    rng.shuffle(pieces)
+    return "".join(pieces).strip()
+
+
+def combined(text: str, seed: int = 0) -> str:
+    """All of the content-keeping edits at once: Markdown stripped, ASCII, lower case, shuffled."""
+    return sent_shuffle(lower(to_ascii(strip_markdown(text))), seed=seed)
+
+
+def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
+    """The robustness suite's edits by name, in report order (``raw`` first)."""
+    return {
+        "raw": lambda t: t,
+        "to_ascii": to_ascii,
+        "smart_quotes": smart_quotes,
+        "strip_markdown": strip_markdown,
+        "markdown_html": markdown_html_roundtrip,
+        "lower": lower,
+        "first_800_chars": first_chars,
+        "first_300_words": lambda t: first_words(t, 300),
+        "sent_shuffle": lambda t: sent_shuffle(t, seed=seed),
+        "combined": lambda t: combined(t, seed=seed),
+    }
+
+
+TYPOGRAPHY_EDITS = ("to_ascii", "smart_quotes")

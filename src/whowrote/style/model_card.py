@@ -1,0 +1,102 @@
+"""The bundled model's card (``MODEL_CARD.md``): Hugging Face YAML header, data, recipe, measured
+numbers in numeric order, and the limits stated plainly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_WEIGHTING = {
+    "cell": "Rows are weighted so each (genre, provider) cell counts equally.",
+    "sqrt": ("A row weighs 1 / sqrt(texts in its genre x texts in its (genre, provider) cell): halfway "
+             "(geometrically) between balancing genres and balancing every (genre, provider) cell."),
+}
+
+
+def _f(v: Any) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else "—"
+
+
+def _header(model) -> str:
+    m = model.metrics_.get("topic_holdout_val") or {}
+    lg = model.metrics_.get("leave_one_genre_out") or {}
+    results = [("accuracy", "topic hold-out (in-genre)", m.get("accuracy")),
+               ("accuracy", "leave-one-genre-out, 4-way (mean over genres)", lg.get("mean_accuracy")),
+               ("accuracy", "leave-one-genre-out, 3-way (mean over genres)", lg.get("mean_accuracy_3way"))]
+    lines = [f"  - type: {t}\n    name: {name}\n    value: {v:.4f}" for t, name, v in results if v is not None]
+    return ("---\nlicense: apache-2.0\nlanguage:\n- en\nlibrary_name: whowrote\npipeline_tag: text-classification\n"
+            "tags:\n- authorship-attribution\n- ai-text-detection\n- stylometry\n- scikit-learn\n"
+            "metrics:\n- accuracy\n- ece\nmodel-index:\n- name: whowrote-style-default\n  results:\n"
+            "  - task:\n      type: text-classification\n    metrics:\n" + "\n".join(
+                "  " + ln.replace("\n", "\n  ") for ln in lines) + "\n---\n\n")
+
+
+def model_card(model) -> str:
+    t = model.training_
+    counts = "\n".join(f"| {k.split('/')[0]} | {k.split('/')[1]} | {v} |" for k, v in sorted(t.get("counts", {}).items()))
+    m = model.metrics_.get("topic_holdout_val") or {}
+    per_genre = "\n".join(f"| {g} | {v['n']} | {v['accuracy']:.3f} |" for g, v in sorted(m.get("per_genre", {}).items()))
+    fo = model.metrics_.get("length_falloff") or {}
+    falloff = "\n".join(f"| {n} | {a:.3f} |" for n, a in sorted(fo.items(), key=lambda kv: int(kv[0])))
+    lg = model.metrics_.get("leave_one_genre_out") or {}
+    logo = "\n".join(f"| {g} | {v['n']} | {_f(v.get('accuracy'))} | {_f(v.get('accuracy_3way'))} | "
+                     f"{_f(v.get('other_auroc'))} | {_f(v.get('ece'))} |"
+                     for g, v in sorted(lg.items()) if isinstance(v, dict))
+    files = ", ".join(f"`{f['name']}` (sha256 {f['sha256'][:12]}…)" for f in t.get("files", []))
+    aug = t.get("augmentation") or {}
+    return _header(model) + f"""# whowrote default style model
+
+**What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
+OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set) of the text's
+canonical form (quotes, apostrophes and dashes in ASCII, lower case: {"yes" if model.canonical else "no"}), so a
+typography or case edit cannot change the verdict. Weighted average of a standardised logistic
+regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-boosted trees ({model.tree_iter} rounds,
+{model.tree_leaves} leaves, weight {model.tree_weight:.2f}). Each training text also has one edited copy (weight
+{aug.get("weight", "—")}: {", ".join(aug.get("edits", [])) or "—"}, one chosen at random per text).
+
+**Calibrated for texts unlike the training data.** The temperature (T={model.temperature_:.3f}), the abstain
+threshold (top probability below {model.abstain_below_:.3f}: "uncertain") and the distance threshold (a
+text farther than {model.ood_threshold_:.2f} from every training (genre, provider) cell: "uncertain") were
+fitted on out-of-genre predictions: every genre predicted by a model trained without it. Texts
+under {model.min_words} words are always "uncertain".
+
+**Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. {_WEIGHTING[model.weighting]}
+
+| genre | provider | texts |
+|---|---|---:|
+{counts}
+
+**Measured in-genre (topics held out; trained on the train split only).** Accuracy
+{_f(m.get("accuracy"))}, macro-F1 {_f(m.get("macro_f1"))}, ECE {_f(m.get("ece"))}, OTHER-vs-three AUROC {_f(m.get("other_auroc"))}.
+
+| genre | val texts | accuracy |
+|---|---:|---:|
+{per_genre}
+
+**Accuracy by length** (the same val texts cut to their first N words):
+
+| words | accuracy |
+|---:|---:|
+{falloff}
+
+**Measured across genres (leave one genre out: trained on the others, tested on it).** 3-way is
+the most probable of CLAUDE/CHATGPT/GEMINI on those providers' texts; ECE with the temperature the
+genre would get from the other genres' out-of-genre predictions.
+
+| held-out genre | texts | 4-way accuracy | 3-way accuracy | OTHER AUROC | ECE |
+|---|---:|---:|---:|---:|---:|
+{logo}
+
+Robustness to everyday edits, leave-one-generation-out and selective accuracy: `docs/predict.md`
+(`benchmarks/robustness.py`).
+
+**Limits — read before trusting a verdict.**
+- Trained on the model generations in the corpus: Claude 1 to Opus 4.8, GPT-3.5 to GPT-5.5,
+  Gemini 1.0 Pro to 3.1 Pro; a newer release may write differently (retrain with `whowrote data
+  generate` + `train-probe`).
+- Genres: blog posts, debate speeches, fiction, novella chapters and planning notes, chat answers.
+  No GEMINI blog posts were in the training data.
+- OTHER covers only the open models in the corpus; an unseen model or a human writer may be
+  forced onto one of the four labels (watch "uncertain" and the distance warning).
+- Markdown structure is real evidence but fragile: a text pasted as plain text loses it (such
+  tells are marked `fragile`). English only.
+"""

@@ -1,0 +1,126 @@
+"""The everyday edits do what they say, the canonical form undoes typography and case exactly,
+and every regex over user text stays linear on adversarial input."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from whowrote.style.edits import (
+    canonical,
+    combined,
+    edits,
+    first_chars,
+    first_words,
+    html_text,
+    lower,
+    markdown_html_roundtrip,
+    sent_shuffle,
+    smart_quotes,
+    split_sentences,
+    strip_markdown,
+    to_ascii,
+)
+
+MD = """# Title here
+
+## A section
+
+Some **bold** words and *italic* ones, `code`, and a [link](https://example.com).
+
+- first bullet
+* second bullet
+1. numbered item
+
+> a quote
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+---
+
+```python
+print("hi")
+```
+
+Math $x^2$ and $$y = 1$$ and \\(z\\) done."""
+
+
+@pytest.mark.parametrize("strip", [strip_markdown, markdown_html_roundtrip])
+def test_markdown_goes_and_the_words_stay(strip):
+    out = strip(MD)
+    for gone in ("# ", "**", "](", "https://", "- first", "* second", "> a quote", "|", "---"):
+        assert gone not in out, (strip.__name__, gone)
+    for kept in ("Title here", "A section", "bold", "italic", "link", "first bullet", "second bullet",
+                 "numbered item", "a quote", "done."):
+        assert kept in out, (strip.__name__, kept)
+
+
+def test_plain_text_is_left_alone():
+    plain = "A plain sentence, with commas; and a dash-like word. Another one?"
+    assert strip_markdown(plain) == plain
+    assert markdown_html_roundtrip(plain) == plain
+
+
+def test_html_text_puts_blocks_on_lines_and_decodes_entities():
+    assert html_text("<h1>Head</h1><p>One &amp; two</p><ul><li>a</li><li>b</li></ul>") == "Head\n\nOne & two\n\na\nb"
+
+
+def test_to_ascii_and_smart_quotes():
+    s = "He paused\u2014then \u201cspoke\u201d \u2013 it\u2019s said\u2026 \u2018so\u2019"
+    assert to_ascii(s) == "He paused--then \"spoke\" - it's said... 'so'"
+    back = smart_quotes(to_ascii(s))
+    assert back == "He paused\u2014then \u201cspoke\u201d - it\u2019s said\u2026 \u2018so\u2019"
+    assert smart_quotes("a rule\n---\nstays") == "a rule\n---\nstays"
+
+
+def test_canonical_undoes_typography_and_case_exactly(corpus):
+    texts = corpus.groupby("genre").head(20)["text"].tolist()
+    n_curly = sum("\u2019" in t for t in texts)
+    assert n_curly > 5 and any("'" in t for t in texts)  # both apostrophe styles are in the sample
+    for t in texts:
+        c = canonical(t)
+        assert canonical(to_ascii(t)) == c
+        assert canonical(smart_quotes(t)) == c
+        assert canonical(lower(t)) == c
+        assert canonical(smart_quotes(to_ascii(t))) == c
+
+
+def test_lengths_and_shuffle():
+    text = " ".join(f"Sentence number {i} is here." for i in range(12))
+    assert first_chars("x" * 2000) == "x" * 800
+    assert first_words("one  two\nthree, four", 3) == "one  two\nthree,"
+    a = sent_shuffle(text, seed=0)
+    assert a == sent_shuffle(text, seed=0) and a != text and sent_shuffle(text, seed=1) != a
+    assert sorted(s.strip() for s in split_sentences(a)) == sorted(s.strip() for s in split_sentences(text))
+    assert "".join(split_sentences(text)) == text
+
+
+def test_combined_composes_the_content_keeping_edits():
+    s = "## Head\n\nIt was **good**\u2014really. \u201cYes,\u201d she said. A third one!"
+    out = combined(s)
+    assert out == out.lower() and "**" not in out and "#" not in out and "\u201c" not in out
+    assert sorted(out.split()) == sorted(lower(to_ascii(strip_markdown(s))).split())
+
+
+def test_suite_order():
+    assert list(edits()) == ["raw", "to_ascii", "smart_quotes", "strip_markdown", "markdown_html", "lower",
+                             "first_800_chars", "first_300_words", "sent_shuffle", "combined"]
+
+
+ADVERSARIAL = ["\n" * 200_000, "-" * 200_000 + "x", "[" * 200_000, "\\(" * 100_000, "\\[" * 100_000,
+               "*" * 200_000, "**a" * 70_000, '"' * 200_000, " " * 200_000 + "x", "|-" * 100_000 + "x",
+               "```" * 70_000, "![" * 100_000, "[a](" * 50_000, " \u2014" * 100_000, "_a" * 100_000, "#" * 200_000]
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=[repr(t[:4]) for t in ADVERSARIAL])
+def test_regex_edits_are_linear_on_adversarial_input(text):
+    """200k characters of each pathological shape: a quadratic pattern would take minutes here."""
+    t0 = time.perf_counter()
+    for name, edit in edits().items():
+        if name != "markdown_html":  # markdown-it's parser, not our regexes (linear, but slower)
+            edit(text)
+    canonical(text)
+    assert time.perf_counter() - t0 < 20

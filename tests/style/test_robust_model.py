@@ -1,0 +1,124 @@
+"""The classifier's scikit-learn contract, the exact decision attributions, typography invariance,
+the distance to the training data and tells that read true."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from whowrote.style import StyleModel, load_model
+from whowrote.style.decision import decision_attributions, tree_attributions
+from whowrote.style.edits import lower, smart_quotes, to_ascii
+from whowrote.style.explain import CUES, sentence
+from whowrote.style.model import log_transform
+
+
+@pytest.fixture(scope="module")
+def sample(corpus):
+    return corpus.groupby(["genre", "provider"]).head(3).reset_index(drop=True)
+
+
+def test_sklearn_clone_pipeline_and_cross_val_score(corpus):
+    from sklearn.base import clone
+    from sklearn.model_selection import GroupKFold, cross_val_score
+    from sklearn.pipeline import Pipeline
+
+    m = StyleModel(tree_iter=5, C=0.3, calibrate=False)
+    c = clone(m)
+    assert c is not m and c.get_params() == m.get_params() and not hasattr(c, "classes_")
+    assert c.set_params(tree_iter=7).tree_iter == 7
+    with pytest.raises(ValueError, match="invalid parameters"):
+        c.set_params(nope=1)
+    d = corpus[corpus["genre"] == "debate"].sample(150, random_state=0)
+    pipe = Pipeline([("style", StyleModel(tree_iter=5, calibrate=False))])
+    scores = cross_val_score(pipe, d["text"].tolist(), d["provider"].to_numpy(), groups=d["topic"].to_numpy(),
+                             cv=GroupKFold(n_splits=3))
+    assert scores.shape == (3,) and (scores > 0.4).all()  # 4 labels: chance is ~0.25
+
+
+def test_tree_attributions_decompose_the_trees_exactly(sample):
+    model = load_model()
+    Z = log_transform(model.features(sample["text"].tolist()))
+    credits, bias = tree_attributions(model.trees_, Z)
+    np.testing.assert_allclose(bias + credits.sum(axis=2), model.trees_.raw_predict(Z), atol=1e-9)
+    assert (np.abs(credits).sum(axis=(0, 1)) > 0).sum() > 20  # many features share the credit
+
+
+def test_decision_attributions_weigh_members_as_the_vote_does(sample):
+    model = load_model()
+    X = model.features(sample["text"].tolist()[:4])
+    D = decision_attributions(model, X)
+    Z = log_transform(X)
+    linear = ((Z - model.mean_) / model.scale_)[:, None, :] * model.coef_[None]
+    credits, _ = tree_attributions(model.trees_, Z)
+    np.testing.assert_allclose(D, (1 - model.tree_weight) * linear + model.tree_weight * credits)
+
+
+def test_typography_and_case_edits_cannot_move_the_verdict(sample):
+    model = load_model()
+    assert model.canonical
+    texts = sample["text"].tolist()
+    P = model.predict_proba(texts)
+    for edit in (to_ascii, smart_quotes, lower):
+        np.testing.assert_array_equal(model.predict_proba([edit(t) for t in texts]), P)
+
+
+def test_texts_unlike_the_training_data_are_far_and_uncertain(sample):
+    model = load_model()
+    texts = sample["text"].tolist()
+    near = model.distance(model.features(texts))
+    odd = ["; ".join(f"{i} = {i * 7 % 13}" for i in range(400)),  # a wall of assignments
+           " ".join(["BUY NOW!!! LIMITED OFFER $$$ CLICK HERE"] * 60)]
+    X = model.features(odd)
+    far = model.distance(X)
+    assert far.min() > np.quantile(near, 0.9) and (far > model.ood_threshold_).all()
+    assert model.uncertain(model.predict_proba(X), X).all()
+    for a in model.attribute(odd):
+        assert a.uncertain and any("unlike the training texts" in w for w in a.warnings)
+
+
+def test_sentence_is_only_said_when_true():
+    assert sentence("em-dashes", 6.1, "per 1,000 characters", "CLAUDE", 1.9, "CHATGPT", 0.1).startswith(
+        "em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)")
+    # 5.1 is typical of neither 0.001 nor 0.0005: the old model said "typical of CHATGPT (0.001)".
+    assert sentence("the phrase 'in summary'", 5.1, "per 1,000 words", "CHATGPT", 0.001, "CLAUDE", 0.0005) is None
+    assert "more than CLAUDE (1.9) or CHATGPT (0.1)" in sentence("em-dashes", 30.0, "", "CLAUDE", 1.9, "CHATGPT", 0.1)
+    assert sentence("x", 1.0, "", "CLAUDE", 0.1, "CHATGPT", 1.9) is None  # points the other way
+
+
+def _log1p(v: float) -> float:
+    return float(np.sign(v) * np.log1p(abs(v)))
+
+
+def test_tells_explain_the_decision_one_per_cue_and_read_true(corpus):
+    model = load_model()
+    texts = corpus.groupby("genre").head(8)["text"].tolist()
+    n_fragile = n_typo = 0
+    for a in model.attribute(texts, n_tells=6):
+        assert len(a.tells) <= 6
+        decided = [t for t in a.tells if t.cue != "typography"]
+        cues = [t.cue for t in decided]
+        assert len(cues) == len(set(cues))  # one tell per cue
+        assert all(CUES.get(t.feature, t.feature) == t.cue for t in decided)
+        assert [t.contribution for t in decided] == sorted((t.contribution for t in decided), reverse=True)
+        for t in a.tells:
+            assert t.favours == a.provider and t.versus != t.favours
+            v, f, o = _log1p(t.value), _log1p(t.norms[t.favours]), _log1p(t.norms[t.versus])
+            if "typical of" in t.sentence:
+                assert abs(v - f) < abs(v - o) and abs(v - f) <= abs(f - o)
+            else:  # "more/less than both": beyond both norms, on the favoured side
+                assert ("more than" in t.sentence and v > max(f, o) > o - 1e-12) or \
+                       ("less than" in t.sentence and v < min(f, o))
+        n_fragile += sum(t.fragile for t in a.tells)
+        typo = [t for t in a.tells if t.cue == "typography"]
+        n_typo += len(typo)
+        assert all(t.fragile and t.contribution == 0.0 and "not used for the verdict" in t.sentence for t in typo)
+    assert n_fragile > 0
+
+
+def test_markdown_cues_are_fragile_and_word_cues_are_not():
+    from whowrote.style.explain import is_fragile
+
+    model = load_model()
+    assert is_fragile(model, "md_bullet") and is_fragile(model, "md_bold") and is_fragile(model, "bold_bullet")
+    assert not is_fragile(model, "fw_the") and not is_fragile(model, "sent_len_std")
