@@ -57,6 +57,10 @@ class Tell(BaseModel):
                                            description="Typical value per provider (training data).")
     favours: str | None = Field(None, description="The provider this tell points to.")
     contribution: float | None = Field(None, description="How much it moved the decision.")
+    versus: str | None = Field(None, description="The runner-up provider the tell weighs against.")
+    cue: str | None = Field(None, description='The habit it measures (one tell per cue), e.g. "bullets".')
+    fragile: bool = Field(False, description=(
+        "True when an everyday edit (Markdown stripped on paste, an editor's typography) can erase it."))
     sentence: str | None = Field(None, description=(
         "The tell in words, e.g. \"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)\"."))
 

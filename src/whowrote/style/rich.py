@@ -19,21 +19,23 @@ from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
 
-# (name, label, substring(s) counted in the text, pattern for highlighting)
+# (name, label, substring(s) counted in the text, pattern for highlighting). The patterns of the
+# ASCII marks also match their typographic forms: the model reads the canonical form of a text
+# (``style.edits.canonical``), where "—" is "--", "…" is "...", "’" is "'".
 CHAR_LITERALS: tuple[tuple[str, str, str | tuple[str, ...], str | None], ...] = (
     ("curly_dquote", "curly double quotes", ("\u201c", "\u201d"), "[\u201c\u201d]"),
     ("curly_squote", "curly single quotes / apostrophes", ("\u2018", "\u2019"), "[\u2018\u2019]"),
     ("ellipsis_char", "ellipsis characters (…)", "\u2026", "\u2026"),
-    ("ellipsis_dots", "three-dot ellipses (...)", "...", r"\.\.\."),
+    ("ellipsis_dots", "three-dot ellipses (...)", "...", r"\.\.\.|\u2026"),
     ("en_dash", "en-dashes (–)", "\u2013", "\u2013"),
     ("emdash_spaced", "spaced em-dashes ( — )", " \u2014 ", " \u2014 "),
-    ("double_hyphen", "double hyphens (--)", "--", "--"),
+    ("double_hyphen", "double hyphens (--)", "--", "--|\u2014"),
     ("spaced_hyphen", "spaced hyphens ( - )", " - ", " - "),
     ("arrow", "arrows (→, ⇒)", ("\u2192", "\u21d2", "\u2190", "\u2194"), "[\u2192\u21d2\u2190\u2194]"),
     ("bullet_char", "bullet characters (•)", "\u2022", "\u2022"),
     ("nbsp", "non-breaking spaces", "\u00a0", "\u00a0"),
     ("period", "full stops", ".", r"\."),
-    ("hyphen", "hyphens", "-", "-"),
+    ("hyphen", "hyphens", "-", "[-\u2013]"),
     ("slash", "slashes", "/", "/"),
     ("ampersand", "ampersands", "&", "&"),
     ("percent", "percent signs", "%", "%"),
@@ -46,7 +48,7 @@ CHAR_LITERALS: tuple[tuple[str, str, str | tuple[str, ...], str | None], ...] = 
     ("hrule", "horizontal rules (---)", "\n---", r"(?m)^---+[^\S\n]*$"),
     ("bold_bullet", "bullets that start in bold", "- **", r"(?m)^[^\S\n]*[-*] \*\*"),
     ("table_row", "table rows", "\n|", r"(?m)^\|.*$"),
-    ("single_quote", "straight single quotes", "'", "'"),
+    ("single_quote", "straight single quotes", "'", "['\u2018\u2019]"),
 )
 
 FUNCTION_WORDS: tuple[str, ...] = (

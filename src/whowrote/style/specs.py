@@ -53,7 +53,7 @@ RESEARCH41: tuple[FeatureSpec, ...] = (
     _s("punc_question", "question marks", "count of '?'", _C, "punctuation", r"\?"),
     _s("punc_exclaim", "exclamation marks", "count of '!'", _C, "punctuation", r"!"),
     _s("punc_paren", "parentheses", "count of '('", _C, "punctuation", r"\("),
-    _s("punc_dquote", "straight double quotes", "count of straight '\"' only", _C, "punctuation", r'"'),
+    _s("punc_dquote", "straight double quotes", "count of straight '\"' only", _C, "punctuation", '["\u201c\u201d]'),
     _s("md_h1", "top-level headings", "lines starting '# '", _C, "markdown", r"(?m)^# .*$"),
     _s("md_h2_h3", "section headings (##, ###)", "lines starting '## ' or '### '", _C, "markdown", r"(?m)^#{2,3} .*$"),
     _s("md_bullet", "bullet-list lines", "lines of optional whitespace then '-' or '*' then a space", _C, "markdown", r"(?m)^[^\S\n]*[-*] "),

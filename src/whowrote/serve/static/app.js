@@ -86,6 +86,11 @@ function drawLegend(result, colourOf, counts) {
     head.appendChild(el("strong", null, tell.label || tell.feature));
     if (tell.favours) head.appendChild(el("span", `favours p-${String(tell.favours).toLowerCase()}`,
       `favours ${NAMES[tell.favours] || tell.favours}`));
+    if (tell.fragile) {
+      const badge = el("span", "fragile", "fragile");
+      badge.title = "An everyday edit (pasting as plain text, an editor's smart quotes) can erase this tell.";
+      head.appendChild(badge);
+    }
     body.appendChild(head);
     const unit = tell.unit ? ` ${tell.unit}` : "";
     body.appendChild(el("div", "legend-line", `here ${fmt(tell.value)}${unit}; typical: ${normsText(tell.norms)}`));
