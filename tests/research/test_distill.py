@@ -6,7 +6,7 @@ import json
 
 import pytest
 import torch
-from conftest import research_overrides
+from research_helpers import research_overrides
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from whowrote.task.cheatsheet import DEFAULT_CHEATSHEET
@@ -157,7 +157,7 @@ def test_shipped_research_configs_load(name):
 
     from whowrote.train.grpo import grpo_batch_plan
 
-    cfg, recipe = load_research_config(Path(__file__).parents[2] / "configs" / f"smollm2_{name}.toml")
+    cfg, recipe = load_research_config(Path(__file__).parents[2] / "configs" / "research" / f"smollm2_{name}.toml")
     plan = grpo_batch_plan(cfg)  # the batch splits into micro-batches and balanced steps
     assert plan["per_device_train_batch_size"] * plan["gradient_accumulation_steps"] == \
         cfg.grpo.num_generations * cfg.grpo.prompts_per_step

@@ -12,7 +12,7 @@
   a bonus is TRL's own loss, untouched.
 
 Recipes (``[research]`` section of a TOML config, next to the usual sections; see
-configs/smollm2_opcd.toml and docs/research-recipes.md):
+configs/research/smollm2_opcd.toml and docs/research-recipes.md):
 
 - OPCD / RLSD / RLSD-anchored: ``mode`` + ``cheatsheet`` (the teacher's only; student prompts and
   evals stay plain), optionally ``truncation_safe_reward`` (a cut-off completion earns nothing);
