@@ -103,7 +103,11 @@ def split(
     out: Path = typer.Option(..., "--out", help="Output folder (created; replaced if it holds an earlier split)."),
     seed: int = typer.Option(0, help="Random seed: the same seed and corpus give the same files."),
     scheme: str = typer.Option("topic", help="topic (3/4-way, the research split), binary (CLAUDE vs "
-                               "CHATGPT) or logo (leave-one-genre-out)."),
+                               "CHATGPT), logo (leave-one-genre-out), or a train curriculum on the topic "
+                               "split: pair, hardpair, trio."),
+    curriculum_steps: int = typer.Option(56, "--steps", min=1, help="Curriculum steps of 12 rows (--scheme pair|hardpair|trio)."),
+    pair_weights: str = typer.Option("2,2,2", help="Pairs per step on the CvP,CvG,PvG boundaries "
+                                     "(--scheme pair; the research pvg build: 1,2,3)."),
     val_frac: float = typer.Option(0.15, help="Share of each category's topics held out for val."),
     ood_category: list[str] = typer.Option([], "--ood-category", help="Category held out whole as val_ood "
                                            "(repeatable). Default: automatic (see docs/data.md)."),
@@ -137,6 +141,7 @@ def split(
     from whowrote.data.render import render_split_summary
     from whowrote.data.writers import resolve_formats, write_splits
     from whowrote.study.progress import Steps
+    from whowrote.task.curricula import CURRICULA, build_curriculum, parse_pair_weights
 
     if push_to_hub:
         require_datasets("--push-to-hub")
@@ -158,7 +163,11 @@ def split(
         corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column,
                        steps)
         with steps.step("auditing and splitting", total=None):
-            result = build_splits(corpus, config)
+            if scheme in CURRICULA:
+                result = build_curriculum(corpus, config, scheme=scheme, n_steps=curriculum_steps,
+                                          pair_weights=parse_pair_weights(pair_weights))
+            else:
+                result = build_splits(corpus, config)
         kept = {p for part in result.splits.values() for p in part["provider"]}  # after --labels, not before
         task_type = "binary" if scheme == "binary" else ("4way" if "OTHER" in kept else "3way")
         with steps.step(f"writing {', '.join(fmt)}", total=None):
