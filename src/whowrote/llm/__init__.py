@@ -1,6 +1,6 @@
 """Running LLMs on the task: model loading, generation backends, the eval harness, metrics.
 
-Heavy libraries (torch, transformers, httpx) are imported inside functions.
+Heavy libraries (torch, transformers, openai) are imported inside functions.
 """
 
 from whowrote.llm.models import (

@@ -20,8 +20,9 @@ Completions may be plain strings or lists of chat messages (dicts or objects).
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from whowrote.task.parser import (
@@ -44,18 +45,21 @@ _TAGS = ("reason_why", "answer")
 
 
 def loops(text: str, n: int = LOOP_NGRAM, max_repeats: int = LOOP_MAX_REPEATS) -> bool:
-    """True when some ``n``-token window occurs more than ``max_repeats`` times (linear time).
+    """True when some ``n``-token window occurs more than ``max_repeats`` times (one pass, stops
+    at the first loop).
 
     A 2-4 sentence rationale plus an answer never repeats an 8-token run four times; a
     degenerate completion ("the style the style the style ...") does within a few dozen tokens.
     """
-    toks = _TOKEN_RE.findall(text.lower())
+    window: deque[str] = deque(maxlen=n)
     counts: Counter[tuple[str, ...]] = Counter()
-    for i in range(len(toks) - n + 1):
-        gram = tuple(toks[i:i + n])
-        counts[gram] += 1
-        if counts[gram] > max_repeats:
-            return True
+    for m in _TOKEN_RE.finditer(text.lower()):
+        window.append(m.group())
+        if len(window) == n:
+            gram = tuple(window)
+            counts[gram] += 1
+            if counts[gram] > max_repeats:
+                return True
     return False
 
 
@@ -107,15 +111,14 @@ def correct_answer(completion: Any, gold: Any, *, labels: Sequence[str] = PROVID
                         score_unfinished=score_unfinished)["correct_answer"]
 
 
-def _judge(completion: Any, gold: Any, labels: Sequence[str], info: dict | None) -> tuple[float, bool, str | None]:
+def _judge(single: str, full: str, gold: str, kind: str, labels: tuple[str, ...]) -> tuple[float, bool, str | None]:
     """``(ungated score, parsed, predicted label)`` of one completion; the label is single-text only."""
-    kind = task_type(str(gold), info)
     if kind == "single":
-        pred = parse_answer(_single_text(completion), labels)
+        pred = parse_answer(single, labels)
         return float(pred == _gold_label(gold)), pred is not None, pred
     slots = ("A", "B", "C") if kind == "trio" else ("A", "B")
-    got = parse_slots(completion_text(completion), slots, labels)
-    want = decode_slot_gold(str(gold))
+    got = parse_slots(full, slots, labels)
+    want = decode_slot_gold(gold)
     hits = sum(1 for s in slots if got[s] is not None and got[s] == want.get(s))
     score = hits / 3.0 if kind == "trio" else float(hits == 2)
     return score, all(v is not None for v in got.values()), None
@@ -140,9 +143,20 @@ def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDER
     reward-level approximation; the reference runs applied the penalty to the *advantage* with no
     re-centring (:func:`truncation_penalized_advantages`), which never pushes a wrong rollout up.
     """
-    correct, parsed, pred = _judge(completion, gold, labels, info)
-    reason_ok = has_substantive_reason(completion, min_reason_words)
-    finished = unfinished(completion, truncated=truncated) is None
+    text = completion_text(completion)
+    return dict(_terms(_single_text(completion), text, str(gold or ""), task_type(str(gold), info), tuple(labels),
+                       require_reason, min_reason_words, bool(truncated), truncation_penalty, score_unfinished))
+
+
+@lru_cache(maxsize=8192)
+def _terms(single: str, full: str, gold: str, kind: str, labels: tuple[str, ...], require_reason: bool,
+           min_reason_words: int, truncated: bool, truncation_penalty: float,
+           score_unfinished: bool) -> dict[str, float]:
+    # Cached: TRL calls one reward function per term (and verifiers a reward plus a metric) on the
+    # same completions, so each completion is parsed and loop-checked once per batch.
+    correct, parsed, pred = _judge(single, full, gold, kind, labels)
+    reason_ok = len(set(reason_words(full))) >= min_reason_words
+    finished = unfinished(full, truncated=truncated) is None
     gated = correct if (not require_reason or reason_ok) and (finished or score_unfinished) else 0.0
     terms: dict[str, float] = {
         "reward": gated - (truncation_penalty if truncated else 0.0),
@@ -151,7 +165,7 @@ def reward_terms(completion: Any, gold: Any, *, labels: Sequence[str] = PROVIDER
         "parsed_ok": float(parsed),
         "reason_ok": float(reason_ok),
         "finished": float(finished),
-        "truncated": float(bool(truncated)),
+        "truncated": float(truncated),
     }
     for lab in labels:
         terms[f"pred_{lab.lower()}"] = float(pred == lab)
