@@ -87,9 +87,9 @@ REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 def test_shipped_plans_dry_run_without_keys(tmp_path, capsys, monkeypatch):
     for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(k, raising=False)
-    want = {"generate_example.toml": 84, "generate_fake_server.toml": 120}
+    want = {"example.toml": 84, "fake_server.toml": 120}
     for name, n in want.items():
-        assert _main(["data", "generate", "--plan", str(REPO / "configs" / name), "--out", str(tmp_path / name),
+        assert _main(["data", "generate", "--plan", str(REPO / "configs" / "generate" / name), "--out", str(tmp_path / name),
                       "--dry-run"]) == 0
         out = capsys.readouterr().out
         assert json.loads(out.strip().splitlines()[-1])["cells"] == n

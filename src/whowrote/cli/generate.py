@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @data_app.command()
 def generate(
-    plan: Path = typer.Option(..., "--plan", help="The generation plan (TOML; see configs/generate_example.toml)."),
+    plan: Path = typer.Option(..., "--plan", help="The generation plan (TOML; see configs/generate/example.toml)."),
     out: Path = typer.Option(..., "--out", help="Run folder: generated.jsonl, dropped.jsonl, report.json (resumable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the cells and the token/cost estimate; send nothing."),
     markdown_tree: bool = typer.Option(False, "--markdown-tree", help="Also write DIR/markdown/<genre>/<category>/"
