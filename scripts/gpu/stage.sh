@@ -6,6 +6,7 @@
 # Here (this machine):
 #   bash scripts/gpu/stage.sh fetch     # pip download the pinned wheels into .whl/ (git-ignored)
 #   bash scripts/gpu/stage.sh pack      # slim the vLLM wheel, tar everything, split into .stage/pN/
+#                                       # (first: python scripts/gpu/prepare_data.py --out .gguf/data)
 # There (one device call per chunk, back to back; carry .stage/pN):
 #   bash scripts/gpu/stage.sh recv N    # check chunk N into ~/stage; after the last one: join, check,
 #                                       # unpack, pip install --target ~/site, import check

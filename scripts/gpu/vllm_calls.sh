@@ -5,6 +5,7 @@
 #   bash scripts/gpu/vllm_calls.sh stage N   # N = 1..4: carry .stage/pN; check the chunk into ~/stage
 #   bash scripts/gpu/vllm_calls.sh bench     # carry .stage/p5: join + install, export SmolLM2, then
 #                                            # scripts/gpu/bench_generate.py for both shapes
+#   bash scripts/gpu/vllm_calls.sh bench2    # the same on a machine that is already staged
 #   bash scripts/gpu/vllm_calls.sh grpo      # 10 GRPO steps with TRL's vLLM (colocate), 3 with HF generate
 #   bash scripts/gpu/vllm_calls.sh eval      # whowrote eval --backend vllm vs transformers; STaR on vLLM
 # Everything small lands in $OUT (logs, metrics, summaries; no weights, no corpus text).
