@@ -62,6 +62,8 @@ def eval_command(
     chat_template_kwargs: str = typer.Option(None, "--chat-template-kwargs", callback=_json_object,
                                              help='JSON for the chat template (default {"enable_thinking": false}).'),
     quiet: bool = typer.Option(False, "--quiet", help="No console summary."),
+    backend: str = typer.Option("transformers", "--backend",
+                                help="Local engine for --model: transformers, or vllm (GPU; HF folder or hub id)."),
 ) -> None:
     """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
     from whowrote.llm.collapse import detect_collapse
@@ -84,7 +86,17 @@ def eval_command(
         if not quiet:
             typer.echo(f"  {done}/{total} texts", err=True)
 
-    summary = run_eval(cfg, on_progress=progress)
+    if backend not in ("transformers", "vllm"):
+        raise WhowroteError("--backend must be 'transformers' or 'vllm'")
+    engine = None
+    if backend == "vllm":
+        if endpoint or not model:
+            raise WhowroteError("--backend vllm runs a local --model (not an --endpoint)")
+        from whowrote.llm.vllm_backend import VLLMBackend, require_vllm
+
+        require_vllm()
+        engine = VLLMBackend(model)
+    summary = run_eval(cfg, backend=engine, on_progress=progress)
     if not quiet:
         render_summary(summary, detect_collapse([summary]))
         typer.echo(f"traces: {Path(out) / 'traces.jsonl'}  summary: {Path(out) / 'summary.json'}")

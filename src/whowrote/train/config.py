@@ -157,6 +157,7 @@ class StarRecipe:
     fallback_round: str = ""  # "goldcond": run when fewer than min_rows survive (with the D1 fallback sentence)
     min_rows: int = 0  # capped rows below which fallback_round runs
     out: str = ""  # JSONL of kept SFT rows; "" = <output_dir>/star.jsonl
+    backend: str = "transformers"  # "vllm": sample on vLLM (GPU) from model.name_or_path's folder
 
 
 @dataclass

@@ -36,6 +36,7 @@ from whowrote.task.parser import parse_answer, reasoning
 from whowrote.task.prompts import build_messages
 from whowrote.train.config import StarRecipe
 from whowrote.train.data import Row, write_rows
+from whowrote.types import WhowroteError
 
 SCAFFOLD_RE = re.compile(
     r"cheat\s*-?sheet|\bthe hints?\b|style tells?|\btell sheet\b|\bpriors?\b|\banalyst\b|"
@@ -203,11 +204,19 @@ def generate_star(model: Any, tokenizer: Any, rows: Sequence[Row], cfg: StarReci
                   template_kwargs: dict | None = None) -> tuple[list[Row], StarStats]:
     """Sample, select (round 1, then the optional gold-conditioned round 2), cap, and write
     the kept rows (JSONL) plus ``<out>.stats.json``."""
-    from whowrote.llm.backends import TransformersBackend
+    if cfg.backend == "vllm":  # the policy's saved folder on vLLM's engine (GPU)
+        from whowrote.llm.vllm_backend import VLLMBackend
 
-    # batch_size counts sequences (prompts x k) per generate call, so memory does not grow with k.
-    backend = TransformersBackend(model, tokenizer, batch_size=max(1, batch_size // max(1, cfg.k)),
-                                  template_kwargs=template_kwargs)
+        path = str(getattr(model, "name_or_path", "") or "")
+        if not path:
+            raise WhowroteError("star.backend = 'vllm' samples from a saved folder: model.name_or_path is empty")
+        backend: Any = VLLMBackend(path, tokenizer=tokenizer)
+    else:
+        from whowrote.llm.backends import TransformersBackend
+
+        # batch_size counts sequences (prompts x k) per generate call, so memory does not grow with k.
+        backend = TransformersBackend(model, tokenizer, batch_size=max(1, batch_size // max(1, cfg.k)),
+                                      template_kwargs=template_kwargs)
     samples = _sample_round(rows, cfg, labels, text_field, label_field, seed, backend)
     accepted, stats = select_star(rows, samples, cfg, labels=labels, label_field=label_field, cap=False)
     report: dict[str, Any] = {"round1": {"mode": cfg.mode, "accepted": len(accepted), "rejected": stats.rejected}}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Stage vLLM 0.25.0 (+ the wheels the GPU image lacks, the SmolLM2 GGUF and the ladder's data) onto the
+# device machine in chunks that fit the device tool's 64 MiB-per-call limit, checking sha256s at
+# every step. See docs/gpu-notes.md ("vLLM staging") for sizes and the call log.
+#
+# Here (this machine):
+#   bash scripts/gpu/stage.sh fetch     # pip download the pinned wheels into .whl/ (git-ignored)
+#   bash scripts/gpu/stage.sh pack      # slim the vLLM wheel, tar everything, split into .stage/pN/
+#                                       # (first: python scripts/gpu/prepare_data.py --out .gguf/data)
+# There (one device call per chunk, back to back; carry .stage/pN):
+#   bash scripts/gpu/stage.sh recv N    # check chunk N into ~/stage; after the last one: join, check,
+#                                       # unpack, pip install --target ~/site, import check
+# The wheel list is scripts/gpu/stage-wheels.txt (name==version, one a line, --no-deps each).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # 56.6 MiB: + the ~5 MiB working tree stays under 64 MiB
+STAGE=${STAGE_HOME:-$HOME/stage}
+SITE=${STAGE_SITE:-$HOME/site}
+PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
+      --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 --platform manylinux_2_17_x86_64
+      --platform manylinux2014_x86_64 --platform manylinux_2_31_x86_64 --platform manylinux_2_5_x86_64
+      --platform manylinux1_x86_64)
+# Dropped from the vLLM wheel to save two transfers: the FlashAttention-2 kernels (81 MB compressed;
+# on Hopper vLLM picks FA3, fa_utils.get_flash_attn_version) and the optional Rust frontend binary.
+SLIM=(vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so vllm/vllm-rs)
+
+fetch() {
+  mkdir -p .whl/wheels
+  grep -v '^#' scripts/gpu/stage-wheels.txt | xargs python3 -m pip download -q --no-deps "${PLAT[@]}" -d .whl/wheels
+}
+
+pack() {
+  local work=.whl/pack smol
+  rm -rf "$work" .stage && mkdir -p "$work/wheels" "$work/data"
+  for w in .whl/wheels/*.whl; do
+    case $w in
+      */vllm-*) cp "$w" "$work/wheels/"
+        zip -q -d "$work/wheels/$(basename "$w")" "${SLIM[@]}"
+        # keep RECORD consistent with the slimmed contents
+        (cd "$work" && unzip -q -o "wheels/$(basename "$w")" 'vllm-*.dist-info/RECORD' &&
+          grep -v -F -e "${SLIM[0]}," -e "${SLIM[1]}," vllm-*.dist-info/RECORD > RECORD.new &&
+          mv RECORD.new vllm-*.dist-info/RECORD && zip -q "wheels/$(basename "$w")" vllm-*.dist-info/RECORD &&
+          rm -rf vllm-*.dist-info) ;;
+      *) ln "$w" "$work/wheels/" ;;
+    esac
+  done
+  smol=$(PYTHONPATH=src python3 -c "from whowrote.llm.models import find_packaged_gguf; print(find_packaged_gguf())")
+  ln -s "$smol" "$work/smol.gguf"
+  cp .gguf/data/*.gz .gguf/data/data_report.json "$work/data/"
+  (cd "$work" && find -L . -type f ! -name SHA256SUMS | sort | xargs sha256sum > SHA256SUMS)
+  tar -C "$work" -chf .whl/stage.tar .
+  mkdir -p .stage && split -b "$CHUNK" -d -a 1 .whl/stage.tar .stage/chunk.
+  local n i=1
+  n=$(find .stage -name 'chunk.*' | wc -l)
+  for c in .stage/chunk.*; do
+    mkdir -p ".stage/p$i" && mv "$c" ".stage/p$i/"
+    i=$((i + 1))
+  done
+  (sha256sum .whl/stage.tar | sed 's# .whl/# #'; cd .stage && sha256sum p*/chunk.*) > .whl/MANIFEST
+  echo "chunks=$n" >> .whl/MANIFEST
+  for d in .stage/p*; do cp .whl/MANIFEST "$d/"; done
+  cat .whl/MANIFEST; du -b .whl/stage.tar .stage/p*/chunk.*
+}
+
+recv() {
+  local n=$1 m=.stage/p$1/MANIFEST total
+  mkdir -p "$STAGE"
+  total=$(sed -n 's/^chunks=//p' "$m")
+  cp .stage/p"$n"/chunk.* "$STAGE/"
+  (cd "$STAGE" && grep " p$n/" "$ROOT/$m" | sed "s# p$n/# #" | sha256sum -c -) || { echo "chunk $n: BAD sha256"; exit 1; }
+  echo "chunk $n of $total ok; have: $(cd "$STAGE" && ls chunk.* | tr '\n' ' ')"
+  [[ $(ls "$STAGE"/chunk.* | wc -l) -eq $total ]] || return 0
+  cat "$STAGE"/chunk.? > "$STAGE/stage.tar"
+  (cd "$STAGE" && grep ' stage.tar$' "$ROOT/$m" | sha256sum -c -) || { echo "stage.tar: BAD sha256"; exit 1; }
+  mkdir -p "$STAGE/x" && tar -C "$STAGE/x" -xf "$STAGE/stage.tar" && rm -f "$STAGE"/chunk.? "$STAGE/stage.tar"
+  (cd "$STAGE/x" && sha256sum -c --quiet SHA256SUMS) || { echo "files: BAD sha256"; exit 1; }
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
+    "$STAGE"/x/wheels/*.whl
+  check
+}
+
+check() {  # what the later calls rely on, with versions
+  PYTHONPATH=$SITE python3 - <<'EOF'
+import importlib, torch
+for m in ("vllm", "trl", "datasets", "gguf", "transformers", "pydantic", "xgrammar", "zmq"):
+    try:
+        print(m, importlib.import_module(m).__version__)
+    except Exception as e:  # report every failure, not only the first
+        print(m, "FAILED", type(e).__name__, e)
+import vllm.entrypoints.llm, vllm.v1.engine.core, vllm.v1.worker.gpu_model_runner  # noqa: E401
+from vllm.vllm_flash_attn.flash_attn_interface import FA2_AVAILABLE, FA3_AVAILABLE
+print("torch", torch.__version__, "cuda", torch.cuda.is_available(), torch.cuda.get_device_name(0),
+      "FA2", FA2_AVAILABLE, "FA3", FA3_AVAILABLE)
+EOF
+}
+
+case "${1:-}" in
+  fetch) fetch ;;
+  pack) pack ;;
+  recv) recv "$2" ;;
+  check) check ;;
+  *) echo "usage: stage.sh fetch|pack|recv N|check" >&2; exit 2 ;;
+esac
