@@ -45,7 +45,20 @@ log() { echo "[ladder $(date -u +%H:%M:%S)] $*"; }
 # Each command gets LIMIT seconds, and never runs past LADDER_DEADLINE (epoch seconds) so that a
 # call always has time left to pack its results before the device's 600 s limit.
 budget() { local left=$(( ${LADDER_DEADLINE:-9999999999} - $(date +%s) )); (( left < LIMIT )) && echo $(( left > 1 ? left : 1 )) || echo "$LIMIT"; }
-run() { log "$*"; timeout "$(budget)" "$@"; local rc=$?; log "rc=$rc: $1 $2 $3"; return $rc; }
+# Every failed command is remembered, so the script's exit status says whether any stage failed
+# (a dry run that "passes" with every stage broken is worse than no dry run).
+FAILED=()
+run() {
+  log "$*"; timeout "$(budget)" "$@"; local rc=$?; log "rc=$rc: $1 $2 $3"
+  (( rc == 0 )) || FAILED+=("rc=$rc: ${*:1:5}")
+  return $rc
+}
+finish() {  # report and exit non-zero when any command failed
+  if (( ${#FAILED[@]} )); then
+    log "FAILED ${#FAILED[@]} command(s):"; printf '  %s\n' "${FAILED[@]}"; exit 1
+  fi
+  log "all commands succeeded"
+}
 
 evaluate() {  # evaluate MODEL_DIR OUT_DIR VARIANT MAX_NEW [extra --set ...]
   local model=$1 out=$2 variant=$3 max_new=$4
@@ -162,11 +175,15 @@ two_gpus() {
   local tag=$1
   # shellcheck disable=SC2086  # a stage list is several words
   CUDA_VISIBLE_DEVICES=0 bash "$0" $2 > "$RUNS/../gpu0_$tag.log" 2>&1 &
+  local p0=$! p1 rc0 rc1
   # shellcheck disable=SC2086
   CUDA_VISIBLE_DEVICES=1 bash "$0" $3 > "$RUNS/../gpu1_$tag.log" 2>&1 &
-  wait
+  p1=$!
+  wait "$p0"; rc0=$?; wait "$p1"; rc1=$?
   grep -h -E '^\[ladder|done|Error' "$RUNS"/../gpu*_"$tag".log | cut -c1-220
   stage_pack "results_$tag"
+  (( rc0 == 0 )) || FAILED+=("GPU0 stages: $2 (see gpu0_$tag.log)")
+  (( rc1 == 0 )) || FAILED+=("GPU1 stages: $3 (see gpu1_$tag.log)")
 }
 
 # the timed calls: nothing may run past the device's 600 s limit
@@ -187,32 +204,36 @@ case "${1:-}" in
     ;;
   call_b)  # measured: GPU0 ~7 min, GPU1 ~8 min (GRPO ~17 s/step; the zero-trainable guard stopped it at 16)
     stage_model || exit 1
-    two_gpus b "base sft" grpo_base
+    two_gpus b "base sft" grpo_base; finish
     ;;
   call_c)  # measured: STaR 3 rounds on 96 texts ~200 s of sampling + 60 SFT steps ~50 s + evals
-    two_gpus c star_sft harness_base
+    two_gpus c star_sft harness_base; finish
     ;;
   call_e)  # session 2: STaR ~200 s + SFT ~50 s + eval | 1-GPU SFT ~180 s
     stage_model || exit 1
-    two_gpus e star_sft sft1gpu
+    two_gpus e star_sft sft1gpu; finish
     ;;
   call_f)  # GRPO stops at run.max_minutes (6.5), then a k=4 eval of 240 texts
-    two_gpus f coldstart_grpo coldstart_grpo_lr3
+    two_gpus f coldstart_grpo coldstart_grpo_lr3; finish
     ;;
   call_g)
     stage_sft2gpu > "$RUNS/../sft2gpu_g.log" 2>&1
     grep -h -E '^\[ladder|done|Error|train_runtime' "$RUNS/../sft2gpu_g.log" | cut -c1-220
     stage_pack results_g
     ;;
-  dry)  # CPU: every stage once on the tiny model (tests the driver, not the numbers)
-    [[ -f $MODEL/config.json ]] || $WT tiny-model "$MODEL"
-    stage_base && stage_sft && stage_grpo_base && stage_star_sft && stage_coldstart_grpo && stage_coldstart_grpo_lr3 \
-      && stage_sft1gpu; stage_pack results_dry
+  dry)  # CPU: every stage once on the tiny model (tests the driver, not the numbers); exit 1 if any failed
+    # needs $DATA/{train,val}.jsonl.gz: e.g. `whowrote data split ... --out D` then gzip -k D/train.jsonl D/val.jsonl
+    for f in train val; do [[ -f $DATA/$f.jsonl.gz ]] || { log "missing $DATA/$f.jsonl.gz"; exit 2; }; done
+    [[ -f $MODEL/config.json ]] || run $WT tiny-model "$MODEL"
+    for s in base sft grpo_base star_sft coldstart_grpo coldstart_grpo_lr3 sft1gpu; do "stage_$s"; done
+    stage_pack results_dry
+    finish
     ;;
   pack)
     stage_pack "${2:-}"
     ;;
   *)
     for s in "$@"; do "stage_$s"; done
+    finish
     ;;
 esac
