@@ -79,10 +79,10 @@ def test_texts_unlike_the_training_data_are_far_and_uncertain(sample):
 
 def test_sentence_is_only_said_when_true():
     assert sentence("em-dashes", 6.1, "per 1,000 characters", "CLAUDE", 1.9, "CHATGPT", 0.1).startswith(
-        "em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)")
+        "em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.10)")
     # 5.1 is typical of neither 0.001 nor 0.0005: the old model said "typical of CHATGPT (0.001)".
     assert sentence("the phrase 'in summary'", 5.1, "per 1,000 words", "CHATGPT", 0.001, "CLAUDE", 0.0005) is None
-    assert "more than CLAUDE (1.9) or CHATGPT (0.1)" in sentence("em-dashes", 30.0, "", "CLAUDE", 1.9, "CHATGPT", 0.1)
+    assert "more than CLAUDE (1.9) or CHATGPT (0.10)" in sentence("em-dashes", 30.0, "", "CLAUDE", 1.9, "CHATGPT", 0.1)
     assert sentence("x", 1.0, "", "CLAUDE", 0.1, "CHATGPT", 1.9) is None  # points the other way
 
 
