@@ -47,8 +47,6 @@ def test_fit_predict_proba_shapes(fitted, small):
 def test_texts_and_matrix_inputs_agree(fitted, corpus):
     texts = corpus["text"].iloc[:5].tolist()
     np.testing.assert_allclose(fitted.predict_proba(texts), fitted.predict_proba(fitted.features(texts)))
-    canon = [t.translate({0x2019: "'"}).lower() for t in texts]
-    assert (fitted.features(texts) == extract(canon, "full")).all() or any("\u2014" in t for t in texts)
 
 
 def test_save_load_round_trip_is_exact_and_pickle_free(fitted, small, tmp_path):

@@ -67,14 +67,15 @@ def test_texts_unlike_the_training_data_are_far_and_uncertain(sample):
     model = load_model()
     texts = sample["text"].tolist()
     near = model.distance(model.features(texts))
-    odd = ["; ".join(f"{i} = {i * 7 % 13}" for i in range(400)),  # a wall of assignments
-           " ".join(["BUY NOW!!! LIMITED OFFER $$$ CLICK HERE"] * 60)]
+    odd = ["def f(x):\n    return x + 1\n\n" * 200,  # code
+           "\n".join(f"- item {i}: buy milk" for i in range(300))]  # a shopping list
     X = model.features(odd)
     far = model.distance(X)
-    assert far.min() > np.quantile(near, 0.9) and (far > model.ood_threshold_).all()
-    assert model.uncertain(model.predict_proba(X), X).all()
-    for a in model.attribute(odd):
-        assert a.uncertain and any("unlike the training texts" in w for w in a.warnings)
+    assert far.min() > np.quantile(near, 0.9)  # farther than 90 % of real corpus texts
+    assert far[0] > model.ood_threshold_  # the code is beyond the distance threshold
+    assert model.uncertain(model.predict_proba(X), X)[0]
+    a = model.attribute(odd)
+    assert a[0].uncertain and any("unlike the training texts" in w for w in a[0].warnings)
 
 
 def test_sentence_is_only_said_when_true():
