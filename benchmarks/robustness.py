@@ -36,11 +36,9 @@ from whowrote.data import load_corpus
 from whowrote.data.generations import NEW, OLD, generation
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
-from whowrote.style.calibration import expected_calibration_error, fit_temperature, softmax
 from whowrote.style.edits import edits
-from whowrote.style.ood import THRESHOLDS, choose_abstain, selective
-from whowrote.style.train import AUG_LENGTHS, edited_copies, first_words, fit_augmented, three_way
-from whowrote.types import OTHER
+from whowrote.style.heldout import accuracies, capped, logo_report
+from whowrote.style.train import AUG_LENGTHS, edited_copies, first_words, fit_augmented
 
 RECIPES = {"default": {"canonical": True}, "legacy": {"canonical": False}}
 
@@ -83,20 +81,6 @@ class Features:
         return X
 
 
-def capped(frame, cap: int, seed: int) -> np.ndarray:
-    """Row ids of at most ``cap`` test rows, the same share of every provider (seeded)."""
-    if len(frame) <= cap:
-        return frame["row_idx"].to_numpy()
-    return frame.groupby("provider", group_keys=False).sample(frac=cap / len(frame), random_state=seed)["row_idx"].to_numpy()
-
-
-def scores(model: StyleModel, X: np.ndarray, y: np.ndarray, T: float | None = None) -> dict:
-    P = softmax(model.logits(X), T if T is not None else model.temperature_)
-    three = y != OTHER
-    return {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(1)] == y).mean()),
-            "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None}
-
-
 def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict, dict]:
     """Fit on ``train``; score every test frame raw and (on a capped sample) under every edit."""
     r = train["row_idx"].to_numpy()
@@ -110,51 +94,15 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
         rows = test["row_idx"].to_numpy()
         y_all = test["provider"].to_numpy(object)
         Xraw = feats.get(recipe, rows, "raw")
-        fitted[tname] = (model, model.logits(Xraw), y_all, model.distance(Xraw))
+        fitted[tname] = (tname, model, model.logits(Xraw), y_all, model.distance(Xraw))
         sub = capped(test, args.cap, args.seed)
-        y = feats.corpus["provider"].to_numpy(object)[sub]
-        out[tname] = {"raw_all": scores(model, Xraw, y_all),
-                      "edits": {e: scores(model, feats.get(recipe, sub, e, args.seed), y) for e in edits()}}
+        sub_rows, y = sub["row_idx"].to_numpy(), sub["provider"].to_numpy(object)
+        out[tname] = {"raw_all": accuracies(model, Xraw, y_all),
+                      "edits": {e: accuracies(model, feats.get(recipe, sub_rows, e, args.seed), y) for e in edits()}}
         ed = out[tname]["edits"]
         log(f"  {tname}: raw {ed['raw']['accuracy']:.3f} / 3-way {ed['raw']['accuracy_3way'] or 0:.3f}; "
             + ", ".join(f"{e} {v['accuracy']:.3f}" for e, v in ed.items() if e != "raw"))
     return out, fitted
-
-
-def logo_calibration(fitted: dict, target: float) -> dict:
-    """Per held-out genre: ECE, OTHER AUROC and the abstain rule, all fitted on the other genres."""
-    from sklearn.metrics import roc_auc_score
-
-    out, curve = {}, {"coverage": [], "accuracy": []}
-    for genre, (model, logits, y, dist) in fitted.items():
-        cls = list(model.classes_)
-        others = [(lg, yy, dd) for g, (m, lg, yy, dd) in fitted.items() if g != genre and list(m.classes_) == cls]
-        yo = np.concatenate([[cls.index(v) for v in yy] for _, yy, _ in others])
-        lo, do = np.vstack([lg for lg, _, _ in others]), np.concatenate([dd for _, _, dd in others])
-        T = fit_temperature(lo, yo)
-        far = float(np.quantile(do, model.ood_quantile))
-        cut = choose_abstain(softmax(lo, T), yo, do <= far, model.target_accuracy)
-        P, yi = softmax(logits, T), np.array([cls.index(v) for v in y])
-        accepted = (P.max(1) >= cut) & (dist <= far)
-        acc, cov = selective(P, yi, accepted)
-        row = {"ece": expected_calibration_error(P, yi), "temperature": T, "abstain_below": cut,
-               "selective_accuracy": acc, "coverage": cov}
-        if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
-            row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
-        out[genre] = row
-    # Pooled accuracy-coverage curve over every held-out genre (threshold on the top probability).
-    for t in THRESHOLDS:
-        accs, covs, ns = [], [], []
-        for genre, (model, logits, y, _) in fitted.items():
-            cls = list(model.classes_)
-            P = softmax(logits, out[genre]["temperature"])
-            a, c = selective(P, np.array([cls.index(v) for v in y]), P.max(1) >= t)
-            accs.append(a * c * len(y) if c else 0.0)
-            covs.append(c * len(y))
-            ns.append(len(y))
-        curve["coverage"].append(sum(covs) / sum(ns))
-        curve["accuracy"].append(sum(accs) / sum(covs) if sum(covs) else float("nan"))
-    return {"per_genre": out, "curve": {"thresholds": THRESHOLDS.tolist(), **curve}}
 
 
 def generation_splits(corpus):
@@ -199,7 +147,7 @@ def main() -> None:
                 r, f = run_split(f"logo-{genre}", feats, recipe, tr, {genre: te}, args, log)
                 res["logo"].update(r)
                 fitted.update(f)
-            res["logo_calibration"] = logo_calibration(fitted, 0.9)
+            res["logo_calibration"] = logo_report(list(fitted.values()))
         if "generation" in args.splits:
             res["generation"] = {}
             for name, tr, te in generation_splits(corpus):
@@ -229,7 +177,7 @@ def tables(results: dict) -> str:
                 ed = r["edits"]
                 cells = [f"{ed[e]['accuracy']:.3f} / {ed[e]['accuracy_3way'] or 0:.3f}" for e in names]
                 lines.append(f"| {tname} | {ed['raw']['n']} | " + " | ".join(cells) + " |")
-        cal = res.get("logo_calibration", {}).get("per_genre")
+        cal = {g: v for g, v in res.get("logo_calibration", {}).items() if isinstance(v, dict) and "n" in v}
         if cal:
             lines += [f"\n### {recipe}: leave-one-genre-out, all rows\n",
                       "| genre | n | 4-way | 3-way | OTHER AUROC | ECE | abstain below | coverage | selective accuracy |",

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from whowrote.style import highlight_patterns, load_model, tell_spans
+from whowrote.style import FEATURES, highlight_patterns, load_model, tell_spans
 from whowrote.style.explain import fmt, make_tells
 from whowrote.style.textcheck import inspect_text
 
@@ -26,21 +26,30 @@ def test_every_highlight_pattern_compiles_and_spans_are_right():
         tell_spans(text, "no_such_feature")
 
 
-def test_tells_point_at_the_strongest_supporting_feature():
+def test_tells_are_the_strongest_supporting_cues_that_read_true(corpus):
+    """Recomputed here from the attributions: group features by cue, keep cues with a true sentence,
+    rank by summed support (predicted class vs runner-up); the tells must be exactly those, in order."""
     from whowrote.style.decision import decision_attributions
+    from whowrote.style.explain import CUES, UNIT_SHORT, sentence
 
     model = load_model()
+    texts = corpus[corpus["provider"] == "CLAUDE"].groupby("genre").head(2)["text"].tolist()
+    X = model.features(texts)
+    D = decision_attributions(model, X)
+    P = model.predict_proba(X)
     names = model.feature_names_
-    claude, gpt = list(model.classes_).index("CLAUDE"), list(model.classes_).index("CHATGPT")
-    x = model.norms_[claude].copy()
-    j = names.index("double_hyphen")  # in canonical form: every dash, em-dash or "--"
-    x[j] = 40.0  # an extreme dash rate must be a CLAUDE tell
-    D = decision_attributions(model, x[None, :])[0]
-    tells = make_tells(model, x, D, claude, gpt, 6)
-    dash = [t for t in tells if t.cue == "dashes"]
-    assert dash and dash[0].favours == "CLAUDE" and dash[0].versus == "CHATGPT"
-    assert dash[0].sentence.startswith("dashes (\u2014 or --): 40.0 per 1,000 characters, ")
-    assert all(t.contribution > 0 for t in tells)
+    for i in range(len(texts)):
+        target, versus = (int(k) for k in np.argsort(-P[i])[:2])
+        support = D[i, target] - D[i, versus]
+        cues: dict[str, list[int]] = {}
+        for j in np.flatnonzero(support > 0):
+            cues.setdefault(CUES.get(names[j], names[j]), []).append(int(j))
+        true_cues = [c for c, js in sorted(cues.items(), key=lambda kv: -support[kv[1]].sum())
+                     if any(sentence("x", X[i, j], UNIT_SHORT.get(FEATURES[names[j]].unit, ""), "A",
+                                     model.norms_[target, j], "B", model.norms_[versus, j]) for j in js)]
+        tells = make_tells(model, X[i], D[i], target, versus, 5)
+        assert [t.cue for t in tells] == true_cues[:5]
+        assert all(t.contribution > 0 and t.favours == model.classes_[target] for t in tells)
 
 
 def test_fmt():

@@ -23,8 +23,9 @@ def small(corpus):
     test_topics = set(topics[: len(topics) // 5])
     tr = d[~d["topic"].isin(test_topics)].sample(600, random_state=0)
     te = d[d["topic"].isin(test_topics)].sample(200, random_state=0)
-    return (extract(tr["text"].tolist(), "full"), tr["provider"].to_numpy(), tr["topic"].to_numpy(),
-            extract(te["text"].tolist(), "full"), te["provider"].to_numpy())
+    featurise = StyleModel().features  # the canonical form, as the model reads texts
+    return (featurise(tr["text"].tolist()), tr["provider"].to_numpy(), tr["topic"].to_numpy(),
+            featurise(te["text"].tolist()), te["provider"].to_numpy())
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def test_fit_predict_proba_shapes(fitted, small):
 
 def test_texts_and_matrix_inputs_agree(fitted, corpus):
     texts = corpus["text"].iloc[:5].tolist()
-    np.testing.assert_allclose(fitted.predict_proba(texts), fitted.predict_proba(extract(texts, "full")))
+    np.testing.assert_allclose(fitted.predict_proba(texts), fitted.predict_proba(fitted.features(texts)))
 
 
 def test_save_load_round_trip_is_exact_and_pickle_free(fitted, small, tmp_path):

@@ -67,22 +67,23 @@ def test_texts_unlike_the_training_data_are_far_and_uncertain(sample):
     model = load_model()
     texts = sample["text"].tolist()
     near = model.distance(model.features(texts))
-    odd = ["; ".join(f"{i} = {i * 7 % 13}" for i in range(400)),  # a wall of assignments
-           " ".join(["BUY NOW!!! LIMITED OFFER $$$ CLICK HERE"] * 60)]
+    odd = ["def f(x):\n    return x + 1\n\n" * 200,  # code
+           "\n".join(f"- item {i}: buy milk" for i in range(300))]  # a shopping list
     X = model.features(odd)
     far = model.distance(X)
-    assert far.min() > np.quantile(near, 0.9) and (far > model.ood_threshold_).all()
-    assert model.uncertain(model.predict_proba(X), X).all()
-    for a in model.attribute(odd):
-        assert a.uncertain and any("unlike the training texts" in w for w in a.warnings)
+    assert far.min() > np.quantile(near, 0.9)  # farther than 90 % of real corpus texts
+    assert far[0] > model.ood_threshold_  # the code is beyond the distance threshold
+    assert model.uncertain(model.predict_proba(X), X)[0]
+    a = model.attribute(odd)
+    assert a[0].uncertain and any("unlike the training texts" in w for w in a[0].warnings)
 
 
 def test_sentence_is_only_said_when_true():
     assert sentence("em-dashes", 6.1, "per 1,000 characters", "CLAUDE", 1.9, "CHATGPT", 0.1).startswith(
-        "em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)")
+        "em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.10)")
     # 5.1 is typical of neither 0.001 nor 0.0005: the old model said "typical of CHATGPT (0.001)".
     assert sentence("the phrase 'in summary'", 5.1, "per 1,000 words", "CHATGPT", 0.001, "CLAUDE", 0.0005) is None
-    assert "more than CLAUDE (1.9) or CHATGPT (0.1)" in sentence("em-dashes", 30.0, "", "CLAUDE", 1.9, "CHATGPT", 0.1)
+    assert "more than CLAUDE (1.9) or CHATGPT (0.10)" in sentence("em-dashes", 30.0, "", "CLAUDE", 1.9, "CHATGPT", 0.1)
     assert sentence("x", 1.0, "", "CLAUDE", 0.1, "CHATGPT", 1.9) is None  # points the other way
 
 

@@ -21,7 +21,6 @@ import random
 import re
 import zlib
 from collections.abc import Callable
-from html.parser import HTMLParser
 
 # ---- typography -------------------------------------------------------------------------------
 # Typographic -> ASCII as plain-text pipelines do it (the unidecode spellings): em-dash "--".
@@ -109,35 +108,28 @@ _BLOCK_TAGS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "
 _LINE_TAGS = frozenset({"li", "tr", "br"})  # a line of their own
 
 
-class _TextOf(HTMLParser):
-    """The text of an HTML page as a browser's copy would give it: blocks on their own lines."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs) -> None:
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n\n")
-        elif tag in _LINE_TAGS:
-            self.parts.append("\n")
-        elif tag in ("td", "th"):
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        self.parts.append(data)
-
-
 def html_text(html: str) -> str:
-    """The visible text of an HTML document (stdlib ``html.parser``; no regex over markup)."""
-    parser = _TextOf()
+    """The visible text of an HTML document as a browser's copy gives it: blocks apart, list items
+    and table rows on lines of their own (stdlib ``html.parser``, loaded only here)."""
+    from html.parser import HTMLParser
+
+    parts: list[str] = []
+
+    class _TextOf(HTMLParser):
+        def handle_starttag(self, tag: str, attrs) -> None:
+            parts.append("\n\n" if tag in _BLOCK_TAGS else "\n" if tag in _LINE_TAGS else " " if tag in ("td", "th") else "")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _BLOCK_TAGS:
+                parts.append("\n\n")
+
+        def handle_data(self, data: str) -> None:
+            parts.append(data)
+
+    parser = _TextOf(convert_charrefs=True)
     parser.feed(html)
     parser.close()
-    text = "\n".join(line.strip() for line in "".join(parser.parts).split("\n"))
+    text = "\n".join(line.strip() for line in "".join(parts).split("\n"))
     return _BLANKS.sub("\n\n", text).strip()
 
 

@@ -23,16 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
 from whowrote.style.edits import combined, first_words, strip_markdown
 from whowrote.style.explain import typography_stats
+from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
 from whowrote.style.io import save_model
 from whowrote.style.model import StyleModel
 from whowrote.style.model_card import model_card
-from whowrote.types import OTHER, PROVIDERS
 
 AUG_LENGTHS = (60, 100, 150, 250, 400, 600)
 FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
+ROBUSTNESS_CAP = 400
 
 
 def truncated(texts: Sequence[str], seed: int = 0) -> list[str]:
@@ -84,36 +84,6 @@ def typography_norms(texts: Sequence[str], y: Sequence[str]) -> dict[str, dict[s
                    for c in sorted(set(y.tolist()))} for name in stats[0]} if stats else {}
 
 
-def evaluate(model: StyleModel, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
-    """Accuracy (overall, per genre), macro-F1, ECE, Brier and OTHER AUROC on labelled rows."""
-    from sklearn.metrics import f1_score, roc_auc_score
-
-    y = np.asarray(y, dtype=object)
-    genres = np.asarray(genres, dtype=object)
-    P = model.predict_proba(X)
-    pred = model.classes_[P.argmax(axis=1)]
-    known = np.isin(y, model.classes_)
-    yi = np.array([list(model.classes_).index(v) if v in model.classes_ else -1 for v in y])
-    out: dict[str, Any] = {
-        "n": int(len(y)),
-        "accuracy": float((pred == y).mean()),
-        "macro_f1": float(f1_score(y, pred, average="macro")),
-        "per_genre": {str(g): {"n": int((genres == g).sum()), "accuracy": float((pred[genres == g] == y[genres == g]).mean())}
-                      for g in sorted(set(genres.tolist()))},
-        "ece": expected_calibration_error(P[known], yi[known]),
-        "brier": brier(P[known], yi[known]),
-    }
-    if OTHER in model.classes_ and 0 < (y == OTHER).sum() < len(y):
-        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(model.classes_).index(OTHER)]))
-    return out
-
-
-def three_way(model: StyleModel, P: np.ndarray) -> np.ndarray:
-    """The most probable of the three providers (what "3-way accuracy" scores on their texts)."""
-    cols = [list(model.classes_).index(c) for c in PROVIDERS if c in model.classes_]
-    return model.classes_[np.asarray(cols)[P[:, cols].argmax(axis=1)]]
-
-
 def train_probe(
     corpus_paths: Sequence[str | Path],
     out: str | Path,
@@ -121,13 +91,19 @@ def train_probe(
     feature_set: str = "full",
     check: bool = True,
     log: Callable[[str], None] = print,
+    robustness_cap: int = ROBUSTNESS_CAP,
 ) -> dict[str, Any]:
-    """Train (and by default first validate) a :class:`StyleModel`; save it to ``out``."""
+    """Train (and by default first validate) a :class:`StyleModel`; save it to ``out``.
+
+    The check also scores up to ``robustness_cap`` held-out texts per test set under every edit
+    of the suite (0 skips it)."""
     from whowrote.data import load_corpus
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
     corpus = load_corpus(list(corpus_paths)).reset_index(drop=True)
+    if "truncated" in corpus.columns:  # generations cut off at their output budget (whowrote data generate)
+        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
     params = {"feature_set": feature_set, "seed": seed}
@@ -140,13 +116,18 @@ def train_probe(
         probe = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], topic_keys(tr), **params)
         metrics["topic_holdout_val"] = evaluate(probe, X[va["row_idx"].to_numpy()], va["provider"], va["genre"])
         log("topic-held-out val: " + _summary(metrics["topic_holdout_val"]))
+        if robustness_cap:
+            sub = capped(va, robustness_cap, seed)
+            metrics["topic_holdout_edits"] = edit_scores(probe, sub["text"].tolist(), sub["provider"], seed)
+            log("topic-held-out val under edits: " + ", ".join(
+                f"{k} {v['accuracy']:.3f}" for k, v in metrics["topic_holdout_edits"].items()))
         metrics["length_falloff"] = falloff(probe, va, log)
         if corpus["genre"].nunique() > 2:
-            metrics["leave_one_genre_out"], oof = logo(corpus, X, Xa, params, log)
+            metrics["leave_one_genre_out"], oof = logo(corpus, X, Xa, params, log, robustness_cap)
     log("fitting the final model")
     model = fit_augmented(X, Xa, corpus["provider"], corpus["genre"], topic_keys(corpus), calibrate=not check, **params)
     if check and corpus["genre"].nunique() > 2:  # calibrate on the check's out-of-genre predictions
-        model.calibrate_out_of_genre(*oof)
+        model.calibrate_out_of_genre(*oof).set_params(calibrate=True)  # as fit(calibrate=True) would
     model.metrics_ = metrics
     model.training_ = {
         "files": [{"name": Path(p).name, "sha256": _sha256(p)} for p in corpus_paths],
@@ -174,51 +155,35 @@ def falloff(model: StyleModel, val, log: Callable[[str], None]) -> dict[str, flo
     return out
 
 
-def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any],
-         log: Callable[[str], None]) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Leave-one-genre-out: accuracy (4-way, and 3-way on the providers' texts), OTHER AUROC, and
-    calibration with the temperature each held-out genre would get (fitted on the other genres'
-    out-of-genre predictions, never its own). Also returns the out-of-genre ``(logits, distances,
-    labels)`` of every row, which calibrate the final model."""
-    from sklearn.metrics import roc_auc_score
-
+def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any], log: Callable[[str], None],
+         robustness_cap: int = 0) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Leave-one-genre-out (see :func:`whowrote.style.heldout.logo_report`), optionally with the
+    edit suite on up to ``robustness_cap`` texts of each held-out genre. Also returns the
+    out-of-genre ``(logits, distances, labels)`` of every row, which calibrate the final model."""
     from whowrote.data.splits import leave_one_genre_out
 
-    folds = []
-    dist = np.zeros(len(X))
+    folds, robust, test_rows = [], {}, []
     for genre, tr, te in leave_one_genre_out(corpus):
         r, t = tr["row_idx"].to_numpy(), te["row_idx"].to_numpy()
+        test_rows.append(t)
         m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], calibrate=False, **params)
-        folds.append((str(genre), m, m.logits(X[t]), te["provider"].to_numpy(object), t))
-        dist[t] = m.distance(X[t])
-        log(f"leave-one-genre-out {genre}: fitted on {len(r)} texts")
-    out: dict[str, Any] = {}
-    for genre, m, logits, y, _ in folds:
-        cls = list(m.classes_)
-        others = [(lg, yy) for g, mm, lg, yy, _ in folds if g != genre and list(mm.classes_) == cls]
-        yi_o = np.concatenate([[cls.index(v) for v in yy] for _, yy in others])
-        T = fit_temperature(np.vstack([lg for lg, _ in others]), yi_o)
-        P = softmax(logits, T)
-        pred, known = m.classes_[P.argmax(axis=1)], np.isin(y, m.classes_)
-        three = y != OTHER
-        yi = np.array([cls.index(v) if v in cls else -1 for v in y])
-        row = {"n": int(len(y)), "accuracy": float((pred == y).mean()),
-               "accuracy_3way": float((three_way(m, P)[three] == y[three]).mean()) if three.any() else None,
-               "ece": expected_calibration_error(P[known], yi[known]), "temperature": T}
-        if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
-            row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
-        out[genre] = row
-        log(f"leave-one-genre-out {genre}: accuracy {row['accuracy']:.3f}, 3-way {row['accuracy_3way'] or 0:.3f} "
-            f"(n={len(y)}), ECE {row['ece']:.3f}")
-    for key in ("accuracy", "accuracy_3way", "ece"):
-        vals = [v[key] for v in out.values() if v.get(key) is not None]
-        out[f"mean_{key}"] = float(np.mean(vals))
-    oof = np.zeros((len(X), len(folds[0][1].classes_)))
-    for _, m, logits, _, t in folds:
-        oof[t] = logits if list(m.classes_) == list(folds[0][1].classes_) else np.nan
-    keep = ~np.isnan(oof).any(axis=1)
-    y = corpus["provider"].to_numpy(object)
-    return out, (oof[keep], dist[keep], y[keep])
+        y = te["provider"].to_numpy(object)
+        folds.append((str(genre), m, m.logits(X[t]), y, m.distance(X[t])))
+        if robustness_cap:
+            sub = capped(te, robustness_cap, params.get("seed", 0))
+            robust[str(genre)] = edit_scores(m, sub["text"].tolist(), sub["provider"], params.get("seed", 0))
+        log(f"leave-one-genre-out {genre}: fitted on {len(r)} texts; accuracy "
+            f"{(m.classes_[folds[-1][2].argmax(axis=1)] == y).mean():.3f} (n={len(y)})")
+    out = logo_report(folds)
+    if robust:
+        out["edits"] = robust
+    log(f"leave-one-genre-out: mean accuracy {out['mean_accuracy']:.3f}, 3-way {out['mean_accuracy_3way']:.3f}, "
+        f"ECE {out['mean_ece']:.3f}, coverage {out['mean_coverage']:.3f} at accuracy {out['mean_selective_accuracy']:.3f}")
+    cls = list(folds[0][1].classes_)
+    same = [i for i, f in enumerate(folds) if list(f[1].classes_) == cls]  # folds that saw every label
+    rows = np.concatenate([test_rows[i] for i in same])
+    return out, (np.vstack([folds[i][2] for i in same]), np.concatenate([folds[i][4] for i in same]),
+                 corpus["provider"].to_numpy(object)[rows])
 
 
 def _summary(m: dict[str, Any]) -> str:

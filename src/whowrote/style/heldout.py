@@ -1,0 +1,113 @@
+"""Scoring fitted models on held-out texts: accuracy, accuracy under the everyday edits, and —
+under leave-one-genre-out — calibration, OTHER AUROC and selective accuracy, each fitted for the
+held-out genre on the *other* genres' out-of-genre predictions only.
+
+Used by ``whowrote train-probe``'s check (numbers in the model card) and by
+``benchmarks/robustness.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
+from whowrote.style.edits import edits
+from whowrote.style.ood import THRESHOLDS, choose_abstain, selective
+from whowrote.types import OTHER, PROVIDERS
+
+
+def three_way(model, P: np.ndarray) -> np.ndarray:
+    """The most probable of the three providers (what "3-way accuracy" scores on their texts)."""
+    cols = [list(model.classes_).index(c) for c in PROVIDERS if c in model.classes_]
+    return model.classes_[np.asarray(cols)[P[:, cols].argmax(axis=1)]]
+
+
+def accuracies(model, X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """4-way accuracy and 3-way accuracy (on the providers' texts) of a fitted model."""
+    P = model.predict_proba(X)
+    three = y != OTHER
+    return {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(axis=1)] == y).mean()),
+            "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None}
+
+
+def capped(frame, cap: int, seed: int = 0):
+    """At most ``cap`` rows of ``frame``, the same share of every provider (seeded)."""
+    if len(frame) <= cap:
+        return frame
+    return frame.groupby("provider", group_keys=False).sample(frac=cap / len(frame), random_state=seed)
+
+
+def edit_scores(model, texts: Sequence[str], y: Sequence[str], seed: int = 0) -> dict[str, dict[str, Any]]:
+    """``{edit: accuracies}`` for every edit of the suite (``whowrote.style.edits``)."""
+    y = np.asarray(y, dtype=object)
+    return {name: accuracies(model, model.features([edit(t) for t in texts]), y) for name, edit in edits(seed).items()}
+
+
+def evaluate(model, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
+    """Accuracy (overall, per genre), macro-F1, ECE, Brier and OTHER AUROC on labelled rows."""
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    y = np.asarray(y, dtype=object)
+    genres = np.asarray(genres, dtype=object)
+    P = model.predict_proba(X)
+    pred = model.classes_[P.argmax(axis=1)]
+    known = np.isin(y, model.classes_)
+    yi = np.array([list(model.classes_).index(v) if v in model.classes_ else -1 for v in y])
+    out: dict[str, Any] = {
+        "n": int(len(y)),
+        "accuracy": float((pred == y).mean()),
+        "macro_f1": float(f1_score(y, pred, average="macro")),
+        "per_genre": {str(g): {"n": int((genres == g).sum()), "accuracy": float((pred[genres == g] == y[genres == g]).mean())}
+                      for g in sorted(set(genres.tolist()))},
+        "ece": expected_calibration_error(P[known], yi[known]),
+        "brier": brier(P[known], yi[known]),
+    }
+    if OTHER in model.classes_ and 0 < (y == OTHER).sum() < len(y):
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(model.classes_).index(OTHER)]))
+    return out
+
+
+def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, Any]:
+    """Per held-out genre, from ``(genre, model, logits, labels, distances)`` folds: accuracies,
+    ECE, OTHER AUROC, and the default abstain rule's coverage and selective accuracy — the
+    temperature, distance threshold and abstain threshold fitted on the other folds only. Plus the
+    pooled accuracy-coverage curve (``curve``) and the means over genres."""
+    from sklearn.metrics import roc_auc_score
+
+    out: dict[str, Any] = {}
+    curve_hits, curve_kept, n_total = np.zeros(len(THRESHOLDS)), np.zeros(len(THRESHOLDS)), 0
+    for genre, model, logits, y, dist in folds:
+        cls = list(model.classes_)
+        others = [(lg, yy, dd) for g, m, lg, yy, dd in folds if g != genre and list(m.classes_) == cls]
+        yo = np.concatenate([[cls.index(v) for v in yy] for _, yy, _ in others])
+        lo, do = np.vstack([lg for lg, _, _ in others]), np.concatenate([dd for _, _, dd in others])
+        T = fit_temperature(lo, yo)
+        far = float(np.quantile(do, model.ood_quantile)) if model.ood_quantile < 1 else float("inf")
+        cut = choose_abstain(softmax(lo, T), yo, do <= far, model.target_accuracy)
+        P = softmax(logits, T)
+        known = np.isin(y, cls)
+        yi = np.array([cls.index(v) if v in cls else -1 for v in y])
+        three = y != OTHER
+        acc, cov = selective(P, yi, (P.max(axis=1) >= cut) & (dist <= far))
+        row = {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(axis=1)] == y).mean()),
+               "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None,
+               "ece": expected_calibration_error(P[known], yi[known]), "temperature": T,
+               "abstain_below": cut, "coverage": cov, "selective_accuracy": acc}
+        if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
+            row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
+        out[genre] = row
+        for i, t in enumerate(THRESHOLDS):
+            kept = P.max(axis=1) >= t
+            curve_kept[i] += kept.sum()
+            curve_hits[i] += (P[kept].argmax(axis=1) == yi[kept]).sum()
+        n_total += len(y)
+    for key in ("accuracy", "accuracy_3way", "ece", "coverage", "selective_accuracy", "other_auroc"):
+        vals = [v[key] for v in out.values() if isinstance(v, dict) and v.get(key) is not None]
+        if vals:
+            out[f"mean_{key}"] = float(np.mean(vals))
+    out["curve"] = {"thresholds": THRESHOLDS.tolist(), "coverage": (curve_kept / max(n_total, 1)).tolist(),
+                    "accuracy": np.where(curve_kept > 0, curve_hits / np.maximum(curve_kept, 1), np.nan).tolist()}
+    return out
