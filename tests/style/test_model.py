@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from whowrote.style import StyleModel, extract, load_model, save_model
+from whowrote.style import StyleModel, load_model, save_model
 from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
 from whowrote.types import LABELS, WhowroteError
 
