@@ -65,10 +65,11 @@ def run_once(src: str, args: list[str], cores: str) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
-def compare(name: str, srcs: list[str], args_of, repeat: int, cores: str, n_docs: int | None) -> None:
+def compare(name: str, srcs: list[str], args_of, repeat: int, cores: str, n_docs: int | None,
+            warm: bool = True) -> None:
     walls: dict[str, list[float]] = {s: [] for s in srcs}
     rss: dict[str, list[float]] = {s: [] for s in srcs}
-    for s in srcs:  # warm-up (file cache, .pyc)
+    for s in srcs if warm else ():  # warm-up (file cache, .pyc)
         run_once(s, args_of(s), cores)
     for _ in range(repeat):
         for s in srcs:  # interleaved: machine drift hits every contender alike
@@ -122,7 +123,7 @@ def main() -> None:
                     f.write(json.dumps({"id": i, "text": texts[i % len(texts)]}, ensure_ascii=False) + "\n")
             print(f"table: {args.rows} rows, {rows.stat().st_size / 1e6:.0f} MB")
             compare("table", srcs, lambda s: ["predict", str(rows), "--jsonl", "--no-progress"], 1, args.cores,
-                    args.rows)
+                    args.rows, warm=False)
         if "jobs" in parts:
             for s in srcs:
                 if has_jobs(s):
