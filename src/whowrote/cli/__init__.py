@@ -19,7 +19,16 @@ EXIT_ERROR = 1
 
 def _build_app() -> Any:
     from whowrote.cli import (  # noqa: F401  (register commands)
-        data, evaluate, generate, package, predict, research, serve, study, traces, train,
+        data,
+        evaluate,
+        generate,
+        package,
+        predict,
+        research,
+        serve,
+        study,
+        traces,
+        train,
     )
     from whowrote.cli.app import app
 
