@@ -32,9 +32,17 @@ _TO_ASCII = str.maketrans({
 })
 
 
+_ASCII_PAIRS = tuple((chr(k), v) for k, v in _TO_ASCII.items())
+
+
 def to_ascii(text: str) -> str:
     """Curly quotes and apostrophes -> straight, em-dash -> ``--``, en-dash -> ``-``, ``…`` -> ``...``."""
-    return text.translate(_TO_ASCII)
+    if text.isascii():  # most texts: nothing to do (str.translate to multi-character strings is slow)
+        return text
+    for src, dst in _ASCII_PAIRS:
+        if src in text:
+            text = text.replace(src, dst)
+    return text
 
 
 _DOUBLE_HYPHEN = re.compile(r"(?<!-)--(?!-)")  # "---" rules and longer runs stay as they are
@@ -55,7 +63,7 @@ def smart_quotes(text: str) -> str:
 
 def canonical(text: str) -> str:
     """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
-    return text.translate(_TO_ASCII).lower()
+    return to_ascii(text).lower()
 
 
 def lower(text: str) -> str:
