@@ -54,6 +54,9 @@ def test_truncation_helpers():
     safe = truncation_safe(reward)
     assert safe(completions=["a", "b", "c"], truncated=[False, True, True]) == [1.0, 0.0, -0.5]
     assert safe.__name__ == "correct_answer"
+    # without the column, truncation is read off TRL's completion_ids with the stop ids
+    from_ids = truncation_safe(reward, {2})
+    assert from_ids(completions=["a", "b", "c"], completion_ids=[[5, 2], [5, 6], [7]]) == [1.0, 0.0, -0.5]
 
 
 def _weights(path):

@@ -139,10 +139,11 @@ def test_reads_real_harness_and_trainer_traces(tiny_model, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from whowrote.llm.backends import TransformersBackend
-    from whowrote.llm.evaluate import EvalConfig, run_eval
-    from whowrote.train.config import EvalConfig as LoopEval
+    from whowrote.llm.config import EvalConfig
+    from whowrote.llm.evaluate import run_eval
+    from whowrote.train.config import InLoopEval
     from whowrote.train.data import write_rows
-    from whowrote.train.evaluation import evaluate_policy
+    from whowrote.train.evaluation import evaluate_policy, harness_config
 
     rows = [{"id": k, "text": t, "provider": p, "genre": "blog", "topic": k, "category": "c", "model": m}
             for k, t, p, m in (("d", DASH, "CLAUDE", "claude-sonnet-4"), ("l", LIST, "CHATGPT", "gpt-5"),
@@ -151,7 +152,8 @@ def test_reads_real_harness_and_trainer_traces(tiny_model, tmp_path):
     model, tok = AutoModelForCausalLM.from_pretrained(tiny_model), AutoTokenizer.from_pretrained(tiny_model)
     run_eval(EvalConfig(split=str(split), out=str(tmp_path / "harness"), k=2, max_new_tokens=6),
              backend=TransformersBackend(model, tok))
-    _, loop_traces = evaluate_policy(model, tok, rows, LoopEval(max_new_tokens=6), labels=("CLAUDE", "CHATGPT", "GEMINI"))
+    loop_cfg = harness_config(InLoopEval(max_new_tokens=6), ("CLAUDE", "CHATGPT", "GEMINI"))
+    _, loop_traces = evaluate_policy(model, tok, rows, loop_cfg)
     run = tmp_path / "loop"
     (run / "config.grpo.toml").parent.mkdir()
     (run / "config.grpo.toml").write_text(f'[data]\nval = "{split}"\n')

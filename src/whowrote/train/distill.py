@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,13 +124,17 @@ def research_records(rows: Sequence[dict], *, variant: str, cheatsheet: str | No
     return out
 
 
-def truncation_safe(func: Callable[..., list[float]]) -> Callable[..., list[float]]:
-    """The reward capped at 0 on truncated completions (the ``truncated`` column from with_truncation)."""
-    def wrapped(completions: list[Any], truncated: list[bool] | None = None, **kwargs: Any) -> list[float]:
-        rewards = func(completions=completions, truncated=truncated, **kwargs)
-        if truncated is None:
-            return rewards
-        return [min(r, 0.0) if t else r for r, t in zip(rewards, truncated, strict=True)]
+def truncation_safe(func: Callable[..., list[float]], stop: Iterable[int] | None = None) -> Callable[..., list[float]]:
+    """The reward capped at 0 on truncated completions: a ``truncated`` column, else TRL's
+    ``completion_ids`` read with the model's ``stop`` ids (the test the reward itself uses)."""
+    from whowrote.task.trl_rewards import truncated_flags
+
+    stops = frozenset(int(i) for i in stop) if stop else None
+
+    def wrapped(completions: list[Any], **kwargs: Any) -> list[float]:
+        rewards = func(completions=completions, **kwargs)
+        truncs = truncated_flags(kwargs, len(completions), stops)
+        return [min(r, 0.0) if t else r for r, t in zip(rewards, truncs, strict=True)]
 
     wrapped.__name__ = wrapped.__qualname__ = func.__name__
     return wrapped
@@ -236,21 +240,22 @@ def internalization_check(model: Any, tokenizer: Any, rows: Sequence[dict], cfg:
                           out: Path) -> dict[str, Any]:
     """Val accuracy of the final policy with and without the cheatsheet (the eval harness, traces kept)."""
     from whowrote.llm.backends import TransformersBackend
-    from whowrote.llm.evaluate import EvalConfig, run_eval
+    from whowrote.llm.evaluate import run_eval
     from whowrote.train.data import write_rows
+    from whowrote.train.evaluation import harness_config
 
     ev, d = cfg.eval, cfg.data
     split = write_rows(out / "internalization" / "val.jsonl",
                        [{"id": str(r.get("id", i)), "text": r[d.text_field], "provider": r[d.label_field],
                          "genre": r.get("genre", ""), "topic": r.get("topic", ""), "category": r.get("category", ""),
                          "model": r.get("model", "")} for i, r in enumerate(rows)])
-    backend = TransformersBackend(model, tokenizer, batch_size=max(1, ev.batch_size // max(1, ev.k)))
+    hcfg = harness_config(dataclasses.replace(ev, variant=ev.variant or cfg.grpo.variant), d.labels, split=str(split),
+                          seed=cfg.run.seed, dtype=cfg.model.dtype, chat_template_kwargs=cfg.model.chat_template_kwargs)
+    backend = TransformersBackend(model, tokenizer, batch_size=hcfg.batch_size, template_kwargs=hcfg.chat_template_kwargs)
     result: dict[str, Any] = {}
     for name, sheet in (("with_cheatsheet", cheatsheet), ("without_cheatsheet", None)):
-        summary = run_eval(EvalConfig(split=str(split), out=str(out / "internalization" / name),
-                                      variant=ev.variant or cfg.grpo.variant, k=ev.k, max_new_tokens=ev.max_new_tokens,
-                                      temperature=ev.temperature, top_p=ev.top_p, seed=cfg.run.seed, cheatsheet=sheet,
-                                      require_reason=ev.require_reason, labels=tuple(d.labels)), backend=backend)
+        summary = run_eval(dataclasses.replace(hcfg, out=str(out / "internalization" / name), cheatsheet=sheet),
+                           backend=backend)
         result[name] = {k: summary.get(k) for k in ("accuracy", "macro_recall", "truncation_rate", "pred_share")}
     result["internalized_share"] = (round(result["without_cheatsheet"]["accuracy"] / result["with_cheatsheet"]["accuracy"], 4)
                                     if result["with_cheatsheet"]["accuracy"] else None)
@@ -264,11 +269,11 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     import os
 
     from whowrote.llm.backends import stop_ids
-    from whowrote.task.trl_rewards import make_reward_funcs
+    from whowrote.task import trl_rewards
     from whowrote.train.callbacks import ZeroTrainableGuard
     from whowrote.train.data import read_rows, to_dataset
-    from whowrote.train.grpo import build_grpo_config, with_truncation
-    from whowrote.train.runner import callbacks, finish, prepare, resume_checkpoint
+    from whowrote.train.grpo import build_grpo_config
+    from whowrote.train.runner import Prepared, run_recipe
 
     check_recipe(recipe)
     if (recipe.mode != "rl" or recipe.surprisal_coef) and (cfg.grpo.beta or cfg.grpo.entropy_coef):
@@ -284,29 +289,36 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
                 raise WhowroteError(f"{cfg.data.train} is a curriculum of {STEP_ROWS}-row steps: set "
                                     f"grpo.prompts_per_step = {STEP_ROWS} and grpo.balanced_batches = true (order kept)")
             train_rows = rows
-    prep = prepare(cfg, stage, train_rows=train_rows)
     g, d = cfg.grpo, cfg.data
-    stop = stop_ids(prep.tokenizer, prep.model)
-    funcs = with_truncation(make_reward_funcs(labels=d.labels, require_reason=g.require_reason,
-                                              truncation_penalty=g.truncation_penalty), stop)
-    if recipe.truncation_safe_reward:
-        funcs[0] = truncation_safe(funcs[0])
+    built: dict[str, Any] = {}  # the trainer and its data, for the internalization check after training
+
+    def build(prep: Prepared, cbs: list[Any]) -> Any:
+        stop = stop_ids(prep.tokenizer, prep.model)
+        # Looked up on the module at run time so a test can swap the rewards.
+        funcs = trl_rewards.make_reward_funcs(labels=d.labels, require_reason=g.require_reason,
+                                              truncation_penalty=g.truncation_penalty,
+                                              score_unfinished=g.score_unfinished, stop_ids=stop)
+        if recipe.truncation_safe_reward:
+            funcs[0] = truncation_safe(funcs[0], stop)
+        if recipe.mode != "opcd":  # OPCD's gradient is the teacher gap: equal rewards do not make a step idle
+            cbs = [*cbs, ZeroTrainableGuard(g.zero_trainable_patience, prep.out)]
+        records = research_records(prep.train_rows, variant=g.variant, labels=d.labels,
+                                   cheatsheet=cheat if recipe.cheatsheet_in_prompt else None,
+                                   text_field=d.text_field, label_field=d.label_field)
+        trainer = _trainer_class()(
+            model=prep.model, reward_funcs=funcs,
+            args=build_grpo_config(cfg, funcs, world_size=int(os.environ.get("WORLD_SIZE", "1"))),
+            train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=cbs,
+            research=recipe, cheatsheet=cheat, probe_texts=[str(r[d.text_field]) for r in prep.train_rows[:12]],
+            variant=g.variant, labels=d.labels, stop=stop)
+        (prep.out / f"research.{stage}.json").write_text(json.dumps(dataclasses.asdict(recipe), indent=2) + "\n")
+        built.update(prep=prep, trainer=trainer)
+        return trainer
+
     eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or g.variant,
                                    require_reason=cfg.eval.require_reason or g.require_reason)
-    cbs = callbacks(cfg, prep, stage, eval_cfg)
-    if recipe.mode != "opcd":  # OPCD's gradient is the teacher gap: equal rewards do not make a step idle
-        cbs.append(ZeroTrainableGuard(g.zero_trainable_patience, prep.out))
-    records = research_records(prep.train_rows, variant=g.variant, labels=d.labels,
-                               cheatsheet=cheat if recipe.cheatsheet_in_prompt else None,
-                               text_field=d.text_field, label_field=d.label_field)
-    trainer = _trainer_class()(
-        model=prep.model, reward_funcs=funcs, args=build_grpo_config(cfg, world_size=int(os.environ.get("WORLD_SIZE", "1"))),
-        train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=cbs,
-        research=recipe, cheatsheet=cheat, probe_texts=[str(r[d.text_field]) for r in prep.train_rows[:12]],
-        variant=g.variant, labels=d.labels, stop=stop)
-    (prep.out / f"research.{stage}.json").write_text(json.dumps(dataclasses.asdict(recipe), indent=2) + "\n")
-    result = trainer.train(resume_from_checkpoint=resume_checkpoint(cfg))
-    final = finish(trainer, cfg, prep, stage, result)
+    final = run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows)
+    prep, trainer = built["prep"], built["trainer"]
     if cheat and recipe.internalization_check and prep.val_rows and trainer.is_world_process_zero():
         internalization_check(prep.model, prep.tokenizer, prep.val_rows, cfg, cheat, prep.out)
     return final
