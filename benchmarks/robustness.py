@@ -20,6 +20,8 @@ setting is fixed in the library; nothing here is tuned on a test split.
 
 Writes ``robustness.json``, ``robustness.png`` and ``selective.png`` under ``--out``, prints Markdown
 tables, and caches feature matrices in ``--cache`` (default ``/tmp/whowrote-robustness``).
+``python benchmarks/robustness.py --plot-model MODEL_DIR OUT_DIR`` draws the same two figures from
+a ``train-probe`` run's own check (its ``model.json`` metrics).
 """
 
 from __future__ import annotations
@@ -230,5 +232,47 @@ def figures(results: dict, out: Path) -> None:
     plt.close(fig)
 
 
+def plot_model(model_dir: Path, out: Path) -> None:
+    """The figures of a train-probe run's own check (topic hold-out and LOGO under the edits, the
+    LOGO accuracy-coverage curve), from the model's ``model.json`` metrics."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = json.loads((model_dir / "model.json").read_text())["metrics"]
+    names = list(edits())
+    rows = {"topic hold-out": m["topic_holdout_edits"], **{f"LOGO {g}": v for g, v in
+                                                           m["leave_one_genre_out"]["edits"].items()}}
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    for label, r in rows.items():
+        ax.plot(range(len(names)), [r[e]["accuracy"] for e in names], marker="o", label=label)
+    ax.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("4-way accuracy")
+    ax.set_title("The default model under everyday edits (train-probe check, <= 400 texts per test set)")
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(out / "robustness.png", dpi=110)
+    plt.close(fig)
+    c = m["leave_one_genre_out"]["curve"]
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    ax.plot(c["coverage"], c["accuracy"], marker=".")
+    ax.set_xlabel("coverage (share of texts given a verdict)")
+    ax.set_ylabel("accuracy on those texts")
+    ax.set_title("Selective accuracy, leave-one-genre-out (pooled)")
+    ax.axhline(0.9, color="grey", lw=0.5, ls=":")
+    ax.axvline(0.6, color="grey", lw=0.5, ls=":")
+    ax.set_ylim(0, 1)
+    fig.tight_layout()
+    fig.savefig(out / "selective.png", dpi=110)
+    plt.close(fig)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["--plot-model"]:  # python benchmarks/robustness.py --plot-model MODEL_DIR OUT_DIR
+        plot_model(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        main()
