@@ -16,4 +16,4 @@ def test_attribute_snippet_in_docs_runs(tmp_path, monkeypatch, capsys):
     (tmp_path / "post.md").write_text("A plain sentence about gardens and the weather in spring. " * 40)
     exec(compile(block.group(1), str(DOC), "exec"), {})
     out = capsys.readouterr().out
-    assert "typical of" in out and any(p in out for p in ("CLAUDE", "CHATGPT", "GEMINI", "OTHER"))
+    assert (" typical" in out or " than " in out) and any(p in out for p in ("CLAUDE", "CHATGPT", "GEMINI", "OTHER"))

@@ -1,0 +1,24 @@
+"""The README's Python block runs as written (from a folder whose ../shared is the corpus)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import REPO, SHARED
+
+
+def test_readme_python_block_runs(tmp_path, monkeypatch, capsys):
+    block = re.search(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    assert block and "load_model" in block.group(1)
+    (tmp_path / "shared").symlink_to(SHARED)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "post.md").write_text((REPO / "examples" / "post.md").read_text())
+    monkeypatch.chdir(work)
+    scope: dict = {}
+    exec(compile(block.group(1), "README.md", "exec"), scope)
+    out = capsys.readouterr().out
+    assert any(p in out for p in ("CLAUDE", "CHATGPT", "GEMINI", "OTHER"))
+    assert set(scope["splits"]) >= {"train", "val"} and len(scope["corpus"]) == 181
+    assert Path("post.md").exists()
