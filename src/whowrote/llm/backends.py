@@ -70,7 +70,35 @@ class Backend(Protocol):
     def prompt_tokens(self, messages: list[dict]) -> int: ...
 
 
-class TransformersBackend:
+class ChatTokens:
+    """What every local backend does with its tokenizer: render chat prompts (with the template
+    switches, e.g. Qwen3's thinking off), count and cut tokens, and report its generation speed.
+    Subclasses set ``tokenizer``, ``template_kwargs``, ``new_tokens`` and ``gen_seconds``."""
+
+    tokenizer: Any
+    template_kwargs: dict
+    new_tokens: int = 0
+    gen_seconds: float = 0.0
+
+    def render(self, messages: list[dict]) -> str:
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
+                                                  **self.template_kwargs)
+
+    def count_tokens(self, text: str) -> int:
+        return count_with(self.tokenizer, text)
+
+    def truncate_tokens(self, text: str, n: int) -> str:
+        return truncate_with(self.tokenizer, text, n)
+
+    def prompt_tokens(self, messages: list[dict]) -> int:
+        return self.count_tokens(self.render(messages))
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.new_tokens / self.gen_seconds if self.gen_seconds > 0 else 0.0
+
+
+class TransformersBackend(ChatTokens):
     """Batched sampling with a local causal LM (HF id, local dir or GGUF file)."""
 
     def __init__(self, model: str | Any, tokenizer: Any = None, *, gguf_file: str | None = None,
@@ -96,23 +124,6 @@ class TransformersBackend:
         # Qwen3-style templates: thinking off by default, or the eval truncates almost always
         # (spec §2.5); a given dict is used as it is, so training and eval render the same prompt.
         self.template_kwargs = dict(DEFAULT_TEMPLATE_KWARGS if template_kwargs is None else template_kwargs)
-
-    def render(self, messages: list[dict]) -> str:
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
-                                                  **self.template_kwargs)
-
-    def count_tokens(self, text: str) -> int:
-        return count_with(self.tokenizer, text)
-
-    def truncate_tokens(self, text: str, n: int) -> str:
-        return truncate_with(self.tokenizer, text, n)
-
-    def prompt_tokens(self, messages: list[dict]) -> int:
-        return self.count_tokens(self.render(messages))
-
-    @property
-    def tokens_per_s(self) -> float:
-        return self.new_tokens / self.gen_seconds if self.gen_seconds > 0 else 0.0
 
     def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[list[Sample]]:
         """``params.k`` samples per chat prompt, in input order.

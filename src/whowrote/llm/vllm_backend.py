@@ -15,7 +15,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from whowrote.llm.backends import Sample, SamplingParams, count_with, stop_ids, truncate_with
+from whowrote.llm.backends import ChatTokens, Sample, SamplingParams, stop_ids
+from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 from whowrote.types import WhowroteError
 
 FINISH = {"stop": "stop", "length": "length"}  # anything else (abort, error) is an error sample
@@ -53,7 +54,7 @@ def load_llm(model: str, *, dtype: str = "bfloat16", gpu_memory_utilization: flo
                max_model_len=max_model_len, seed=seed)
 
 
-class VLLMBackend:
+class VLLMBackend(ChatTokens):
     """Sampling with vLLM from an HF model folder or hub id (export a GGUF first:
     ``whowrote train export-model``)."""
 
@@ -73,24 +74,8 @@ class VLLMBackend:
         self.tokenizer = tokenizer
         self.new_tokens = 0
         self.gen_seconds = 0.0
-        self.template_kwargs = {"enable_thinking": False, **(template_kwargs or {})}
-
-    def render(self, messages: list[dict]) -> str:
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True,
-                                                  **self.template_kwargs)
-
-    def count_tokens(self, text: str) -> int:
-        return count_with(self.tokenizer, text)
-
-    def truncate_tokens(self, text: str, n: int) -> str:
-        return truncate_with(self.tokenizer, text, n)
-
-    def prompt_tokens(self, messages: list[dict]) -> int:
-        return self.count_tokens(self.render(messages))
-
-    @property
-    def tokens_per_s(self) -> float:
-        return self.new_tokens / self.gen_seconds if self.gen_seconds > 0 else 0.0
+        # The same rule as TransformersBackend, so both engines render the same prompt.
+        self.template_kwargs = dict(DEFAULT_TEMPLATE_KWARGS if template_kwargs is None else template_kwargs)
 
     def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[list[Sample]]:
         """``params.k`` samples per chat prompt, in input order (one engine call for all)."""
