@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from conftest import REPO, SHARED
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("WHOWROTE_SHARED", REPO.parent / "shared"))
 
 
 def test_readme_python_block_runs(tmp_path, monkeypatch, capsys):
