@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,11 @@ def parse_override(item: str) -> tuple[str, str, Any]:
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    return config_from_dict(load_raw(path, overrides))
+
+
+def load_raw(path: str | Path | None = None, overrides: Sequence[str] | None = None) -> dict[str, Any]:
+    """The TOML file as a dict with the ``--set SECTION.KEY=VALUE`` overrides applied (one-line errors)."""
     raw: dict[str, Any] = {}
     if path:
         p = Path(path)
@@ -287,7 +293,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             if not isinstance(target, dict):
                 raise WhowroteError(f"override {item!r}: {section}.{name} is not a table")
         target[key] = value
-    return config_from_dict(raw)
+    return raw
 
 
 def dump_toml(cfg: TrainConfig) -> str:

@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whowrote.train.config import TrainConfig, _apply, config_from_dict, parse_override
+from whowrote.train.config import TrainConfig, _apply, config_from_dict, load_raw
 from whowrote.types import WhowroteError
 
 MODES: tuple[str, ...] = ("rl", "opcd", "rlsd", "rlsd_anchored")
@@ -59,18 +58,7 @@ class ResearchRecipe:
 def load_research_config(path: str | Path | None = None,
                          overrides: Sequence[str] = ()) -> tuple[TrainConfig, ResearchRecipe]:
     """A run config whose ``[research]`` section (and ``--set research.*``) becomes a ResearchRecipe."""
-    raw: dict[str, Any] = {}
-    if path:
-        p = Path(path)
-        if not p.is_file():
-            raise WhowroteError(f"config file not found: {p}")
-        try:
-            raw = tomllib.loads(p.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise WhowroteError(f"{p}: invalid TOML: {e}") from None
-    for item in overrides:
-        section, key, value = parse_override(item)
-        raw.setdefault(section, {})[key] = value
+    raw = load_raw(path, overrides)
     recipe = ResearchRecipe()
     _apply(recipe, raw.pop("research", {}), "research")
     check_recipe(recipe)
