@@ -3,8 +3,10 @@ error and plain-JSON conversion."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 PROVIDERS: tuple[str, ...] = ("CLAUDE", "CHATGPT", "GEMINI")
@@ -45,3 +47,12 @@ def _json_key(key: Any) -> str:
     """A mapping key as ``json.dumps`` writes it (``1`` -> ``"1"``, ``True`` -> ``"true"``)."""
     key = jsonable(key)
     return key if isinstance(key, str) else json.dumps(key)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of a file, read in 1 MiB blocks (corpus files, eval splits)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

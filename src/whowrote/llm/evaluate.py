@@ -15,7 +15,6 @@ same path is refused instead of mixing two versions into one summary.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -33,7 +32,7 @@ from whowrote.task.examples import Example, load_examples
 from whowrote.task.parser import has_think, parse_answer, reason_words, reasoning
 from whowrote.task.prompts import build_messages, variant_labels
 from whowrote.task.rewards import reward_terms
-from whowrote.types import WhowroteError
+from whowrote.types import WhowroteError, file_sha256
 
 TRACES = "traces.jsonl"
 SUMMARY = "summary.json"
@@ -74,13 +73,6 @@ def load_traces(path: Path, k: int) -> tuple[list[dict], bool]:
     keep = [r for r in records if counts[str(r["prompt_id"])] == k]
     return keep, torn or bool(bad) or len(keep) != len(records)
 
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _rewrite(path: Path, records: list[dict]) -> None:

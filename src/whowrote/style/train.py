@@ -14,7 +14,6 @@ every text, so typography and case edits need no copies: they cannot change the 
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
 from whowrote.style.io import save_model
 from whowrote.style.model import StyleModel
 from whowrote.style.model_card import model_card
+from whowrote.types import file_sha256
 
 AUG_LENGTHS = (60, 100, 150, 250, 400, 600)
 FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
@@ -130,7 +130,7 @@ def train_probe(
         model.calibrate_out_of_genre(*oof).set_params(calibrate=True)  # as fit(calibrate=True) would
     model.metrics_ = metrics
     model.training_ = {
-        "files": [{"name": Path(p).name, "sha256": _sha256(p)} for p in corpus_paths],
+        "files": [{"name": Path(p).name, "sha256": file_sha256(p)} for p in corpus_paths],
         "seed": seed,
         "counts": {f"{g}/{p}": int(n) for (g, p), n in corpus.groupby(["genre", "provider"]).size().items()},
         "n_texts": int(len(corpus)),
@@ -193,9 +193,3 @@ def _summary(m: dict[str, Any]) -> str:
             f"ECE {m['ece']:.3f}, Brier {m['brier']:.3f}{auroc}")
 
 
-def _sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
