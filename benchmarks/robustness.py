@@ -40,16 +40,9 @@ from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies, capped, logo_report
-from whowrote.style.train import AUG_LENGTHS, edited_copies, first_words, fit_augmented
+from whowrote.style.train import edited_copies, fit_augmented, truncated_copies
 
 RECIPES = {"default": {"canonical": True}, "legacy": {"canonical": False}}
-
-
-def legacy_copies(texts, seed: int) -> list[str]:
-    import random
-
-    rng = random.Random(seed)
-    return [first_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
 
 
 class Features:
@@ -73,7 +66,7 @@ class Features:
         t0 = time.perf_counter()
         texts = self.corpus["text"].to_numpy()[rows].tolist()
         if edit == "train_copy":
-            texts = (edited_copies if recipe == "default" else legacy_copies)(texts, seed)
+            texts = (edited_copies if recipe == "default" else truncated_copies)(texts, seed)
         elif edit != "raw":
             fn = edits(seed)[edit]
             texts = [fn(t) for t in texts]

@@ -35,7 +35,8 @@ FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
 ROBUSTNESS_CAP = 400
 
 
-def truncated(texts: Sequence[str], seed: int = 0) -> list[str]:
+def truncated_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
+    """Each text cut to its first 60-600 words: the previous recipe's only copy (benchmarks compare it)."""
     rng = random.Random(seed)
     return [first_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
 
