@@ -1,5 +1,5 @@
 """The same plan on a local model through whowrote.llm (a tiny random Llama on CPU): the same
-row format as the API rows, truncation marked, the vLLM slot named clearly when absent."""
+row format as the API rows, truncation marked, api = "vllm" without vLLM installed is one clear line."""
 
 from __future__ import annotations
 
@@ -52,11 +52,22 @@ def test_local_transformers_backend_shares_the_row_format(tmp_path, tiny_model, 
     assert run(plan, tmp_path / "out", log=lambda m: None).written == 0
 
 
-def test_vllm_backend_missing_is_one_clear_line(tmp_path):
+def test_vllm_api_without_vllm_is_one_clear_line(tmp_path):
     import importlib.util
 
-    if importlib.util.find_spec("whowrote.llm.vllm_backend") is not None:
-        pytest.skip("whowrote.llm.vllm_backend exists here")
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is installed here")
     plan = _local_plan(tmp_path, "/nonexistent-model", api="vllm")
-    with pytest.raises(WhowroteError, match="vllm_backend"):
+    with pytest.raises(WhowroteError, match=r"pip install 'whowrote\[vllm\]'"):
+        run(plan, tmp_path / "out", log=lambda m: None)
+
+
+def test_an_extra_option_the_backend_lacks_is_one_clear_line(tmp_path, tiny_model):
+    _local_plan(tmp_path, tiny_model)  # writes plan.toml; add an option only vLLM takes
+    text = tmp_path / "plan.toml"
+    text.write_text(text.read_text(encoding="utf-8").replace('device = "cpu"', 'device = "cpu", gpu_memory_utilization = 0.3'),
+                    encoding="utf-8")
+    plan = load_plan(text)
+    with pytest.raises(WhowroteError, match=r"extra options \['gpu_memory_utilization'\] are not options of the "
+                                            r"transformers backend"):
         run(plan, tmp_path / "out", log=lambda m: None)

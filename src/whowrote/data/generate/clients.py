@@ -301,15 +301,25 @@ class LocalClient:
 def local_backend(spec: ModelSpec) -> Any:
     """The ``whowrote.llm`` backend a local model spec names (imports torch / vLLM only here)."""
     if spec.api == "transformers":
-        from whowrote.llm.backends import TransformersBackend
-
-        return TransformersBackend(spec.path, batch_size=spec.batch_size, **spec.extra)
-    try:
-        from whowrote.llm.vllm_backend import VLLMBackend  # type: ignore[import-not-found]
-    except ImportError as e:
-        raise WhowroteError(f"model {spec.name!r}: api = \"vllm\" needs whowrote.llm.vllm_backend and "
-                            f"vllm installed ({e})") from None
-    return VLLMBackend(spec.path, **spec.extra)
+        from whowrote.llm.backends import TransformersBackend as backend_cls
+    else:
+        try:
+            from whowrote.llm.vllm_backend import VLLMBackend as backend_cls
+            from whowrote.llm.vllm_backend import require_vllm
+        except ImportError as e:
+            raise WhowroteError(f"model {spec.name!r}: api = \"vllm\" needs whowrote.llm.vllm_backend and "
+                                f"vllm installed ({e})") from None
+        require_vllm()  # before the options check: without vLLM nothing else can be fixed
+    # A plan's `extra` table goes to the backend as keywords: an option that backend lacks (e.g.
+    # `device` for vLLM) is one clear line, not a TypeError from inside the constructor.
+    allowed = set(inspect.signature(backend_cls).parameters) - {"model", "tokenizer", "llm", "batch_size"}
+    unknown = sorted(set(spec.extra) - allowed)
+    if unknown:
+        raise WhowroteError(f"model {spec.name!r}: extra options {unknown} are not options of the {spec.api} "
+                            f"backend (it takes {sorted(allowed)})")
+    if spec.api == "transformers":
+        return backend_cls(spec.path, batch_size=spec.batch_size, **spec.extra)
+    return backend_cls(spec.path, **spec.extra)
 
 
 def make_client(spec: ModelSpec, plan: Plan, backend: Any = None) -> Client:
