@@ -33,6 +33,14 @@ def completion(reason: str, label: str) -> str:
     return f"<reason_why>\n{reason}\n</reason_why>\n\n<answer>\n{label}\nConfidence: HIGH\n</answer>"
 
 
+def test_reason_text_of_a_run_of_unclosed_tags_is_read_in_one_pass():
+    # The old `<reason_why>(.*?)</reason_why>` search retried from every opening tag (80k chars: 13 s);
+    # at 1.2 MB a quadratic search would not finish within the test run.
+    text = "<reason_why>" * 100_000
+    assert reason_text(text) == text[len("<reason_why>"):]
+    assert reason_text(text + "</reason_why>") == text[len("<reason_why>"):]
+
+
 def test_reason_text_and_cues_follow_the_spec():
     assert reason_text(completion("heavy em-dashes here", "CLAUDE")) == "heavy em-dashes here"
     assert reason_text("<reason_why> never closed and runs on") == "never closed and runs on"

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from whowrote.task.parser import first_block
+
 MIN_WORDS = 5  # fewer whitespace words: not a rationale (spec §5.8 step 2)
 
 _OPEN = re.compile(r"<reason_why>", re.IGNORECASE)
-_CLOSED = re.compile(r"<reason_why>(.*?)</reason_why>", re.IGNORECASE | re.DOTALL)
 
 CUE_FAMILIES: dict[str, re.Pattern[str]] = {name: re.compile(p) for name, p in {
     "em_dash": r"em[- ]?dash|\u2014|\bdash(?:es)?\b",
@@ -40,9 +41,9 @@ _WORD = re.compile(r"[a-z']+")
 def reason_text(completion: str) -> str:
     """Body of the first closed ``<reason_why>``; after an unclosed one, the rest; else ""."""
     completion = completion or ""
-    m = _CLOSED.search(completion)
-    if m:
-        return m.group(1).strip()
+    body = first_block(completion, "reason_why")  # the parser's linear-time search
+    if body is not None:
+        return body.strip()
     m = _OPEN.search(completion)
     return completion[m.end():].strip() if m else ""
 
