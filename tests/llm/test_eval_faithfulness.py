@@ -116,3 +116,17 @@ def test_summary_of_old_traces_without_claim_fields():
     recs = [{"prompt_id": "a", "gold": "CLAUDE", "pred": "CLAUDE", "correct": True}]
     s = summarize(recs, ["CLAUDE", "CHATGPT", "GEMINI"])
     assert s["faithfulness"] is None and s["faithfulness_coverage"] is None
+
+
+def test_checker_reads_stated_measurements_and_both_dash_spellings():
+    from whowrote.traces.faithfulness import check_claims
+
+    dashed = "We start -- slowly -- and then -- at last -- we finish. " * 4  # "--", no U+2014
+    plain = "We start slowly and then at last we finish. " * 4
+    [c] = check_claims("Dashes (\u2014 or --): 21.4 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
+    assert (c.family, c.kind, c.true) == ("em_dash", "present", True)  # "--" counts, "21.4" is one clause
+    [c] = check_claims("Bold markers (**): 0.0 per 1,000 characters.", plain)
+    assert (c.family, c.kind, c.true) == ("bold", "absent", True)
+    [c] = check_claims("Headings: 2.5 per 1,000 words.", plain)
+    assert (c.kind, c.true) == ("present", False)  # a stated rate of something the text lacks
+    assert check_claims("Hyphens and en-dashes: 6.6 per 1,000 characters.", plain) == []  # not em-dashes

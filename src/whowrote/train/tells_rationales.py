@@ -40,21 +40,39 @@ from whowrote.train.config import StarRecipe
 from whowrote.train.data import Row, write_rows
 from whowrote.types import WhowroteError
 
+# Three wordings per comparison, used in turn, so that four tells do not read as one template
+# four times (STaR's diversity filter, min_unique_frac, applies to these rationales too).
+WORDINGS = {
+    "more": ("{head}, above even {fav}'s typical {nf} and farther still from {vs}'s {nv}.",
+             "{head}, higher than is usual even for {fav} ({nf}), let alone {vs} ({nv}).",
+             "{head}, beyond {fav}'s usual {nf} and well beyond {vs}'s {nv}."),
+    "less": ("{head}, below even {fav}'s typical {nf} and farther still from {vs}'s {nv}.",
+             "{head}, lower than is usual even for {fav} ({nf}), let alone {vs} ({nv}).",
+             "{head}, under {fav}'s usual {nf} and well under {vs}'s {nv}."),
+    "typical": ("{head}, typical of {fav} ({nf}) vs {vs} ({nv}).",
+                "{head}, close to {fav}'s usual {nf}, not {vs}'s {nv}.",
+                "{head}, in line with {fav} ({nf}) rather than {vs} ({nv})."),
+}
 
-def phrase(tell: Any) -> str:
-    """The tell as one rationale sentence. The explainer's sentence (:func:`whowrote.style.explain.sentence`)
-    decides which comparison is true; this only words it more briefly, from the same numbers."""
+
+def comparison(tell: Any) -> str:
+    """Which true comparison the explainer's sentence (:func:`whowrote.style.explain.sentence`) made."""
+    if ", more than " in tell.sentence:  # beyond both norms, on the favoured side
+        return "more"
+    if ", less than " in tell.sentence:
+        return "less"
+    return "typical"
+
+
+def phrase(tell: Any, turn: int = 0) -> str:
+    """The tell as one rationale sentence: the explainer's comparison, from the same numbers."""
     from whowrote.style.explain import UNIT_SHORT, fmt
 
     unit = UNIT_SHORT.get(tell.unit, tell.unit)
     head = f"{tell.label[:1].upper()}{tell.label[1:]}: {fmt(tell.value)}{' ' + unit if unit else ''}"
-    fav, vs = tell.favours, tell.versus
-    nf, nv = fmt(tell.norms[fav]), fmt(tell.norms[vs])
-    if ", more than " in tell.sentence:  # beyond both norms, on the favoured side
-        return f"{head}, above even {fav}'s typical {nf} and farther still from {vs}'s {nv}."
-    if ", less than " in tell.sentence:
-        return f"{head}, below even {fav}'s typical {nf} and farther still from {vs}'s {nv}."
-    return f"{head}, typical of {fav} ({nf}) vs {vs} ({nv})."
+    options = WORDINGS[comparison(tell)]
+    return options[turn % len(options)].format(head=head, fav=tell.favours, vs=tell.versus,
+                                               nf=fmt(tell.norms[tell.favours]), nv=fmt(tell.norms[tell.versus]))
 
 
 def gold_tells(model: Any, text: str, x: np.ndarray, attributions: np.ndarray, probs: np.ndarray, gold: str,
@@ -80,7 +98,7 @@ def gold_tells(model: Any, text: str, x: np.ndarray, attributions: np.ndarray, p
 
 def tells_rationale(tells: Sequence[Any]) -> str:
     """One sentence per tell, in order."""
-    return " ".join(phrase(t) for t in tells)
+    return " ".join(phrase(t, i) for i, t in enumerate(tells))
 
 
 def tells_rows(rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str], text_field: str = "text",
@@ -114,8 +132,8 @@ def tells_rows(rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str], t
             rejected["too_few_tells"] += 1
             continue
         rationale = tells_rationale(tells)
-        # The word limits hold for this mode too: drop tells from the end until it fits.
-        while len(tells) > cfg.tells_min and len(rationale.split()) > cfg.max_words:
+        # STaR's length and diversity limits hold for this mode too: drop tells from the end until it fits.
+        while len(tells) > cfg.tells_min and clean_rationale(f"<reason_why>{rationale}</reason_why>", cfg) is None:
             tells = tells[:-1]
             rationale = tells_rationale(tells)
         if clean_rationale(f"<reason_why>{rationale}</reason_why>", cfg) is None:
