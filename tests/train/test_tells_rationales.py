@@ -112,7 +112,7 @@ def test_tells_are_true_measurements_that_support_gold(rows, style):
 def test_tells_rows_pass_the_star_filters_and_become_rationale_sft_targets(rows):
     from whowrote.task.parser import parse_answer, reasoning
     from whowrote.train.data import rationale_target, sft_records
-    from whowrote.train.star import SCAFFOLD_RE, clean_rationale
+    from whowrote.train.star import SCAFFOLD_RE, clean_rationale, leaks
 
     cfg = StarRecipe(mode="tells")
     assert cfg.reject_label_in_reason  # the default: the label check is documented not to apply to tells
@@ -122,6 +122,7 @@ def test_tells_rows_pass_the_star_filters_and_become_rationale_sft_targets(rows)
     for row, rec in zip(kept, records, strict=True):
         r = row["rationale"]
         assert SCAFFOLD_RE.search(r) is None, r
+        assert leaks(r, cfg, LABELS)  # it names providers (as norms): kept because the label check is exempt
         assert clean_rationale(f"<reason_why>{r}</reason_why>", cfg) == r
         assert cfg.min_words <= len(r.split()) <= cfg.max_words
         content = rec["completion"][0]["content"]
@@ -202,3 +203,15 @@ def test_coldstart_with_tells_runs_sft_on_a_tiny_model(tiny_model, splits, rows,
         assert fmt(xi[style.feature_names_.index(r["tells"][0])]) in first
     state = json.loads((tmp_path / "cs" / "sft" / "train_result.coldstart-sft.json").read_text())
     assert state["global_step"] == 2 and (tmp_path / "cs" / "sft" / "final" / "config.json").is_file()
+
+
+def test_resume_refuses_another_modes_rows(splits, tmp_path):
+    from whowrote.train.coldstart import run_star
+    from whowrote.train.config import load_config
+    from whowrote.types import WhowroteError
+
+    base = [f'data.train="{splits["train"]}"', "data.max_text_tokens=0", f'run.output_dir="{tmp_path}"']
+    run_star(load_config(None, ['star.mode="fallback"', *base]))
+    assert run_star(load_config(None, ['star.mode="fallback"', *base]))[1]["mode"] == "fallback"  # resumed
+    with pytest.raises(WhowroteError, match="holds star.mode = 'fallback' rows, not 'tells'"):
+        run_star(load_config(None, ['star.mode="tells"', *base]))

@@ -36,8 +36,12 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
 
     out = star_path(cfg)
     stats_path = out.with_suffix(".stats.json")
-    if out.is_file() and stats_path.is_file() and cfg.run.resume:
-        return out, json.loads(stats_path.read_text())  # already generated: resume skips it
+    if out.is_file() and stats_path.is_file() and cfg.run.resume:  # already generated: resume skips it
+        stats = json.loads(stats_path.read_text())
+        if stats.get("mode", cfg.star.mode) != cfg.star.mode:  # a head-to-head must not reuse another mode's rows
+            raise WhowroteError(f"{out} holds star.mode = {stats['mode']!r} rows, not {cfg.star.mode!r}: "
+                                "use another run.output_dir (or star.out)")
+        return out, stats
     d = cfg.data
     if not d.train:
         raise WhowroteError("data.train is empty: give a train split (JSONL)")
