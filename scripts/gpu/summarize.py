@@ -41,6 +41,13 @@ def recall(s: dict) -> str:
                       for lab in ("CLAUDE", "CHATGPT", "GEMINI"))
 
 
+def faith(s: dict) -> str:
+    """Rationale faithfulness (share of checkable claims true) and the share of traces with a claim."""
+    if s.get("faithfulness") is None:
+        return "—" if s.get("faithfulness_coverage") is None else f"— ({s['faithfulness_coverage']:.2f})"
+    return f"{s['faithfulness']:.2f} ({s.get('faithfulness_coverage', float('nan')):.2f})"
+
+
 def row(name: str, s: dict | None, run: Path | None) -> str:
     best = final = ""
     if run is not None:
@@ -52,14 +59,14 @@ def row(name: str, s: dict | None, run: Path | None) -> str:
             if fe.get("collapse"):
                 final += f" ({'+'.join(fe['collapse']['kinds'])} collapse)"
     if s is None:
-        return f"| {name} | — | — | — | — | — | — | {final} | {best} |"
+        return f"| {name} | — | — | — | — | — | — | — | {final} | {best} |"
     k = s.get("sampling", {}).get("k") or s.get("k", 4)
     p1 = s.get("pass@1", s.get("accuracy"))
     pk = s.get(f"pass@{k}", float("nan"))
     rw = s.get("median_reason_words")
     if rw is None and isinstance(s.get("reason_words"), dict):
         rw = s["reason_words"].get("median")
-    return (f"| {name} | {p1:.3f} | {pk:.3f} | {recall(s)} | {s.get('parse_fail_rate', float('nan')):.3f} | "
+    return (f"| {name} | {p1:.3f} | {pk:.3f} | {faith(s)} | {recall(s)} | {s.get('parse_fail_rate', float('nan')):.3f} | "
             f"{s.get('truncation_rate', float('nan')):.3f} | {rw} | {final} | {best} |")
 
 
@@ -105,9 +112,9 @@ def plot(base: Path, out: Path) -> None:
 
 def main(root: str) -> None:
     base = Path(root)
-    print("| rung | pass@1 | pass@4 | recall C / P / G | parse-fail | truncation | median reason words | "
-          "in-loop final | in-loop best |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| rung | pass@1 | pass@4 | faithfulness (traces with a claim) | recall C / P / G | parse-fail | "
+          "truncation | median reason words | in-loop final | in-loop best |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, ev, run in RUNGS:
         s = load(base / ev / "summary.json") if ev else None
         print(row(name, s, base / run if run else None))
@@ -119,7 +126,9 @@ def main(root: str) -> None:
     st = load(base / "coldstart" / "star.stats.json")
     if st:
         print("- STaR:", json.dumps({k: st.get(k) for k in ("n_items", "final_rows", "cap", "by_gold", "kept_modes",
-                                                            "round1", "round2", "fallback", "tokens_per_s")}))
+                                                            "round1", "round2", "fallback", "tokens_per_s",
+                                                            "mode", "too_few_tells", "rows_per_provider",
+                                                            "mean_words") if k in st}))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any
@@ -116,8 +116,34 @@ def score_sample(text: str, gold: str, labels: Sequence[str], *, require_reason:
             "reason_words": len(reason_words(text)) if reasoning(text) is not None else None}
 
 
+def shown_text_features(ex: Example, fit: FitResult) -> dict[str, float] | None:
+    """The style features of the text the model was shown (cut as the prompt cut it), measured once
+    per example for :func:`claims_fields`; None for multi-text (pair/trio) examples."""
+    from whowrote.traces.faithfulness import measured
+
+    user = [m for m in fit.messages if m.get("role") == "user"]
+    if ex.kind != "single" or not user:
+        return None
+    return measured(str(user[-1]["content"]))
+
+
+def claims_fields(completion: str, text: str, features: Mapping[str, float] | None) -> dict[str, Any]:
+    """``claims_checked`` / ``claims_true`` / ``faithfulness`` of one trace: the rationale's checkable
+    style claims (:func:`whowrote.traces.faithfulness.check_claims`) against the measured features;
+    ``faithfulness`` is None without a checkable claim (or without features)."""
+    from whowrote.traces.cues import reason_text
+    from whowrote.traces.faithfulness import check_claims
+
+    if features is None:
+        return {"claims_checked": None, "claims_true": None, "faithfulness": None}
+    claims = check_claims(reason_text(completion), text, features=features)
+    n_true = sum(c.true for c in claims)
+    return {"claims_checked": len(claims), "claims_true": n_true,
+            "faithfulness": round(n_true / len(claims), 4) if claims else None}
+
+
 def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfig, labels: tuple[str, ...],
-                  split_name: str, gen_seconds: float) -> dict[str, Any]:
+                  split_name: str, gen_seconds: float, features: Mapping[str, float] | None = None) -> dict[str, Any]:
     truncated = s.finish_reason == "length"
     sc = score_sample(s.text, ex.gold, labels, require_reason=cfg.require_reason, truncated=truncated)
     return {
@@ -126,7 +152,7 @@ def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfi
         "truncated": truncated, "prompt_tokens": s.prompt_tokens if s.prompt_tokens is not None else fit.prompt_tokens,
         "completion_tokens": s.completion_tokens, "prompt_truncated": fit.truncated,
         "text_tokens": fit.text_tokens, "kept_tokens": fit.kept_tokens,
-        "reason_words": sc["reason_words"],
+        "reason_words": sc["reason_words"], **claims_fields(s.text, ex.text, features),
         "think_leak": has_think(s.text), "gen_seconds": round(gen_seconds, 4),
         "completion": s.text, "reasoning": s.reasoning,
     }
@@ -169,8 +195,10 @@ def sample_examples(todo: Sequence[tuple[int, Example]], backend: Backend, cfg: 
         t0 = time.perf_counter()
         samples = backend.generate([fit.messages for fit in fits], params)
         per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
-        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per)
-                      for (_, ex), fit, ss in zip(batch, fits, samples, strict=True) for j, s in enumerate(ss)]
+        feats = [shown_text_features(ex, fit) for (_, ex), fit in zip(batch, fits, strict=True)]  # once per text
+        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per, f)
+                      for (_, ex), fit, f, ss in zip(batch, fits, feats, samples, strict=True)
+                      for j, s in enumerate(ss)]
         records.extend(batch_recs)
         if on_batch:
             on_batch(batch_recs, start + len(batch))

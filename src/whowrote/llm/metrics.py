@@ -8,7 +8,11 @@ Definitions (research spec §4.2–4.3):
   Uniform guessing over 3 classes already gives pass@4 = 0.80, so pass@1 is the skill metric;
 - ``per_provider[L].recall`` = accuracy on samples whose gold is L; ``macro_recall`` = their mean;
 - ``pred_dist`` counts predicted labels per sample, ``"<none>"`` for parse failures;
-- ``parse_fail_rate`` / ``truncation_rate`` are per sample.
+- ``parse_fail_rate`` / ``truncation_rate`` are per sample;
+- ``faithfulness`` = mean, over samples whose rationale makes at least one checkable style claim,
+  of the share of those claims that agree with the shown text's measured features
+  (:mod:`whowrote.traces.faithfulness`); ``faithfulness_coverage`` = the share of samples with
+  such a claim. Both are None for traces recorded without the claim fields (older runs).
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
         "n_samples": n_samples,
         "k": k,
         "accuracy": _r(statistics.fmean(correct)),
+        **faithfulness(records),
         **pass_at,
         "macro_recall": _r(statistics.fmean(recalls)) if recalls else None,
         "per_provider": per_provider,
@@ -115,6 +120,15 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
         },
     }
     return summary
+
+
+def faithfulness(records: Sequence[dict]) -> dict[str, float | None]:
+    """``faithfulness`` and ``faithfulness_coverage`` (see the module docstring) over the records
+    that carry the claim fields."""
+    checked = [r for r in records if r.get("claims_checked") is not None]
+    scored = [float(r["faithfulness"]) for r in checked if r.get("claims_checked") and r.get("faithfulness") is not None]
+    return {"faithfulness": _r(statistics.fmean(scored)) if scored else None,
+            "faithfulness_coverage": _r(len(scored) / len(checked)) if checked else None}
 
 
 def groups_first(groups: dict[str, list[dict]]) -> list[dict]:

@@ -12,6 +12,14 @@ def _pct(x: Any) -> str:
     return "-" if x is None else f"{100 * float(x):.1f}%"
 
 
+def faithfulness_line(summary: dict[str, Any]) -> str:
+    """"0.750 (claims checkable in 40.0% of traces)", or "-" without checkable claims."""
+    faith, cov = summary.get("faithfulness"), summary.get("faithfulness_coverage")
+    if faith is None:
+        return "-" if cov is None else "- (no checkable claim in any trace)"
+    return f"{faith:.3f} (claims checkable in {_pct(cov)} of traces)"
+
+
 def render_summary(summary: dict[str, Any], findings: list[Finding] | None = None, console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -29,6 +37,7 @@ def render_summary(summary: dict[str, Any], findings: list[Finding] | None = Non
         ("examples x k", f"{summary.get('n_examples')} x {k} = {summary.get('n_samples')} samples"
                          + ("" if run.get("complete", True) else "  (incomplete)")),
         ("accuracy / pass@1", f"{summary.get('accuracy', 0):.4f}"),
+        ("rationale faithfulness", faithfulness_line(summary)),
         (f"pass@{k}", f"{summary.get(f'pass@{k}', float('nan')):.4f}" if f"pass@{k}" in summary else "-"),
         ("macro recall", f"{summary.get('macro_recall') or 0:.4f}"),
         ("parse fail / truncated", f"{_pct(summary.get('parse_fail_rate'))} / {_pct(summary.get('truncation_rate'))}"),

@@ -13,7 +13,9 @@ the headers):
 - ``scarce``: "few", "rare", "minimal", ... nearby -> true when the rate is below the reference;
 - ``abundant``: "heavy", "frequent", "many", ... nearby, or any mention of a rate family (hedging,
   transitions) -> true when the rate is above the reference;
-- ``present``: a bare mention of a structural family ("uses headers") -> true when it occurs.
+- ``present``: a bare mention of a structural family ("uses headers") -> true when it occurs;
+- a *stated measurement* right after the mention ("em-dashes: 6.1 per 1,000 characters", the form
+  the style model's tells take) claims presence, or absence when it is 0; its size is not checked.
 
 The reference of a feature is its mean over the three providers' means in the bundled style
 model (``norms_``), i.e. what a typical assistant text does; callers may pass their own. A
@@ -34,7 +36,9 @@ from whowrote.types import PROVIDERS
 # family -> (mention pattern, features summed, default kind of a bare mention)
 CHECKABLE: dict[str, tuple[re.Pattern[str], tuple[str, ...], str]] = {
     name: (re.compile(pat), feats, kind) for name, (pat, feats, kind) in {
-        "em_dash": (r"em[- ]?dash(?:es)?|\bdash(?:es)?\b", ("punc_emdash",), "present"),
+        # Raw "—" and "--" together: the canonical norms count both as double_hyphen (punc_emdash 0).
+        "em_dash": (r"(?<!en-)(?<!en )(?:em[- ]?dash(?:es)?|\bdash(?:es)?\b)", ("punc_emdash", "double_hyphen"),
+                    "present"),
         "headers": (r"\bheaders?\b|\bheadings?\b|section titles?", ("md_h1", "md_h2_h3", "h4"), "present"),
         "tables": (r"\btables?\b|tabular", ("md_table",), "present"),
         "ascii_diagram": (r"ascii|box[- ]drawing|\bdiagrams?\b", ("ascii_art",), "present"),
@@ -59,7 +63,9 @@ _ABUNDANT = {"heavy", "heavily", "frequent", "frequently", "many", "lots", "nume
              "extensively", "liberal", "liberally", "prominent", "prominently", "dense", "multiple", "repeated",
              "repeatedly", "consistent", "consistently", "plenty", "pervasive", "plentiful", "generous",
              "abound", "dominate", "dominates", "rich", "lavish", "constant", "constantly", "ubiquitous"}
-_CLAUSE = re.compile(r"[.;!?\n]+|\b(?:but|whereas|while|although|though|yet)\b")
+_CLAUSE = re.compile(r"(?:[;!?\n]|\.(?!\d))+|\b(?:but|whereas|while|although|though|yet)\b")  # "6.1" stays whole
+# A stated measurement right after the mention ("em-dashes: 6.1 per 1,000 characters", "bold (**): 0"):
+_STATED = re.compile(r"[^:,;]{0,40}?:\s*(\d[\d,]*(?:\.\d+)?)")
 _WORD = re.compile(r"[a-z']+")
 ABSENT_FRAC = 0.25  # "no X": at most this share of the reference rate
 
@@ -134,7 +140,11 @@ def check_claims(reason: str, text: str, *, features: Mapping[str, float] | None
             # Polarity words count only inside the mention's comma segment: "few headers, heavy em-dashes".
             before = _WORD.findall(clause[:m.start()].rsplit(",", 1)[-1])
             after = _WORD.findall(clause[m.end():].split(",", 1)[0])
-            kind = _kind(family, before, after, default)
+            stated = _STATED.match(clause, m.end())
+            if stated:  # a measured rate: 0 claims absence, anything else presence (its size is not checked)
+                kind = "absent" if float(stated.group(1).replace(",", "")) == 0 else "present"
+            else:
+                kind = _kind(family, before, after, default)
             value = sum(float(feats[n]) for n in names)
             reference_value = sum(float(ref[n]) for n in names)
             found.append((m.start(), Claim(family, kind, value, reference_value,

@@ -14,7 +14,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from whowrote.train.config import TrainConfig
+from whowrote.train.config import LM_FREE_STAR_MODES, TrainConfig
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
 from whowrote.types import WhowroteError
@@ -30,13 +30,18 @@ def star_path(cfg: TrainConfig) -> Path:
 
 
 def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
-    """Generate STaR (or gold-conditioned) rationale rows from ``data.train`` with ``model``."""
+    """Generate STaR (or gold-conditioned) rationale rows from ``data.train`` with ``model``; modes
+    "tells" and "fallback" build them without the LM (see :mod:`whowrote.train.tells_rationales`)."""
     from whowrote.train.star import generate_star
 
     out = star_path(cfg)
     stats_path = out.with_suffix(".stats.json")
-    if out.is_file() and stats_path.is_file() and cfg.run.resume:
-        return out, json.loads(stats_path.read_text())  # already generated: resume skips it
+    if out.is_file() and stats_path.is_file() and cfg.run.resume:  # already generated: resume skips it
+        stats = json.loads(stats_path.read_text())
+        if stats.get("mode", cfg.star.mode) != cfg.star.mode:  # a head-to-head must not reuse another mode's rows
+            raise WhowroteError(f"{out} holds star.mode = {stats['mode']!r} rows, not {cfg.star.mode!r}: "
+                                "use another run.output_dir (or star.out)")
+        return out, stats
     d = cfg.data
     if not d.train:
         raise WhowroteError("data.train is empty: give a train split (JSONL)")
@@ -44,9 +49,11 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     rows = balanced_subset(rows, d.n_train, d.labels, seed=d.seed, label_field=d.label_field, balance=d.balance)
     if not rows:
         raise WhowroteError(f"{d.train}: no usable rows for labels {d.labels}")
+    Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
+    if cfg.star.mode in LM_FREE_STAR_MODES:
+        return _run_lm_free(cfg, rows, out)
     model, tok = load_policy(cfg.model)
     rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
-    Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
     kept, stats = generate_star(model, tok, rows, cfg.star, labels=d.labels, out_path=out,
                                 text_field=d.text_field, label_field=d.label_field,
                                 batch_size=cfg.eval.batch_size, seed=cfg.run.seed,
@@ -55,6 +62,27 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     if not kept:
         raise WhowroteError(f"STaR kept no rows ({stats.rejected}); nothing to train on")
     return out, json.loads(stats_path.read_text())
+
+
+def _run_lm_free(cfg: TrainConfig, rows: list[Row], out: Path) -> tuple[Path, dict]:
+    """Tells / fallback rows: only the tokenizer is loaded, to cut the texts as the SFT stage will
+    (so every tell is true of the text the model is trained on)."""
+    from whowrote.train.tells_rationales import build_lm_free
+
+    d = cfg.data
+    if d.max_text_tokens > 0:
+        if not cfg.model.name_or_path:
+            raise WhowroteError(f"star.mode = {cfg.star.mode!r} cuts texts to data.max_text_tokens with the model's "
+                                "tokenizer: set model.name_or_path (only its tokenizer loads) or data.max_text_tokens=0")
+        from whowrote.llm.models import load_tokenizer
+
+        tok = load_tokenizer(cfg.model.name_or_path, cfg.model.gguf_file or None)
+        rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
+    kept, stats = build_lm_free(rows, cfg.star, labels=d.labels, out_path=out, text_field=d.text_field,
+                                label_field=d.label_field)
+    if not kept:
+        raise WhowroteError(f"star.mode = {cfg.star.mode!r} kept no rows ({stats['rejected']}); nothing to train on")
+    return out, stats
 
 
 def run_star_sft(cfg: TrainConfig, star_rows: Path) -> Path:

@@ -136,11 +136,20 @@ class GRPORecipe:
     trl: dict[str, Any] = field(default_factory=dict)
 
 
+STAR_MODES = ("star", "hint", "goldcond", "tells", "fallback")
+LM_FREE_STAR_MODES = ("tells", "fallback")  # built from the texts alone: no model is loaded
+
+
 @dataclass
 class StarRecipe:
-    """STaR self-distillation data (spec §1.9 D3) and gold-conditioned rationales (D1)."""
+    """STaR self-distillation data (spec §1.9 D3), gold-conditioned rationales (D1), and the two
+    cold starts built without the LM: the style model's measured tells ("tells") and the fixed D1
+    sentence for every text ("fallback")."""
 
-    mode: str = "star"  # "star": plain prompt, gold only gates; "hint": + cheatsheet; "goldcond": a note states the gold
+    # "star": plain prompt, gold only gates; "hint": + cheatsheet; "goldcond": a note states the gold;
+    # "tells": rationale = the bundled style model's measured tells supporting the gold (no LM);
+    # "fallback": rationale = the fixed D1 fallback sentence for every text (no LM)
+    mode: str = "star"
     variant: str = "3way"
     k: int = 4  # samples per text (research: 3)
     temperature: float = 0.7
@@ -159,6 +168,9 @@ class StarRecipe:
     min_rows: int = 0  # capped rows below which fallback_round runs
     out: str = ""  # JSONL of kept SFT rows; "" = <output_dir>/star.jsonl
     backend: str = "transformers"  # "vllm": sample on vLLM (GPU) from model.name_or_path's folder
+    tells_min: int = 2  # mode "tells": texts with fewer supporting tells are dropped (counted in the stats)
+    tells_max: int = 4  # mode "tells": at most this many tells (one sentence each) per rationale
+    style_model: str = ""  # mode "tells": a saved style model (whowrote train-probe); "" = the bundled one
 
 
 @dataclass
@@ -236,6 +248,9 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("eval.every_steps", lambda v: v >= 0, ">= 0"),
     ("star.k", lambda v: v >= 1, "at least 1"),
     ("star.max_new_tokens", lambda v: v >= 1, "at least 1"),
+    ("star.mode", lambda v: v in STAR_MODES, f"one of {', '.join(STAR_MODES)}"),
+    ("star.tells_min", lambda v: v >= 1, "at least 1"),
+    ("star.tells_max", lambda v: v >= 1, "at least 1"),
     ("coldstart.sft_max_steps", lambda v: v >= 1, "at least 1"),
     ("run.max_minutes", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
 )
@@ -248,6 +263,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         value = getattr(getattr(cfg, section), key)
         if not ok(value):
             raise WhowroteError(f"{dotted} must be {want}, got {value!r}")
+    if cfg.star.tells_min > cfg.star.tells_max:
+        raise WhowroteError(f"star.tells_min ({cfg.star.tells_min}) must be <= star.tells_max ({cfg.star.tells_max})")
     if cfg.sft.max_steps == 0 or cfg.sft.max_steps < -1:
         raise WhowroteError(f"sft.max_steps must be -1 (use sft.epochs) or at least 1, got {cfg.sft.max_steps}")
     return cfg
