@@ -204,12 +204,12 @@ def test_negative_explain_is_a_usage_error(tmp_path):
 
 
 def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
-    from whowrote.style import sources
+    from whowrote.cli import inputs
 
-    monkeypatch.setattr(sources, "MAX_BYTES", 200)  # a table is not cut at the single-text limit
+    monkeypatch.setattr(inputs, "MAX_BYTES", 200)  # a table is not cut at the single-text limit
     rows = [{"id": i, "text": f"row {i} " + "words " * 20} for i in range(10)]
     (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    items = list(sources.iter_items([str(tmp_path / "t.jsonl")]))
+    items = list(inputs.iter_items([str(tmp_path / "t.jsonl")]))
     assert [it.id for it in items] == [str(i) for i in range(10)] and not any(it.error for it in items)
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (tmp_path / "deep.jsonl").write_text(json.dumps({"text": "fine"}) + "\n" + "[" * 100_000 + "\n")
@@ -219,7 +219,7 @@ def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
 
 
 def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
-    from whowrote.style.sources import decode
+    from whowrote.cli.inputs import decode
 
     item = decode("A short note — with a dash.".encode("utf-16"), "note.txt")
     assert item.error is None and item.text == "A short note — with a dash."
@@ -229,18 +229,18 @@ def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
 def test_truncated_stdin_is_warned_about(monkeypatch):
     import io
 
-    from whowrote.style import sources
+    from whowrote.cli import inputs
 
-    monkeypatch.setattr(sources, "MAX_BYTES", 100)
-    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 50))
+    monkeypatch.setattr(inputs, "MAX_BYTES", 100)
+    (item,) = inputs.iter_items(["-"], stdin=io.BytesIO(b"word " * 50))
     assert len(item.text) == 100 and any("only the first" in w for w in item.warnings)
-    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 20))
+    (item,) = inputs.iter_items(["-"], stdin=io.BytesIO(b"word " * 20))
     assert item.warnings == []
 
 
 def test_table_rows_carry_their_own_decoding_warning(tmp_path):
     """Tables are streamed: the row with the undecodable byte says so, the clean row does not."""
-    from whowrote.style.sources import iter_items
+    from whowrote.cli.inputs import iter_items
 
     for name, data in (("t.jsonl", b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n'),
                        ("t.csv", b'text\n"caf\xe9 au lait"\nplain\n')):
