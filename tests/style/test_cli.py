@@ -100,12 +100,14 @@ def test_version_flag():
 
 
 def test_predict_does_not_import_the_cli_framework(tmp_path):
-    """Start-up: the predict path loads no typer/click/pydantic/rich/pandas/sklearn/scipy."""
+    """Start-up: the predict path loads no typer/click/pydantic/rich/pandas/sklearn/scipy, and no
+    whowrote.data module (its readers need pandas; predict's inputs share only whowrote.formats)."""
     (tmp_path / "a.md").write_text("A plain sentence about gardens. " * 30)
     code = ("import sys; from whowrote.cli import main\n"
             "try:\n    main(['predict', sys.argv[1], '--jsonl'])\nexcept SystemExit:\n    pass\n"
             "heavy = ('typer', 'click', 'pydantic', 'rich', 'pandas', 'sklearn', 'scipy', 'pyarrow', 'yaml')\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)), file=sys.stderr)")
+            "data = {m for m in sys.modules if m.startswith('whowrote.data')}\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy) | data), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.md")], capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["provider"] in LABELS
     assert proc.stderr.strip() == "[]"
