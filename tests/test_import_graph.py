@@ -16,7 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "data": set(),
     "style": {"data"},
     "task": {"data"},
-    "llm": {"task", "data"},
+    "llm": {"task"},
     "study": USERS,
     "serve": USERS,
     "train": USERS,
