@@ -113,3 +113,39 @@ def test_tables_are_streamed(tmp_path, monkeypatch):
     it = iter_items([str(path)])
     first = next(it)
     assert first.id == "0" and reads and reads[-1].tell() < path.stat().st_size // 2
+
+
+def test_arguments_naming_no_file_are_typed_items_not_strings(tmp_path):
+    from whowrote.cli.inputs import Missing, expand
+
+    assert list(expand([str(tmp_path / "nope.md"), str(tmp_path / "*.txt")])) == [
+        Missing(str(tmp_path / "nope.md"), f"no such file or folder: {tmp_path / 'nope.md'}"),
+        Missing(f"no file matches {tmp_path / '*.txt'}", f"no file matches {tmp_path / '*.txt'}")]
+    (item,) = iter_items([str(tmp_path / "nope.md")])
+    assert (item.path, item.error) == (str(tmp_path / "nope.md"), f"no such file or folder: {tmp_path / 'nope.md'}")
+
+
+def test_predict_and_the_corpus_loader_pick_the_same_text_column(tmp_path):
+    """One set of column names: whichever candidate a table uses, both readers take the text from it."""
+    pytest.importorskip("pandas")
+    from whowrote.data import load_corpus
+    from whowrote.formats import COLUMN_CANDIDATES
+
+    for name in COLUMN_CANDIDATES["text"]:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"note": "not this", name: TEXT, "id": "r1", "model": "gpt-4o"}) + "\n")
+        (item,) = iter_items([str(path)])
+        assert item.text == TEXT, name
+        assert load_corpus(path)["text"].tolist() == [TEXT], name
+
+
+def test_gzipped_tables_are_read_like_the_corpus_loader_reads_them(tmp_path):
+    import gzip
+
+    with gzip.open(tmp_path / "t.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "a", "text": TEXT}) + "\n" + json.dumps({"id": "b", "text": "two\u2028rows?"}) + "\n")
+    items = list(iter_items([str(tmp_path / "t.jsonl.gz")]))
+    assert [(it.id, it.text, it.error) for it in items] == [("a", TEXT, None), ("b", "two\u2028rows?", None)]
+    (tmp_path / "cut.jsonl.gz").write_bytes(gzip.compress(b'{"text": "x"}\n' * 100)[:30])
+    (item,) = iter_items([str(tmp_path / "cut.jsonl.gz")])
+    assert item.error and item.error.startswith("cannot read")

@@ -9,9 +9,7 @@ imported only when a Parquet file is given (the ``[data]`` extra).
 
 from __future__ import annotations
 
-import csv
 import glob
-import gzip
 import io
 import os
 import stat
@@ -187,10 +185,19 @@ def _table_items(path: Path, column: str | None) -> Iterator[Item]:
         yield from _parquet_items(path, column)
         return
     try:
-        with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else open(path, "rb") as f:
+        with _open(path) as f:
             yield from _items(path, _rows(f, path), column)
     except (OSError, EOFError) as e:  # EOFError: a gzip stream cut short
         yield Item(str(path), error=f"cannot read: {getattr(e, 'strerror', None) or e}")
+
+
+def _open(path: Path) -> IO[bytes]:
+    """The file's bytes, gunzipped for ``.gz`` (gzip is imported only then: start-up time)."""
+    if path.suffix.lower() == ".gz":
+        import gzip
+
+        return gzip.open(path, "rb")
+    return open(path, "rb")
 
 
 def _rows(f: IO[bytes], path: Path) -> Iterator[_Row]:
@@ -234,6 +241,8 @@ def _text_rows(text: str, suffix: str) -> Iterator[_Row]:
 
 def _csv_rows(text: IO[str], suffix: str, replaced: bool = False) -> Iterator[_Row]:
     """CSV/TSV records; ``replaced``: the stream replaced undecodable bytes, which each row counts."""
+    import csv  # only for CSV/TSV tables (start-up time)
+
     csv.field_size_limit(sys.maxsize)
     for n, row in enumerate(csv.DictReader(text, delimiter="\t" if suffix == ".tsv" else ","), start=2):
         bad = sum(v.count("\ufffd") for v in row.values() if isinstance(v, str)) if replaced else 0
