@@ -71,7 +71,3 @@ def parse_json(text: str) -> Any:
     except RecursionError:
         raise JSONError("nested too deeply") from None
 
-
-def first_key(row: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    """The first of ``keys`` that ``row`` holds."""
-    return next((k for k in keys if k in row), None)
