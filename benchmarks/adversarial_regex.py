@@ -3,14 +3,14 @@
     python benchmarks/adversarial_regex.py                 # both parts
     python benchmarks/adversarial_regex.py --part path --sizes 10000 100000 1000000 2000000
 
-- ``audit``: every module-level compiled regex of every importable ``whowrote`` module, every
-  feature's highlight pattern and the serve fallback patterns, run (``finditer`` to the end) over
+- ``audit``: every module-level compiled regex of every importable ``whowrote`` module and every
+  feature's highlight pattern, run (``finditer`` to the end) over
   each adversarial input at two sizes 4x apart. A linear regex takes ~4x as long; a quadratic one
   ~16x. Rows whose larger run took over ``--min-s`` seconds and grew more than ``--flag`` x are
   printed as SUPERLINEAR.
 - ``path``: what ``whowrote predict`` and ``POST /v1/predict`` do with one text - the input check
   (HTML stripping), the 197 features, the highlight spans of the features that are not plain
-  words (and three that are) and the serve fallback patterns - over each
+  words (and three that are), as ``tell_spans`` and as the page's ``highlight_spans`` - over each
   adversarial input at each size, with the growth per 10x of size (~10 = linear).
 """
 
@@ -45,11 +45,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         for key, value in vars(mod).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
                 out[f"{info.name}.{key}"] = value
-    from whowrote.serve.highlight import FALLBACK_PATTERNS
     from whowrote.style.highlight import highlight_patterns
 
     out.update({f"feature:{f}": re.compile(p) for f, p in highlight_patterns("full").items()})
-    out.update({f"serve-fallback:{keys[0]}": re.compile(p, fl) for keys, p, fl in FALLBACK_PATTERNS})
     return out
 
 
@@ -78,21 +76,19 @@ def audit(small: int, flag: float, min_s: float) -> None:
 
 
 def path(sizes: list[int], units: tuple[str, ...] = UNITS) -> None:
-    from whowrote.serve.highlight import FALLBACK_PATTERNS, spans_for
     from whowrote.style.features import extract
-    from whowrote.style.highlight import highlight_patterns, tell_spans_many
+    from whowrote.style.highlight import highlight_patterns, highlight_spans, tell_spans_many
     from whowrote.style.textcheck import inspect_text
 
     # Every pattern that is not a plain word (Markdown, punctuation: the risky ones) plus three
     # word patterns; all 197 at 2 MB take ~30 s (linear, but a word regex costs ~0.2 s/MB).
     pats = highlight_patterns("full")
     features = [f for f, p in pats.items() if not p.startswith(r"(?i)\b")] + ["fw_the", "lex_hedges", "ph_in_fact"]
-    fallbacks = [{"feature": keys[0]} for keys, _, _ in FALLBACK_PATTERNS]
     steps = {
         "inspect_text": inspect_text,
         "extract(full)": lambda t: extract([t], "full"),
         "tell_spans": lambda t: tell_spans_many(t, features),
-        "serve fallbacks": lambda t: spans_for(t, fallbacks, source=lambda f: None),
+        "highlight_spans": lambda t: highlight_spans(t, features),
     }
     print("path: seconds per step; 'growth' = time ratio per 10x size (10 = linear, 100 = quadratic)")
     print(f"{'input':14s} {'step':16s} " + " ".join(f"{n:>10,}" for n in sizes) + "   growth")

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 LABELS = ("CLAUDE", "CHATGPT", "GEMINI", "OTHER")
-# feature, label, pattern, per-provider norms (per 1k words), provider it favours when high
+# feature (real names: the highlighter reads their specs' patterns), label, pattern, per-provider norms (per 1k words), provider it favours when high
 FEATURES = (
-    ("em_dash_rate", "Em-dashes", r"—", {"CLAUDE": 6.0, "CHATGPT": 2.0, "GEMINI": 3.0}, "CLAUDE"),
-    ("heading_rate", "Markdown headings", r"(?m)^#{1,6} .+$", {"CLAUDE": 1.0, "CHATGPT": 4.0, "GEMINI": 5.0}, "GEMINI"),
-    ("bold_rate", "Bold spans", r"\*\*[^*\n]+\*\*", {"CLAUDE": 0.5, "CHATGPT": 3.0, "GEMINI": 6.0}, "GEMINI"),
-    ("hedge_rate", "Hedges", r"(?i)\b(?:perhaps|might|arguably|likely)\b", {"CLAUDE": 4.0, "CHATGPT": 2.0, "GEMINI": 1.5}, "CLAUDE"),
-    ("intensifier_rate", "Intensifiers", r"(?i)\b(?:very|truly|deeply|really)\b", {"CLAUDE": 1.0, "CHATGPT": 3.0, "GEMINI": 2.0}, "CHATGPT"),
-    ("mean_sentence_words", "Mean sentence length", None, {"CLAUDE": 21.0, "CHATGPT": 18.0, "GEMINI": 17.0}, "CLAUDE"),
+    ("punc_emdash", "em-dashes", r"—", {"CLAUDE": 6.0, "CHATGPT": 2.0, "GEMINI": 3.0}, "CLAUDE"),
+    ("md_h1", "top-level headings", r"(?m)^# .*$", {"CLAUDE": 1.0, "CHATGPT": 4.0, "GEMINI": 5.0}, "GEMINI"),
+    ("md_bold", "bold markers (**)", r"\*\*", {"CLAUDE": 0.5, "CHATGPT": 3.0, "GEMINI": 6.0}, "GEMINI"),
+    ("lex_hedges", "hedging words", r"(?i)\b(?:perhaps|might|arguably|likely)\b", {"CLAUDE": 4.0, "CHATGPT": 2.0, "GEMINI": 1.5}, "CLAUDE"),
+    ("lex_intensifiers", "intensifiers", r"(?i)\b(?:very|truly|deeply|really)\b", {"CLAUDE": 1.0, "CHATGPT": 3.0, "GEMINI": 2.0}, "CHATGPT"),
+    ("avg_sent_len_words", "average sentence length", None, {"CLAUDE": 21.0, "CHATGPT": 18.0, "GEMINI": 17.0}, "CLAUDE"),
 )
 
 

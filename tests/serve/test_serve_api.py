@@ -69,9 +69,9 @@ def test_highlights_spans(client):
         assert last <= s["start"] < s["end"] <= len(text)
         last = s["end"]
     marked = {s["feature"]: text[s["start"]:s["end"]] for s in spans}
-    assert marked["em_dash_rate"] == "—"  # code-point offsets survive the emoji before it
-    assert marked["bold_rate"] == "**bold**"
-    assert marked["heading_rate"] == "# Heading"
+    assert marked["punc_emdash"] == "—"  # code-point offsets survive the emoji before it
+    assert marked["md_bold"] == "**"
+    assert marked["md_h1"] == "# Heading"
 
 
 BAD_INPUTS = [

@@ -1,51 +1,58 @@
-"""Spans of the tells: the style package's patterns, the fallback table, overlaps, limits."""
+"""Spans of the tells: each feature's own pattern (its FeatureSpec), overlaps, one cap, no guesses."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from whowrote.serve.highlight import fallback_pattern, model_pattern_source, spans_for
+from whowrote.style.features import FEATURES, feature_specs
+from whowrote.style.highlight import MAX_SPANS, highlight_spans
 
 TEXT = "Hello — world 😀. **Bold** and *it* here; isn't it?\n## Head\nPerhaps very clear.\n"
 
 
-def test_style_patterns_are_used():
-    pytest.importorskip("whowrote.style.highlight", reason="the classifier's highlight module is not installed")
-    source = model_pattern_source(None)
-    spans = spans_for(TEXT, [{"feature": "punc_emdash"}, {"feature": "md_h2_h3"}, {"feature": "lex_hedges"},
-                             {"feature": "avg_sent_len_words"}], source)
-    got = {(s["feature"], TEXT[s["start"]:s["end"]]) for s in spans}
-    assert got == {("punc_emdash", "—"), ("md_h2_h3", "## Head"), ("lex_hedges", "Perhaps")}
+def _marked(spans):
+    return {(s["feature"], TEXT[s["start"]:s["end"]]) for s in spans}
 
 
-@pytest.mark.parametrize(("feature", "label", "expect"), [
-    ("em_dash_rate", "", "—"), ("x", "Em-dashes", "—"), ("hedges_per_1k", "", "Perhaps"),
-    ("intensifier_rate", "", "very"), ("emoji", "", "😀"), ("italic_asterisk", "", "*it*"),
-    ("contraction_rate", "", "isn't"), ("markdown_headings", "", "## Head"),
-])
-def test_fallback_patterns(feature, label, expect):
-    pattern = fallback_pattern(feature, label)
-    assert pattern is not None and pattern.search(TEXT).group(0) == expect
+def test_each_feature_marks_what_its_spec_counts():
+    spans = highlight_spans(TEXT, ["punc_emdash", "md_h2_h3", "lex_hedges", "emoji", "italic_asterisk",
+                                   "contraction_rate", "avg_sent_len_words"])
+    assert _marked(spans) == {("punc_emdash", "—"), ("md_h2_h3", "## Head"), ("lex_hedges", "Perhaps"),
+                              ("emoji", "😀"), ("italic_asterisk", "*"), ("contraction_rate", "isn't")}
 
 
-@pytest.mark.parametrize("feature", ["layout_score", "avg_sent_len_words", "type_token_ratio", "sent_len_std"])
-def test_no_fallback_for_whole_text_measures(feature):
-    assert fallback_pattern(feature) is None
+def test_only_features_with_a_pattern_are_marked_and_unknown_names_are_skipped():
+    no_pattern = [s.name for s in feature_specs("full") if not s.pattern]
+    assert "avg_sent_len_words" in no_pattern and "type_token_ratio" in no_pattern
+    assert highlight_spans(TEXT, [*no_pattern, "em_dash_rate", "hedges", "bold"]) == []
 
 
-def test_overlaps_resolved_and_spans_given_by_tell_win():
-    tells = [{"feature": "bold", "spans": [[17, 25], {"start": 0, "end": 5}]},
-             {"feature": "hedges"},  # no pattern in any source but the fallback table
-             {"feature": "md_bold_markers", "spans": [[17, 19]]}]  # inside the first: dropped
-    spans = spans_for(TEXT, tells, source=lambda f: None)
-    assert [(s["feature"], s["start"], s["end"]) for s in spans][:2] == [("bold", 0, 5), ("bold", 17, 25)]
-    assert all(s["feature"] != "md_bold_markers" for s in spans)
-    assert any(TEXT[s["start"]:s["end"]] == "Perhaps" for s in spans)
+def test_countable_features_have_a_pattern_that_finds_what_they_count():
+    """A feature counted from characters in the text has a pattern, and on a text holding each
+    pattern's own example it finds a match exactly when the feature is non-zero."""
+    from whowrote.style.features import extract, feature_names
+
+    names = feature_names("full")
+    row = dict(zip(names, extract([TEXT], "full")[0], strict=True))
+    for name in ("punc_emdash", "md_bold", "emoji", "italic_asterisk", "contraction_rate", "lex_hedges"):
+        assert FEATURES[name].pattern and row[name] > 0
+        assert re.search(FEATURES[name].pattern, TEXT), name
+
+
+def test_overlaps_resolved_in_text_order_earlier_tell_wins_ties():
+    text = "**bold** (perhaps) **x**"
+    spans = highlight_spans(text, ["md_bold", "lex_hedges", "punc_paren", "md_bold"])
+    assert [(s["feature"], text[s["start"]:s["end"]]) for s in spans] == [
+        ("md_bold", "**"), ("md_bold", "**"), ("punc_paren", "("), ("lex_hedges", "perhaps"),
+        ("md_bold", "**"), ("md_bold", "**")]
+    # the same span from two features ("—" is an em-dash and, canonically, a double hyphen)
+    assert [s["feature"] for s in highlight_spans("a — b", ["double_hyphen", "punc_emdash"])] == ["double_hyphen"]
+    assert [s["feature"] for s in highlight_spans("a — b", ["punc_emdash", "double_hyphen"])] == ["punc_emdash"]
     ends = [(s["start"], s["end"]) for s in spans]
     assert all(a[1] <= b[0] for a, b in zip(ends, ends[1:], strict=False))
 
 
-def test_span_limit_and_bad_spans_ignored():
-    text = "—" * 10_000
-    assert len(spans_for(text, [{"feature": "em_dash"}], limit=50)) == 50
-    assert spans_for("abc", [{"feature": "x", "spans": [[2, 1], [0, 99], [-1, 2]]}]) == []
+def test_one_span_cap():
+    text = "—" * (3 * MAX_SPANS)
+    assert len(highlight_spans(text, ["punc_emdash"])) == MAX_SPANS
+    assert len(highlight_spans(text, ["punc_emdash"], limit=50)) == 50

@@ -11,7 +11,7 @@ import pytest
 from serve_fakes import FakeModel
 
 from whowrote.serve import create_app
-from whowrote.serve.highlight import fallback_pattern, model_pattern_source, spans_for
+from whowrote.style.highlight import tell_spans
 
 TEXT = "# A heading\n\nThis is **bold** - and perhaps it is very clear.\n" * 20
 
@@ -40,7 +40,7 @@ def test_slow_highlighting_does_not_block_healthz(monkeypatch):
         time.sleep(1.5)  # stands in for a slow pattern over a huge text
         return []
 
-    monkeypatch.setattr(serve_app, "spans_for", slow_spans)
+    monkeypatch.setattr(serve_app, "highlight_spans", slow_spans)
     app = create_app(FakeModel(), timeout_s=10)
     r, health_s, total_s = asyncio.run(_slow_request_and_health(app, {"text": TEXT, "highlight": True}))
     assert r.status_code == 200 and r.json()["highlights"] == []
@@ -50,7 +50,7 @@ def test_slow_highlighting_does_not_block_healthz(monkeypatch):
 def test_slow_highlighting_is_under_the_timeout(monkeypatch):
     import whowrote.serve.app as serve_app
 
-    monkeypatch.setattr(serve_app, "spans_for", lambda *a, **k: time.sleep(2.0) or [])
+    monkeypatch.setattr(serve_app, "highlight_spans", lambda *a, **k: time.sleep(2.0) or [])
     app = create_app(FakeModel(), timeout_s=0.5)
     r, health_s, total_s = asyncio.run(_slow_request_and_health(app, {"text": TEXT, "highlight": True}))
     assert r.status_code == 504 and "longer than" in r.json()["error"]
@@ -64,35 +64,20 @@ def test_slow_model_does_not_block_other_clients():
 
 
 # Inputs that took quadratic time before (bold_bullet's ^\s* on blank lines: 40k newlines ~25 s;
-# the bold and link fallbacks on one long line of unclosed '**a ' / '[a'). A generous bound:
-# each must finish well under a few seconds at sizes where the old patterns took minutes.
+# bold and link patterns on one long line of unclosed '**a ' / '[a'). A generous bound: each must
+# finish well under a few seconds at sizes where the old patterns took minutes.
 @pytest.mark.parametrize(("feature", "text"), [
     ("bold_bullet", TEXT * 10 + "\n" * 200_000),
     ("bold_bullet", " \n" * 200_000),
     ("hrule", "---" + " \n" * 200_000),
     ("colon_eol", ":" * 400_000),
+    ("md_bold", "**a " * 200_000), ("link", "[a" * 300_000), ("link", "[a](" * 200_000),
+    ("contraction_rate", "a" * 400_000), ("italic_asterisk", "*" * 400_000), ("inline_code", "`" * 400_000),
 ])
 def test_feature_spans_are_linear(feature, text):
-    source = model_pattern_source(None)  # the style package's feature patterns
-    assert source(feature)
     t0 = time.monotonic()
-    spans_for(text, [{"feature": feature}], source)
+    tell_spans(text, feature, limit=len(text))  # no cap: every match to the end of the text
     assert time.monotonic() - t0 < 3.0
-
-
-@pytest.mark.parametrize(("name", "text"), [
-    ("bold", "**a " * 200_000), ("link", "[a" * 300_000), ("link", "[a](" * 200_000),
-])
-def test_fallback_spans_are_linear(name, text):
-    t0 = time.monotonic()
-    spans_for(text, [{"feature": name}], source=lambda f: None)
-    assert time.monotonic() - t0 < 3.0
-
-
-def test_fallbacks_still_find_bold_and_links():
-    text = "A **bold** word, __also__, and a [link](http://x.y) here.\n"
-    assert fallback_pattern("bold").findall(text) == ["**bold**", "__also__"]
-    assert fallback_pattern("link").search(text).group(0) == "[link](http://x.y)"
 
 
 def test_hostile_request_answers_and_server_keeps_serving():

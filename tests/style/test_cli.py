@@ -100,12 +100,14 @@ def test_version_flag():
 
 
 def test_predict_does_not_import_the_cli_framework(tmp_path):
-    """Start-up: the predict path loads no typer/click/pydantic/rich/pandas/sklearn/scipy."""
+    """Start-up: the predict path loads no typer/click/pydantic/rich/pandas/sklearn/scipy, and no
+    whowrote.data module (its readers need pandas; predict's inputs share only whowrote.formats)."""
     (tmp_path / "a.md").write_text("A plain sentence about gardens. " * 30)
     code = ("import sys; from whowrote.cli import main\n"
             "try:\n    main(['predict', sys.argv[1], '--jsonl'])\nexcept SystemExit:\n    pass\n"
             "heavy = ('typer', 'click', 'pydantic', 'rich', 'pandas', 'sklearn', 'scipy', 'pyarrow', 'yaml')\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)), file=sys.stderr)")
+            "data = {m for m in sys.modules if m.startswith('whowrote.data')}\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy) | data), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.md")], capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["provider"] in LABELS
     assert proc.stderr.strip() == "[]"
@@ -204,12 +206,12 @@ def test_negative_explain_is_a_usage_error(tmp_path):
 
 
 def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
-    from whowrote.style import sources
+    from whowrote.cli import inputs
 
-    monkeypatch.setattr(sources, "MAX_BYTES", 200)  # a table is not cut at the single-text limit
+    monkeypatch.setattr(inputs, "MAX_BYTES", 200)  # a table is not cut at the single-text limit
     rows = [{"id": i, "text": f"row {i} " + "words " * 20} for i in range(10)]
     (tmp_path / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    items = list(sources.iter_items([str(tmp_path / "t.jsonl")]))
+    items = list(inputs.iter_items([str(tmp_path / "t.jsonl")]))
     assert [it.id for it in items] == [str(i) for i in range(10)] and not any(it.error for it in items)
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (tmp_path / "deep.jsonl").write_text(json.dumps({"text": "fine"}) + "\n" + "[" * 100_000 + "\n")
@@ -219,7 +221,7 @@ def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
 
 
 def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
-    from whowrote.style.sources import decode
+    from whowrote.cli.inputs import decode
 
     item = decode("A short note — with a dash.".encode("utf-16"), "note.txt")
     assert item.error is None and item.text == "A short note — with a dash."
@@ -229,18 +231,18 @@ def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
 def test_truncated_stdin_is_warned_about(monkeypatch):
     import io
 
-    from whowrote.style import sources
+    from whowrote.cli import inputs
 
-    monkeypatch.setattr(sources, "MAX_BYTES", 100)
-    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 50))
+    monkeypatch.setattr(inputs, "MAX_BYTES", 100)
+    (item,) = inputs.iter_items(["-"], stdin=io.BytesIO(b"word " * 50))
     assert len(item.text) == 100 and any("only the first" in w for w in item.warnings)
-    (item,) = sources.iter_items(["-"], stdin=io.BytesIO(b"word " * 20))
+    (item,) = inputs.iter_items(["-"], stdin=io.BytesIO(b"word " * 20))
     assert item.warnings == []
 
 
 def test_table_rows_carry_their_own_decoding_warning(tmp_path):
     """Tables are streamed: the row with the undecodable byte says so, the clean row does not."""
-    from whowrote.style.sources import iter_items
+    from whowrote.cli.inputs import iter_items
 
     for name, data in (("t.jsonl", b'{"text": "caf\xe9 au lait"}\n{"text": "plain"}\n'),
                        ("t.csv", b'text\n"caf\xe9 au lait"\nplain\n')):

@@ -206,8 +206,8 @@ def _held_back(items: Iterable) -> Iterator:
 
 def run(argv: list[str]) -> int:
     """``whowrote predict ARGV``: returns the exit code (usage errors exit 2 from argparse)."""
+    from whowrote.cli.inputs import iter_items
     from whowrote.style.io import load_model
-    from whowrote.style.sources import iter_items
     from whowrote.types import LABELS
 
     args = parser().parse_args(argv)

@@ -16,18 +16,8 @@ import pandas as pd
 from whowrote.data.clean import strip_frontmatter
 from whowrote.data.providers import ProviderMap
 from whowrote.data.readers import expand_sources, read_source
+from whowrote.formats import COLUMN_CANDIDATES
 from whowrote.types import CORPUS_COLUMNS, LABELS, OTHER, WhowroteError
-
-# Candidate source columns per corpus column, in order of preference.
-COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
-    "text": ("text", "content", "question", "body", "blog", "completion", "response", "output"),
-    "model": ("model", "source_model", "generator", "model_name", "model_id"),
-    "provider": ("provider", "answer", "label", "gold", "provider3"),
-    "category": ("category", "domain", "subject"),
-    "topic": ("topic", "prompt_id", "proposition_id", "title"),
-    "genre": ("genre", "corpus", "register"),
-    "id": ("id", "uid", "doc_id", "path"),
-}
 
 # Provider columns sometimes hold company names.
 PROVIDER_ALIASES = {"ANTHROPIC": "CLAUDE", "OPENAI": "CHATGPT", "GPT": "CHATGPT", "GOOGLE": "GEMINI"}

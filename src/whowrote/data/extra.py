@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 
+from whowrote.formats import DATA_EXTRA
 from whowrote.types import WhowroteError
 
-DATA_EXTRA = "pip install 'whowrote[data]'"
+__all__ = ["DATA_EXTRA", "REQUIRED", "MissingExtraError", "missing_modules", "require_data_extra"]
 # import name -> distribution, for the modules every [data] command may need (datasets is optional:
 # without it the hf layout is skipped with a note).
 REQUIRED = {"pandas": "pandas", "pyarrow": "pyarrow", "sklearn": "scikit-learn", "scipy": "scipy",

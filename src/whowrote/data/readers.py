@@ -3,14 +3,14 @@
 Formats: JSONL / JSON, CSV / TSV, Parquet, a Hugging Face ``save_to_disk`` folder, a Hugging Face
 hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the research layout
 ``<root>/<category>/<topic>/<model>__<length>.md``). Column meaning is decided later, in
-:mod:`whowrote.data.corpus`.
+:mod:`whowrote.data.corpus`. File kinds and the binary and JSON checks are
+:mod:`whowrote.formats`'s, shared with ``whowrote predict``'s inputs (:mod:`whowrote.cli.inputs`).
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,11 +19,19 @@ from typing import IO, Any
 import pandas as pd
 
 from whowrote.data.clean import fix_surrogates, split_frontmatter
-from whowrote.data.extra import DATA_EXTRA
+from whowrote.formats import (
+    BINARY_PROBE,
+    DATA_EXTRA,
+    PARQUET_SUFFIXES,
+    TABLE_SUFFIXES,
+    TEXT_SUFFIXES,
+    JSONError,
+    is_binary,
+    parse_json,
+    table_suffix,
+)
 from whowrote.types import WhowroteError
 
-TABLE_SUFFIXES = {".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq"}
-TEXT_SUFFIXES = {".md", ".markdown", ".txt"}
 # Bigger single files than this are refused: a corpus row is a text, not a dump.
 MAX_FILE_BYTES = 2 * 1024**3
 
@@ -36,8 +44,8 @@ def read_source(source: str | Path) -> pd.DataFrame:
     if path.is_file():
         if path.stat().st_size > MAX_FILE_BYTES:
             raise WhowroteError(f"{path}: file is larger than {MAX_FILE_BYTES >> 30} GiB")
-        suffix = _suffix(path)
-        if suffix in {".jsonl", ".ndjson", ".json", ".csv", ".tsv"} and path.suffix != ".gz":
+        suffix = table_suffix(path)
+        if suffix in {".jsonl", ".ndjson", ".json", ".csv", ".tsv"} and path.suffix.lower() != ".gz":
             _check_text_file(path)
         if suffix in {".jsonl", ".ndjson", ".json"}:
             return read_json_lines(path)
@@ -45,7 +53,7 @@ def read_source(source: str | Path) -> pd.DataFrame:
             sep = "\t" if suffix == ".tsv" else ","
             check_csv_quotes(path, sep)
             return _read_with(pd.read_csv, path, sep=sep)
-        if suffix in {".parquet", ".pq"}:
+        if suffix in PARQUET_SUFFIXES:
             return _read_with(pd.read_parquet, path)
         if suffix in TEXT_SUFFIXES:
             return read_markdown_files([path], root=path.parent)
@@ -62,7 +70,7 @@ def _check_text_file(path: Path) -> None:
             head = f.read(65536)
     except OSError as e:
         raise WhowroteError(f"{path}: cannot read ({e.strerror or e})") from None
-    if b"\x00" in head:
+    if is_binary(head):
         raise WhowroteError(f"{path}: binary file, not text (expected {path.suffix.lstrip('.')})")
     try:
         head.decode("utf-8")
@@ -123,11 +131,9 @@ def iter_json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
+                    row = parse_json(line)
+                except JSONError as e:
                     raise WhowroteError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-                except RecursionError:
-                    raise WhowroteError(f"{path}:{lineno}: invalid JSON (nested too deeply)") from None
                 if not isinstance(row, dict):
                     raise WhowroteError(f"{path}:{lineno}: each line must be a JSON object, "
                                         f"got {type(row).__name__}")
@@ -139,11 +145,9 @@ def iter_json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _read_json_list(path: Path) -> list[dict[str, Any]]:
     try:
         with _open_text(path) as f:
-            data = json.load(f)
-    except json.JSONDecodeError as e:
-        raise WhowroteError(f"{path}:{e.lineno}: invalid JSON ({e.msg})") from None
-    except RecursionError:
-        raise WhowroteError(f"{path}: invalid JSON (nested too deeply)") from None
+            data = parse_json(f.read())
+    except JSONError as e:
+        raise WhowroteError(f"{path}{'' if e.lineno is None else f':{e.lineno}'}: invalid JSON ({e.msg})") from None
     except UnicodeDecodeError as e:
         raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
     if not isinstance(data, list):
@@ -161,7 +165,7 @@ def _open_text(path: Path, newline: str = "\n") -> Iterator[IO[str]]:
     :class:`WhowroteError`.
     """
     try:
-        with (gzip.open(path, "rt", encoding="utf-8-sig", newline=newline) if path.suffix == ".gz"
+        with (gzip.open(path, "rt", encoding="utf-8-sig", newline=newline) if path.suffix.lower() == ".gz"
               else open(path, encoding="utf-8-sig", newline=newline)) as f:
             yield f
     except (OSError, EOFError) as e:
@@ -198,7 +202,7 @@ def read_markdown_files(files: list[Path], root: Path) -> pd.DataFrame:
     rows = []
     for file in files:
         raw = file.read_bytes()
-        if b"\x00" in raw[:8192]:
+        if is_binary(raw[:BINARY_PROBE]):
             raise WhowroteError(f"{file}: binary file, not text")
         try:
             content = raw.decode("utf-8-sig")
@@ -269,7 +273,7 @@ def expand_sources(sources: list[str | Path]) -> list[str | Path]:
     out: list[str | Path] = []
     for source in sources:
         path = Path(source)
-        tables = sorted(p for p in path.iterdir() if p.is_file() and _suffix(p) in TABLE_SUFFIXES) \
+        tables = sorted(p for p in path.iterdir() if p.is_file() and table_suffix(p) in TABLE_SUFFIXES) \
             if path.is_dir() and not _is_hf_folder(path) else []
         out.extend(tables or [source])
     return out
@@ -279,15 +283,9 @@ def _is_hf_folder(path: Path) -> bool:
     return any((path / name).exists() for name in ("dataset_info.json", "state.json", "dataset_dict.json"))
 
 
-def _suffix(path: Path) -> str:
-    """``.jsonl`` for ``x.jsonl`` and ``x.jsonl.gz``, lower-cased."""
-    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
-    return suffix.lower().removesuffix(".gz")
-
-
 def _looks_like_hub_id(source: str) -> bool:
     name = source.partition(":")[0]
-    if _suffix(Path(name)) in TABLE_SUFFIXES | TEXT_SUFFIXES:
+    if table_suffix(name) in (*TABLE_SUFFIXES, *TEXT_SUFFIXES):
         return False  # a missing file, not a dataset id
     parts = name.split("/")
     return len(parts) == 2 and all(p and not p.startswith(".") for p in parts) and "\\" not in name

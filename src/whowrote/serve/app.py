@@ -19,7 +19,6 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from whowrote.serve.card import model_card
-from whowrote.serve.highlight import model_pattern_source, spans_for
 from whowrote.serve.limits import ApiError, BodyLimitMiddleware, check_text, install_error_handlers
 from whowrote.serve.schemas import (
     ERROR_RESPONSES,
@@ -29,6 +28,7 @@ from whowrote.serve.schemas import (
     ModelCard,
     PredictRequest,
 )
+from whowrote.style.highlight import highlight_spans
 
 DEFAULT_MAX_BODY_BYTES = 2_000_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -46,7 +46,6 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         model = load_model()
     card = model_card(model)
     version = card["version"]
-    patterns = model_pattern_source(model)
     limiter = anyio.CapacityLimiter(max_concurrency or max(2, os.cpu_count() or 2))
 
     app = FastAPI(
@@ -75,7 +74,7 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         results = [a.to_dict() for a in found]
         if highlight:
             for text, result in zip(texts, results, strict=True):
-                result["highlights"] = spans_for(text, result.get("tells", []), patterns)
+                result["highlights"] = highlight_spans(text, [t["feature"] for t in result.get("tells", [])])
         return results
 
     @app.post("/v1/predict", response_model=None, summary="Attribute one text or a batch",

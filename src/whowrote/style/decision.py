@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whowrote.style.trees import TreeEnsemble
+from whowrote.style.trees import TreeEnsemble, log_transform
 
 
 def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -56,8 +56,6 @@ def decision_attributions(model, X: np.ndarray) -> np.ndarray:
     """Per text, class and feature: the members' logit attributions averaged with their weights,
     shape ``(n, classes, d)``. Models without trees (or saved before node expectations existed)
     fall back to the logistic regression's terms alone."""
-    from whowrote.style.model import log_transform
-
     Z = log_transform(np.asarray(X, dtype=np.float64))
     linear = ((Z - model.mean_) / model.scale_)[:, None, :] * model.coef_[None, :, :]
     if model.trees_ is None or model.trees_.expected is None:

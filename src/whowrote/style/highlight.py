@@ -1,14 +1,18 @@
-"""Where a feature occurs in a text, for highlighting in a UI.
+"""Where a feature occurs in a text, for highlighting in a UI (the page of ``whowrote serve``).
 
 Every feature with something countable in the text (a punctuation mark, a Markdown construct, a
 word or phrase) has a regex in its :class:`~whowrote.style.specs.FeatureSpec` ``pattern``;
-length/ratio features (sentence length, vocabulary variety) have none.
+length/ratio features (sentence length, vocabulary variety) have none, and nothing is guessed for
+them. Every pattern runs in linear time (``benchmarks/adversarial_regex.py`` checks them all).
+Offsets count Unicode code points (Python ``str`` indices; ``Array.from(text)`` in JavaScript).
 
 - ``highlight_patterns(feature_set)`` -> ``{feature: regex source}`` (Python ``re`` syntax; the
   inline flags ``(?m)``/``(?i)`` are the only flags used, so most also work in JavaScript once
   the inline flags are turned into ``"m"``/``"i"`` flags).
 - ``tell_spans(text, feature)`` -> ``[(start, end), ...]`` character offsets of the matches.
 - ``tell_spans_many(text, features)`` -> ``{feature: [(start, end), ...]}``.
+- ``highlight_spans(text, features)`` -> non-overlapping ``{feature, start, end}`` in text order,
+  what ``POST /v1/predict`` answers as ``highlights``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from functools import lru_cache
 
 from whowrote.style.features import FEATURES, feature_specs
 
-MAX_SPANS = 2000  # a UI cannot show more, and a 50 MB text would otherwise return millions
+MAX_SPANS = 2000  # spans per text (and per feature): a UI cannot show more, and a 50 MB text has millions
 
 
 def highlight_patterns(feature_set: str = "full") -> dict[str, str]:
@@ -50,3 +54,23 @@ def tell_spans(text: str, feature: str, limit: int = MAX_SPANS) -> list[tuple[in
 
 def tell_spans_many(text: str, features: Iterable[str], limit: int = MAX_SPANS) -> dict[str, list[tuple[int, int]]]:
     return {f: tell_spans(text, f, limit) for f in features}
+
+
+def highlight_spans(text: str, features: Iterable[str], limit: int = MAX_SPANS) -> list[dict[str, int | str]]:
+    """Non-overlapping ``{"feature", "start", "end"}`` spans of ``features`` (a model's tells, most
+    important first) in text order, at most ``limit``. Where spans overlap, the one that starts
+    first wins, then the longer, then the earlier feature; names of no known feature are skipped."""
+    found: list[tuple[int, int, int, str]] = []  # (start, -length, rank, feature)
+    for rank, feature in enumerate(dict.fromkeys(features)):
+        if feature in FEATURES:
+            found.extend((a, a - b, rank, feature) for a, b in tell_spans(text, feature, limit))
+    found.sort()
+    out: list[dict[str, int | str]] = []
+    last_end = 0
+    for start, neg_len, _rank, feature in found:
+        if start >= last_end:
+            out.append({"feature": feature, "start": start, "end": start - neg_len})
+            last_end = start - neg_len
+            if len(out) >= limit:
+                break
+    return out

@@ -34,7 +34,7 @@ from whowrote.style.calibration import fit_temperature, softmax
 from whowrote.style.edits import canonical as canonical_form
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
-from whowrote.style.trees import TreeEnsemble
+from whowrote.style.trees import TreeEnsemble, log_transform
 from whowrote.types import LABELS
 
 # Every setting with its type (the model loader checks saved files against these).
@@ -43,10 +43,6 @@ PARAM_TYPES: dict[str, type] = {
     "tree_weight": float, "weighting": str, "seed": int, "calibrate": bool, "abstain_below": float,
     "ood_quantile": float, "target_accuracy": float, "min_words": int,
 }
-
-
-def log_transform(X: np.ndarray) -> np.ndarray:
-    return np.sign(X) * np.log1p(np.abs(X))
 
 
 class StyleModel:
@@ -261,11 +257,6 @@ class StyleModel:
         from whowrote.style.explain import attribute
 
         return attribute(self, texts, n_tells=n_tells)
-
-    def save(self, path) -> None:
-        from whowrote.style.io import save_model
-
-        save_model(self, path)
 
 
 def _balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool = False) -> np.ndarray:

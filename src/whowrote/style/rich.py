@@ -111,11 +111,19 @@ DIST_FEATURES: tuple[tuple[str, str, str, str], ...] = (
     ("inline_code", "inline code backticks", "'`' not part of '```'", _C),
 )
 
+# What the distribution features that count something in the text count, for highlighting.
+DIST_PATTERNS: dict[str, str] = {
+    "contraction_rate": r"\b[A-Za-z]+['\u2019][A-Za-z]*",
+    "emoji": "[\U0001F000-\U0010FFFF]",
+    "italic_asterisk": r"(?<!\*)\*(?!\*)",
+    "inline_code": r"(?<!`)`{1,2}(?!`)",
+}
+
 
 def _specs() -> tuple[FeatureSpec, ...]:
     out = [FeatureSpec(n, lab, "count of " + " or ".join(map(repr, (lit,) if isinstance(lit, str) else lit)), _C,
                        "punctuation", pat) for n, lab, lit, pat in CHAR_LITERALS]
-    out += [FeatureSpec(n, lab, doc, unit, "distribution") for n, lab, doc, unit in DIST_FEATURES]
+    out += [FeatureSpec(n, lab, doc, unit, "distribution", DIST_PATTERNS.get(n)) for n, lab, doc, unit in DIST_FEATURES]
     out += [FeatureSpec(f"fw_{w}", f"the word '{w}'", f"\\b{w}\\b (function word)", _W, "function_words",
                         rf"(?i)\b{w}\b") for w in FUNCTION_WORDS]
     for key, (label, words) in LEXICONS.items():

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+
+def log_transform(X: np.ndarray) -> np.ndarray:
+    """Features as both members of the model (the linear one and these trees) read them."""
+    return np.sign(X) * np.log1p(np.abs(X))
+
+
 ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
 

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
+from whowrote.formats import GOLD_COLUMNS, TEXT_COLUMNS
 from whowrote.task.parser import task_type
 from whowrote.types import PROVIDERS, WhowroteError, jsonable
-
-TEXT_KEYS = ("text", "question", "content", "blog")
-GOLD_KEYS = ("answer", "gold", "provider", "label")
 
 
 @dataclass
@@ -42,7 +40,7 @@ def _first_rows(path: Path, n: int = 5) -> list[dict]:
 
 def _needs_raw(rows: list[dict]) -> bool:
     for r in rows:
-        gold = next((r[k] for k in GOLD_KEYS if k in r), "")
+        gold = next((r[k] for k in GOLD_COLUMNS if k in r), "")
         if "prompt" in r or task_type(str(gold), r.get("info") if isinstance(r.get("info"), dict) else None) != "single":
             return True
     return False
@@ -54,8 +52,8 @@ def _read_raw(path: Path) -> list[Example]:
     out = []
     for lineno, r in iter_json_rows(path):
         info = r.get("info") if isinstance(r.get("info"), dict) else {}
-        text = next((r[k] for k in TEXT_KEYS if isinstance(r.get(k), str)), "")
-        gold = next((str(r[k]) for k in GOLD_KEYS if r.get(k) is not None), "")
+        text = next((r[k] for k in TEXT_COLUMNS if isinstance(r.get(k), str)), "")
+        gold = next((str(r[k]) for k in GOLD_COLUMNS if r.get(k) is not None), "")
         prompt = r.get("prompt") if isinstance(r.get("prompt"), list) else None
         if prompt and not text:
             text = next((m.get("content", "") for m in reversed(prompt) if m.get("role") == "user"), "")

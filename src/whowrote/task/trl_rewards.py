@@ -24,22 +24,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from whowrote.formats import GOLD_COLUMNS
 from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms
 from whowrote.types import PROVIDERS
-
-GOLD_KEYS = ("answer", "gold", "provider")
 
 RewardFunc = Callable[..., list[float]]
 
 
 def _golds(kwargs: dict[str, Any], n: int) -> list[Any]:
-    for key in GOLD_KEYS:
+    for key in GOLD_COLUMNS:
         if kwargs.get(key) is not None:
             golds = list(kwargs[key])
             if len(golds) != n:
                 raise ValueError(f"{key!r} has {len(golds)} entries for {n} completions")
             return golds
-    raise KeyError(f"the dataset needs one of the columns {GOLD_KEYS} for the reward")
+    raise KeyError(f"the dataset needs one of the columns {GOLD_COLUMNS} for the reward")
 
 
 def _infos(kwargs: dict[str, Any], n: int) -> list[dict | None]:

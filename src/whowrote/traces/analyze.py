@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from whowrote.formats import TEXT_COLUMNS
 from whowrote.traces.cues import (
     CUE_FAMILIES,
     count_families,
@@ -38,8 +39,6 @@ from whowrote.traces.cues import (
 )
 from whowrote.traces.faithfulness import check_claims, measured
 from whowrote.types import WhowroteError
-
-TEXT_KEYS = ("text", "blog")
 
 
 @dataclass
@@ -114,7 +113,7 @@ def split_texts(split: Path | None) -> dict[str, str]:
 
 
 def _text_of(rec: dict, texts: dict[str, str]) -> str | None:
-    for k in TEXT_KEYS:
+    for k in TEXT_COLUMNS:
         if isinstance(rec.get(k), str):
             return rec[k]
     for k in ("id", "prompt_id"):

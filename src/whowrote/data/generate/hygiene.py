@@ -14,8 +14,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from whowrote.data.clean import split_frontmatter
+from whowrote.types import CORPUS_COLUMNS
 
-AUDIT_COLUMNS = ("id", "text", "provider", "model", "category", "topic", "genre")
+AUDIT_COLUMNS = CORPUS_COLUMNS  # the audit reads a corpus table
 
 
 @dataclass(frozen=True)

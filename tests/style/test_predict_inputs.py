@@ -1,4 +1,4 @@
-"""The predict input path: JSONL split on newlines only, non-string text, FIFOs, cuts inside a
+"""The predict inputs (whowrote.cli.inputs): JSONL split on newlines only, non-string text, FIFOs, cuts inside a
 UTF-8 character, Parquet, and tables streamed row by row."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-from whowrote.style import sources
-from whowrote.style.sources import iter_items
+from whowrote.cli import inputs
+from whowrote.cli.inputs import iter_items
 
 TEXT = "A plain sentence about gardens and the weather in spring. " * 5
 
@@ -50,7 +50,7 @@ def test_fifo_inside_a_folder_is_skipped_with_a_warning(tmp_path):
 
 
 def test_cut_inside_a_utf8_character_is_not_an_undecodable_byte(tmp_path, monkeypatch):
-    monkeypatch.setattr(sources, "MAX_BYTES", 101)
+    monkeypatch.setattr(inputs, "MAX_BYTES", 101)
     data = ("é" * 200).encode()  # 2 bytes each: the cap falls inside a character
     (tmp_path / "a.md").write_bytes(data)
     (item,) = iter_items([str(tmp_path / "a.md")])
@@ -61,7 +61,7 @@ def test_cut_inside_a_utf8_character_is_not_an_undecodable_byte(tmp_path, monkey
 
 
 def test_a_real_bad_byte_before_the_cut_is_still_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr(sources, "MAX_BYTES", 100)
+    monkeypatch.setattr(inputs, "MAX_BYTES", 100)
     (tmp_path / "a.md").write_bytes(b"caf\xe9 " + b"word " * 50)
     (item,) = iter_items([str(tmp_path / "a.md")])
     assert any("1 undecodable byte" in w for w in item.warnings)
@@ -84,14 +84,14 @@ def test_parquet_without_pyarrow_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     (item,) = iter_items([str(tmp_path / "t.parquet")])
-    assert item.error == "reading Parquet needs pyarrow: pip install pyarrow"
+    assert item.error == "reading Parquet needs the data extra (pyarrow): pip install 'whowrote[data]'"
 
 
 def test_plain_inputs_do_not_import_pyarrow(tmp_path):
     import subprocess
 
     (tmp_path / "a.md").write_text(TEXT)
-    code = ("import sys; from whowrote.style.sources import iter_items; "
+    code = ("import sys; from whowrote.cli.inputs import iter_items; "
             f"list(iter_items([{str(tmp_path / 'a.md')!r}])); print('pyarrow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
@@ -113,3 +113,39 @@ def test_tables_are_streamed(tmp_path, monkeypatch):
     it = iter_items([str(path)])
     first = next(it)
     assert first.id == "0" and reads and reads[-1].tell() < path.stat().st_size // 2
+
+
+def test_arguments_naming_no_file_are_typed_items_not_strings(tmp_path):
+    from whowrote.cli.inputs import Missing, expand
+
+    assert list(expand([str(tmp_path / "nope.md"), str(tmp_path / "*.txt")])) == [
+        Missing(str(tmp_path / "nope.md"), f"no such file or folder: {tmp_path / 'nope.md'}"),
+        Missing(f"no file matches {tmp_path / '*.txt'}", f"no file matches {tmp_path / '*.txt'}")]
+    (item,) = iter_items([str(tmp_path / "nope.md")])
+    assert (item.path, item.error) == (str(tmp_path / "nope.md"), f"no such file or folder: {tmp_path / 'nope.md'}")
+
+
+def test_predict_and_the_corpus_loader_pick_the_same_text_column(tmp_path):
+    """One set of column names: whichever candidate a table uses, both readers take the text from it."""
+    pytest.importorskip("pandas")
+    from whowrote.data import load_corpus
+    from whowrote.formats import COLUMN_CANDIDATES
+
+    for name in COLUMN_CANDIDATES["text"]:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"note": "not this", name: TEXT, "id": "r1", "model": "gpt-4o"}) + "\n")
+        (item,) = iter_items([str(path)])
+        assert item.text == TEXT, name
+        assert load_corpus(path)["text"].tolist() == [TEXT], name
+
+
+def test_gzipped_tables_are_read_like_the_corpus_loader_reads_them(tmp_path):
+    import gzip
+
+    with gzip.open(tmp_path / "t.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "a", "text": TEXT}) + "\n" + json.dumps({"id": "b", "text": "two\u2028rows?"}) + "\n")
+    items = list(iter_items([str(tmp_path / "t.jsonl.gz")]))
+    assert [(it.id, it.text, it.error) for it in items] == [("a", TEXT, None), ("b", "two\u2028rows?", None)]
+    (tmp_path / "cut.jsonl.gz").write_bytes(gzip.compress(b'{"text": "x"}\n' * 100)[:30])
+    (item,) = iter_items([str(tmp_path / "cut.jsonl.gz")])
+    assert item.error and item.error.startswith("cannot read")

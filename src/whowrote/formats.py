@@ -1,0 +1,73 @@
+"""What every reader of user files agrees on: file kinds, column names, binary and JSON checks.
+
+The corpus readers (:mod:`whowrote.data.readers`, pandas), the ``whowrote predict`` inputs
+(:mod:`whowrote.cli.inputs`, standard library only) and the task's split rows
+(:mod:`whowrote.task.examples`) all read these. Standard library only: ``whowrote predict`` imports
+this module, and its start-up must not pay for pandas or pyarrow.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
+TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
+PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
+
+# The names a text goes by, in order of preference: the text itself ...
+TEXT_COLUMNS: tuple[str, ...] = ("text", "content", "question", "body", "blog")
+# ... and a model's reply, which is the text in a table of generations (the corpus, predict's
+# tables) but the answer in a chat-format row (task examples, trace records: not read as the text).
+REPLY_COLUMNS: tuple[str, ...] = ("completion", "response", "output")
+
+# Candidate source columns per corpus column, in order of preference (the corpus loader's
+# auto-detection; "provider" is also where task rows and TRL datasets keep the gold label).
+COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "text": (*TEXT_COLUMNS, *REPLY_COLUMNS),
+    "model": ("model", "source_model", "generator", "model_name", "model_id"),
+    "provider": ("provider", "answer", "label", "gold", "provider3"),
+    "category": ("category", "domain", "subject"),
+    "topic": ("topic", "prompt_id", "proposition_id", "title"),
+    "genre": ("genre", "corpus", "register"),
+    "id": ("id", "uid", "doc_id", "path"),
+}
+GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
+
+DATA_EXTRA = "pip install 'whowrote[data]'"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+BINARY_PROBE = 8192  # bytes looked at for a NUL
+
+
+def table_suffix(path: str | Path) -> str:
+    """The format suffix, lower-cased: ``.jsonl`` for both ``x.jsonl`` and ``x.JSONL.gz``."""
+    path = Path(path)
+    suffix = "".join(path.suffixes[-2:]) if path.suffix.lower() == ".gz" else path.suffix
+    return suffix.lower().removesuffix(".gz")
+
+
+def is_binary(head: bytes) -> bool:
+    """A NUL in ``head`` (the first bytes of a file) means binary, unless a UTF-16 BOM starts it."""
+    return not head.startswith(UTF16_BOMS) and b"\x00" in head
+
+
+class JSONError(ValueError):
+    """Text that is not JSON. ``msg``: the short reason; ``lineno``: where (None when the reason is
+    nesting too deep for the parser); ``str()``: the parser's full message."""
+
+    def __init__(self, msg: str, lineno: int | None = None, full: str | None = None) -> None:
+        super().__init__(full or msg)
+        self.msg = msg
+        self.lineno = lineno
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads``, with every way JSON fails as one :class:`JSONError` (deep nesting included)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise JSONError(e.msg, e.lineno, str(e)) from None
+    except RecursionError:
+        raise JSONError("nested too deeply") from None
+
