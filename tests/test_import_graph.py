@@ -26,6 +26,7 @@ ALLOWED: dict[str, set[str]] = {
 # The documented exceptions: (module, package it imports).
 EXCEPTIONS = {
     ("whowrote.task.cheatsheet", "style"),  # cheatsheet tells from whowrote's own style model
+    ("whowrote.task.faithfulness", "style"),  # a rationale's claims checked against measured features
     ("whowrote.train.__main__", "cli"),  # `accelerate launch -m whowrote.train` runs the CLI's commands
     ("whowrote.data.generate.clients", "llm"),  # corpus generation with local models: llm's backends
 }

@@ -85,7 +85,7 @@ def test_claims_are_checked_against_the_text_the_model_was_shown(split, tmp_path
 
 
 def test_features_are_measured_once_per_text(split, tmp_path, monkeypatch):
-    import whowrote.traces.faithfulness as faith
+    import whowrote.task.faithfulness as faith
 
     calls = []
     real = faith.measured
@@ -119,7 +119,7 @@ def test_summary_of_old_traces_without_claim_fields():
 
 
 def test_checker_reads_stated_measurements_and_both_dash_spellings():
-    from whowrote.traces.faithfulness import check_claims
+    from whowrote.task.faithfulness import check_claims
 
     dashed = "We start -- slowly -- and then -- at last -- we finish. " * 4  # "--", no U+2014
     plain = "We start slowly and then at last we finish. " * 4

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from whowrote.cli import main
-from whowrote.traces import check_claims, rationale_faithfulness
+from whowrote.task.cues import cue_families, reason_text, repetition, tone
+from whowrote.task.faithfulness import check_claims, rationale_faithfulness
 from whowrote.traces.analyze import analyze_sources
-from whowrote.traces.cues import cue_families, reason_text, repetition, tone
 from whowrote.types import WhowroteError
 
 # Our own fixture texts. DASH: em-dashes and headers, no tables or lists. LIST: bullets and bold,

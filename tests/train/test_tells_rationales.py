@@ -152,7 +152,7 @@ def test_too_few_tells_are_counted_and_stats_written(rows, tmp_path):
 
 def test_tells_rationales_are_faithful_by_the_eval_metric(rows):
     # The harness's faithfulness check reads the same kind of claims: tells rationales should pass it.
-    from whowrote.traces.faithfulness import rationale_faithfulness
+    from whowrote.task.faithfulness import rationale_faithfulness
 
     kept, _ = tells_rows(rows, StarRecipe(mode="tells"), labels=LABELS)
     scores = [s for r in kept if (s := rationale_faithfulness(r["rationale"], r["text"])) is not None]

@@ -119,7 +119,7 @@ def score_sample(text: str, gold: str, labels: Sequence[str], *, require_reason:
 def shown_text_features(ex: Example, fit: FitResult) -> dict[str, float] | None:
     """The style features of the text the model was shown (cut as the prompt cut it), measured once
     per example for :func:`claims_fields`; None for multi-text (pair/trio) examples."""
-    from whowrote.traces.faithfulness import measured
+    from whowrote.task.faithfulness import measured
 
     user = [m for m in fit.messages if m.get("role") == "user"]
     if ex.kind != "single" or not user:
@@ -129,10 +129,10 @@ def shown_text_features(ex: Example, fit: FitResult) -> dict[str, float] | None:
 
 def claims_fields(completion: str, text: str, features: Mapping[str, float] | None) -> dict[str, Any]:
     """``claims_checked`` / ``claims_true`` / ``faithfulness`` of one trace: the rationale's checkable
-    style claims (:func:`whowrote.traces.faithfulness.check_claims`) against the measured features;
+    style claims (:func:`whowrote.task.faithfulness.check_claims`) against the measured features;
     ``faithfulness`` is None without a checkable claim (or without features)."""
-    from whowrote.traces.cues import reason_text
-    from whowrote.traces.faithfulness import check_claims
+    from whowrote.task.cues import reason_text
+    from whowrote.task.faithfulness import check_claims
 
     if features is None:
         return {"claims_checked": None, "claims_true": None, "faithfulness": None}

@@ -11,7 +11,7 @@ Definitions (research spec §4.2–4.3):
 - ``parse_fail_rate`` / ``truncation_rate`` are per sample;
 - ``faithfulness`` = mean, over samples whose rationale makes at least one checkable style claim,
   of the share of those claims that agree with the shown text's measured features
-  (:mod:`whowrote.traces.faithfulness`); ``faithfulness_coverage`` = the share of samples with
+  (:mod:`whowrote.task.faithfulness`); ``faithfulness_coverage`` = the share of samples with
   such a claim. Both are None for traces recorded without the claim fields (older runs).
 """
 

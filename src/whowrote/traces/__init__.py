@@ -1,11 +1,12 @@
 """Trace-quirk analysis (research spec §5.8): what each recipe's rationales say and whether it is true.
 
-- :mod:`whowrote.traces.cues`: reason text, cue families, tone, repetition, echo;
-- :mod:`whowrote.traces.faithfulness`: :func:`rationale_faithfulness` (claims vs measured features);
+- reading one rationale lives in ``task`` (the eval harness scores it too):
+  :mod:`whowrote.task.cues` (reason text, cue families, tone, repetition, echo) and
+  :mod:`whowrote.task.faithfulness` (:func:`rationale_faithfulness`, claims vs measured features);
 - :mod:`whowrote.traces.analyze`: per-recipe/checkpoint statistics of eval trace files;
 - :mod:`whowrote.traces.report`: ``summary.json``, figures and ``report.html``.
 """
 
-from whowrote.traces.faithfulness import check_claims, rationale_faithfulness
+from whowrote.task.faithfulness import check_claims, rationale_faithfulness
 
 __all__ = ["check_claims", "rationale_faithfulness"]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from whowrote.formats import TEXT_COLUMNS
-from whowrote.traces.cues import (
+from whowrote.task.cues import (
     CUE_FAMILIES,
     count_families,
     cue_families,
@@ -37,7 +37,7 @@ from whowrote.traces.cues import (
     text_ngrams,
     tone,
 )
-from whowrote.traces.faithfulness import check_claims, measured
+from whowrote.task.faithfulness import check_claims, measured
 from whowrote.types import WhowroteError
 
 
