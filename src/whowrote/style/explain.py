@@ -19,6 +19,8 @@ contribution 0.
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,20 +174,29 @@ def tells_from_support(model, x: np.ndarray, support: list[float], target: int, 
     """:func:`make_tells` given ``support`` (per feature, how much the decision favours ``target``
     over ``versus``; see :func:`whowrote.style.decision.decision_support`) as Python floats: cues
     are summed left to right, as numpy sums a handful of values, so rankings are unchanged."""
-    classes = [str(c) for c in model.classes_]
-    names = model.feature_names_
+    names, cue_of = _cues_of(tuple(model.feature_names_))
     by_cue: dict[str, list[int]] = {}
-    for j, v in enumerate(support):
-        if v > 0:
-            by_cue.setdefault(CUES.get(names[j], names[j]), []).append(j)
-    totals = {cue: sum(support[j] for j in js) for cue, js in by_cue.items()}
-    ranked = sorted(by_cue.items(), key=lambda kv: -totals[kv[0]])
+    for j in [j for j, v in enumerate(support) if v > 0]:
+        cue = cue_of[j]
+        if cue in by_cue:
+            by_cue[cue].append(j)
+        else:
+            by_cue[cue] = [j]
+    totals = {cue: support[js[0]] if len(js) == 1 else sum([support[j] for j in js]) for cue, js in by_cue.items()}
+    key = totals.__getitem__
+    # The strongest cues first, ties in first-feature order (what a stable sort of all gives).
+    ranked = heapq.nsmallest(2 * n, totals, key=lambda c: -key(c))
+    classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
     tells: list[Tell] = []
-    for cue, js in ranked:
-        if len(tells) >= n:
-            break
-        for j in sorted(js, key=lambda j: -support[j]):  # the cue's strongest feature that reads true
+    i = 0
+    while len(tells) < n and i < len(totals):
+        if i == len(ranked):  # many cues had no true sentence: rank them all
+            ranked = sorted(totals, key=lambda c: -key(c))
+        cue = ranked[i]
+        i += 1
+        js = by_cue[cue]
+        for j in (js if len(js) == 1 else sorted(js, key=lambda j: -support[j])):  # the strongest that reads true
             spec = FEATURES[names[j]]
             unit = UNIT_SHORT.get(spec.unit, spec.unit)
             said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
@@ -196,6 +207,12 @@ def tells_from_support(model, x: np.ndarray, support: list[float], target: int, 
                                   round(totals[cue], 4), said, cue, vs, is_fragile(model, names[j])))
                 break
     return tells
+
+
+@functools.lru_cache(maxsize=8)
+def _cues_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The feature names and each one's cue (one tell per cue)."""
+    return names, tuple(CUES.get(name, name) for name in names)
 
 
 def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
