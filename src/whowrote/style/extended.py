@@ -159,8 +159,8 @@ _LITERALS_B = tuple(
     for _, _, lit, _ in CHAR_LITERALS
 )
 _PARA_SPLIT = re.compile(rb"\n[ ]*\n")
-_CONJ_K = word_keys([b"and", b"but", b"so", b"or", b"yet"])[0]
-_THE_K = word_keys([b"the", b"this", b"it", b"that"])[0]
+_CONJ_K = tuple(word_keys([b"and", b"but", b"so", b"or", b"yet"])[0].tolist())
+_THE_K = tuple(word_keys([b"the", b"this", b"it", b"that"])[0].tolist())
 _FUNCTION_KEYS = word_keys([w.encode() for w in FUNCTION_WORDS])
 # Every lexicon word in one lookup; _LEX_SPANS slices the counts back into lexicons.
 _LEX_WORDS = [w.encode() for _, ws in LEXICONS.values() for w in ws]
@@ -330,9 +330,9 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     is_first[0] = True
     is_first[cut[cut < n]] = True
     # First words by exact key (all these words are <= 8 bytes, so the key is the word).
-    first = voc.token_hashes[is_first]
-    conj = sum(int((first == h).sum()) for h in _CONJ_K)
-    the = sum(int((first == h).sum()) for h in _THE_K)
+    first = voc.token_hashes[is_first].tolist()  # one per sentence: few
+    conj = sum(map(first.count, _CONJ_K))
+    the = sum(map(first.count, _THE_K))
     return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 
