@@ -117,3 +117,24 @@ def test_count_words_is_str_split(texts):
            for _ in range(3000)]
     for t in texts + odd:
         assert count_words(t) == len(t.split()), repr(t[:80])
+
+
+def test_csv_skips_the_tells_and_writes_what_it_wrote_with_them(texts, tmp_path, capsys, monkeypatch):
+    import csv
+    import io
+
+    from whowrote.cli import predict as cli
+    from whowrote.types import LABELS
+
+    sample = texts[::10]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(sample)), encoding="utf-8")
+    asked = []
+    real = cli._attribute_batch
+    monkeypatch.setattr(cli, "_attribute_batch", lambda ts, n, model=None: asked.append(n) or real(ts, n, model))
+    assert cli.run([str(rows), "--csv", "--no-progress"]) == 0
+    got = list(csv.reader(io.StringIO(capsys.readouterr().out)))[1:]
+    assert asked and set(asked) == {0}
+    want = [a.to_dict() for a in load_model().attribute(sample, n_tells=3)]
+    assert [r[2:] for r in got] == [[w["provider"], str(w["uncertain"]), *(f"{w['probabilities'][k]:.6f}" for k in LABELS),
+                                     str(w["n_words"]), " | ".join(w["warnings"])] for w in want]

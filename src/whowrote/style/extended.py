@@ -141,6 +141,10 @@ def _specs() -> tuple[FeatureSpec, ...]:
     return tuple(out)
 
 
+# Thresholds of the distribution features (in words; a long word in letters), as their docs say.
+SHORT_SENTENCE, LONG_SENTENCE, SHORT_PARAGRAPH, LONG_WORD = 8, 30, 15, 8
+EMOJI_FROM = 0x1F000  # "emoji": characters at or above this code point
+
 EXTENDED: tuple[FeatureSpec, ...] = _specs()
 NAMES: tuple[str, ...] = tuple(s.name for s in EXTENDED)
 _LITERAL_NAMES = tuple(name for name, *_ in CHAR_LITERALS)
@@ -365,22 +369,22 @@ def extended(s: Scan) -> dict[str, float]:
     vals.update({
         "sent_len_std": _std(sw),
         "sent_len_median": _median(sent),
-        "sent_short_frac": int(np.count_nonzero(sw <= 8)) / ns,
-        "sent_long_frac": int(np.count_nonzero(sw >= 30)) / ns,
+        "sent_short_frac": int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,
+        "sent_long_frac": int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,
         "sent_start_conj": conj / ns,
         "sent_start_the": the / ns,
         "para_len_mean": sum(paras) / n_para if n_para else 0.0,
         "para_len_std": _std(pw_int.astype(np.float64)) if n_para else 0.0,
-        "para_short_frac": int(np.count_nonzero(pw_int <= 15)) / n_para if n_para else 0.0,
+        "para_short_frac": int(np.count_nonzero(pw_int <= SHORT_PARAGRAPH)) / n_para if n_para else 0.0,
         "para_per_1k_words": n_para * kw,
-        "long_word_frac": int(np.count_nonzero(lengths >= 8)) / nw,
+        "long_word_frac": int(np.count_nonzero(lengths >= LONG_WORD)) / nw,
         "hapax_ratio": voc.hapax / nw,
         "contraction_rate": apos_words * kw,
         "curly_apostrophe_share": curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,
         "curly_dquote_share": curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,
         "nonascii_ratio": len(na) / s.n_char,
         # characters >= U+1F000, looked for only when a U+10000..U+3FFFF lead byte occurs
-        "emoji": sum(1 for ch in na if ord(ch) >= 0x1F000) * k if c[UTF8_F0] else 0.0,
+        "emoji": sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,
         "italic_asterisk": max(c[ASTERISK] - 2 * bold, 0) * k,
         "inline_code": max(c[BACKTICK] - 3 * fences, 0) * k,
     })

@@ -35,6 +35,8 @@ _ASCII_WS = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() removes, ASCI
 UPPER, LOWER, DIGITS = slice(ord("A"), ord("Z") + 1), slice(ord("a"), ord("z") + 1), slice(ord("0"), ord("9") + 1)
 UTF8_F0 = 0xF0  # lead byte of every UTF-8 character U+10000..U+3FFFF (emoji among them)
 EM_DASH = "\u2014"
+NON_ASCII = 0x80  # bytes >= this belong to a non-ASCII character
+_TOP_TWO_BITS, _CONTINUATION = 0xC0, 0x80  # byte & 0xC0 == 0x80: a UTF-8 continuation byte
 
 
 def _table(fn) -> bytes:
@@ -288,12 +290,12 @@ def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
     """Is the (possibly multi-byte) character just before/at byte ``i`` a \\w character?"""
     if before:
         j = i - 1
-        while j > 0 and raw[j] & 0xC0 == 0x80:  # walk back over UTF-8 continuation bytes
+        while j > 0 and raw[j] & _TOP_TWO_BITS == _CONTINUATION:  # walk back over UTF-8 continuation bytes
             j -= 1
         ch = raw[j:i]
     else:
         j = i + 1
-        while j < len(raw) and raw[j] & 0xC0 == 0x80:
+        while j < len(raw) and raw[j] & _TOP_TWO_BITS == _CONTINUATION:
             j += 1
         ch = raw[i:j]
     return _is_word_char(ch.decode("utf-8", "replace")[:1])
@@ -321,8 +323,8 @@ def _vocab_counts(s: Scan) -> list[int]:
         a = bound.find(one)  # bound has one leading space, so a is the word's offset in raw
         while a >= 0:
             b = a + n
-            if not ((a > 0 and raw[a - 1] >= 0x80 and _char_is_word(raw, a, True)) or (
-                b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False)
+            if not ((a > 0 and raw[a - 1] >= NON_ASCII and _char_is_word(raw, a, True)) or (
+                b < len(raw) and raw[b] >= NON_ASCII and _char_is_word(raw, b, False)
             )):
                 out[i] += 1
             a = bound.find(one, b + 1)  # the trailing space may start the next hit
@@ -340,9 +342,9 @@ def _bounded_bytes(regexes: tuple[re.Pattern[bytes], ...], raw: bytes) -> int:
             a, b = m.start(), m.end()
             if a > 0:
                 p = raw[a - 1]
-                if p in _ASCII_WORD or (p >= 0x80 and _char_is_word(raw, a, True)):
+                if p in _ASCII_WORD or (p >= NON_ASCII and _char_is_word(raw, a, True)):
                     continue
-            if b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False):
+            if b < len(raw) and raw[b] >= NON_ASCII and _char_is_word(raw, b, False):
                 continue
             n += 1
     return n
