@@ -2,10 +2,9 @@
 
 Families: Unicode and ASCII punctuation habits (curly quotes, ellipses, dash spacing), Markdown
 structure (deeper headings, bold-led bullets, rules, line breaks), sentence and paragraph length
-distributions, word-length/vocabulary shape, function-word rates (topic-independent by
-construction, the classic stylometric signal), and small lexicons of hedges, transitions,
-intensifiers, "AI register" words and stock phrases. Rates are per 1,000 characters or words so
-that texts of different lengths compare.
+distributions, word-length/vocabulary shape, function-word rates (topic-independent, the classic
+stylometric signal), lexicons of hedges, transitions, intensifiers, "AI register" words and stock
+phrases. Rates are per 1,000 characters or words, so texts of different lengths compare.
 """
 
 from __future__ import annotations
@@ -141,9 +140,8 @@ def _specs() -> tuple[FeatureSpec, ...]:
     return tuple(out)
 
 
-# Thresholds of the distribution features (in words; a long word in letters), as their docs say.
-SHORT_SENTENCE, LONG_SENTENCE, SHORT_PARAGRAPH, LONG_WORD = 8, 30, 15, 8
-EMOJI_FROM = 0x1F000  # "emoji": characters at or above this code point
+# Thresholds of the distribution features (words; a long word's letters) and the first "emoji" code point.
+SHORT_SENTENCE, LONG_SENTENCE, SHORT_PARAGRAPH, LONG_WORD, EMOJI_FROM = 8, 30, 15, 8, 0x1F000
 
 EXTENDED: tuple[FeatureSpec, ...] = _specs()
 NAMES: tuple[str, ...] = tuple(s.name for s in EXTENDED)
@@ -296,14 +294,12 @@ def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
 def _gaps(cuts: np.ndarray, n: int) -> np.ndarray:
     """``np.diff(cuts, prepend=0, append=n)`` (integers: exact) without its wrappers."""
     edges = np.empty(len(cuts) + 2, dtype=np.int64)
-    edges[0], edges[-1] = 0, n
-    edges[1:-1] = cuts
+    edges[0], edges[1:-1], edges[-1] = 0, cuts, n
     return edges[1:] - edges[:-1]
 
 
 def _std(a: np.ndarray) -> float:
-    """``float(a.std())`` of a float64 vector by the same ufunc calls (bit for bit), without the
-    wrappers that cost more than the sums on a short text."""
+    """``float(a.std())`` of a float64 vector by the same ufunc calls (bit for bit), minus the wrappers."""
     x = a - np.add.reduce(a) / len(a)
     return float(np.sqrt(np.add.reduce(x * x) / len(a)))
 
