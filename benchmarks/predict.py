@@ -1,6 +1,10 @@
 """``whowrote predict`` start-up, throughput and memory, for one or more source trees side by side.
 
     python benchmarks/predict.py --src /tmp/base/src --src src --corpus ../shared/corpus/blogs.jsonl --n 1000
+    python benchmarks/predict.py --baseline-ref 862f8a8 --corpus ../shared/corpus/chat.jsonl --n 1000 --parts batch
+
+``--baseline-ref REF`` checks REF out with ``git worktree add`` into a temporary folder (removed
+afterwards) and makes its ``src`` the first contender, this tree's ``src`` the second.
 
 Every measurement runs the entry point (``whowrote predict ...``) as a child process with
 ``PYTHONPATH=<src>``, pinned with ``taskset`` to ``--cores`` (one core by default), the
@@ -13,12 +17,14 @@ contender's ratio to the first ``--src``. Peak RSS comes from ``os.wait4`` of ea
 - ``table``: ``whowrote predict rows.jsonl --jsonl`` on ``--corpus`` repeated to ``--rows`` rows
   (for the memory check: RSS should not grow with the number of rows);
 - ``jobs``: the batch with ``--jobs 2`` on two cores against ``--jobs 1`` on the same two cores
-  (``--jobs`` only where the source tree has it).
+  (``--jobs`` only where the source tree has it); the time is wall time, so the two cores must
+  be idle for the ratio to mean anything (the table also gives each run's CPU seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -48,8 +54,8 @@ def texts_of(path: Path) -> list[str]:
     return out
 
 
-def run_once(src: str, args: list[str], cores: str) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one ``whowrote`` child."""
+def run_once(src: str, args: list[str], cores: str) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB, CPU seconds of the child and its workers) of one ``whowrote`` child."""
     # Bytecode is cached as in an installed package (this workplace sets PYTHONDONTWRITEBYTECODE,
     # which would make every start compile the sources again).
     env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
@@ -62,35 +68,64 @@ def run_once(src: str, args: list[str], cores: str) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 3):
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def compare(name: str, srcs: list[str], args_of, repeat: int, cores: str, n_docs: int | None,
             warm: bool = True) -> None:
     walls: dict[str, list[float]] = {s: [] for s in srcs}
     rss: dict[str, list[float]] = {s: [] for s in srcs}
+    cpu: dict[str, list[float]] = {s: [] for s in srcs}
     for s in srcs if warm else ():  # warm-up (file cache, .pyc)
         run_once(s, args_of(s), cores)
     for _ in range(repeat):
         for s in srcs:  # interleaved: machine drift hits every contender alike
-            w, r = run_once(s, args_of(s), cores)
+            w, r, c = run_once(s, args_of(s), cores)
             walls[s].append(w)
             rss[s].append(r)
+            cpu[s].append(c)
     first = statistics.median(walls[srcs[0]])
     for s in srcs:
         med = statistics.median(walls[s])
         rate = f"  {n_docs / med:8,.0f} docs/s" if n_docs else ""
         print(f"{name:8s} {s:28s} median {med:7.3f} s (min {min(walls[s]):.3f}){rate}  "
-              f"time ratio {med / first:5.2f}  peak RSS {max(rss[s]):6.0f} MB")
+              f"time ratio {med / first:5.2f}  speed ratio {first / med:5.2f}  CPU {statistics.median(cpu[s]):7.3f} s  "
+              f"peak RSS {max(rss[s]):6.0f} MB", flush=True)
+
+
+def same_output(srcs: list[str], args: list[str], cores: str) -> bool:
+    """Whether every contender writes the same bytes for ``args`` (one untimed run each)."""
+    outs = []
+    for src in srcs:
+        env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
+        cmd = (["taskset", "-c", cores] if shutil.which("taskset") else []) + entry_point() + args
+        outs.append(subprocess.run(cmd, env=env, capture_output=True, check=False).stdout)
+    return len(set(outs)) == 1
 
 
 def has_jobs(src: str) -> bool:
     return "--jobs" in (Path(src) / "whowrote" / "cli" / "predict.py").read_text()
 
 
+@contextlib.contextmanager
+def baseline_tree(ref: str):
+    """The ``src`` folder of ``ref`` checked out beside this repository (a detached git worktree)."""
+    repo = Path(__file__).resolve().parents[1]
+    tmp = Path(tempfile.mkdtemp(prefix="whowrote-baseline-"))
+    tree = tmp / "tree"
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), ref], check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        yield str(tree / "src")
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", action="append", help="a source tree (its src/ folder); repeat to compare")
+    ap.add_argument("--baseline-ref", help="git ref to check out as the first contender (then this tree's src)")
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--n", type=int, default=1000, help="files in the batch")
     ap.add_argument("--rows", type=int, default=0, help="rows in the table run (0: skip it)")
@@ -99,7 +134,16 @@ def main() -> None:
     ap.add_argument("--jobs-cores", default="0,1", help="taskset core list for the --jobs run")
     ap.add_argument("--parts", default="startup,batch", help="comma list of startup,batch,table,jobs")
     args = ap.parse_args()
-    srcs = args.src or [str(Path(__file__).resolve().parents[1] / "src")]
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    with contextlib.ExitStack() as stack:
+        srcs = args.src or [here]
+        if args.baseline_ref:
+            srcs = [stack.enter_context(baseline_tree(args.baseline_ref)), *(args.src or [here])]
+        print(f"contenders: {srcs}" + (f" ({srcs[0]} = {args.baseline_ref})" if args.baseline_ref else ""))
+        run_parts(args, srcs)
+
+
+def run_parts(args, srcs: list[str]) -> None:
     parts = set(args.parts.split(","))
     texts = texts_of(args.corpus)
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,8 +158,10 @@ def main() -> None:
         if "startup" in parts:
             compare("startup", srcs, lambda s: ["predict", str(d / "one.md"), "--jsonl"], args.repeat, args.cores, None)
         if "batch" in parts:
-            compare("batch", srcs, lambda s: ["predict", str(batch), "--jsonl", "--no-progress"], args.repeat,
-                    args.cores, args.n)
+            batch_args = ["predict", str(batch), "--jsonl", "--no-progress"]
+            compare("batch", srcs, lambda s: batch_args, args.repeat, args.cores, args.n)
+            if len(srcs) > 1:
+                print(f"batch    JSONL output identical across contenders: {same_output(srcs, batch_args, args.cores)}")
         if "table" in parts and args.rows:
             rows = d / "rows.jsonl"
             with open(rows, "w", encoding="utf-8") as f:

@@ -226,7 +226,9 @@ def run(argv: list[str]) -> int:
     progress = _Progress(args.progress)
     machine = args.json_out or args.jsonl or args.csv_out
     try:
-        for item, att in attribute_stream(model, args.model_path, items, args.explain, jobs):
+        # CSV has no tells column: skip the attributions and tells that nothing would print.
+        n_tells = 0 if args.csv_out else args.explain
+        for item, att in attribute_stream(model, args.model_path, items, n_tells, jobs):
             n += 1
             n_err += item.error is not None
             progress.advance()

@@ -19,13 +19,15 @@ contribution 0.
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from whowrote.style.decision import decision_attributions
+from whowrote.style.decision import decision_support
 from whowrote.style.features import FEATURES
 from whowrote.style.textcheck import inspect_text
 from whowrote.types import LABELS, OTHER
@@ -86,8 +88,10 @@ class Tell:
     versus: str = ""
     fragile: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:  # what dataclasses.asdict gives, without its deep copy
+        return {"feature": self.feature, "label": self.label, "value": self.value, "unit": self.unit,
+                "norms": dict(self.norms), "favours": self.favours, "contribution": self.contribution,
+                "sentence": self.sentence, "cue": self.cue, "versus": self.versus, "fragile": self.fragile}
 
 
 @dataclass
@@ -163,19 +167,36 @@ def is_fragile(model, name: str) -> bool:
 def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, versus: int, n: int) -> list[Tell]:
     """Up to ``n`` cues pushing the decision hardest towards class ``target`` rather than ``versus``,
     one tell per cue, each with a true sentence (see the module docstring)."""
-    classes = [str(c) for c in model.classes_]
-    support = attributions[target] - attributions[versus]
-    names = model.feature_names_
+    return tells_from_support(model, x, (attributions[target] - attributions[versus]).tolist(), target, versus, n)
+
+
+def tells_from_support(model, x: np.ndarray, support: list[float], target: int, versus: int, n: int) -> list[Tell]:
+    """:func:`make_tells` given ``support`` (per feature, how much the decision favours ``target``
+    over ``versus``; see :func:`whowrote.style.decision.decision_support`) as Python floats: cues
+    are summed left to right, as numpy sums a handful of values, so rankings are unchanged."""
+    names, cue_of = _cues_of(tuple(model.feature_names_))
     by_cue: dict[str, list[int]] = {}
-    for j in np.flatnonzero(support > 0):
-        by_cue.setdefault(CUES.get(names[j], names[j]), []).append(int(j))
-    ranked = sorted(by_cue.items(), key=lambda kv: -support[kv[1]].sum())
+    for j in [j for j, v in enumerate(support) if v > 0]:
+        cue = cue_of[j]
+        if cue in by_cue:
+            by_cue[cue].append(j)
+        else:
+            by_cue[cue] = [j]
+    totals = {cue: support[js[0]] if len(js) == 1 else sum([support[j] for j in js]) for cue, js in by_cue.items()}
+    key = totals.__getitem__
+    # The strongest cues first, ties in first-feature order (what a stable sort of all gives).
+    ranked = heapq.nsmallest(2 * n, totals, key=lambda c: -key(c))
+    classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
     tells: list[Tell] = []
-    for cue, js in ranked:
-        if len(tells) >= n:
-            break
-        for j in sorted(js, key=lambda j: -support[j]):  # the cue's strongest feature that reads true
+    i = 0
+    while len(tells) < n and i < len(totals):
+        if i == len(ranked):  # many cues had no true sentence: rank them all
+            ranked = sorted(totals, key=lambda c: -key(c))
+        cue = ranked[i]
+        i += 1
+        js = by_cue[cue]
+        for j in (js if len(js) == 1 else sorted(js, key=lambda j: -support[j])):  # the strongest that reads true
             spec = FEATURES[names[j]]
             unit = UNIT_SHORT.get(spec.unit, spec.unit)
             said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
@@ -183,9 +204,15 @@ def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, vers
             if said:
                 norms = {c: round(float(model.norms_[k, j]), 4) for k, c in enumerate(classes)}
                 tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
-                                  round(float(support[js].sum()), 4), said, cue, vs, is_fragile(model, names[j])))
+                                  round(totals[cue], 4), said, cue, vs, is_fragile(model, names[j])))
                 break
     return tells
+
+
+@functools.lru_cache(maxsize=8)
+def _cues_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The feature names and each one's cue (one tell per cue)."""
+    return names, tuple(CUES.get(name, name) for name in names)
 
 
 def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
@@ -216,7 +243,8 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
     P = model.predict_proba(X)
     far = model.distance(X)
     uncertain = model.uncertain(P, X)
-    D = decision_attributions(model, X) if n_tells > 0 else None
+    order = np.argsort(-P, axis=1)
+    S = decision_support(model, X, order[:, 0], order[:, 1]).tolist() if n_tells > 0 else None
     out = []
     for i, chk in enumerate(checks):
         if chk.skip:
@@ -236,10 +264,9 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         elif chk.n_words < WARN_WORDS:
             warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
         tells: list[Tell] = []
-        if D is not None:
-            order = np.argsort(-P[i])
-            target, versus = int(order[0]), int(order[1])
-            tells = make_tells(model, X[i], D[i], target, versus, n_tells)
+        if S is not None:
+            target, versus = int(order[i, 0]), int(order[i, 1])
+            tells = tells_from_support(model, X[i], S[i], target, versus, n_tells)
             if model.canonical:
                 tells += typography_tells(model, chk.text, target, versus)[: max(n_tells - len(tells), 0)]
         out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))

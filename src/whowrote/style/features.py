@@ -4,9 +4,13 @@ Feature sets:
 
 - ``"research41"``: exactly the 41 features of the research spec §5.1 (see
   :mod:`whowrote.style.research41`), in the spec's order.
-- ``"full"``: the research 41 plus the genre-robust features of :mod:`whowrote.style.rich`
-  (Unicode punctuation, structure, sentence/paragraph length distributions, function words,
-  hedge/transition/intensifier lexicons, stock phrases).
+- ``"full"``: the research 41 plus the extended, genre-robust features of
+  :mod:`whowrote.style.extended` (Unicode punctuation, structure, sentence/paragraph length
+  distributions, function words, hedge/transition/intensifier lexicons, stock phrases).
+
+Each module computes its values of one text as a ``name -> value`` dict; the matrix columns take
+them in spec order, by name (``tests/style/test_features_frozen.py`` checks the names against the
+specs and the values against frozen ones).
 
 ``FEATURES`` maps every feature name to its :class:`~whowrote.style.specs.FeatureSpec`
 (label, one-line doc, unit, family, highlight pattern).
@@ -18,14 +22,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from whowrote.style import extended as _extended
 from whowrote.style import research41 as _r41
-from whowrote.style import rich as _rich
 from whowrote.style.specs import RESEARCH41, FeatureSpec
 from whowrote.types import WhowroteError
 
 FEATURE_SETS: dict[str, tuple[FeatureSpec, ...]] = {
     "research41": RESEARCH41,
-    "full": RESEARCH41 + _rich.RICH,
+    "full": RESEARCH41 + _extended.EXTENDED,
 }
 FEATURES: dict[str, FeatureSpec] = {s.name: s for s in FEATURE_SETS["full"]}
 
@@ -45,11 +49,22 @@ def _specs(feature_set: str) -> tuple[FeatureSpec, ...]:
         raise WhowroteError(f"unknown feature set {feature_set!r}; choose one of {sorted(FEATURE_SETS)}") from None
 
 
+def values(text: str, feature_set: str = "research41") -> dict[str, float]:
+    """One text's features by name, in spec order."""
+    s = _r41.scan(text)
+    found = _r41.research41(s)
+    if feature_set == "full":
+        found.update(_extended.extended(s))
+    return {name: found[name] for name in feature_names(feature_set)}
+
+
 def extract_one(text: str, feature_set: str = "research41") -> list[float]:
     s = _r41.scan(text)
-    vals = _r41.research41(s)
+    r41 = _r41.research41(s)
+    vals = [r41[name] for name in _r41.NAMES]
     if feature_set == "full":
-        vals += _rich.rich(s)
+        ext = _extended.extended(s)
+        vals += [ext[name] for name in _extended.NAMES]
     return vals
 
 

@@ -24,9 +24,19 @@ import numpy as np
 from whowrote.style.specs import RESEARCH41, RESEARCH_WORDS
 
 NAMES: tuple[str, ...] = tuple(s.name for s in RESEARCH41)
+WORD_NAMES: tuple[str, ...] = tuple(f"w_{w}" for w in RESEARCH_WORDS)  # features 24-39
 
 _ASCII = bytes(range(128))
 _ASCII_WS = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() removes, ASCII part
+
+# Byte values at which ``Scan.counts`` (occurrences of each byte 0..255) is read, by name.
+(APOSTROPHE, DQUOTE, COMMA, SEMICOLON, COLON, QUESTION, EXCLAIM, LPAREN, PIPE, BACKSLASH, DOLLAR, HYPHEN, HASH,
+ ASTERISK, BACKTICK, CAPITAL_I, SMALL_E) = b"'\",;:?!(|\\$-#*`Ie"
+UPPER, LOWER, DIGITS = slice(ord("A"), ord("Z") + 1), slice(ord("a"), ord("z") + 1), slice(ord("0"), ord("9") + 1)
+UTF8_F0 = 0xF0  # lead byte of every UTF-8 character U+10000..U+3FFFF (emoji among them)
+EM_DASH = "\u2014"
+NON_ASCII = 0x80  # bytes >= this belong to a non-ASCII character
+_TOP_TWO_BITS, _CONTINUATION = 0xC0, 0x80  # byte & 0xC0 == 0x80: a UTF-8 continuation byte
 
 
 def _table(fn) -> bytes:
@@ -34,19 +44,25 @@ def _table(fn) -> bytes:
 
 
 def _is_letter(c: int) -> bool:
-    return 65 <= c <= 90 or 97 <= c <= 122
+    return c in _LETTERS
 
+
+_LETTERS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_SPACE, _DOT, _X, _A, _ZERO, _UNDERSCORE = b" .xa0_"
+_CASE_BIT = 32  # ASCII letter | 32 = its lower case
 
 # [A-Za-z']+ words, lower-cased; everything else becomes a space.
-WORD_TABLE = _table(lambda c: (c | 32) if _is_letter(c) else (39 if c == 39 else 32))
+WORD_TABLE = _table(lambda c: (c | _CASE_BIT) if _is_letter(c) else (APOSTROPHE if c == APOSTROPHE else _SPACE))
 # \b-word alphabet for the 16 vocabulary words: letters lower-cased, digits and '_' stay word
-# characters, everything else (apostrophe, punctuation, non-ASCII bytes) is a boundary.
-BOUNDARY_TABLE = _table(lambda c: (c | 32) if _is_letter(c) else (48 if 48 <= c <= 57 else (95 if c == 95 else 32)))
+# characters (as '0' and '_'), everything else (apostrophe, punctuation, non-ASCII bytes) is a boundary.
+BOUNDARY_TABLE = _table(lambda c: (c | _CASE_BIT) if _is_letter(c) else (
+    _ZERO if c in b"0123456789" else (_UNDERSCORE if c == _UNDERSCORE else _SPACE)))
 # Sentence alphabet: '.', '!', '?' -> '.', what str.strip() drops -> ' ', the rest -> 'x'.
-SENT_TABLE = _table(lambda c: 46 if c in (33, 46, 63) else (32 if c in _ASCII_WS else 120))
-ART_TABLE = _table(lambda c: 97 if chr(c) in "+|\\/_=^<>" else 32)
+SENT_TABLE = _table(lambda c: _DOT if c in b".!?" else (_SPACE if c in _ASCII_WS else _X))
+ART_TABLE = _table(lambda c: _A if c in b"+|\\/_=^<>" else _SPACE)
 
 _LINE_RE = re.compile(r"\n(?:(#) |(#{2,3}) |(>) |[^\S\n]*(?:([-*])|(\d+\.)) )")
+LINE_H1, LINE_H2_H3, LINE_QUOTE, LINE_BULLET, LINE_NUMBERED = 1, 2, 3, 4, 5  # _LINE_RE's groups
 _LATEX_AFTER = (b"(", b"[", b"frac", b"begin")
 _BOX_RE = re.compile("[\u2500-\u257f]")
 _UNICODE_WS_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -173,17 +189,36 @@ class Vocab:
         k1, k2 = keys
         if not len(self.uh):
             return np.full(len(k1), -1, dtype=np.int64)
-        med = k2 != 0
-        h = np.where(med, (k1 * self.mult[0] + k2 * self.mult[1]) | _TOP, k1)
+        med, h = _hashed(keys, self.mult)
         j = np.minimum(np.searchsorted(self.uh, h), len(self.uh) - 1)
         ok = self.uh[j] == h
-        if med.any():  # a hashed word must also have the keys of the tokens with its hash
+        if len(med):  # a hashed word must also have the keys of the tokens with its hash
+            hm = h[med]
             if len(self.mh):
-                i = np.minimum(np.searchsorted(self.mh, h), len(self.mh) - 1)
-                ok &= ~med | ((self.mh[i] == h) & (self.mk1[i] == k1) & (self.mk2[i] == k2))
+                i = np.minimum(np.searchsorted(self.mh, hm), len(self.mh) - 1)
+                ok[med] &= (self.mh[i] == hm) & (self.mk1[i] == k1[med]) & (self.mk2[i] == k2[med])
             else:
-                ok &= ~med
+                ok[med] = False
         return np.where(ok, j, -1)
+
+
+# (id of a keys pair, multiplier pair) -> (indices of its 9-16 byte words, every word's lookup hash);
+# the keys are module constants, so this holds a handful of entries.
+_HASHED: dict[tuple[int, tuple], tuple[np.ndarray, np.ndarray, tuple]] = {}
+
+
+def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint64]) -> tuple[np.ndarray, np.ndarray]:
+    """What :meth:`Vocab.lookup` computes from the words alone, once per keys and multiplier."""
+    key = (id(keys[0]), (int(mult[0]), int(mult[1])))
+    hit = _HASHED.get(key)
+    if hit is None or hit[2] is not keys:
+        k1, k2 = keys
+        is_med = k2 != 0
+        hit = (np.flatnonzero(is_med), np.where(is_med, (k1 * mult[0] + k2 * mult[1]) | _TOP, k1), keys)
+        if len(_HASHED) > 64:  # callers with ad-hoc keys: stay bounded
+            _HASHED.clear()
+        _HASHED[key] = hit
+    return hit[0], hit[1]
 
 
 _WORDS_KEYS = word_keys(_WORDS_B)
@@ -255,12 +290,12 @@ def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
     """Is the (possibly multi-byte) character just before/at byte ``i`` a \\w character?"""
     if before:
         j = i - 1
-        while j > 0 and raw[j] & 0xC0 == 0x80:  # walk back over UTF-8 continuation bytes
+        while j > 0 and raw[j] & _TOP_TWO_BITS == _CONTINUATION:  # walk back over UTF-8 continuation bytes
             j -= 1
         ch = raw[j:i]
     else:
         j = i + 1
-        while j < len(raw) and raw[j] & 0xC0 == 0x80:
+        while j < len(raw) and raw[j] & _TOP_TWO_BITS == _CONTINUATION:
             j += 1
         ch = raw[i:j]
     return _is_word_char(ch.decode("utf-8", "replace")[:1])
@@ -270,7 +305,7 @@ def _vocab_counts(s: Scan) -> list[int]:
     out = [0] * len(RESEARCH_WORDS)
     # A \b-hit of a word is a maximal letter run, so it is a whole token or a piece of one
     # next to an apostrophe: words that are neither cannot occur and need no scan (most).
-    pieces = b"'" + b"'".join(s.vocab.apostrophe_tokens()) + b"'" if s.counts[39] else b""
+    pieces = b"'" + b"'".join(s.vocab.apostrophe_tokens()) + b"'" if s.counts[APOSTROPHE] else b""
     present = s.vocab.lookup(_WORDS_KEYS).tolist()
     cands = [i for i, w in enumerate(_WORDS_B) if present[i] >= 0 or (pieces and b"'" + w + b"'" in pieces)]
     if not cands:
@@ -288,8 +323,8 @@ def _vocab_counts(s: Scan) -> list[int]:
         a = bound.find(one)  # bound has one leading space, so a is the word's offset in raw
         while a >= 0:
             b = a + n
-            if not ((a > 0 and raw[a - 1] >= 0x80 and _char_is_word(raw, a, True)) or (
-                b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False)
+            if not ((a > 0 and raw[a - 1] >= NON_ASCII and _char_is_word(raw, a, True)) or (
+                b < len(raw) and raw[b] >= NON_ASCII and _char_is_word(raw, b, False)
             )):
                 out[i] += 1
             a = bound.find(one, b + 1)  # the trailing space may start the next hit
@@ -307,50 +342,56 @@ def _bounded_bytes(regexes: tuple[re.Pattern[bytes], ...], raw: bytes) -> int:
             a, b = m.start(), m.end()
             if a > 0:
                 p = raw[a - 1]
-                if p in _ASCII_WORD or (p >= 0x80 and _char_is_word(raw, a, True)):
+                if p in _ASCII_WORD or (p >= NON_ASCII and _char_is_word(raw, a, True)):
                     continue
-            if b < len(raw) and raw[b] >= 0x80 and _char_is_word(raw, b, False):
+            if b < len(raw) and raw[b] >= NON_ASCII and _char_is_word(raw, b, False):
                 continue
             n += 1
     return n
 
 
-def research41(s: Scan) -> list[float]:
-    """The 41 values, in :data:`NAMES` order, for one scanned text."""
+def research41(s: Scan) -> dict[str, float]:
+    """The 41 values of one scanned text by name (the names, in order, are :data:`NAMES`)."""
     raw, c, na = s.raw, s.counts, s.nonascii
     n_char, nw, n_tok = s.n_char, s.n_words, s.vocab.n
-    letters = sum(c[65:91]) + sum(c[97:123]) + c[39]
+    letters = sum(c[UPPER]) + sum(c[LOWER]) + c[APOSTROPHE]
     k = 1000.0 / n_char
     kw = 1000.0 / nw
-    lines = s.line_kinds
-    backslash = c[92]
+    line = s.line_kinds.count
     # Each LaTeX needle is one backslash plus a suffix, so its count is the number of pieces
     # after a backslash that start with that suffix (the suffixes differ in their first byte).
-    latex = c[36] + (sum(p.startswith(_LATEX_AFTER) for p in raw.split(b"\\")[1:]) if backslash else 0)
+    latex = c[DOLLAR] + (sum(p.startswith(_LATEX_AFTER) for p in raw.split(b"\\")[1:]) if c[BACKSLASH] else 0)
     # Runs are few, so splitting them out is cheaper than counting " aa" over the spaces.
     art_runs = sum(1 for r in raw.translate(ART_TABLE).split() if len(r) > 1)
     box = len(_BOX_RE.findall(na)) if na else 0
-    upper = sum(c[65:91]) + (sum(map(str.isupper, na)) if na else 0)
-    digits = sum(c[48:58]) + (sum(map(str.isdigit, na)) if na else 0)
-    i_count = _bounded_bytes(_I_B, raw) if c[73] else 0
-    we_count = _bounded_bytes(_WE_B, raw) if c[101] else 0
-    vals = [
-        nw / max(s.n_sentences, 1),
-        letters / n_tok if n_tok else 0.0,
-        s.vocab.distinct / nw,
-        c[44] * k, c[59] * k, c[58] * k,
-        (na.count("\u2014") if na else 0) * k,
-        c[63] * k, c[33] * k, c[40] * k, c[34] * k,
-        lines.count(1) * k, lines.count(2) * k, lines.count(4) * k, lines.count(5) * k,
-        s.runs(b"*", 2) * k,
-        s.runs(b"`", 3) * k,
-        c[124] * k,
-        lines.count(3) * k,
-        latex * k,
-        (art_runs + box) * k,
-        i_count * k, we_count * k,
-        *(v * kw for v in _vocab_counts(s)),
-        digits / n_char,
-        upper / n_char,
-    ]
+    upper = sum(c[UPPER]) + (sum(map(str.isupper, na)) if na else 0)
+    digits = sum(c[DIGITS]) + (sum(map(str.isdigit, na)) if na else 0)
+    vals = {
+        "avg_sent_len_words": nw / max(s.n_sentences, 1),
+        "avg_word_len": letters / n_tok if n_tok else 0.0,
+        "type_token_ratio": s.vocab.distinct / nw,
+        "punc_comma": c[COMMA] * k,
+        "punc_semicolon": c[SEMICOLON] * k,
+        "punc_colon": c[COLON] * k,
+        "punc_emdash": (na.count(EM_DASH) if na else 0) * k,
+        "punc_question": c[QUESTION] * k,
+        "punc_exclaim": c[EXCLAIM] * k,
+        "punc_paren": c[LPAREN] * k,
+        "punc_dquote": c[DQUOTE] * k,
+        "md_h1": line(LINE_H1) * k,
+        "md_h2_h3": line(LINE_H2_H3) * k,
+        "md_bullet": line(LINE_BULLET) * k,
+        "md_numbered": line(LINE_NUMBERED) * k,
+        "md_bold": s.runs(b"*", 2) * k,
+        "md_code": s.runs(b"`", 3) * k,
+        "md_table": c[PIPE] * k,
+        "md_blockquote": line(LINE_QUOTE) * k,
+        "latex": latex * k,
+        "ascii_art": (art_runs + box) * k,
+        "first_person_I": (_bounded_bytes(_I_B, raw) if c[CAPITAL_I] else 0) * k,
+        "first_person_we": (_bounded_bytes(_WE_B, raw) if c[SMALL_E] else 0) * k,
+    }
+    vals.update(zip(WORD_NAMES, [v * kw for v in _vocab_counts(s)], strict=True))
+    vals["digit_ratio"] = digits / n_char
+    vals["upper_ratio"] = upper / n_char
     return vals

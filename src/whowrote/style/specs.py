@@ -1,7 +1,7 @@
 """Feature specifications: one :class:`FeatureSpec` per feature (name, label, one-line doc, unit).
 
 ``RESEARCH41`` is exactly the 41-feature list of the research spec (§5.1), in its order. The
-richer features of the ``full`` set are specified in :mod:`whowrote.style.rich`.
+extended features of the ``full`` set are specified in :mod:`whowrote.style.extended`.
 
 ``pattern`` (a Python regex, or None) marks what the feature counts inside a text, so a UI can
 highlight it; see :func:`whowrote.style.highlight.tell_spans`.

@@ -24,8 +24,8 @@ _COMMON = frozenset(b"the a an of and to in is it that for with as on be are thi
 # [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
 _WORD_TABLE = bytes((c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (39 if c == 39 else 32) for c in range(256))
 _ASCII_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.split() splits on, ASCII part
-# The rest of str.split()'s whitespace, as UTF-8 (the regex starts with a byte set: re skips ahead).
-_UNICODE_WS_UTF8 = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
+_ASCII = bytes(range(128))
+# The rest of str.split()'s whitespace.
 _UNICODE_WS = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 # Whitespace -> ' ', every other byte -> 'x': words are the runs of 'x'.
 _SPLIT_TABLE = bytes(32 if chr(c) in _ASCII_WS else 120 for c in range(256))
@@ -135,9 +135,10 @@ def _non_space(sample: str) -> int:
 
 
 def count_words(text: str) -> int:
-    """``len(text.split())`` without a str object per word: runs of non-space bytes."""
+    """``len(text.split())`` without a str object per word: runs of non-space bytes. Only the
+    non-ASCII bytes (few) are decoded to look for Unicode spaces, which need ``str.split``."""
     raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) != len(text) and _UNICODE_WS_UTF8.search(raw):
+    if len(raw) != len(text) and _UNICODE_WS.search(raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
         return len(text.split())
     buf = raw.translate(_SPLIT_TABLE)
     return buf.count(b" x") + buf.startswith(b"x")

@@ -1,11 +1,10 @@
-"""The richer, genre-robust features of the ``full`` set (on top of the research 41).
+"""The extended features: what the ``full`` set adds to the research 41 (genre-robust habits).
 
 Families: Unicode and ASCII punctuation habits (curly quotes, ellipses, dash spacing), Markdown
 structure (deeper headings, bold-led bullets, rules, line breaks), sentence and paragraph length
-distributions, word-length/vocabulary shape, function-word rates (topic-independent by
-construction, the classic stylometric signal), and small lexicons of hedges, transitions,
-intensifiers, "AI register" words and stock phrases. Rates are per 1,000 characters or words so
-that texts of different lengths compare.
+distributions, word-length/vocabulary shape, function-word rates (topic-independent, the classic
+stylometric signal), lexicons of hedges, transitions, intensifiers, "AI register" words and stock
+phrases. Rates are per 1,000 characters or words, so texts of different lengths compare.
 """
 
 from __future__ import annotations
@@ -14,7 +13,21 @@ import re
 
 import numpy as np
 
-from whowrote.style.research41 import WORD_TABLE, Scan, Vocab, word_keys
+from whowrote.style.research41 import (
+    APOSTROPHE,
+    ASTERISK,
+    BACKTICK,
+    COLON,
+    DQUOTE,
+    EM_DASH,
+    HASH,
+    HYPHEN,
+    UTF8_F0,
+    WORD_TABLE,
+    Scan,
+    Vocab,
+    word_keys,
+)
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
@@ -135,21 +148,29 @@ def _specs() -> tuple[FeatureSpec, ...]:
     return tuple(out)
 
 
-RICH: tuple[FeatureSpec, ...] = _specs()
-NAMES: tuple[str, ...] = tuple(s.name for s in RICH)
+# Thresholds of the distribution features (words; a long word's letters) and the first "emoji" code point.
+SHORT_SENTENCE, LONG_SENTENCE, SHORT_PARAGRAPH, LONG_WORD, EMOJI_FROM = 8, 30, 15, 8, 0x1F000
+
+EXTENDED: tuple[FeatureSpec, ...] = _specs()
+NAMES: tuple[str, ...] = tuple(s.name for s in EXTENDED)
+_LITERAL_NAMES = tuple(name for name, *_ in CHAR_LITERALS)
+_FW_NAMES = tuple(s.name for s in EXTENDED if s.family == "function_words")
+_LEX_NAMES = tuple(s.name for s in EXTENDED if s.family == "lexicon")
+_PHRASE_NAMES = tuple(s.name for s in EXTENDED if s.family == "phrases")
 
 # Lower-case words, apostrophes kept, sentence ends -> '.', newlines kept, the rest -> space.
 _SHAPE_TABLE = bytes(
-    (c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (c if c in (39, 10) else (46 if c in (33, 46, 63) else 32))
+    (c | 32) if chr(c).isascii() and chr(c).isalpha() else (c if c in b"'\n" else (ord(".") if c in b".!?" else ord(" ")))
     for c in range(256)
 )
+_SENTENCE_END = ord(".")
 _LITERALS_B = tuple(
     (tuple(x.encode() for x in ((lit,) if isinstance(lit, str) else lit)), all(x.isascii() for x in lit))
     for _, _, lit, _ in CHAR_LITERALS
 )
 _PARA_SPLIT = re.compile(rb"\n[ ]*\n")
-_CONJ_K = word_keys([b"and", b"but", b"so", b"or", b"yet"])[0]
-_THE_K = word_keys([b"the", b"this", b"it", b"that"])[0]
+_CONJ_K = tuple(word_keys([b"and", b"but", b"so", b"or", b"yet"])[0].tolist())
+_THE_K = tuple(word_keys([b"the", b"this", b"it", b"that"])[0].tolist())
 _FUNCTION_KEYS = word_keys([w.encode() for w in FUNCTION_WORDS])
 # Every lexicon word in one lookup; _LEX_SPANS slices the counts back into lexicons.
 _LEX_WORDS = [w.encode() for _, ws in LEXICONS.values() for w in ws]
@@ -187,7 +208,7 @@ def _literal(plan: tuple[str, object], raw: bytes, c: list[int], na: str) -> int
 
 
 _PLANS = tuple(_plan(lits) for lits, _ in _LITERALS_B)
-_EMDASH = "\u2014".encode()
+_EMDASH = EM_DASH.encode()
 
 
 def _spaced(parts: list[bytes]) -> int:
@@ -204,10 +225,10 @@ def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
     """Literals around a rarer byte ('-', '—', ':', '#'), counted by splitting on that byte
     (a memchr pass) and looking at the few pieces, instead of a bytes.count pass each; the
     loops replay bytes.count's left-to-right, non-overlapping matching exactly."""
-    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if "\u2014" in na else 0,
-           "colon_eol": sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[58] else 0}
+    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0,
+           "colon_eol": sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[COLON] else 0}
     dd = sh = bb = hr = 0
-    if c[45]:
+    if c[HYPHEN]:
         parts = raw.split(b"-")
         nd = len(parts) - 1
         sh = _spaced(parts)
@@ -222,7 +243,7 @@ def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
             hr += (parts[i].endswith(b"\n") and i + 2 < nd and not after and not parts[i + 2])
     out.update(double_hyphen=dd, spaced_hyphen=sh, bold_bullet=bb, hrule=hr)
     h4 = 0
-    if c[35] > 3:
+    if c[HASH] > 3:  # '\n####' needs four
         parts = raw.split(b"#")
         for i in range(len(parts) - 4):
             h4 += (parts[i].endswith(b"\n") and not parts[i + 1] and not parts[i + 2] and not parts[i + 3]
@@ -278,6 +299,26 @@ def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
     return out
 
 
+def _gaps(cuts: np.ndarray, n: int) -> np.ndarray:
+    """``np.diff(cuts, prepend=0, append=n)`` (integers: exact) without its wrappers."""
+    edges = np.empty(len(cuts) + 2, dtype=np.int64)
+    edges[0], edges[1:-1], edges[-1] = 0, cuts, n
+    return edges[1:] - edges[:-1]
+
+
+def _std(a: np.ndarray) -> float:
+    """``float(a.std())`` of a float64 vector by the same ufunc calls (bit for bit), minus the wrappers."""
+    x = a - np.add.reduce(a) / len(a)
+    return float(np.sqrt(np.add.reduce(x * x) / len(a)))
+
+
+def _median(a: list[int]) -> float:
+    """``float(np.median(a))`` of integers (exact: the middle one, or the two middle ones' mean)."""
+    s = sorted(a)
+    m = len(s) // 2
+    return float(s[m]) if len(s) % 2 else (s[m - 1] + s[m]) / 2
+
+
 def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Words per sentence, words per paragraph, and how many sentences open with a
     conjunction / with the-this-it-that, from the shape alphabet and the tokens of the same
@@ -289,70 +330,79 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     # Words per sentence / paragraph: where each of the few '.' / paragraph-break positions
     # falls among the word starts (few searches, not one per word); empty ones are dropped.
     n = len(starts)
-    cut = np.searchsorted(starts, np.flatnonzero(a == 46))
-    per_sent = np.diff(cut, prepend=0, append=n)
+    cut = np.searchsorted(starts, np.flatnonzero(a == _SENTENCE_END))
+    per_sent = _gaps(cut, n)
     bounds = np.array([m.start() for m in _PARA_SPLIT.finditer(shape)], dtype=np.int64)
-    per_para = np.diff(np.searchsorted(starts, bounds), prepend=0, append=n)
+    per_para = _gaps(np.searchsorted(starts, bounds), n)
     is_first = np.zeros(n, dtype=bool)  # first word of each sentence
     is_first[0] = True
     is_first[cut[cut < n]] = True
     # First words by exact key (all these words are <= 8 bytes, so the key is the word).
-    first = voc.token_hashes[is_first]
-    conj = sum(int((first == h).sum()) for h in _CONJ_K)
-    the = sum(int((first == h).sum()) for h in _THE_K)
+    first = voc.token_hashes[is_first].tolist()  # one per sentence: few
+    conj = sum(map(first.count, _CONJ_K))
+    the = sum(map(first.count, _THE_K))
     return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 
-def rich(s: Scan) -> list[float]:
-    """The :data:`NAMES` values for one scanned text."""
+def extended(s: Scan) -> dict[str, float]:
+    """The extended values of one scanned text by name (the names, in order, are :data:`NAMES`)."""
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
     split = _split_counts(raw, c, na)
-    vals = [(split[CHAR_LITERALS[i][0]] if i in _SPLIT_AT else _literal(plan, raw, c, na)) * k
-            for i, plan in enumerate(_PLANS)]
+    vals = {name: (split[name] if i in _SPLIT_AT else _literal(plan, raw, c, na)) * k
+            for i, (name, plan) in enumerate(zip(_LITERAL_NAMES, _PLANS, strict=True))}
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
     voc = Vocab(apos_raw.translate(WORD_TABLE)) if apos_raw is not raw else s.vocab
     lengths = voc.lens
-    sw, pw, conj, the = _geometry(shape, voc)
-    ns = max(len(sw), 1)
-    sw = sw.astype(np.float64) if len(sw) else np.zeros(1)
-    pw = pw.astype(np.float64)
+    sw_int, pw_int, conj, the = _geometry(shape, voc)
+    ns = max(len(sw_int), 1)
+    sent = sw_int.tolist() or [0]
+    sw = np.array(sent, dtype=np.float64)
+    paras = pw_int.tolist()
+    n_para = len(paras)
     nw = max(voc.n, 1)
     kw = 1000.0 / nw
     bold, fences = s.runs(b"*", 2), s.runs(b"`", 3)
     curly_apos = na.count("\u2019") if na else 0
     curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
     apos_words = 0
-    if c[39] or curly_apos:
+    if c[APOSTROPHE] or curly_apos:
         apos_words = len(voc.apostrophe_tokens())  # shape's words are voc's tokens
-    vals += [
-        float(sw.std()), float(np.median(sw)), float((sw <= 8).sum()) / ns, float((sw >= 30).sum()) / ns,
-        conj / ns, the / ns,
-        float(pw.mean()) if len(pw) else 0.0, float(pw.std()) if len(pw) else 0.0,
-        float((pw <= 15).mean()) if len(pw) else 0.0,
-        len(pw) * kw,
-        float((lengths >= 8).sum()) / nw,
-        voc.hapax / nw,
-        apos_words * kw,
-        curly_apos / (curly_apos + c[39]) if curly_apos + c[39] else 0.0,
-        curly_dq / (curly_dq + c[34]) if curly_dq + c[34] else 0.0,
-        len(na) / s.n_char,
-        sum(1 for ch in na if ord(ch) >= 0x1F000) * k if c[0xF0] else 0.0,
-        max(c[42] - 2 * bold, 0) * k,
-        max(c[96] - 3 * fences, 0) * k,
-    ]
+    vals.update({
+        "sent_len_std": _std(sw),
+        "sent_len_median": _median(sent),
+        "sent_short_frac": int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,
+        "sent_long_frac": int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,
+        "sent_start_conj": conj / ns,
+        "sent_start_the": the / ns,
+        "para_len_mean": sum(paras) / n_para if n_para else 0.0,
+        "para_len_std": _std(pw_int.astype(np.float64)) if n_para else 0.0,
+        "para_short_frac": int(np.count_nonzero(pw_int <= SHORT_PARAGRAPH)) / n_para if n_para else 0.0,
+        "para_per_1k_words": n_para * kw,
+        "long_word_frac": int(np.count_nonzero(lengths >= LONG_WORD)) / nw,
+        "hapax_ratio": voc.hapax / nw,
+        "contraction_rate": apos_words * kw,
+        "curly_apostrophe_share": curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,
+        "curly_dquote_share": curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,
+        "nonascii_ratio": len(na) / s.n_char,
+        # characters >= U+1F000, looked for only when a U+10000..U+3FFFF lead byte occurs
+        "emoji": sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,
+        "italic_asterisk": max(c[ASTERISK] - 2 * bold, 0) * k,
+        "inline_code": max(c[BACKTICK] - 3 * fences, 0) * k,
+    })
     # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
     j = voc.lookup(_ALL_KEYS)
     cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()
-    vals += [v * kw for v in cnt[:_N_FW]]
+    vals.update(zip(_FW_NAMES, [v * kw for v in cnt[:_N_FW]], strict=True))
     lex = cnt[_N_FW:_N_FW + len(_LEX_WORDS)]
-    vals += [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)]
+    vals.update(zip(_LEX_NAMES, [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)],
+                    strict=True))
     # A phrase can only occur if all its words do (the usual case for most phrases: skip).
     ids = j[_N_FW + len(_LEX_WORDS):].tolist()
     phrases = [[ids[i] for i in idx] for idx in _PHRASE_IDX]
     live = [ws for ws in phrases if min(ws) >= 0]
     found = iter(_phrase_counts(voc, live) if live else [])
-    vals += [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases]
+    vals.update(zip(_PHRASE_NAMES, [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases], strict=True))
     return vals
