@@ -103,7 +103,6 @@ def decision_support(model, X: np.ndarray, target: np.ndarray, versus: np.ndarra
     """Per text and feature, how much the decision favours class ``target[i]`` over ``versus[i]``:
     ``D[i, target[i]] - D[i, versus[i]]`` of :func:`decision_attributions`, bit for bit, shape
     ``(n, d)``, without attributing the classes that the tells do not compare."""
-    from whowrote.style.model import log_transform
 
     Z = log_transform(np.asarray(X, dtype=np.float64))
     pair = np.stack([np.asarray(target), np.asarray(versus)], axis=1)
