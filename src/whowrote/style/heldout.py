@@ -54,14 +54,19 @@ def edit_scores(model, texts: Sequence[str], y: Sequence[str], seed: int = 0) ->
 
 def evaluate(model, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
     """Accuracy (overall, per genre), macro-F1, ECE, Brier and OTHER AUROC on labelled rows."""
+    return evaluate_proba(model.classes_, model.predict_proba(X), y, genres)
+
+
+def evaluate_proba(classes: np.ndarray, P: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
+    """:func:`evaluate` from probabilities ``P`` (columns in ``classes`` order) already computed."""
     from sklearn.metrics import f1_score, roc_auc_score
 
     y = np.asarray(y, dtype=object)
     genres = np.asarray(genres, dtype=object)
-    P = model.predict_proba(X)
-    pred = model.classes_[P.argmax(axis=1)]
-    known = np.isin(y, model.classes_)
-    yi = np.array([list(model.classes_).index(v) if v in model.classes_ else -1 for v in y])
+    classes = np.asarray(classes, dtype=object)
+    pred = classes[P.argmax(axis=1)]
+    known = np.isin(y, classes)
+    yi = np.array([list(classes).index(v) if v in classes else -1 for v in y])
     out: dict[str, Any] = {
         "n": int(len(y)),
         "accuracy": float((pred == y).mean()),
@@ -71,8 +76,8 @@ def evaluate(model, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> d
         "ece": expected_calibration_error(P[known], yi[known]),
         "brier": brier(P[known], yi[known]),
     }
-    if OTHER in model.classes_ and 0 < (y == OTHER).sum() < len(y):
-        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(model.classes_).index(OTHER)]))
+    if OTHER in classes and 0 < (y == OTHER).sum() < len(y):
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(classes).index(OTHER)]))
     return out
 
 
