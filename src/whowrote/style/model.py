@@ -16,8 +16,8 @@ Calibration holds for texts like and unlike the training data: the temperature g
 text's distance to the training data (``T(d) = T0 * (1 + d) ** slope``, ``whowrote.style.calibration``),
 fitted on out-of-genre predictions (each genre predicted by members trained without it) together
 with in-genre out-of-fold predictions (unseen topics of seen genres); the abstain threshold and
-the out-of-distribution threshold are chosen on the out-of-genre predictions. Training rows are weighted
-against the class counts of their genre (``weighting``), so "fiction => OTHER" is not learned just
+the out-of-distribution threshold are chosen on the out-of-genre predictions. Training rows are
+weighted against the class counts of their genre (``weighting``), so "fiction => OTHER" is not learned just
 because fiction has many OTHER texts.
 
 scikit-learn's estimator contract: settings in ``__init__`` (``get_params``/``set_params``,
@@ -170,8 +170,9 @@ class StyleModel:
         ``in_genre``, the same triple for rows of genres the members saw (unseen topics).
 
         With ``in_genre`` the temperature depends on the distance (the in-genre rows weigh
-        ``calibration.IN_GENRE_WEIGHT`` in the fit, the out-of-genre rows the rest); without it one temperature is fitted on the out-of-genre rows. The distance threshold
-        and (``abstain_below=-1``) the abstain threshold come from the out-of-genre rows."""
+        ``calibration.IN_GENRE_WEIGHT`` in the fit, the out-of-genre rows the rest); without it one
+        temperature is fitted on the out-of-genre rows. The distance threshold and
+        (``abstain_below=-1``) the abstain threshold come from the out-of-genre rows."""
         yi = self._indices(y)
         li, di, yin = (in_genre[0], np.asarray(in_genre[1], dtype=np.float64), self._indices(in_genre[2])) \
             if in_genre is not None else (None, None, None)
