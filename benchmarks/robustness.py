@@ -9,7 +9,8 @@ Three honest splits of the shared corpus, each fitted once per recipe:
 
 On every test set: 4-way accuracy, 3-way accuracy (the most probable of the three providers, on
 their texts) under each everyday edit of ``whowrote.style.edits``; under LOGO also calibration
-(ECE with the temperature fitted on the *other* genres' out-of-genre predictions), OTHER AUROC,
+(ECE with the temperature fitted on the *other* genres' out-of-genre predictions and, when the
+topic split runs too, their in-genre val predictions: a distance-dependent temperature), OTHER AUROC,
 and selective accuracy at the default abstain rule plus the accuracy-coverage curve.
 
 Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one edited copy per
@@ -133,16 +134,19 @@ def main() -> None:
     results: dict = {"n_texts": len(corpus), "cap": args.cap, "seed": args.seed}
     for recipe in args.recipes:
         res: dict = {}
+        in_genre = None  # the topic hold-out's val predictions join each genre's LOGO calibration fit
         if "topic" in args.splits:
             split = topic_holdout_split(corpus, seed=args.seed, balance=False)
-            res["topic"], _ = run_split("topic", feats, recipe, split["train"], {"val": split["val"]}, args, log)
+            res["topic"], fitted = run_split("topic", feats, recipe, split["train"], {"val": split["val"]}, args, log)
+            _, _, lg, yv, dv = fitted["val"]
+            in_genre = (lg, dv, yv, split["val"]["genre"].to_numpy(object))
         if "logo" in args.splits:
             res["logo"], fitted = {}, {}
             for genre, tr, te in leave_one_genre_out(corpus):
                 r, f = run_split(f"logo-{genre}", feats, recipe, tr, {genre: te}, args, log)
                 res["logo"].update(r)
                 fitted.update(f)
-            res["logo_calibration"] = logo_report(list(fitted.values()))
+            res["logo_calibration"] = logo_report(list(fitted.values()), in_genre)
         if "generation" in args.splits:
             res["generation"] = {}
             for name, tr, te in generation_splits(corpus):

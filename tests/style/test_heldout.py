@@ -89,3 +89,23 @@ def test_model_card_header_is_yaml_and_tables_sort_numerically():
     assert header["library_name"] == "whowrote" and header["license"] == "apache-2.0"
     assert header["model-index"][0]["results"][0]["metrics"][0]["value"] == 0.9
     assert card.index("| 50 | 0.500 |") < card.index("| 250 | 0.800 |") < card.index("| 1000 | 0.900 |")
+
+
+def test_logo_report_joins_only_the_other_genres_in_genre_rows_to_the_fit():
+    from whowrote.style.calibration import fit_shift_temperature
+
+    rng = np.random.default_rng(1)
+    folds = [_fold(g, rng, 300, 4.0, 0.6) for g in "abc"]
+    ins = [_fold(g, rng, 200, 4.0, 0.95) for g in "abc"]  # in-genre: sharp and mostly right
+    in_genre = (np.vstack([f[2] for f in ins]), np.concatenate([f[4] for f in ins]) * 0.2,
+                np.concatenate([f[3] for f in ins]), np.repeat(np.array(list("abc"), dtype=object), 200))
+    rep = logo_report(folds, in_genre)
+    idx = {c: i for i, c in enumerate(_Fitted.classes_)}
+    yy = lambda f: np.array([idx[v] for v in f[3]])  # noqa: E731
+    want = fit_shift_temperature(np.vstack([folds[0][2], folds[2][2]]), np.r_[folds[0][4], folds[2][4]],
+                                 np.r_[yy(folds[0]), yy(folds[2])], np.vstack([ins[0][2], ins[2][2]]),
+                                 np.r_[ins[0][4], ins[2][4]] * 0.2, np.r_[yy(ins[0]), yy(ins[2])])
+    assert (rep["b"]["temperature"], rep["b"]["temperature_slope"]) == pytest.approx(want)
+    assert rep["b"]["temperature_slope"] > 0  # far rows are wrong more often than near ones
+    without = logo_report(folds)
+    assert without["b"]["temperature_slope"] == 0.0

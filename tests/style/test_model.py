@@ -187,3 +187,19 @@ def test_one_string_is_refused_not_split_into_characters():
         model.predict_proba("A single text passed by mistake.")
     with pytest.raises(TypeError):
         model.attribute("A single text passed by mistake.")
+
+
+def test_fit_with_genres_and_topics_makes_the_temperature_grow_with_distance(corpus):
+    """Four real genres: the calibration folds give out-of-genre and in-genre predictions, and the
+    fitted temperature is T0 * (1 + d) ** slope with slope > 0 (shifted texts get softer probabilities)."""
+    from whowrote.style.calibration import scaled_softmax, temperatures
+
+    rows = corpus.groupby(["genre", "provider"]).head(25)
+    X = StyleModel().features(rows["text"].tolist())
+    m = StyleModel(use_trees=False).fit(X, rows["provider"], genres=rows["genre"],
+                                     groups=(rows["genre"] + "/" + rows["topic"].astype(str)).to_numpy())
+    assert m.temperature_slope_ > 0 and m.temperature_ > 0
+    np.testing.assert_allclose(m.predict_proba(X), scaled_softmax(m.logits(X), temperatures(m.distance(X), m.temperature_,
+                                                                                             m.temperature_slope_)))
+    flat = StyleModel(use_trees=False).fit(X, rows["provider"], genres=rows["genre"])  # no topics: no in-genre folds
+    assert flat.temperature_slope_ == 0.0

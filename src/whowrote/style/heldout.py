@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from whowrote.style.calibration import brier, expected_calibration_error, fit_temperature, softmax
+from whowrote.style.calibration import (
+    brier,
+    expected_calibration_error,
+    fit_shift_temperature,
+    scaled_softmax,
+    temperatures,
+)
 from whowrote.style.edits import edits
 from whowrote.style.ood import THRESHOLDS, choose_abstain, selective
 from whowrote.types import OTHER, PROVIDERS
@@ -48,14 +54,19 @@ def edit_scores(model, texts: Sequence[str], y: Sequence[str], seed: int = 0) ->
 
 def evaluate(model, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
     """Accuracy (overall, per genre), macro-F1, ECE, Brier and OTHER AUROC on labelled rows."""
+    return evaluate_proba(model.classes_, model.predict_proba(X), y, genres)
+
+
+def evaluate_proba(classes: np.ndarray, P: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> dict[str, Any]:
+    """:func:`evaluate` from probabilities ``P`` (columns in ``classes`` order) already computed."""
     from sklearn.metrics import f1_score, roc_auc_score
 
     y = np.asarray(y, dtype=object)
     genres = np.asarray(genres, dtype=object)
-    P = model.predict_proba(X)
-    pred = model.classes_[P.argmax(axis=1)]
-    known = np.isin(y, model.classes_)
-    yi = np.array([list(model.classes_).index(v) if v in model.classes_ else -1 for v in y])
+    classes = np.asarray(classes, dtype=object)
+    pred = classes[P.argmax(axis=1)]
+    known = np.isin(y, classes)
+    yi = np.array([list(classes).index(v) if v in classes else -1 for v in y])
     out: dict[str, Any] = {
         "n": int(len(y)),
         "accuracy": float((pred == y).mean()),
@@ -65,16 +76,21 @@ def evaluate(model, X: np.ndarray, y: Sequence[str], genres: Sequence[str]) -> d
         "ece": expected_calibration_error(P[known], yi[known]),
         "brier": brier(P[known], yi[known]),
     }
-    if OTHER in model.classes_ and 0 < (y == OTHER).sum() < len(y):
-        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(model.classes_).index(OTHER)]))
+    if OTHER in classes and 0 < (y == OTHER).sum() < len(y):
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, list(classes).index(OTHER)]))
     return out
 
 
-def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, Any]:
+def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarray]],
+                in_genre: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
     """Per held-out genre, from ``(genre, model, logits, labels, distances)`` folds: accuracies,
     ECE, OTHER AUROC, and the default abstain rule's coverage and selective accuracy — the
     temperature, distance threshold and abstain threshold fitted on the other folds only. Plus the
-    pooled accuracy-coverage curve (``curve``) and the means over genres."""
+    pooled accuracy-coverage curve (``curve``) and the means over genres.
+
+    ``in_genre``: ``(logits, distances, labels, genres)`` of in-genre held-out rows (unseen topics
+    of seen genres, e.g. the topic hold-out's val); those of the other genres join the fit of the
+    distance-dependent temperature, as in :meth:`StyleModel.calibrate_out_of_genre`."""
     from sklearn.metrics import roc_auc_score
 
     out: dict[str, Any] = {}
@@ -84,17 +100,21 @@ def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarr
         others = [(lg, yy, dd) for g, m, lg, yy, dd in folds if g != genre and list(m.classes_) == cls]
         yo = np.concatenate([[cls.index(v) for v in yy] for _, yy, _ in others])
         lo, do = np.vstack([lg for lg, _, _ in others]), np.concatenate([dd for _, _, dd in others])
-        T = fit_temperature(lo, yo)
+        ins = (None, None, None)
+        if in_genre is not None:
+            keep = (np.asarray(in_genre[3], dtype=object) != genre) & np.isin(in_genre[2], cls)
+            ins = (in_genre[0][keep], np.asarray(in_genre[1])[keep], np.array([cls.index(v) for v in in_genre[2][keep]]))
+        T, slope = fit_shift_temperature(lo, do, yo, *ins)
         far = float(np.quantile(do, model.ood_quantile)) if model.ood_quantile < 1 else float("inf")
-        cut = choose_abstain(softmax(lo, T), yo, do <= far, model.target_accuracy)
-        P = softmax(logits, T)
+        cut = choose_abstain(scaled_softmax(lo, temperatures(do, T, slope)), yo, do <= far, model.target_accuracy)
+        P = scaled_softmax(logits, temperatures(dist, T, slope))
         known = np.isin(y, cls)
         yi = np.array([cls.index(v) if v in cls else -1 for v in y])
         three = y != OTHER
         acc, cov = selective(P, yi, (P.max(axis=1) >= cut) & (dist <= far))
         row = {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(axis=1)] == y).mean()),
                "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None,
-               "ece": expected_calibration_error(P[known], yi[known]), "temperature": T,
+               "ece": expected_calibration_error(P[known], yi[known]), "temperature": T, "temperature_slope": slope,
                "abstain_below": cut, "coverage": cov, "selective_accuracy": acc}
         if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
             row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))

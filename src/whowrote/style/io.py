@@ -20,8 +20,11 @@ from whowrote.style.ood import FeatureDensity
 from whowrote.style.trees import ARRAY_FIELDS, TreeEnsemble
 from whowrote.types import WhowroteError
 
-FORMAT = "whowrote-style-model/2"  # /2 adds node expectations and the distance's arrays
-READABLE = ("whowrote-style-model/1", FORMAT)
+# /2 adds node expectations and the distance's arrays; /3 the distance-dependent temperature
+# (``temperature_slope``; a /2 reader would ignore it and print wrong probabilities, hence the bump).
+FORMAT = "whowrote-style-model/3"
+WITH_DISTANCE = ("whowrote-style-model/2", FORMAT)
+READABLE = ("whowrote-style-model/1", *WITH_DISTANCE)
 # Settings of files written before they existed: raw text, 50/50 average, (genre, label) cells balanced,
 # the fixed 0.5 abstain threshold and no distance check.
 LEGACY_PARAMS = {"canonical": False, "tree_weight": 0.5, "weighting": "cell", "abstain_below": 0.5,
@@ -38,6 +41,7 @@ def save_model(model: StyleModel, path: str | Path) -> Path:
         "classes": [str(c) for c in model.classes_],
         "feature_names": model.feature_names_,
         "temperature": model.temperature_,
+        "temperature_slope": getattr(model, "temperature_slope_", 0.0),
         "abstain_below": model.abstain_below_,
         "ood_threshold": model.ood_threshold_ if np.isfinite(model.ood_threshold_) else None,
         "has_trees": model.trees_ is not None,
@@ -112,9 +116,9 @@ def _expected_shapes(meta: dict) -> dict[str, tuple[int | None, ...]]:
     if meta.get("has_trees"):
         shapes.update({name: (None,) for name in TREE_ARRAYS})
         shapes["tree_baseline"] = (k,)
-        if meta.get("format") == FORMAT:
+        if meta.get("format") in WITH_DISTANCE:
             shapes["tree_expected"] = (None,)
-    if meta.get("format") == FORMAT:
+    if meta.get("format") in WITH_DISTANCE:
         shapes.update({"ood_centers": (None, d), "ood_inv_var": (None, d)})
     return shapes
 
@@ -183,5 +187,9 @@ def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:
     model.temperature_ = float(meta["temperature"])
     if not np.isfinite(model.temperature_) or model.temperature_ <= 0:
         raise ValueError(f"temperature must be positive, got {model.temperature_}")
+    slope = meta.get("temperature_slope", 0.0) if meta["format"] == FORMAT else 0.0
+    if isinstance(slope, bool) or not isinstance(slope, (int, float)) or not 0.0 <= slope <= 10.0:
+        raise ValueError(f"temperature_slope must be a number in [0, 10], got {slope!r}")
+    model.temperature_slope_ = float(slope) if model.density_ is not None else 0.0
     model.training_, model.metrics_ = meta.get("training", {}), meta.get("metrics", {})
     return model

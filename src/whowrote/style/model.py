@@ -12,10 +12,12 @@ the same features (``signed log1p`` of the raw feature values, so heavy-tailed r
 - gradient-boosted trees (``HistGradientBoostingClassifier``), which capture thresholds and
   interactions (a heading rate means something else in fiction than in a blog).
 
-Calibration is fitted for texts *unlike* the training data: with several genres, the temperature,
-the abstain threshold and the out-of-distribution threshold are all chosen on out-of-genre
-predictions (each genre predicted by members trained without it). Training rows are weighted
-against the class counts of their genre (``weighting``), so "fiction => OTHER" is not learned just
+Calibration holds for texts like and unlike the training data: the temperature grows with the
+text's distance to the training data (``T(d) = T0 * (1 + d) ** slope``, ``whowrote.style.calibration``),
+fitted on out-of-genre predictions (each genre predicted by members trained without it) together
+with in-genre out-of-fold predictions (unseen topics of seen genres); the abstain threshold and
+the out-of-distribution threshold are chosen on the out-of-genre predictions. Training rows are
+weighted against the class counts of their genre (``weighting``), so "fiction => OTHER" is not learned just
 because fiction has many OTHER texts.
 
 scikit-learn's estimator contract: settings in ``__init__`` (``get_params``/``set_params``,
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from whowrote.style.calibration import fit_temperature, softmax
+from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
 from whowrote.style.edits import canonical as canonical_form
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
@@ -148,25 +150,41 @@ class StyleModel:
         # Means, as in the research spec's provider table (medians are 0 for sparse marks).
         self.norms_ = np.array([X[yi == k].mean(axis=0) for k in range(len(self.classes_))])
         self.density_ = FeatureDensity.fit(self._z(X), yi, g)
-        self.temperature_, self.abstain_below_, self.ood_threshold_ = 1.0, 0.5, float("inf")
+        self.temperature_, self.temperature_slope_ = 1.0, 0.0
+        self.abstain_below_, self.ood_threshold_ = 0.5, float("inf")
         if self.abstain_below != -1.0:
             self.abstain_below_ = self.abstain_below
         if self.calibrate and len(X) >= 50:
-            oof, dist = self._oof(X, yi, w, g, groups)
-            self.calibrate_out_of_genre(oof, dist, y)
+            oof, dist, in_genre = self._oof(X, yi, w, g, groups)
+            self.calibrate_out_of_genre(oof, dist, y, in_genre=in_genre)
         return self
 
-    def calibrate_out_of_genre(self, logits: np.ndarray, distances: np.ndarray, y: Sequence[str]) -> StyleModel:
-        """Fit the temperature, the distance threshold and (``abstain_below=-1``) the abstain
-        threshold on out-of-fold predictions (``logits`` from members that never saw the rows'
-        genre, their ``distances`` to those members' training cells, the rows' labels)."""
-        yi = np.array([list(self.classes_).index(v) for v in np.asarray(y, dtype=object)])
-        self.temperature_ = fit_temperature(logits, yi)
-        P = softmax(logits, self.temperature_)
+    def calibrate_out_of_genre(self, logits: np.ndarray, distances: np.ndarray, y: Sequence[str],
+                               in_genre: tuple[np.ndarray, np.ndarray, Sequence[str]] | None = None) -> StyleModel:
+        """Fit the calibration on out-of-fold predictions: ``logits`` from members that never saw
+        the rows' genre, their ``distances`` to those members' training cells, the rows' labels y;
+        ``in_genre``, the same triple for rows of genres the members saw (unseen topics).
+
+        With ``in_genre`` the temperature depends on the distance (the in-genre rows weigh
+        ``calibration.IN_GENRE_WEIGHT`` in the fit, the out-of-genre rows the rest); without it one
+        temperature is fitted on the out-of-genre rows. The distance threshold and
+        (``abstain_below=-1``) the abstain threshold come from the out-of-genre rows."""
+        yi = self._indices(y)
+        li, di, yin = (in_genre[0], np.asarray(in_genre[1], dtype=np.float64), self._indices(in_genre[2])) \
+            if in_genre is not None else (None, None, None)
+        self.temperature_, self.temperature_slope_ = fit_shift_temperature(logits, distances, yi, li, di, yin)
+        P = self.calibrated(logits, distances)
         self.ood_threshold_ = float(np.quantile(distances, self.ood_quantile)) if self.ood_quantile < 1 else float("inf")
         if self.abstain_below == -1.0:
             self.abstain_below_ = choose_abstain(P, yi, distances <= self.ood_threshold_, self.target_accuracy)
         return self
+
+    def _indices(self, y: Sequence[str]) -> np.ndarray:
+        return np.array([list(self.classes_).index(v) for v in np.asarray(y, dtype=object)], dtype=np.int64)
+
+    def calibrated(self, logits: np.ndarray, distances: np.ndarray) -> np.ndarray:
+        """Probabilities from logits and distances with the fitted (distance-dependent) temperature."""
+        return scaled_softmax(logits, temperatures(distances, self.temperature_, self.temperature_slope_))
 
     def _fit_members(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray) -> None:
         from sklearn.linear_model import LogisticRegression
@@ -193,19 +211,29 @@ class StyleModel:
                 hgb.fit(Z, yi, sample_weight=w)
             self.trees_ = TreeEnsemble.from_sklearn(hgb)
 
-    def _oof(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray, g: np.ndarray, groups) -> tuple[np.ndarray, np.ndarray]:
-        """Out-of-fold logits and distances: folds are whole genres when there are >= 3 of them
-        (the held-out genre is unlike the training data, as users' texts are), else topic groups."""
+    def _oof(self, X: np.ndarray, yi: np.ndarray, w: np.ndarray, g: np.ndarray, groups):
+        """Out-of-fold ``(logits, distances, in_genre)``. With >= 3 genres the folds are whole
+        genres (the held-out genre is unlike the training data, as users' texts are) and, given
+        topic ``groups``, ``in_genre`` holds two topic-grouped folds' ``(logits, distances, labels)``;
+        otherwise the folds are topic groups (or stratified) and ``in_genre`` is None."""
         from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-        oof = np.zeros((len(X), len(self.classes_)))
-        dist = np.zeros(len(X))
-        if len(set(g.tolist())) >= 3:
+        by_genre = len(set(g.tolist())) >= 3
+        if by_genre:
             folds = [(np.flatnonzero(g != v), np.flatnonzero(g == v)) for v in sorted(set(g.tolist()))]
         elif groups is not None:
             folds = list(GroupKFold(n_splits=3).split(X, yi, groups=np.asarray(groups)))
         else:
             folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=self.seed).split(X, yi))
+        oof, dist = self._predict_folds(X, yi, w, g, folds)
+        in_genre = None
+        if by_genre and groups is not None and len(set(np.asarray(groups).tolist())) >= 2:
+            lg, dd = self._predict_folds(X, yi, w, g, list(GroupKFold(n_splits=2).split(X, yi, groups=np.asarray(groups))))
+            in_genre = (lg, dd, self.classes_[yi])
+        return oof, dist, in_genre
+
+    def _predict_folds(self, X, yi, w, g, folds) -> tuple[np.ndarray, np.ndarray]:
+        oof, dist = np.zeros((len(X), len(self.classes_))), np.zeros(len(X))
         for tr, te in folds:
             member = StyleModel(**{**self.get_params(), "calibrate": False})
             member.classes_ = self.classes_
@@ -231,7 +259,10 @@ class StyleModel:
         """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
         if getattr(self, "coef_", None) is None:
             raise RuntimeError("StyleModel is not fitted")
-        return softmax(self.logits(texts_or_X), self.temperature_)
+        X = self.features(texts_or_X)
+        if not getattr(self, "temperature_slope_", 0.0):
+            return softmax(self.logits(X), self.temperature_)
+        return self.calibrated(self.logits(X), self.distance(X))
 
     def predict(self, texts_or_X) -> np.ndarray:
         return self.classes_[self.predict_proba(texts_or_X).argmax(axis=1)]

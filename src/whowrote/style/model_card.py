@@ -64,10 +64,13 @@ regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-booste
 {model.tree_leaves} leaves, weight {model.tree_weight:.2f}). Each training text also has one edited copy (weight
 {aug.get("weight", "—")}: {", ".join(aug.get("edits", [])) or "—"}, one chosen at random per text).
 
-**Calibrated for texts unlike the training data.** The temperature (T={model.temperature_:.3f}), the abstain
-threshold (top probability below {model.abstain_below_:.3f}: "uncertain") and the distance threshold (a
-text farther than {model.ood_threshold_:.2f} from every training (genre, provider) cell: "uncertain") were
-fitted on out-of-genre predictions: every genre predicted by a model trained without it. Texts
+**Calibrated for texts like and unlike the training data.** The temperature grows with the text's
+distance d to the training data: T(d) = {model.temperature_:.3f} × (1 + d)^{getattr(model, "temperature_slope_", 0.0):.3f}, so texts
+like the training data get sharp probabilities and texts unlike it soft ones. It was fitted on
+out-of-genre predictions (every genre predicted by a model trained without it) together with
+in-genre ones (topics held out). The abstain threshold (top probability below
+{model.abstain_below_:.3f}: "uncertain") and the distance threshold (a text farther than {model.ood_threshold_:.2f} from every
+training (genre, provider) cell: "uncertain") were fitted on the out-of-genre predictions. Texts
 under {model.min_words} words are always "uncertain".
 
 **Data.** {t.get('n_texts', '?')} texts, seed {t.get('seed')}: {files}. {_WEIGHTING[model.weighting]}
@@ -90,8 +93,8 @@ under {model.min_words} words are always "uncertain".
 {falloff}
 
 **Measured across genres (leave one genre out: trained on the others, tested on it).** 3-way is
-the most probable of CLAUDE/CHATGPT/GEMINI on those providers' texts; ECE with the temperature the
-genre would get from the other genres' out-of-genre predictions.
+the most probable of CLAUDE/CHATGPT/GEMINI on those providers' texts; ECE with the calibration the
+genre would get from the other genres' predictions only.
 
 | held-out genre | texts | 4-way accuracy | 3-way accuracy | OTHER AUROC | ECE | coverage | accuracy when not "uncertain" |
 |---|---:|---:|---:|---:|---:|---:|---:|

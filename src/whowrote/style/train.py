@@ -115,7 +115,10 @@ def train_probe(
         tr, va = split["train"], split["val"]
         r = tr["row_idx"].to_numpy()
         probe = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], topic_keys(tr), **params)
-        metrics["topic_holdout_val"] = evaluate(probe, X[va["row_idx"].to_numpy()], va["provider"], va["genre"])
+        Xv = X[va["row_idx"].to_numpy()]
+        metrics["topic_holdout_val"] = evaluate(probe, Xv, va["provider"], va["genre"])
+        # in-genre held-out predictions (unseen topics): with LOGO's, they calibrate the final model
+        in_genre = (probe.logits(Xv), probe.distance(Xv), va["provider"].to_numpy(object), va["genre"].to_numpy(object))
         log("topic-held-out val: " + _summary(metrics["topic_holdout_val"]))
         if robustness_cap:
             sub = capped(va, robustness_cap, seed)
@@ -124,11 +127,11 @@ def train_probe(
                 f"{k} {v['accuracy']:.3f}" for k, v in metrics["topic_holdout_edits"].items()))
         metrics["length_falloff"] = falloff(probe, va, log)
         if corpus["genre"].nunique() > 2:
-            metrics["leave_one_genre_out"], oof = logo(corpus, X, Xa, params, log, robustness_cap)
+            metrics["leave_one_genre_out"], oof = logo(corpus, X, Xa, params, log, robustness_cap, in_genre)
     log("fitting the final model")
     model = fit_augmented(X, Xa, corpus["provider"], corpus["genre"], topic_keys(corpus), calibrate=not check, **params)
     if check and corpus["genre"].nunique() > 2:  # calibrate on the check's out-of-genre predictions
-        model.calibrate_out_of_genre(*oof).set_params(calibrate=True)  # as fit(calibrate=True) would
+        model.calibrate_out_of_genre(*oof, in_genre=in_genre[:3]).set_params(calibrate=True)  # as fit(calibrate=True) would
     model.metrics_ = metrics
     model.training_ = {
         "files": [{"name": Path(p).name, "sha256": file_sha256(p)} for p in corpus_paths],
@@ -140,7 +143,8 @@ def train_probe(
     }
     save_model(model, out)
     Path(out, "MODEL_CARD.md").write_text(model_card(model))
-    log(f"saved model to {out} (temperature {model.temperature_:.3f}, abstain below {model.abstain_below_:.3f}) "
+    log(f"saved model to {out} (temperature {model.temperature_:.3f} x (1 + distance) ^ {model.temperature_slope_:.3f}, "
+        f"abstain below {model.abstain_below_:.3f}) "
         f"in {time.perf_counter() - t0:.1f}s total")
     return metrics
 
@@ -157,10 +161,12 @@ def falloff(model: StyleModel, val, log: Callable[[str], None]) -> dict[str, flo
 
 
 def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any], log: Callable[[str], None],
-         robustness_cap: int = 0) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Leave-one-genre-out (see :func:`whowrote.style.heldout.logo_report`), optionally with the
-    edit suite on up to ``robustness_cap`` texts of each held-out genre. Also returns the
-    out-of-genre ``(logits, distances, labels)`` of every row, which calibrate the final model."""
+         robustness_cap: int = 0, in_genre=None) -> tuple[dict[str, Any], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Leave-one-genre-out (see :func:`whowrote.style.heldout.logo_report`; ``in_genre``, the topic
+    hold-out's ``(logits, distances, labels, genres)``, joins each genre's calibration fit),
+    optionally with the edit suite on up to ``robustness_cap`` texts of each held-out genre. Also
+    returns the out-of-genre ``(logits, distances, labels)`` of every row, which calibrate the final
+    model."""
     from whowrote.data.splits import leave_one_genre_out
 
     folds, robust, test_rows = [], {}, []
@@ -175,7 +181,7 @@ def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any], log: Cal
             robust[str(genre)] = edit_scores(m, sub["text"].tolist(), sub["provider"], params.get("seed", 0))
         log(f"leave-one-genre-out {genre}: fitted on {len(r)} texts; accuracy "
             f"{(m.classes_[folds[-1][2].argmax(axis=1)] == y).mean():.3f} (n={len(y)})")
-    out = logo_report(folds)
+    out = logo_report(folds, in_genre)
     if robust:
         out["edits"] = robust
     log(f"leave-one-genre-out: mean accuracy {out['mean_accuracy']:.3f}, 3-way {out['mean_accuracy_3way']:.3f}, "
