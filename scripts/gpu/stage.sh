@@ -111,6 +111,9 @@ recv() {
   (cd "$STAGE" && grep ' stage.tar$' "$ROOT/$m" | sha256sum -c -) || { echo "stage.tar: BAD sha256"; exit 1; }
   mkdir -p "$STAGE/x" && tar -C "$STAGE/x" -xf "$STAGE/stage.tar" && rm -f "$STAGE"/chunk.?? "$STAGE/stage.tar"
   (cd "$STAGE/x" && sha256sum -c --quiet SHA256SUMS) || { echo "files: BAD sha256"; exit 1; }
+  echo "stage.tar joined, $(wc -l < "$STAGE/x/SHA256SUMS") files checked"
+  # STAGE_DRY=1 (CPU dry runs): everything but the install and the GPU import check
+  [[ -n ${STAGE_DRY:-} ]] && { echo "STAGE_DRY: not installing"; return 0; }
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
     "$STAGE"/x/wheels/*.whl
   check
