@@ -21,6 +21,7 @@
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
 #   QWEN_C_RUNS      issue-16 runs of callC, in priority order: opcd rlsd rlsd_anchored cheatsheet pureacc
 #   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
+#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: headline:0 headline:1 + the other cold starts:0)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -56,6 +57,9 @@ GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-40}   # last step -> exit: final in-loop eval,
 SFT_START_S=${QWEN_SFT_START_S:-60}
 EVAL_S=${QWEN_EVAL_S:-30}               # one k = 4 eval in the queue (vLLM, 240 texts)
 STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold start (the headline uses tells)
+# vLLM refuses to start unless utilization x 140 GiB is free; with the KV size given, that check is all it
+# is for, so it stays small (the whowrote backend's default 0.5 would fail once other processes hold 70 GiB)
+ENGINE_UTIL=${QWEN_ENGINE_UTIL:-0.04}
 MAX_CO=${QWEN_MAX_COLOCATE:-$(cat "$STATE/max_colocate" 2>/dev/null || echo 4)}
 N3=256; NA=16                           # new tokens of 3-way / answer-only evals
 COMMON=("data.train=\"$DATA/train.jsonl.gz\"" "data.val=\"$DATA/val.jsonl.gz\"" 'run.resume=""')
@@ -91,7 +95,9 @@ wt() {
   t=$(( dl - $(date +%s) ))
   if (( t < 20 )); then log "$name: not started, ${t} s left"; echo "not-started" > "$LOGS/$name.rc"; return 124; fi
   log "$name: train $cmd -c $config (timeout ${t} s)"
-  MASTER_PORT=$port WT_VLLM_KV_GIB=$kv VLLM_CACHE_ROOT=$H/.cache/vllm-$name \
+  local engine=()  # only a process that runs a vLLM engine gets its KV size (and imports vLLM early: wt.py)
+  (( kv > 0 )) && engine=("WT_VLLM_KV_GIB=$kv" "WT_VLLM_UTIL=$ENGINE_UTIL" "VLLM_CACHE_ROOT=$H/.cache/vllm-$name")
+  env MASTER_PORT="$port" "${engine[@]}" \
     timeout -k 10 "$t" "${WT[@]}" "$cmd" -c "$config" "${args[@]}" > "$LOGS/$name.log" 2>&1
   rc=$?
   echo "$rc" > "$LOGS/$name.rc"
@@ -156,7 +162,7 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
   local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
   shift 7
   wt "$name" "$dl" "$port" 4 "$cmd" "$config" "model.name_or_path=\"$start\"" "run.output_dir=\"$d\"" \
-    "run.max_minutes=$(minutes "$dl" $((GRPO_START_S + GRPO_FINAL_S)))" "${RL[@]}" "$@"
+    "run.max_minutes=$(minutes "$dl" $((GRPO_START_S + GRPO_FINAL_S + ${FINAL_EXTRA:-0})))" "${RL[@]}" "$@"
   done_mark "$d" $?
 }
 r_grpo_base() { grpo_run grpo_base "$1" 29611 grpo configs/qwen25_05b_grpo.toml "$Q/grpo_base" "$MODEL"; }
@@ -167,12 +173,12 @@ r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT
     data.n_train=0 "run.seed=$seed" ${DRY:+data.n_train=12}
 }
 r_smoke() {  # two colocated GRPO processes at once, 2 tiny steps each: does concurrency work here?
-  local dl=$1 i pids=() ok=1
+  local dl=$1 i pids=() ok=1 small=(grpo.max_completion_length=32 data.max_text_tokens=256)
+  [[ -n $DRY ]] && small=()  # the dry run's own (smaller) settings
   for i in 1 2; do
     grpo_run "smoke$i" "$dl" $((29600 + i)) grpo configs/qwen25_05b_grpo.toml "$RUNS/smoke$i" "$MODEL" \
-      grpo.max_steps=2 grpo.prompts_per_step=3 grpo.num_generations=4 grpo.micro_batch=0 \
-      grpo.max_completion_length=32 data.n_train=6 data.max_text_tokens=256 'data.val=""' run.save_final=false \
-      grpo.zero_trainable_patience=1000 run.max_minutes=0 &
+      grpo.max_steps=2 grpo.prompts_per_step=3 grpo.num_generations=4 grpo.micro_batch=0 "${small[@]}" \
+      data.n_train=6 'data.val=""' run.save_final=false grpo.zero_trainable_patience=1000 run.max_minutes=0 &
     pids+=($!)
   done
   for i in 0 1; do wait "${pids[$i]}" || ok=0; done
@@ -226,7 +232,7 @@ start_queue() {  # one eval engine for the call, warm on the base model, until E
   local args=(--jobs "$JOBS" --split "$DATA/val.jsonl" -c "$EVAL_CFG" --deadline $(( D - 5 )) --min-left "$EVAL_S"
               --backend "$([[ -n $DRY ]] && echo transformers || echo vllm)" --warm "$MODEL")
   [[ -n $DRY ]] && args+=(--set data.max_text_tokens=64 --set eval.n_val=6 --set 'model.dtype="float32"')
-  WT_VLLM_KV_GIB=6 VLLM_CACHE_ROOT=$H/.cache/vllm-queue timeout -k 5 $(( D - $(date +%s) )) \
+  WT_VLLM_KV_GIB=6 WT_VLLM_UTIL=$ENGINE_UTIL VLLM_CACHE_ROOT=$H/.cache/vllm-queue timeout -k 5 $(( D - $(date +%s) )) \
     python3 scripts/gpu/eval_queue.py "${args[@]}" > "$LOGS/queue_$TAG.log" 2>&1 &
   QPID=$!
 }
@@ -283,18 +289,19 @@ for p in sorted(root.glob("*/**/star.stats.json")):
 EOF
 }
 
-pack() {  # small results of RUNS -> OUT/results_TAG.tgz (qwen05b/, research/, logs/); completions -> traces_TAG.tgz
+pack() {  # small results of RUNS -> OUT/results_TAG.tgz (qwen05b/ with logs/call_TAG/, research/); completions -> traces_TAG.tgz
   local tag=$1 tmp
   tmp=$(mktemp -d)
   (cd "$RUNS" && find qwen05b research -path '*/final' -prune -o -path '*/best' -prune -o -path '*/checkpoint-*' -prune -o \
       -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.csv' -o -name '*.png' -o -name '*.toml' \) -print 2>/dev/null |
       grep -v -E 'traces\.jsonl$|star\.jsonl$|/internalization/val\.jsonl$' | tar -cf - -T - | tar -xf - -C "$tmp")
-  mkdir -p "$tmp/logs"
+  local lg=$tmp/qwen05b/logs/call_$tag
+  mkdir -p "$lg"
   for f in "$LOGS"/*; do  # logs: the lines that are not vLLM/TRL chatter, and the tail
     [[ -f $f ]] || continue
-    { grep -v -E '^(INFO|DEBUG|\(EngineCore)' "$f" | tail -n 300; } > "$tmp/logs/$(basename "$f")"
+    { grep -v -E '^(INFO|DEBUG|\(EngineCore)' "$f" | tail -n 300; } > "$lg/$(basename "$f")"
   done
-  cp "$RUNS"/jobs_*.tsv "$RUNS"/jobs_*.results.jsonl "$tmp/logs/" 2>/dev/null
+  cp "$RUNS"/jobs_*.tsv "$RUNS"/jobs_*.results.jsonl "$lg/" 2>/dev/null
   tar -czf "$OUT/results_$tag.tgz" -C "$tmp" .
   (cd "$RUNS" && find qwen05b research -path '*/final' -prune -o \( -name 'traces.jsonl' -o -name '*.traces.jsonl' \
       -o -name 'star.jsonl' \) -print 2>/dev/null | tar -czf "$OUT/traces_$tag.tgz" -T -)
@@ -337,7 +344,7 @@ callA() {
   job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
   job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
   job "$Q/grpo_base/eval_k4" "$Q/grpo_base/final" 3way "$N3" "$Q/grpo_base/.done"
-  [[ -z ${QWEN_SEQUENTIAL:-} ]] && go smoke $(( $(date +%s) + 180 ))
+  [[ -z ${QWEN_SEQUENTIAL:-} ]] && go smoke $(( $(date +%s) + ${QWEN_SMOKE_S:-$([[ -n $DRY ]] && echo 400 || echo 180)} ))
   go sft_answer $(( D - 2 * EVAL_S ))
   go star_chain $(( D - 3 * EVAL_S ))
   go lmfree_sft $(( D - 3 * EVAL_S ))
@@ -354,6 +361,9 @@ callB() {  # rung 5: cold start -> GRPO; the headline cold start on two seeds, t
   [[ $h == none ]] && { log "callB: no cold-start SFT weights from callA"; finish; return 1; }
   arms=("$h 0" "$h 1")
   for a in star tells fallback; do [[ $a != "$h" && ( -n $CHECK || -f $Q/cs_$a/sft/final/config.json ) ]] && arms+=("$a 0"); done
+  if [[ -n ${QWEN_B_ARMS:-} ]]; then  # e.g. "star:0 star:1": fewer runs, more steps each
+    arms=(); for a in $QWEN_B_ARMS; do arms+=("${a%%:*} ${a##*:}"); done
+  fi
   (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
   n=${#arms[@]}
   for i in "${!arms[@]}"; do
@@ -392,8 +402,12 @@ callC() {  # issue 16 at 0.5B: the recipes of QWEN_C_RUNS, each from its config'
     # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~10 s/step)
     [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]] && extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 15 + 1 ))")
     [[ -n $DRY ]] && extra=()
-    if [[ -n ${QWEN_SEQUENTIAL:-} ]]; then research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}"
-    else research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}" & PIDS+=($!); fi
+    # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
+    # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
+    local fx=0
+    case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
+    if [[ -n ${QWEN_SEQUENTIAL:-} ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}"
+    else FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}" & PIDS+=($!); fi
   done
   end_call
 }

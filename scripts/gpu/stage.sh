@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # 56.6 MiB: + the ~5 MiB working tree stays under 64 MiB
+CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # at most 56.6 MiB per chunk: + the working tree stays under 64 MiB
 STAGE=${STAGE_HOME:-$HOME/stage}
 SITE=${STAGE_SITE:-$HOME/site}
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
@@ -85,7 +85,12 @@ pack() {
   cp .gguf/data/*.gz .gguf/data/data_report.json "$work/data/"
   (cd "$work" && find -L . -type f ! -name SHA256SUMS | sort | xargs sha256sum > SHA256SUMS)
   tar -C "$work" -chf .whl/stage.tar .
-  mkdir -p .stage && split -b "$CHUNK" -d -a 2 .whl/stage.tar .stage/chunk.
+  # as few chunks as CHUNK allows, of equal size: the smallest chunk maximum leaves the most room
+  # for the working tree that travels with each (12 x 57.4 MB for 688.7 MB instead of 11 x 59.3 + 36.4)
+  local size even
+  size=$(stat -c %s .whl/stage.tar)
+  even=$(( (size + (size + CHUNK - 1) / CHUNK - 1) / ((size + CHUNK - 1) / CHUNK) ))
+  mkdir -p .stage && split -b "$even" -d -a 2 .whl/stage.tar .stage/chunk.
   local n i=1
   n=$(find .stage -name 'chunk.*' | wc -l)
   for c in .stage/chunk.*; do
@@ -96,7 +101,7 @@ pack() {
   echo "chunks=$n" >> .whl/MANIFEST
   for d in .stage/p*; do cp .whl/MANIFEST "$d/"; done
   cat .whl/MANIFEST; du -b .whl/stage.tar .stage/p*/chunk.*
-  echo "total $(stat -c %s .whl/stage.tar) bytes in $n chunks of <= $CHUNK bytes"
+  echo "total $size bytes in $n chunks of <= $even bytes"
 }
 
 recv() {

@@ -14,8 +14,8 @@ Several trainers, STaR and eval engines share one GPU in the session-4 calls
 
 The engines are built in code we do not own (TRL's colocate mode, ``whowrote.llm.vllm_backend``),
 so this launcher wraps ``vllm.LLM.__init__`` before the command runs and fills in what the
-environment says. Unset variables change nothing; without vLLM installed (CPU dry runs) nothing
-is patched.
+environment says. Only a process given ``WT_VLLM_KV_GIB`` or ``WT_VLLM_UTIL`` (one that runs an
+engine) imports vLLM and is patched; without vLLM installed (CPU dry runs) nothing is.
 
     WT_VLLM_KV_GIB     KV cache size in GiB (kv_cache_memory_bytes)
     WT_VLLM_UTIL       gpu_memory_utilization (overrides the caller's)
@@ -50,7 +50,7 @@ def engine_overrides(env: dict[str, str], given: dict[str, Any]) -> dict[str, An
 
 def patch_vllm(env: dict[str, str]) -> bool:
     """Wrap ``vllm.LLM.__init__`` (once) so every engine of this process gets ``engine_overrides``."""
-    if not any(k.startswith("WT_VLLM_") for k in env) or importlib.util.find_spec("vllm") is None:
+    if not (env.get("WT_VLLM_KV_GIB") or env.get("WT_VLLM_UTIL")) or importlib.util.find_spec("vllm") is None:
         return False
     import vllm
 
