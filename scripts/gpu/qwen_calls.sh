@@ -109,6 +109,9 @@ minutes() {  # minutes of training that leave START + FINAL seconds inside DEADL
 }
 done_mark() { mkdir -p "$1" && echo "${2:-0}" > "$1/.done"; }   # the eval queue waits for it
 job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's queue (and the registry)
+  # a run about to (re)train: forget an earlier attempt's marker and eval, or the queue would take the
+  # old final as done (the harness resumes traces of the same settings)
+  [[ -n $CHECK ]] || { [[ $5 == - ]] || rm -f "$5"; rm -rf "$1"; }
   printf '%s\t%s\t%s\t%s\t%s\n' "$@" | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
 }
 
