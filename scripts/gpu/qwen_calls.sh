@@ -21,7 +21,8 @@
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
 #   QWEN_C_RUNS      issue-16 runs of callC, in priority order: opcd rlsd rlsd_anchored cheatsheet pureacc
 #   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
-#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: headline:0 headline:1 + the other cold starts:0)
+#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: headline:0 headline:1 + the other cold starts:0;
+#                    the first two get the latest ends, i.e. the most training)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -378,8 +379,10 @@ callB() {  # rung 5: cold start -> GRPO; the headline cold start on two seeds, t
     if (( MAX_CO < 2 )); then  # sequential: split what is left
       dl=$(( $(date +%s) + (D - EVAL_S * (n - i) - $(date +%s)) / (n - i) ))
       r_cs_grpo "$dl" "$a" "$s" $((port + i))
-    else  # staggered ends, so the queue evaluates each final while the others still train
-      go cs_grpo $(( D - EVAL_S * (n - i) - 5 )) "$a" "$s" $((port + i))
+    else  # staggered ends, so the queue evaluates each final while the others still train; the
+      # first two runs (the headline's seeds) get the two latest ends: the most steps, ~1 step apart
+      local slot=$(( i < 2 ? n - 2 + i : i - 2 ))
+      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i))
     fi
   done
   end_call
