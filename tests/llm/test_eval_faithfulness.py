@@ -130,3 +130,20 @@ def test_checker_reads_stated_measurements_and_both_dash_spellings():
     [c] = check_claims("Headings: 2.5 per 1,000 words.", plain)
     assert (c.kind, c.true) == ("present", False)  # a stated rate of something the text lacks
     assert check_claims("Hyphens and en-dashes: 6.6 per 1,000 characters.", plain) == []  # not em-dashes
+
+
+def test_in_loop_eval_reports_faithfulness_too(monkeypatch):
+    # train/'s in-loop eval runs the same sampling loop and summary: the metric reaches metrics.jsonl.
+    import whowrote.train.evaluation as ev
+    from whowrote.train.config import InLoopEval
+
+    class Fake(Scripted):
+        def __init__(self, *a, **k):
+            self.tokens_per_s, self.gen_seconds = 0.0, 0.0
+
+    monkeypatch.setattr(ev, "TransformersBackend", Fake)
+    hcfg = ev.harness_config(InLoopEval(k=2), ["CLAUDE", "CHATGPT", "GEMINI"])
+    rows = [{"text": MARKDOWN, "provider": "CLAUDE"}, {"text": PLAIN, "provider": "GEMINI"}]
+    summary, traces = ev.evaluate_policy(None, None, rows, hcfg)
+    assert [t["faithfulness"] for t in traces] == [1.0, 0.0, None, 1.0]
+    assert summary["faithfulness"] == pytest.approx(round(2 / 3, 4)) and summary["faithfulness_coverage"] == 0.75

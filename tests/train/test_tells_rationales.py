@@ -53,29 +53,34 @@ def check_sentence(sentence: str, name: str, gold: str, text: str, x: np.ndarray
     named = _PROVIDER.findall(sentence)
     assert len(named) == 2 and named[0] == gold and named[1] != gold, sentence  # favours gold, vs a rival
     vs = named[1]
+    k_fav, k_vs = (list(style.classes_).index(c) for c in (gold, vs))
+    candidates = []  # (label, value, norm_fav, norm_vs, is_model_tell)
+    if name in style.feature_names_:
+        j = style.feature_names_.index(name)
+        candidates.append((CANONICAL_LABELS.get(name, FEATURES[name].label), x[j], style.norms_[k_fav, j],
+                           style.norms_[k_vs, j], True))
     typo = typography_stats(text)
-    in_model = name in style.feature_names_
-    j = style.feature_names_.index(name) if in_model else -1
-    if in_model and not (name in typo and fmt(x[j]) not in sentence):
-        label = CANONICAL_LABELS.get(name, FEATURES[name].label)
-        value = x[j]
-        k_fav, k_vs = (list(style.classes_).index(c) for c in (gold, vs))
-        norm_fav, norm_vs = style.norms_[k_fav, j], style.norms_[k_vs, j]
-        assert support[vs][j] > 0, sentence  # the cue pushes the model's decision towards gold over vs
-    else:  # a typography tell: measured on the raw text, against the training data's typography norms
-        label, value = FEATURES[name].label, typo[name]
+    if name in typo:  # a typography tell: measured on the raw text, against the training data's typography norms
         norms = style.training_["typography_norms"][name]
-        norm_fav, norm_vs = norms[gold], norms[vs]
-    assert sentence.lower().startswith(label.lower() + ": "), (sentence, label)
-    numbers = _NUMBER.findall(sentence[len(label):].replace("per 1,000", "per"))
-    assert numbers == [fmt(value), fmt(norm_fav), fmt(norm_vs)], (sentence, value, norm_fav, norm_vs)
+        candidates.append((FEATURES[name].label, typo[name], norms[gold], norms[vs], False))
+
+    def states(c: tuple) -> bool:
+        numbers = _NUMBER.findall(sentence[len(c[0]):].replace("per 1,000", "per"))
+        return sentence.lower().startswith(c[0].lower() + ": ") and numbers == [fmt(c[1]), fmt(c[2]), fmt(c[3])]
+
+    found = [c for c in candidates if states(c)]
+    assert found, f"{sentence!r} does not state the measured {name} and its norms: {candidates}"
+    _, value, norm_fav, norm_vs, is_model = found[0]
+    if is_model:
+        assert support[vs][style.feature_names_.index(name)] > 0, sentence  # pushes the decision towards gold
     a, f, v = _log(value), _log(norm_fav), _log(norm_vs)
-    if re.search(r"above|higher|beyond", sentence):
+    said = sentence.split(", ", 1)[1]  # the comparison, after "label: value unit"
+    if re.match(r"above|higher|beyond", said):
         assert a > f > v, sentence
-    elif re.search(r"below|lower|under", sentence):
+    elif re.match(r"below|lower|under", said):
         assert a < f < v, sentence
     else:
-        assert re.search(r"typical of|close to|in line with", sentence) and abs(a - f) < abs(a - v), sentence
+        assert re.match(r"typical of|close to|in line with", said) and abs(a - f) < abs(a - v), sentence
 
 
 def test_tells_are_true_measurements_that_support_gold(rows, style):
@@ -215,3 +220,25 @@ def test_resume_refuses_another_modes_rows(splits, tmp_path):
     assert run_star(load_config(None, ['star.mode="fallback"', *base]))[1]["mode"] == "fallback"  # resumed
     with pytest.raises(WhowroteError, match="holds star.mode = 'fallback' rows, not 'tells'"):
         run_star(load_config(None, ['star.mode="tells"', *base]))
+
+
+def test_typography_tells_only_fill_up(style):
+    # With no model attribution pushing towards gold, only the raw-text typography tells are left.
+    from whowrote.train.tells_rationales import gold_tells, tells_rationale
+
+    text = "It\u2019s what we\u2019d call \u201cgood\u201d work, and it\u2019s done. " * 20
+    x = style.features([text])[0]
+    probs = np.full(len(style.classes_), 0.25)
+    zeros = np.zeros((len(style.classes_), len(style.feature_names_)))
+    tells = gold_tells(style, text, x, zeros, probs, "CHATGPT", LABELS, 4)
+    assert [t.cue for t in tells] and {t.cue for t in tells} == {"typography"}
+    assert {t.feature for t in tells} == {"curly_apostrophe_share", "curly_dquote_share"}
+    sentences = _SENTENCE_END.split(tells_rationale(tells))
+    for sentence, t in zip(sentences, tells, strict=True):
+        check_sentence(sentence, t.feature, "CHATGPT", text, x, {}, style)
+    assert "(typography:" not in " ".join(sentences)
+    # ... and with real attributions the same text gets model tells first
+    from whowrote.style.decision import decision_attributions
+
+    D = decision_attributions(style, x[None, :])[0]
+    assert gold_tells(style, text, x, D, probs, "CHATGPT", LABELS, 4)[0].cue != "typography"

@@ -14,6 +14,9 @@ Generation samples k completions per training text from the current policy; :fun
   asking for evidence; a text is accepted if any sample answers gold with a clean, non-leaking
   rationale. The SFT target is rendered with the *plain* prompt (no note), as in D1.
 
+- ``mode = "tells"`` / ``"fallback"``: no sampling at all: the rationale is the style model's measured
+  tells supporting gold, or the D1 fallback sentence (:mod:`whowrote.train.tells_rationales`).
+
 A rationale *leaks* when it mentions the scaffold (note, hint, cheatsheet, "as instructed", ...)
 or, with ``reject_label_in_reason``, names a provider label: then the reason would just restate
 the answer instead of giving evidence. Kept rows are capped per class (balanced by default).

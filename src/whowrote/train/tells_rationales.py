@@ -93,7 +93,17 @@ def gold_tells(model: Any, text: str, x: np.ndarray, attributions: np.ndarray, p
         for versus in rivals:
             used = {t.feature for t in tells}
             tells += [t for t in typography_tells(model, text, target, versus) if t.feature not in used]
-    return tells[:n]
+    return [_exact_norms(model, t) for t in tells[:n]]
+
+
+def _exact_norms(model: Any, tell: Any) -> Any:
+    """The tell with its norms unrounded (a Tell keeps 4 decimals), so the sentence quotes exactly
+    the numbers the explainer compared."""
+    if tell.cue == "typography":
+        norms = (getattr(model, "training_", None) or {}).get("typography_norms", {}).get(tell.feature, tell.norms)
+        return dataclasses.replace(tell, norms={c: float(v) for c, v in norms.items()})
+    j = model.feature_names_.index(tell.feature)
+    return dataclasses.replace(tell, norms={str(c): float(model.norms_[k, j]) for k, c in enumerate(model.classes_)})
 
 
 def tells_rationale(tells: Sequence[Any]) -> str:
