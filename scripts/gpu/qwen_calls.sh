@@ -1,0 +1,465 @@
+#!/usr/bin/env bash
+# Session 4's device calls: the Qwen2.5-Coder-0.5B-Instruct ladder (issue 14 §3) and the research
+# recipes (issue 16) on one H200, several processes at once (docs/gpu-notes.md, "Session 4 plan").
+# Issued back to back (the machine and ~/stage, ~/site, ~/runs are gone 30 s after a call):
+#
+#   bash scripts/gpu/qwen_calls.sh stage N   # N = 1..11: carry .stage/pN; check the chunk into ~/stage
+#   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/p12: join + install, export, 2-process colocate
+#                                            # smoke; base evals, answer-only SFT, STaR + cold-start SFT,
+#                                            # tells / fallback cold-start SFTs, GRPO from base
+#   bash scripts/gpu/qwen_calls.sh callB     # cold start -> GRPO: the headline cold start on seeds 0 and 1,
+#                                            # the other two cold starts on seed 0
+#   bash scripts/gpu/qwen_calls.sh callC     # issue 16: QWEN_C_RUNS (default "opcd rlsd")
+# Other stages: status, pack TAG, check (every --set of every call against the configs, on CPU),
+# dry (CPU: stage 1..12 + callA/B/C with the tiny random model, transformers instead of vLLM).
+#
+# Every process runs under `timeout` and `run.max_minutes` so the call packs its results (small
+# files only: OUT/results_TAG.tgz; completions separately in OUT/traces_TAG.tgz) before 600 s.
+# Exit status 1 when any stage failed. Environment knobs:
+#   QWEN_CALL_S      seconds from the call's start to its hard deadline (A, B: 575; C: 320)
+#   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 4; callA's smoke writes 1 on failure)
+#   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
+#   QWEN_C_RUNS      issue-16 runs of callC, in priority order: opcd rlsd rlsd_anchored cheatsheet pureacc
+#   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
+#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: headline:0 headline:1 + the other cold starts:0;
+#                    the first two get the latest ends, i.e. the most training)
+#   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+DRY=${QWEN_DRY:-}
+CHECK=${QWEN_CHECK:-}
+H=${QWEN_HOME:-$HOME}
+SITE=$H/site
+X=$H/stage/x                       # the unpacked stage: qwen.gguf, data/, wheels/
+DATA=$X/data
+GGUF=$X/qwen.gguf
+MODEL=$H/qwen-hf                   # the bf16 HF export of the GGUF (the tiny random model in dry runs)
+RUNS=$H/runs
+Q=$RUNS/qwen05b                    # -> results/qwen05b/
+R=$RUNS/research                   # -> results/research/
+LOGS=$RUNS/logs
+STATE=$RUNS/state
+OUT=${OUT:-$ROOT/out}
+export STAGE_HOME=$H/stage STAGE_SITE=$SITE
+export PYTHONPATH=$ROOT/src:$SITE${PYTHONPATH:+:$PYTHONPATH} PATH=$SITE/bin:$PATH
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 WANDB_MODE=disabled VLLM_NO_USAGE_STATS=1
+export VLLM_USE_FLASHINFER_SAMPLER=0  # flashinfer is not staged (its top-k/top-p sampler would import it)
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export CUDA_VISIBLE_DEVICES=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+export WT_VLLM_DTYPE=bfloat16 WT_VLLM_MAX_LEN=4096   # scripts/gpu/wt.py: fp32 checkpoints run in bf16
+WT=(python3 scripts/gpu/wt.py train)
+mkdir -p "$OUT" "$LOGS" "$STATE" "$Q" "$R"
+log() { echo "[qwen $(date -u +%H:%M:%S)] $*"; }
+
+# --- settings --------------------------------------------------------------------------------
+GRPO_START_S=${QWEN_GRPO_START_S:-130}  # launch -> first train step: imports, load, vLLM start, step-0 eval
+GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-40}   # last step -> exit: final in-loop eval, save
+SFT_START_S=${QWEN_SFT_START_S:-60}
+EVAL_S=${QWEN_EVAL_S:-30}               # one k = 4 eval in the queue (vLLM, 240 texts)
+STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold start (the headline uses tells)
+# vLLM refuses to start unless utilization x 140 GiB is free; with the KV size given, that check is all it
+# is for, so it stays small (the whowrote backend's default 0.5 would fail once other processes hold 70 GiB)
+ENGINE_UTIL=${QWEN_ENGINE_UTIL:-0.04}
+MAX_CO=${QWEN_MAX_COLOCATE:-$(cat "$STATE/max_colocate" 2>/dev/null || echo 4)}
+N3=256; NA=16                           # new tokens of 3-way / answer-only evals
+COMMON=("data.train=\"$DATA/train.jsonl.gz\"" "data.val=\"$DATA/val.jsonl.gz\"" 'run.resume=""')
+RL=()
+[[ -n ${QWEN_RL_LR:-} ]] && RL=("grpo.lr=$QWEN_RL_LR")
+if [[ -n $DRY ]]; then  # CPU: tiny model, few rows/steps, short generations, transformers instead of vLLM
+  COMMON+=('model.dtype="float32"' data.n_train=12 data.max_text_tokens=64 eval.n_val=6 eval.max_new_tokens=8
+           eval.every_steps=2 sft.max_steps=3 coldstart.sft_max_steps=2 grpo.max_steps=2 grpo.prompts_per_step=3
+           grpo.num_generations=2 grpo.micro_batch=0 grpo.max_completion_length=8 grpo.use_vllm=false
+           star.k=2 star.max_new_tokens=8 'star.backend="transformers"' model.gradient_checkpointing=false)
+  N3=8; NA=8
+  GRPO_START_S=${QWEN_GRPO_START_S:-20}; GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-10}; SFT_START_S=${QWEN_SFT_START_S:-10}
+  STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-3}
+fi
+# shellcheck disable=SC2206  # QWEN_EXTRA_SET is a list of words on purpose
+EXTRA=(${QWEN_EXTRA_SET:-})
+EVAL_CFG=configs/qwen25_05b_eval.toml
+CS_CFG=configs/qwen25_05b_coldstart.toml
+
+# --- running one trainer -------------------------------------------------------------------------
+# wt NAME DEADLINE PORT KV_GIB CMD CONFIG [section.key=value ...]: one `whowrote train CMD` in the
+# foreground, killed at DEADLINE (epoch s); log LOGS/NAME.log, exit status LOGS/NAME.rc.
+wt() {
+  local name=$1 dl=$2 port=$3 kv=$4 cmd=$5 config=$6
+  shift 6
+  local sets=("${COMMON[@]}" "$@" "${EXTRA[@]}") args=() s rc t
+  for s in "${sets[@]}"; do args+=(--set "$s"); done
+  if [[ -n $CHECK ]]; then  # record the command; check_config.py validates every one at the end
+    python3 -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "cmd": sys.argv[2], "config": sys.argv[3], "sets": sys.argv[4:]}))' \
+      "$name" "$cmd" "$config" "${sets[@]}" >> "$CHECKFILE"
+    echo 0 > "$LOGS/$name.rc"; return 0
+  fi
+  t=$(( dl - $(date +%s) ))
+  if (( t < 20 )); then log "$name: not started, ${t} s left"; echo "not-started" > "$LOGS/$name.rc"; return 124; fi
+  log "$name: train $cmd -c $config (timeout ${t} s)"
+  local engine=()  # only a process that runs a vLLM engine gets its KV size (and imports vLLM early: wt.py)
+  (( kv > 0 )) && engine=("WT_VLLM_KV_GIB=$kv" "WT_VLLM_UTIL=$ENGINE_UTIL" "VLLM_CACHE_ROOT=$H/.cache/vllm-$name")
+  env MASTER_PORT="$port" "${engine[@]}" \
+    timeout -k 10 "$t" "${WT[@]}" "$cmd" -c "$config" "${args[@]}" > "$LOGS/$name.log" 2>&1
+  rc=$?
+  echo "$rc" > "$LOGS/$name.rc"
+  log "$name: rc=$rc $(grep -v -E '^(INFO|DEBUG|WARNING|\(EngineCore)' "$LOGS/$name.log" | tail -n 1 | cut -c1-200)"
+  return $rc
+}
+minutes() {  # minutes of training that leave START + FINAL seconds inside DEADLINE (>= 0.2)
+  python3 -c 'import sys,time; print(max(0.2, round((float(sys.argv[1]) - time.time() - float(sys.argv[2])) / 60, 2)))' "$1" "$2"
+}
+done_mark() { mkdir -p "$1" && echo "${2:-0}" > "$1/.done"; }   # the eval queue waits for it
+job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's queue (and the registry)
+  # a run about to (re)train: forget an earlier attempt's marker and eval, or the queue would take the
+  # old final as done (the harness resumes traces of the same settings)
+  [[ -n $CHECK ]] || { [[ $5 == - ]] || rm -f "$5"; rm -rf "$1"; }
+  printf '%s\t%s\t%s\t%s\t%s\n' "$@" | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+}
+
+# --- the runs (each takes its deadline; chains run their steps in order) -------------------------
+r_sft_answer() {
+  local dl=$1 d=$Q/sft_answer_only
+  wt sft_answer "$dl" 0 0 sft configs/qwen25_05b_answer_only_sft.toml "model.name_or_path=\"$MODEL\"" \
+    "run.output_dir=\"$d\"" "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+  done_mark "$d" $?
+}
+r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on vLLM, then cold-start SFT-60
+  local dl=$1 d=$Q/cs_star rows rc
+  wt star "$dl" 29631 6 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
+    'coldstart.stages=["star"]' ${DRY:+'star.fallback_round="goldcond"' star.min_rows=3}
+  rc=$?
+  rows=$(cat "$d/star.jsonl" 2>/dev/null | wc -l)
+  log "STaR kept $rows rows (rc=$rc): $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print({k: s.get(k) for k in ("n_items","final_rows","by_gold","round1","round2","kept_modes","tokens_per_s")})' "$d/star.stats.json" 2>/dev/null)"
+  if (( rc != 0 )) && grep -q "STaR kept no rows" "$LOGS/star.log"; then
+    echo "0 (yield 0: a result, not a failure)" > "$LOGS/star.rc"
+  fi
+  if [[ -n $CHECK ]] || (( rows >= STAR_MIN_ROWS )); then
+    wt cs_star_sft "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
+      'coldstart.stages=["sft"]' 'data.val=""' "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+    done_mark "$d/sft" $?
+  else
+    log "STaR: $rows < $STAR_MIN_ROWS rows, no STaR cold start (the headline rung uses the tells cold start)"
+    done_mark "$d/sft" "skip: STaR kept $rows rows (< $STAR_MIN_ROWS)"
+  fi
+}
+r_lmfree_data() {  # tells + fallback rows (no LM; the GGUF's tokenizer cuts the texts as the SFT will)
+  local dl=$1 m
+  for m in tells fallback; do
+    wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
+      "run.output_dir=\"$Q/cs_$m\"" "star.mode=\"$m\"" 'coldstart.stages=["star"]' ${DRY:+data.max_text_tokens=0}
+  done
+}
+r_lmfree_sft() {  # cold-start SFT-60 on the tells rows, then on the fallback rows
+  local dl=$1 m
+  for m in tells fallback; do
+    if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
+      wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
+        "star.mode=\"$m\"" 'coldstart.stages=["sft"]' 'data.val=""' \
+        "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+    else
+      log "cs_$m: no rows, no SFT"; echo "no-rows" > "$LOGS/cs_${m}_sft.rc"
+    fi
+    done_mark "$Q/cs_$m/sft" $?
+  done
+}
+grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
+  local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
+  shift 7
+  wt "$name" "$dl" "$port" 4 "$cmd" "$config" "model.name_or_path=\"$start\"" "run.output_dir=\"$d\"" \
+    "run.max_minutes=$(minutes "$dl" $((GRPO_START_S + GRPO_FINAL_S + ${FINAL_EXTRA:-0})))" "${RL[@]}" "$@"
+  done_mark "$d" $?
+}
+r_grpo_base() { grpo_run grpo_base "$1" 29611 grpo configs/qwen25_05b_grpo.toml "$Q/grpo_base" "$MODEL"; }
+# cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
+r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT
+  local dl=$1 arm=$2 seed=$3 port=$4
+  grpo_run "cs_${arm}_grpo_s$seed" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed" "$Q/cs_$arm/sft/final" \
+    data.n_train=0 "run.seed=$seed" ${DRY:+data.n_train=12}
+}
+r_smoke() {  # two colocated GRPO processes at once, 2 tiny steps each: does concurrency work here?
+  local dl=$1 i pids=() ok=1 small=(grpo.max_completion_length=32 data.max_text_tokens=256)
+  [[ -n $DRY ]] && small=()  # the dry run's own (smaller) settings
+  for i in 1 2; do
+    grpo_run "smoke$i" "$dl" $((29600 + i)) grpo configs/qwen25_05b_grpo.toml "$RUNS/smoke$i" "$MODEL" \
+      grpo.max_steps=2 grpo.prompts_per_step=3 grpo.num_generations=4 grpo.micro_batch=0 "${small[@]}" \
+      data.n_train=6 'data.val=""' run.save_final=false grpo.zero_trainable_patience=1000 run.max_minutes=0 &
+    pids+=($!)
+  done
+  for i in 0 1; do wait "${pids[$i]}" || ok=0; done
+  [[ -n $CHECK ]] && return 0
+  for i in 1 2; do
+    [[ $(grep -c '"step_time"' "$RUNS/smoke$i/metrics.jsonl" 2>/dev/null) -ge 2 ]] || ok=0
+  done
+  if (( ok )); then
+    log "smoke: 2 concurrent colocate processes OK"; echo 4 > "$STATE/max_colocate"
+  else
+    log "smoke FAILED: later calls run one colocated process at a time (QWEN_MAX_COLOCATE=1)"
+    echo 1 > "$STATE/max_colocate"; MAX_CO=1
+    for i in 1 2; do echo "--- smoke$i"; grep -v -E '^(INFO|DEBUG)' "$LOGS/smoke$i.log" | tail -n 15 | cut -c1-250; done
+    return 1
+  fi
+}
+research_run() {  # research_run RECIPE DEADLINE PORT START_MODEL [section.key=value ...]
+  local recipe=$1 dl=$2 port=$3 start=$4
+  shift 4
+  grpo_run "$recipe" "$dl" "$port" research "configs/research/qwen25_05b_$recipe.toml" "$R/$recipe" "$start" "$@"
+}
+headline() {  # the cold start of the headline rung: STaR when it gave SFT weights, else tells, else fallback
+  local arm
+  for arm in star tells fallback; do
+    if [[ -n $CHECK || -f $Q/cs_$arm/sft/final/config.json ]]; then echo "$arm"; return; fi
+  done
+  echo none
+}
+
+# --- the call skeleton ------------------------------------------------------------------------
+begin_call() {  # TAG CALL_S
+  TAG=$1; T0=$(date +%s); D=$(( T0 + ${QWEN_CALL_S:-$2} )); JOBS=$RUNS/jobs_$TAG.tsv
+  : > "$JOBS"; PIDS=(); RUNNING=()
+  log "call $TAG: deadline in $(( D - T0 )) s (max colocate $MAX_CO${QWEN_SEQUENTIAL:+, sequential})"
+  catch_up
+}
+catch_up() {  # k = 4 evals an earlier call registered but did not get to (its model exists)
+  [[ -f $RUNS/eval_jobs.tsv ]] || return 0
+  local out model variant maxnew donef
+  while IFS=$'\t' read -r out model variant maxnew donef; do
+    [[ -f $out/summary.json || ! -f $model/config.json ]] && continue
+    grep -q -F "$out	" "$JOBS" || printf '%s\t%s\t%s\t%s\t%s\n' "$out" "$model" "$variant" "$maxnew" "$donef" >> "$JOBS"
+  done < "$RUNS/eval_jobs.tsv"
+}
+start_queue() {  # one eval engine for the call, warm on the base model, until END + all jobs done
+  if [[ -n $CHECK ]]; then
+    python3 -c 'import json,sys; print(json.dumps({"name": "queue", "cmd": "evaluate", "config": sys.argv[1], "sets": []}))' \
+      "$EVAL_CFG" >> "$CHECKFILE"; return 0
+  fi
+  gunzip -kf "$DATA/val.jsonl.gz"
+  local args=(--jobs "$JOBS" --split "$DATA/val.jsonl" -c "$EVAL_CFG" --deadline $(( D - 5 )) --min-left "$EVAL_S"
+              --backend "$([[ -n $DRY ]] && echo transformers || echo vllm)" --warm "$MODEL")
+  [[ -n $DRY ]] && args+=(--set data.max_text_tokens=64 --set eval.n_val=6 --set 'model.dtype="float32"')
+  WT_VLLM_KV_GIB=6 WT_VLLM_UTIL=$ENGINE_UTIL VLLM_CACHE_ROOT=$H/.cache/vllm-queue timeout -k 5 $(( D - $(date +%s) )) \
+    python3 scripts/gpu/eval_queue.py "${args[@]}" > "$LOGS/queue_$TAG.log" 2>&1 &
+  QPID=$!
+}
+go() {  # go NAME DEADLINE [args]: r_NAME in the background (or in the foreground when sequential)
+  local name=$1
+  shift
+  if [[ -n ${QWEN_SEQUENTIAL:-} || -n $CHECK ]]; then "r_$name" "$@"; return; fi
+  "r_$name" "$@" &
+  PIDS+=($!); RUNNING+=("$name")
+}
+end_call() {  # wait for every run, then the queue; pack; report
+  local i rc
+  for i in "${!PIDS[@]}"; do wait "${PIDS[$i]}"; done
+  echo END >> "$JOBS"
+  if [[ -z $CHECK ]]; then
+    wait "$QPID"; rc=$?
+    echo "$rc" > "$LOGS/queue_$TAG.rc"
+    grep -E '\[eval-queue' "$LOGS/queue_$TAG.log" | cut -c1-220
+    report
+    pack "$TAG"
+  fi
+  finish
+}
+finish() {
+  local f bad=()
+  for f in "$LOGS"/*.rc; do
+    [[ -f $f && $f -nt $STATE/call_$TAG.start ]] || continue
+    [[ $(head -c 1 "$f") == 0 ]] || bad+=("$(basename "$f" .rc): $(cat "$f")")
+  done
+  if (( ${#bad[@]} )); then log "call $TAG: ${#bad[@]} stage(s) failed:"; printf '  %s\n' "${bad[@]}"; return 1; fi
+  log "call $TAG: every stage succeeded ($(( $(date +%s) - T0 )) s)"
+}
+
+report() {  # one line per eval summary and per training run: what the lead reads before the next call
+  python3 - "$RUNS" <<'EOF' || true
+import json, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+for p in sorted(root.glob("*/**/summary.json")):
+    s = json.loads(p.read_text())
+    pp = s.get("per_provider") or {}
+    rec = "/".join(f"{(pp.get(k) or {}).get('recall', float('nan')):.2f}" for k in ("CLAUDE", "CHATGPT", "GEMINI"))
+    k = (s.get("sampling") or {}).get("k") or s.get("k", 4)
+    print(f"  eval {p.parent.relative_to(root)}: pass@1 {s.get('accuracy')} pass@{k} {s.get(f'pass@{k}')} "
+          f"recall C/P/G {rec} trunc {s.get('truncation_rate')} faith {s.get('faithfulness')} n {s.get('n_examples')}")
+for p in sorted(root.glob("*/**/final_eval.json")):
+    f = json.loads(p.read_text())
+    fin, best, col = f.get("final") or {}, f.get("best") or {}, f.get("collapse")
+    print(f"  run {p.parent.relative_to(root)}: in-loop final {fin.get('accuracy')}@{fin.get('step')} "
+          f"best {best.get('accuracy')}@{best.get('step')}" + (f" collapse {col.get('kinds')}" if col else ""))
+for p in sorted(root.glob("*/**/star.stats.json")):
+    s = json.loads(p.read_text())
+    print(f"  star {p.parent.relative_to(root)}: mode {s.get('mode')} kept {s.get('final_rows')} of {s.get('n_items')}")
+EOF
+}
+
+pack() {  # small results of RUNS -> OUT/results_TAG.tgz (qwen05b/ with logs/call_TAG/, research/); completions -> traces_TAG.tgz
+  local tag=$1 tmp
+  tmp=$(mktemp -d)
+  (cd "$RUNS" && find qwen05b research -path '*/final' -prune -o -path '*/best' -prune -o -path '*/checkpoint-*' -prune -o \
+      -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.csv' -o -name '*.png' -o -name '*.toml' \) -print 2>/dev/null |
+      grep -v -E 'traces\.jsonl$|star\.jsonl$|/internalization/val\.jsonl$' | tar -cf - -T - | tar -xf - -C "$tmp")
+  local lg=$tmp/qwen05b/logs/call_$tag
+  mkdir -p "$lg"
+  for f in "$LOGS"/*; do  # logs: the lines that are not vLLM/TRL chatter, and the tail
+    [[ -f $f ]] || continue
+    { grep -v -E '^(INFO|DEBUG|\(EngineCore)' "$f" | tail -n 300; } > "$lg/$(basename "$f")"
+  done
+  cp "$RUNS"/jobs_*.tsv "$RUNS"/jobs_*.results.jsonl "$lg/" 2>/dev/null
+  tar -czf "$OUT/results_$tag.tgz" -C "$tmp" .
+  (cd "$RUNS" && find qwen05b research -path '*/final' -prune -o \( -name 'traces.jsonl' -o -name '*.traces.jsonl' \
+      -o -name 'star.jsonl' \) -print 2>/dev/null | tar -czf "$OUT/traces_$tag.tgz" -T -)
+  rm -rf "$tmp"
+  ls -la "$OUT"
+}
+
+install_and_export() {  # callA's first minute: the last chunk, install, export the GGUF (tells/fallback rows meanwhile)
+  if [[ -n $DRY ]]; then
+    STAGE_DRY=1 bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || return 1
+    [[ -f $MODEL/config.json ]] || "${WT[@]}" tiny-model "$MODEL" > /dev/null || return 1
+  else
+    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || return 1
+    nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv
+  fi
+  if [[ ! -f $MODEL/config.json ]]; then
+    TOKSRC=$GGUF r_lmfree_data "$D" > "$LOGS/lmfree_data.chain.log" 2>&1 &
+    local lp=$! t=$SECONDS
+    timeout 240 "${WT[@]}" export-model "$GGUF" "$MODEL" --dtype bfloat16 > "$LOGS/export.log" 2>&1
+    local rc=$?
+    echo "$rc" > "$LOGS/export.rc"
+    log "export rc=$rc in $(( SECONDS - t )) s: $(ls "$MODEL" 2>/dev/null | tr '\n' ' ')"
+    wait "$lp"; cat "$LOGS/lmfree_data.chain.log"
+    (( rc == 0 )) || return 1
+  else
+    r_lmfree_data "$D"
+  fi
+}
+
+# --- the calls --------------------------------------------------------------------------------
+callA() {
+  begin_call A 575
+  if [[ -z $CHECK ]]; then install_and_export || { log "callA: staging/export failed"; finish; return 1; }; else r_lmfree_data "$D"; fi
+  job "$Q/base_eval_3way" "$MODEL" 3way "$N3" -
+  job "$Q/base_eval_answer_only" "$MODEL" answer_only "$NA" -
+  start_queue
+  # registered now, so the queue waits for them (done markers): rungs 2 and 4, the other cold starts, rung 3
+  job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
+  job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
+  job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
+  job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
+  job "$Q/grpo_base/eval_k4" "$Q/grpo_base/final" 3way "$N3" "$Q/grpo_base/.done"
+  [[ -z ${QWEN_SEQUENTIAL:-} ]] && go smoke $(( $(date +%s) + ${QWEN_SMOKE_S:-$([[ -n $DRY ]] && echo 400 || echo 180)} ))
+  go sft_answer $(( D - 2 * EVAL_S ))
+  go star_chain $(( D - 3 * EVAL_S ))
+  go lmfree_sft $(( D - 3 * EVAL_S ))
+  if [[ -z ${QWEN_SEQUENTIAL:-} && -z $CHECK ]]; then wait "${PIDS[0]}"; fi   # the smoke decides on rung 3
+  go grpo_base $(( D - EVAL_S - 5 ))
+  end_call
+}
+callB() {  # rung 5: cold start -> GRPO; the headline cold start on two seeds, the other two on one
+  begin_call B 575
+  start_queue
+  local h arms=() a n i dl port=29621
+  h=$(headline)
+  log "headline cold start: $h"
+  [[ $h == none ]] && { log "callB: no cold-start SFT weights from callA"; finish; return 1; }
+  arms=("$h 0" "$h 1")
+  for a in star tells fallback; do [[ $a != "$h" && ( -n $CHECK || -f $Q/cs_$a/sft/final/config.json ) ]] && arms+=("$a 0"); done
+  if [[ -n ${QWEN_B_ARMS:-} ]]; then  # e.g. "star:0 star:1": fewer runs, more steps each
+    arms=(); for a in $QWEN_B_ARMS; do arms+=("${a%%:*} ${a##*:}"); done
+  fi
+  (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
+  n=${#arms[@]}
+  for i in "${!arms[@]}"; do
+    read -r a s <<< "${arms[$i]}"
+    job "$Q/cs_$a/grpo_s$s/eval_k4" "$Q/cs_$a/grpo_s$s/final" 3way "$N3" "$Q/cs_$a/grpo_s$s/.done"
+  done
+  for i in "${!arms[@]}"; do
+    read -r a s <<< "${arms[$i]}"
+    if (( MAX_CO < 2 )); then  # sequential: split what is left
+      dl=$(( $(date +%s) + (D - EVAL_S * (n - i) - $(date +%s)) / (n - i) ))
+      r_cs_grpo "$dl" "$a" "$s" $((port + i))
+    else  # staggered ends, so the queue evaluates each final while the others still train; the
+      # first two runs (the headline's seeds) get the two latest ends: the most steps, ~1 step apart
+      local slot=$(( i < 2 ? n - 2 + i : i - 2 ))
+      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i))
+    fi
+  done
+  end_call
+}
+callC() {  # issue 16 at 0.5B: the recipes of QWEN_C_RUNS, each from its config's start
+  begin_call C 320
+  start_queue
+  local h runs=() r i n start port=29641 dl
+  h=$(headline)
+  # shellcheck disable=SC2206
+  runs=(${QWEN_C_RUNS:-opcd rlsd})
+  (( MAX_CO < ${#runs[@]} )) && runs=("${runs[@]:0:$MAX_CO}")
+  n=${#runs[@]}
+  for i in "${!runs[@]}"; do
+    r=${runs[$i]}
+    [[ $r == cheatsheet ]] && r=cheatsheet_grpo
+    [[ $r == pureacc ]] && r=pureacc_grpo
+    case $r in opcd|pureacc_grpo) start=$MODEL ;; *) start=$Q/cs_$h/sft/final ;; esac
+    job "$R/$r/eval_k4" "$R/$r/final" "$([[ $r == pureacc_grpo ]] && echo answer_only || echo 3way)" \
+      "$([[ $r == pureacc_grpo ]] && echo "$NA" || echo "$N3")" "$R/$r/.done"
+    dl=$(( D - EVAL_S * (n - i) - 5 ))
+    local extra=()
+    # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~10 s/step)
+    [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]] && extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 15 + 1 ))")
+    [[ -n $DRY ]] && extra=()
+    # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
+    # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
+    local fx=0
+    case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
+    if [[ -n ${QWEN_SEQUENTIAL:-} ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}"
+    else FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}" & PIDS+=($!); fi
+  done
+  end_call
+}
+
+stage_check() {  # every trainer command of callA/B/C (GPU and dry overrides) against the configs, on CPU
+  local rc=0 mode
+  for mode in gpu dry; do
+    CHECKFILE=$(mktemp)
+    (
+      export QWEN_CHECK=1 CHECKFILE QWEN_HOME
+      QWEN_HOME=$(mktemp -d)
+      [[ $mode == dry ]] && export QWEN_DRY=1
+      for c in callA callB callC; do bash "$0" "$c" > /dev/null || exit 1; done
+      QWEN_C_RUNS="rlsd_anchored cheatsheet pureacc" QWEN_MAX_COLOCATE=4 bash "$0" callC > /dev/null || exit 1
+    ) || rc=1
+    python3 scripts/gpu/check_config.py "$CHECKFILE" --label "$mode" || rc=1
+    rm -f "$CHECKFILE"
+  done
+  return $rc
+}
+
+stage_dry() {  # CPU: the whole sequence with the tiny model; exit 1 if any call failed
+  export QWEN_DRY=1
+  local rc=0 n c
+  n=$(find .stage -name 'chunk.*' | wc -l)
+  (( n > 0 )) || { log "dry: no .stage/p*/chunk.* (run stage.sh pack first)"; return 2; }
+  for c in $(seq 1 $((n - 1))); do STAGE_DRY=1 bash "$0" stage "$c" || rc=1; done
+  for c in callA callB callC; do
+    log "dry: $c"
+    OUT=$H/out_$c QWEN_LAST_CHUNK=$n bash "$0" "$c" || { rc=1; log "dry: $c FAILED"; }
+  done
+  (( rc == 0 )) && log "dry run: every call succeeded" || log "dry run: FAILED"
+  return $rc
+}
+
+case "${1:-}" in
+  stage) bash scripts/gpu/stage.sh recv "$2" ;;
+  callA|callB|callC)
+    touch "$STATE/call_${1#call}.start"; sleep 1
+    "$1" ;;
+  status)
+    nvidia-smi 2>/dev/null | head -n 20; df -h "$H" | tail -n 1
+    ls "$X" "$MODEL" 2>/dev/null | head; find "$Q" "$R" -maxdepth 3 -name 'summary.json' 2>/dev/null
+    cat "$STATE/max_colocate" 2>/dev/null ;;
+  pack) pack "${2:-manual}" ;;
+  check) stage_check ;;
+  dry) stage_dry ;;
+  *) echo "usage: qwen_calls.sh stage N|callA|callB|callC|status|pack TAG|check|dry" >&2; exit 2 ;;
+esac

@@ -1,0 +1,105 @@
+"""The session-4 device scripts (scripts/gpu/qwen_calls.sh and its helpers), checked on CPU.
+
+vLLM is GPU-only, so these tests check what can be checked here: every `--set` the calls pass
+names a real config field with a valid value (the whole call sequence in check mode, and a bad
+override must fail it), the launcher's vLLM engine settings, the eval queue's job file, and, as a
+slow test, the whole CPU dry run (stage 1..12, callA/B/C on the tiny model)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GPU = REPO / "scripts" / "gpu"
+sys.path.insert(0, str(GPU))
+
+import check_config  # noqa: E402
+import eval_queue  # noqa: E402
+import wt  # noqa: E402
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}:{os.environ.get('PYTHONPATH', '')}", **extra}
+    env.pop("QWEN_DRY", None)
+    return env
+
+
+def test_engine_overrides_fill_in_what_the_environment_says() -> None:
+    env = {"WT_VLLM_KV_GIB": "4", "WT_VLLM_UTIL": "0.05", "WT_VLLM_DTYPE": "bfloat16", "WT_VLLM_EAGER": "1",
+           "WT_VLLM_MAX_LEN": "4096"}
+    # TRL's colocated engine gives no dtype / max_model_len: both are filled in; the KV size and the
+    # utilization always apply
+    assert wt.engine_overrides(env, {"gpu_memory_utilization": 0.3}) == {
+        "kv_cache_memory_bytes": 4 * 2**30, "gpu_memory_utilization": 0.05, "dtype": "bfloat16",
+        "enforce_eager": True, "max_model_len": 4096}
+    # a caller's explicit dtype and max_model_len win
+    got = wt.engine_overrides(env, {"dtype": "float16", "max_model_len": 2048})
+    assert "dtype" not in got and "max_model_len" not in got
+    assert wt.engine_overrides({}, {"dtype": None}) == {}
+
+
+def test_patch_is_off_without_an_engine_variable() -> None:
+    # HF-only processes (SFT, tells rows) must not import vLLM: only KV size / utilization turn it on
+    assert wt.patch_vllm({"WT_VLLM_DTYPE": "bfloat16", "WT_VLLM_MAX_LEN": "4096"}) is False
+
+
+def test_eval_queue_job_file(tmp_path: Path) -> None:
+    done = tmp_path / "run" / ".done"
+    jobs = tmp_path / "jobs.tsv"
+    jobs.write_text(f"{tmp_path}/a\tM\t3way\t256\t-\n# comment\n{tmp_path}/b\tM2\tanswer_only\t16\t{done}\nEND\n")
+    got, end = eval_queue.read_jobs(jobs)
+    assert end and [(j.variant, j.max_new) for j in got] == [("3way", 256), ("answer_only", 16)]
+    assert got[0].ready() and not got[1].ready()
+    done.parent.mkdir()
+    done.write_text("skip: STaR kept 3 rows\n")
+    assert got[1].ready() and got[1].not_run()
+    jobs.write_text("only\ttwo\n")
+    with pytest.raises(SystemExit, match="5 tab-separated"):
+        eval_queue.read_jobs(jobs)
+
+
+def test_check_config_catches_a_bad_override(tmp_path: Path) -> None:
+    good = {"name": "g", "cmd": "grpo", "config": str(REPO / "configs/qwen25_05b_grpo.toml"), "sets": ["grpo.lr=2e-6"]}
+    assert check_config.check_one(good) == ""
+    bad_key = {**good, "sets": ["grpo.learning_rate=2e-6"]}
+    assert "unknown config key grpo.learning_rate" in check_config.check_one(bad_key)
+    bad_plan = {**good, "sets": ["grpo.prompts_per_step=4"]}  # not a multiple of 3 labels
+    assert "multiple of" in check_config.check_one(bad_plan)
+    research = {"name": "r", "cmd": "research", "config": str(REPO / "configs/research/qwen25_05b_rlsd.toml"),
+                "sets": ["research.truncation_safe_reward=true"]}
+    assert check_config.check_one(research) == ""
+    assert "research.nope" in check_config.check_one({**research, "sets": ["research.nope=1"]})
+
+
+@pytest.mark.slow
+def test_every_override_of_every_call_is_a_real_field() -> None:
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "check"], cwd=REPO, env=_env(),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = [x for x in r.stdout.splitlines() if x.startswith("check (")]
+    assert len(lines) == 2 and all(" 0 bad" in x for x in lines), r.stdout
+    n = int(lines[0].split(":")[1].split()[0])
+    assert n >= 20  # callA's 11, callB's 5, callC's two recipe sets
+    # the check is real: one unknown key in every trainer command fails it
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "check"], cwd=REPO,
+                       env=_env(QWEN_EXTRA_SET="grpo.no_such_key=1"), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "unknown config key grpo.no_such_key" in r.stdout
+
+
+@pytest.mark.slow
+def test_cpu_dry_run_of_the_whole_sequence(tmp_path: Path) -> None:
+    if not list((REPO / ".stage").glob("p*/chunk.*")):
+        pytest.skip("no .stage/pN chunks (bash scripts/gpu/stage.sh fetch && pack)")
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "dry"], cwd=REPO, env=_env(QWEN_HOME=str(tmp_path)),
+                       capture_output=True, text=True, timeout=3000)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
+    assert "dry run: every call succeeded" in r.stdout
+    summaries = list((tmp_path / "runs").glob("*/**/eval_k4/summary.json"))
+    assert len(summaries) >= 8, summaries
+    assert all(json.loads(p.read_text())["n_examples"] > 0 for p in summaries)
