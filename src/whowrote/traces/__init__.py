@@ -6,7 +6,3 @@
 - :mod:`whowrote.traces.analyze`: per-recipe/checkpoint statistics of eval trace files;
 - :mod:`whowrote.traces.report`: ``summary.json``, figures and ``report.html``.
 """
-
-from whowrote.task.faithfulness import check_claims, rationale_faithfulness
-
-__all__ = ["check_claims", "rationale_faithfulness"]

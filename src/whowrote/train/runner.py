@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whowrote.train.callbacks import MetricsFileCallback, PeriodicEvalCallback, TimeLimitCallback
+from whowrote.train.callbacks import (
+    MetricsFileCallback,
+    NonFiniteGuard,
+    PeriodicEvalCallback,
+    TimeLimitCallback,
+)
 from whowrote.train.config import InLoopEval, TrainConfig, dump_toml
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
@@ -72,7 +77,8 @@ def _resume_checkpoint(cfg: TrainConfig) -> str | None:
 def _callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: InLoopEval) -> list[Any]:
     from whowrote.train.evaluation import harness_config
 
-    cbs: list[Any] = [MetricsFileCallback(prep.out, stage)]
+    # The guard right after the metrics file: the diverged step is on record before it stops the run.
+    cbs: list[Any] = [MetricsFileCallback(prep.out, stage), NonFiniteGuard(prep.out)]
     if prep.val_rows:
         # Val rows are already cut to data.max_text_tokens and subset to eval.n_val by prepare().
         harness = harness_config(eval_cfg, cfg.data.labels, dtype=cfg.model.dtype,
