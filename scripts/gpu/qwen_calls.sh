@@ -54,7 +54,7 @@ log() { echo "[qwen $(date -u +%H:%M:%S)] $*"; }
 
 # --- settings --------------------------------------------------------------------------------
 GRPO_START_S=${QWEN_GRPO_START_S:-130}  # launch -> first train step: imports, load, vLLM start, step-0 eval
-GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-40}   # last step -> exit: final in-loop eval, save
+GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-120}  # last step -> exit: final in-loop eval, save (session 4: 40 s was too little, timeout killed 3 runs before their save)
 SFT_START_S=${QWEN_SFT_START_S:-60}
 EVAL_S=${QWEN_EVAL_S:-30}               # one k = 4 eval in the queue (vLLM, 240 texts)
 STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold start (the headline uses tells)
