@@ -57,7 +57,9 @@ def strip_formatting(text: str) -> str:
     """Remove Markdown formatting but keep the wording (spec §1.7, steps in that order).
 
     Not removed, as in the research system: LaTeX, table pipes, ASCII art, quotes,
-    blockquote markers and links.
+    blockquote markers and links. Not :func:`whowrote.style.edits.strip_markdown` on purpose: that
+    one is the robustness edit (what copying rendered text gives: math, tables, links go too); this
+    one reproduces the research system's strip augmentation step for step.
     """
     text = _CODE_FENCE.sub(" ", text)
     text = _HEADING.sub("", text)

@@ -90,7 +90,10 @@ _BLANKS = re.compile(r"\n{3,}")
 
 
 def strip_markdown(text: str) -> str:
-    """Markdown (and LaTeX math) removed, the words kept: what copying rendered text gives."""
+    """Markdown (and LaTeX math) removed, the words kept: what copying rendered text gives.
+
+    Not :func:`whowrote.data.clean.strip_formatting`, which follows the research spec's strip
+    augmentation (§1.7: LaTeX, tables and links kept, em-dashes to commas) for the LLM data."""
     text = _FENCE.sub(" ", text)
     text = _DISPLAY_MATH.sub(" ", text)
     text = _INLINE_MATH.sub(" ", text)
