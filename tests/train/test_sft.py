@@ -151,3 +151,20 @@ def test_sft_records_and_config_carry_the_thinking_switch_and_trl_table(tmp_path
     cfg.sft.trl = {"nope": 1}
     with pytest.raises(WhowroteError, match="SFTConfig does not know"):
         build_sft_config(cfg)
+
+
+def test_a_diverged_run_stops_with_one_line_and_saves_no_final(tiny_model, splits, tmp_path):
+    import pytest
+
+    from whowrote.types import WhowroteError
+
+    out = tmp_path / "sft_nan"
+    # lr 1e30: the first Adam step blows the weights up, the next loss is inf/nan (as lr 5e-5 did at 0.5B
+    # in bf16 after 26 steps); training must stop there instead of saving NaN weights as "final"
+    cfg = tiny_cfg(tiny_model, splits, out, "sft.max_steps=6", "eval.every_steps=0", "sft.lr=1e30")
+    with pytest.raises(WhowroteError, match=r"training diverged at step \d+ \((loss|grad_norm) = (nan|inf)"):
+        run_sft(cfg)
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    (abort,) = [r for r in recs if r.get("kind") == "abort"]
+    assert abort["reason"].startswith("non-finite") and abort["step"] < 6
+    assert not (out / "final").exists()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from whowrote.train.config import InLoopEval
 from whowrote.train.curves import latest_attempts, load_metrics
 from whowrote.train.data import Row, write_rows
 from whowrote.train.evaluation import evaluate_policy, harness_config
+from whowrote.types import WhowroteError
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
@@ -193,6 +195,33 @@ class ZeroTrainableGuard(TrainerCallback):
             if self.out is not None and state.is_world_process_zero:
                 append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
                                                           "reason": f"{self.streak} zero-trainable steps"})
+
+
+class NonFiniteGuard(TrainerCallback):
+    """Stop with one clear line as soon as a logged loss or gradient norm is NaN or infinite.
+
+    A diverged step leaves NaN weights behind: without this the run trains on for many steps,
+    saves them as "final", and the next sampling eval dies in a CUDA assert ("probability tensor
+    contains either inf, nan"), as the 0.5B answer-only SFT of session 4 did (docs/gpu-notes.md).
+    """
+
+    KEYS = ("loss", "grad_norm")
+
+    def __init__(self, output_dir: str | Path | None = None) -> None:
+        self.out = Path(output_dir) if output_dir else None
+
+    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+               logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        bad = [k for k in self.KEYS if isinstance((logs or {}).get(k), (int, float)) and not math.isfinite(logs[k])]
+        if not bad:
+            return
+        what = ", ".join(f"{k} = {logs[k]}" for k in bad)  # type: ignore[index]
+        if self.out is not None and state.is_world_process_zero:
+            append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
+                                                      "reason": f"non-finite {what}"})
+        raise WhowroteError(f"training diverged at step {state.global_step} ({what}); no final weights are "
+                            f"saved: lower the learning rate or raise warmup (checkpoints before this step "
+                            f"are kept)")
 
 
 class TimeLimitCallback(TrainerCallback):
