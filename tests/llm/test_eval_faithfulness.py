@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from word_backend import WordTokens
 
 from whowrote.llm.backends import Sample, SamplingParams
 from whowrote.llm.config import EvalConfig
@@ -22,20 +23,9 @@ NO_CLAIM = "The warm and sincere voice points to one particular assistant here."
 TRUE_ABSENCE = "There are no headers and no bullet lists in this plain prose."
 
 
-class Scripted:
+class Scripted(WordTokens):
     """Sample 0 / 1 of the markdown text: the faithful / the unfaithful rationale; of the plain
     text: no checkable claim / a true one. Tokens are words."""
-
-    name = "scripted"
-
-    def count_tokens(self, text):
-        return len(text.split())
-
-    def truncate_tokens(self, text, n):
-        return " ".join(text.split()[:n])
-
-    def prompt_tokens(self, messages):
-        return sum(self.count_tokens(m["content"]) for m in messages)
 
     def generate(self, prompts, params: SamplingParams):
         out = []

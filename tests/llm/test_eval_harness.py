@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from word_backend import WordTokens
 
 from whowrote.llm.backends import Sample, SamplingParams, TransformersBackend
 from whowrote.llm.config import EvalConfig
@@ -15,24 +16,13 @@ from whowrote.types import WhowroteError
 REASON = "The sincere adverbs, direct address and warm essay voice point to one particular assistant."
 
 
-class ScriptedBackend:
+class ScriptedBackend(WordTokens):
     """Answers from the provider named in the synthetic text; sample 1 of CHATGPT texts truncates."""
-
-    name = "scripted"
 
     def __init__(self, fail_after: int | None = None):
         self.calls = 0
         self.seen: list[str] = []
         self.fail_after = fail_after
-
-    def count_tokens(self, text):
-        return len(text.split())
-
-    def truncate_tokens(self, text, n):
-        return " ".join(text.split()[:n])
-
-    def prompt_tokens(self, messages):
-        return sum(self.count_tokens(m["content"]) for m in messages)
 
     def generate(self, prompts, params: SamplingParams):
         if self.fail_after is not None and self.calls >= self.fail_after:
