@@ -56,3 +56,12 @@ def corpus(corpus_files):
     from whowrote.data import load_corpus
 
     return load_corpus(list(corpus_files.values()))
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny random chat model built offline (whowrote.train.tiny), once per session, for the
+    training and research-recipe tests."""
+    from whowrote.train.tiny import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")

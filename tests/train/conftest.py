@@ -1,4 +1,4 @@
-"""Fixtures for the training tests: a tiny random chat model and synthetic, memorisable splits.
+"""Fixtures for the training tests: synthetic, memorisable splits (the tiny model: tests/conftest.py).
 
 Nothing is downloaded: the model and tokenizer are built offline (whowrote.train.tiny), and the
 texts are synthetic sentences whose provider is given away by a few words, so a tiny model can
@@ -31,13 +31,6 @@ def synthetic_rows(n_per_class: int, seed: int = 0, prefix: str = "r") -> list[d
             rows.append({"id": f"{prefix}{prov}{i}", "text": " ".join(words), "provider": prov,
                          "genre": "synthetic", "topic": f"t{i}"})
     return rows
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory) -> Path:
-    from whowrote.train.tiny import build_tiny_model
-
-    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 @pytest.fixture(scope="session")
