@@ -19,22 +19,17 @@ import numpy as np
 from whowrote.style.trees import TreeEnsemble, log_transform
 
 
-def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(credits, bias)``: credits ``(n, classes, d)`` and bias ``(classes,)`` with
-    ``bias + credits.sum(-1) == trees.raw_predict(Z)`` (up to float rounding)."""
-    if trees.expected is None:
-        raise ValueError("these trees carry no node expectations (saved by an older whowrote)")
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    n, d = Z.shape
-    k = len(trees.baseline)
-    n_trees = len(trees.roots)
-    children = np.stack([trees.left, trees.right], axis=1).ravel()
-    node = np.tile(trees.roots, n)
-    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
-    cls = np.tile(trees.tree_class.astype(np.int64), n)
+def _credit_walk(trees: TreeEnsemble, Z: np.ndarray, node: np.ndarray, row: np.ndarray, slot: np.ndarray,
+                 size: int) -> np.ndarray:
+    """Walk each (text ``row``, tree starting at ``node``) pair to its leaf, adding each split's
+    change of the node expectation to ``credits[slot + split feature]`` (``size`` slots). One walk
+    serves :func:`tree_attributions` and :func:`pair_credits`: each slot gets the same terms in the
+    same order, so both give bit-identical credits."""
+    d = Z.shape[1]
     flat = Z.ravel()
+    children = np.stack([trees.left, trees.right], axis=1).ravel()
     has_nan = bool(np.isnan(flat).any())
-    credits = np.zeros(n * k * d)
+    credits = np.zeros(size)
     active = np.flatnonzero(~trees.is_leaf[node])
     while active.size:
         nd = node[active]
@@ -44,10 +39,24 @@ def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, n
         if has_nan:
             goes_right = np.where(np.isnan(x), ~trees.missing_left[nd], goes_right)
         nxt = children[2 * nd + goes_right]
-        slot = (row[active] * k + cls[active]) * d + feat
-        credits += np.bincount(slot, weights=trees.expected[nxt] - trees.expected[nd], minlength=n * k * d)
+        credits += np.bincount(slot[active] + feat, weights=trees.expected[nxt] - trees.expected[nd], minlength=size)
         node[active] = nxt
         active = active[~trees.is_leaf[nxt]]
+    return credits
+
+
+def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(credits, bias)``: credits ``(n, classes, d)`` and bias ``(classes,)`` with
+    ``bias + credits.sum(-1) == trees.raw_predict(Z)`` (up to float rounding)."""
+    if trees.expected is None:
+        raise ValueError("these trees carry no node expectations (saved by an older whowrote)")
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    k = len(trees.baseline)
+    n_trees = len(trees.roots)
+    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
+    cls = np.tile(trees.tree_class.astype(np.int64), n)
+    credits = _credit_walk(trees, Z, np.tile(trees.roots, n), row, (row * k + cls) * d, n * k * d)
     bias = trees.baseline + np.bincount(trees.tree_class, weights=trees.expected[trees.roots], minlength=k)
     return credits.reshape(n, k, d), bias
 
@@ -67,35 +76,16 @@ def decision_attributions(model, X: np.ndarray) -> np.ndarray:
 def pair_credits(trees: TreeEnsemble, Z: np.ndarray, target: np.ndarray, versus: np.ndarray) -> np.ndarray:
     """:func:`tree_attributions`'s credits of two classes per row only, shape ``(n, 2, d)``:
     ``[:, 0]`` for class ``target[i]``, ``[:, 1]`` for ``versus[i]``. Only the trees of those two
-    classes are walked (half the work with four classes), and each credit is the same sum, added
-    in the same order, as in :func:`tree_attributions`, so the values are bit-identical."""
+    classes are walked (half the work with four classes), bit-identical to the full walk."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     n, d = Z.shape
     n_trees = len(trees.roots)
-    children = np.stack([trees.left, trees.right], axis=1).ravel()
     cls = np.tile(trees.tree_class.astype(np.int64), n)
     row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
     second = cls == np.repeat(np.asarray(versus, dtype=np.int64), n_trees)
     keep = np.flatnonzero(second | (cls == np.repeat(np.asarray(target, dtype=np.int64), n_trees)))
-    node = np.tile(trees.roots, n)[keep]
-    base = (row[keep] * 2 + second[keep]) * d  # the pair's (row, class) block in the output
-    offset = row[keep] * d
-    flat = Z.ravel()
-    has_nan = bool(np.isnan(flat).any())
-    credits = np.zeros(n * 2 * d)
-    active = np.flatnonzero(~trees.is_leaf[node])
-    while active.size:
-        nd = node[active]
-        feat = trees.feature[nd].astype(np.int64)
-        x = flat[offset[active] + feat]
-        goes_right = x > trees.threshold[nd]
-        if has_nan:
-            goes_right = np.where(np.isnan(x), ~trees.missing_left[nd], goes_right)
-        nxt = children[2 * nd + goes_right]
-        credits += np.bincount(base[active] + feat, weights=trees.expected[nxt] - trees.expected[nd],
-                               minlength=n * 2 * d)
-        node[active] = nxt
-        active = active[~trees.is_leaf[nxt]]
+    slot = (row[keep] * 2 + second[keep]) * d  # the pair's (row, class) block in the output
+    credits = _credit_walk(trees, Z, np.tile(trees.roots, n)[keep], row[keep], slot, n * 2 * d)
     return credits.reshape(n, 2, d)
 
 
@@ -103,7 +93,6 @@ def decision_support(model, X: np.ndarray, target: np.ndarray, versus: np.ndarra
     """Per text and feature, how much the decision favours class ``target[i]`` over ``versus[i]``:
     ``D[i, target[i]] - D[i, versus[i]]`` of :func:`decision_attributions`, bit for bit, shape
     ``(n, d)``, without attributing the classes that the tells do not compare."""
-
     Z = log_transform(np.asarray(X, dtype=np.float64))
     pair = np.stack([np.asarray(target), np.asarray(versus)], axis=1)
     linear = ((Z - model.mean_) / model.scale_)[:, None, :] * model.coef_[pair]

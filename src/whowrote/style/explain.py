@@ -174,7 +174,8 @@ def tells_from_support(model, x: np.ndarray, support: list[float], target: int, 
     """:func:`make_tells` given ``support`` (per feature, how much the decision favours ``target``
     over ``versus``; see :func:`whowrote.style.decision.decision_support`) as Python floats: cues
     are summed left to right, as numpy sums a handful of values, so rankings are unchanged."""
-    names, cue_of = _cues_of(tuple(model.feature_names_))
+    names = model.feature_names_
+    cue_of = _cues_of(tuple(names))
     by_cue: dict[str, list[int]] = {}
     for j in [j for j, v in enumerate(support) if v > 0]:
         cue = cue_of[j]
@@ -210,9 +211,9 @@ def tells_from_support(model, x: np.ndarray, support: list[float], target: int, 
 
 
 @functools.lru_cache(maxsize=8)
-def _cues_of(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The feature names and each one's cue (one tell per cue)."""
-    return names, tuple(CUES.get(name, name) for name in names)
+def _cues_of(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Each feature's cue (one tell per cue), computed once per model's feature list."""
+    return tuple(CUES.get(name, name) for name in names)
 
 
 def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
