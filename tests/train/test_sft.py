@@ -106,6 +106,73 @@ def test_time_limit_stops_cleanly_with_final_eval_and_weights(tiny_model, splits
     assert (final / "config.json").is_file()
 
 
+def test_a_time_limit_stop_leaves_a_checkpoint_that_resume_continues(tiny_model, splits, tmp_path):
+    # a 10-minute device call: the run stops on time, the next call resumes from the stop's checkpoint
+    out = tmp_path / "sft_slot"
+    common = ("sft.max_steps=5", "eval.every_steps=0", "run.save_steps=100", 'data.val=""')
+    run_sft(tiny_cfg(tiny_model, splits, out, *common, "run.max_minutes=1e-9", "run.save_final=false"))
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-1"]
+    run_sft(tiny_cfg(tiny_model, splits, out, *common, 'run.resume="auto"'))
+    state = json.loads((out / "checkpoint-5" / "trainer_state.json").read_text())
+    assert state["global_step"] == 5
+    assert len(_losses(out)) == 5  # steps 2-5 in the second attempt, not 1-5 again
+
+
+def test_one_non_finite_step_is_skipped_and_training_goes_on(tiny_model, splits, tmp_path, monkeypatch):
+    from transformers import TrainerCallback
+
+    import whowrote.train.runner as runner
+
+    class PoisonStep3(TrainerCallback):  # a NaN in one backward pass, as at 0.5B in session 4
+        def on_pre_optimizer_step(self, args, state, control, model=None, **kw):
+            if state.global_step + 1 == 3:
+                next(p for p in model.parameters() if p.grad is not None).grad[0].fill_(float("nan"))
+
+    real = runner._callbacks
+    monkeypatch.setattr(runner, "_callbacks", lambda *a: [PoisonStep3(), *real(*a)])
+    out = tmp_path / "sft_skip"
+    final = run_sft(tiny_cfg(tiny_model, splits, out, "sft.max_steps=5", "eval.every_steps=0", 'data.val=""'))
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["in_a_row"]) for r in recs if r.get("kind") == "skip"] == [(3, 1)]
+    assert not [r for r in recs if r.get("kind") == "abort"]
+    weights = AutoModelForCausalLM.from_pretrained(final).state_dict()
+    assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+def test_the_guard_drops_a_bad_steps_gradients_and_stops_when_it_persists(tmp_path):
+    import pytest
+    from transformers import TrainerControl, TrainerState
+
+    from whowrote.train.callbacks import NonFiniteGuard
+    from whowrote.types import WhowroteError
+
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.AdamW(model.parameters(), lr=0.1)
+    guard, state, control = NonFiniteGuard(tmp_path, max_skips=2), TrainerState(), TrainerControl()
+    before = [p.detach().clone() for p in model.parameters()]
+
+    def backward(bad: bool) -> None:
+        opt.zero_grad()
+        model(torch.ones(1, 3)).sum().backward()
+        if bad:
+            model.bias.grad[1] = float("inf")
+        guard.on_pre_optimizer_step(None, state, control, model=model)
+        opt.step()
+        state.global_step += 1
+
+    backward(bad=True)  # skipped: no parameter moves, the Adam state stays empty
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True)) and not opt.state
+    backward(bad=False)  # a good step trains and resets the count
+    assert not torch.equal(before[0], model.weight) and guard.in_a_row == 0
+    backward(bad=True)
+    backward(bad=True)
+    with pytest.raises(WhowroteError, match=r"training diverged at step 5 \(grad_norm = nan \(3 steps in a row\)\)"):
+        backward(bad=True)
+    recs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in recs if r["kind"] == "skip"] == [1, 3, 4]
+    assert [r["step"] for r in recs if r["kind"] == "abort"] == [5]
+
+
 def test_train_evaluate_is_the_harness(tiny_model, splits, tmp_path):
     # `whowrote train evaluate` runs the eval harness (same traces, summary, run.json, resume) with the
     # [eval] sampling of a training config; the split may be gzipped as training splits are.

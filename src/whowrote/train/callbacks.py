@@ -198,30 +198,60 @@ class ZeroTrainableGuard(TrainerCallback):
 
 
 class NonFiniteGuard(TrainerCallback):
-    """Stop with one clear line as soon as a logged loss or gradient norm is NaN or infinite.
+    """Skip an optimizer step whose gradients hold a NaN or inf; stop with one line when it persists.
 
-    A diverged step leaves NaN weights behind: without this the run trains on for many steps,
-    saves them as "final", and the next sampling eval dies in a CUDA assert ("probability tensor
-    contains either inf, nan"), as the 0.5B answer-only SFT of session 4 did (docs/gpu-notes.md).
+    A NaN in one backward pass (session 4's 0.5B SFTs: finite losses, then NaN from step 26 or 34)
+    would otherwise reach the weights and the Adam moments, the run would train on for many steps,
+    save them as "final", and the next sampling eval would die in a CUDA assert (docs/gpu-notes.md).
+    As AMP's ``GradScaler`` does, such a step is skipped before ``optimizer.step()``: every gradient
+    is dropped (``torch.optim`` leaves parameters without a gradient untouched), a ``kind=skip``
+    record names the step, and training goes on. ``max_skips`` skipped steps in a row, or a
+    non-finite logged loss/grad norm of a step that was not skipped, stop the run: no NaN final.
     """
 
     KEYS = ("loss", "grad_norm")
 
-    def __init__(self, output_dir: str | Path | None = None) -> None:
+    def __init__(self, output_dir: str | Path | None = None, max_skips: int = 3) -> None:
         self.out = Path(output_dir) if output_dir else None
+        self.max_skips = max_skips
+        self.in_a_row = 0
+        self.skipped: set[int] = set()
+
+    def _record(self, state: TrainerState, rec: dict[str, Any]) -> None:
+        if self.out is not None and state.is_world_process_zero:
+            append_jsonl(self.out / "metrics.jsonl", rec)
+
+    def _stop(self, state: TrainerState, what: str) -> None:
+        self._record(state, {"kind": "abort", "step": state.global_step, "reason": f"non-finite {what}"})
+        raise WhowroteError(f"training diverged at step {state.global_step} ({what}); no final weights are "
+                            f"saved: lower the learning rate or raise warmup (checkpoints before this step "
+                            f"are kept)")
+
+    def on_pre_optimizer_step(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                              model: Any = None, **kwargs: Any) -> None:
+        import torch
+
+        grads = [p.grad for p in (model.parameters() if model is not None else ()) if p.grad is not None]
+        # one device sync for all tensors; gradients are all-reduced already, so every rank agrees
+        if not grads or bool(torch.stack([torch.linalg.vector_norm(g.float()) for g in grads]).isfinite().all()):
+            self.in_a_row = 0
+            return
+        step = state.global_step + 1  # the step this optimizer update would complete
+        self.in_a_row += 1
+        if self.in_a_row > self.max_skips:
+            state.global_step = step
+            self._stop(state, f"grad_norm = nan ({self.in_a_row} steps in a row)")
+        for p in model.parameters():
+            p.grad = None
+        self.skipped.add(step)
+        self._record(state, {"kind": "skip", "step": step, "reason": "non-finite gradient",
+                             "in_a_row": self.in_a_row})
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         bad = [k for k in self.KEYS if isinstance((logs or {}).get(k), (int, float)) and not math.isfinite(logs[k])]
-        if not bad:
-            return
-        what = ", ".join(f"{k} = {logs[k]}" for k in bad)  # type: ignore[index]
-        if self.out is not None and state.is_world_process_zero:
-            append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
-                                                      "reason": f"non-finite {what}"})
-        raise WhowroteError(f"training diverged at step {state.global_step} ({what}); no final weights are "
-                            f"saved: lower the learning rate or raise warmup (checkpoints before this step "
-                            f"are kept)")
+        if bad and state.global_step not in self.skipped:
+            self._stop(state, ", ".join(f"{k} = {logs[k]}" for k in bad))  # type: ignore[index]
 
 
 class TimeLimitCallback(TrainerCallback):
@@ -255,6 +285,9 @@ class TimeLimitCallback(TrainerCallback):
             over = bool(flag.item())
         if over:
             control.should_training_stop = True
+            # with intermediate checkpoints on, the stop leaves one, so `run.resume = "auto"` can go on
+            # from this step in the next job (a 10-minute device call, a cluster slot)
+            control.should_save = args.save_strategy == "steps"
             if self.out is not None and state.is_world_process_zero:
                 append_jsonl(self.out / "metrics.jsonl", {"kind": "abort", "step": state.global_step,
                                                           "reason": f"time limit {self.limit_s / 60:g} min"})

@@ -80,6 +80,9 @@ class RunConfig:
     bf16: str = "auto"  # "auto" = bf16 when a CUDA device is present
     save_final: bool = True  # write the final weights to <output_dir>/final
     max_minutes: float = 0.0  # > 0: stop cleanly (final eval + save) after this much training wall time
+    # optimizer steps in a row whose gradients hold a NaN/inf that are skipped (weights and optimizer
+    # state left untouched, as AMP's GradScaler does) before the run stops as diverged; 0 = stop at once
+    max_nonfinite_skips: int = 3
 
 
 @dataclass
@@ -253,6 +256,7 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("star.tells_max", lambda v: v >= 1, "at least 1"),
     ("coldstart.sft_max_steps", lambda v: v >= 1, "at least 1"),
     ("run.max_minutes", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("run.max_nonfinite_skips", lambda v: v >= 0, ">= 0"),
 )
 
 

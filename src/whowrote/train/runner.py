@@ -78,7 +78,7 @@ def _callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: InLoopEva
     from whowrote.train.evaluation import harness_config
 
     # The guard right after the metrics file: the diverged step is on record before it stops the run.
-    cbs: list[Any] = [MetricsFileCallback(prep.out, stage), NonFiniteGuard(prep.out)]
+    cbs: list[Any] = [MetricsFileCallback(prep.out, stage), NonFiniteGuard(prep.out, cfg.run.max_nonfinite_skips)]
     if prep.val_rows:
         # Val rows are already cut to data.max_text_tokens and subset to eval.n_val by prepare().
         harness = harness_config(eval_cfg, cfg.data.labels, dtype=cfg.model.dtype,
