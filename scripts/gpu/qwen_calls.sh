@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
-# Session 4's device calls: the Qwen2.5-Coder-0.5B-Instruct ladder (issue 14 §3) and the research
-# recipes (issue 16) on one H200, several processes at once (docs/gpu-notes.md, "Session 4 plan").
-# Issued back to back (the machine and ~/stage, ~/site, ~/runs are gone 30 s after a call):
+# The device calls of the Qwen2.5-Coder-0.5B-Instruct ladder (issue 14 §3) and the research recipes
+# (issue 16) on one H200, several processes at once (docs/gpu-notes.md, "Session 5 plan"; session 4
+# ran this script at commit 2f9d2c8). Issued back to back (the machine and ~/stage, ~/site, ~/runs are
+# gone 30 s after a call):
 #
 #   bash scripts/gpu/qwen_calls.sh stage N   # N = 1..11: carry .stage/pN; check the chunk into ~/stage
-#   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/p12: join + install, export, 2-process colocate
-#                                            # smoke; base evals, answer-only SFT, STaR + cold-start SFT,
-#                                            # tells / fallback cold-start SFTs, GRPO from base
-#   bash scripts/gpu/qwen_calls.sh callB     # cold start -> GRPO: the headline cold start on seeds 0 and 1,
-#                                            # the other two cold starts on seed 0
-#   bash scripts/gpu/qwen_calls.sh callC     # issue 16: QWEN_C_RUNS (default "opcd rlsd")
+#   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/p12: join + install, export; answer-only SFT,
+#                                            # STaR (every train row) + cold-start SFT, tells and fallback
+#                                            # cold-start SFTs; issue 16's OPCD and pure-accuracy GRPO
+#                                            # (QWEN_A_RUNS), which start from the base model
+#   bash scripts/gpu/qwen_calls.sh callB     # cold start -> GRPO: the headline (tells) on seeds 0 and 1,
+#                                            # STaR and fallback on seed 0; each stops on time with a
+#                                            # resumable checkpoint
+#   bash scripts/gpu/qwen_calls.sh callC     # the headline's seeds go on from there (QWEN_C_ARMS); issue
+#                                            # 16's RLSD, RLSD-anchored, cheatsheet GRPO (QWEN_C_RUNS)
 # Other stages: status, pack TAG, check (every --set of every call against the configs, on CPU),
 # dry (CPU: stage 1..12 + callA/B/C with the tiny random model, transformers instead of vLLM).
 #
 # Every process runs under `timeout` and `run.max_minutes` so the call packs its results (small
 # files only: OUT/results_TAG.tgz; completions separately in OUT/traces_TAG.tgz) before 600 s.
 # Exit status 1 when any stage failed. Environment knobs:
-#   QWEN_CALL_S      seconds from the call's start to its hard deadline (A, B: 575; C: 320)
-#   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 4; callA's smoke writes 1 on failure)
+#   QWEN_CALL_S      seconds from the call's start to its hard deadline (A, B: 575; C: 480)
+#   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 5; session 4 ran 2 + the queue)
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
-#   QWEN_C_RUNS      issue-16 runs of callC, in priority order: opcd rlsd rlsd_anchored cheatsheet pureacc
+#   QWEN_A_RUNS, QWEN_C_RUNS  issue-16 runs of callA / callC (opcd rlsd rlsd_anchored cheatsheet pureacc)
+#   QWEN_C_ARMS      callC's resumed cold start -> GRPO runs (default: tells:0 tells:1)
 #   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
-#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: headline:0 headline:1 + the other cold starts:0;
-#                    the first two get the latest ends, i.e. the most training)
+#   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: tells:0 tells:1 star:0 fallback:0; the
+#                    first two get the latest ends, i.e. the most training)
+#   QWEN_BASE_EVALS=1  callA evaluates the base model again (session 4 has its numbers)
+#   QWEN_STAR_CAP    STaR rows kept per class (default 40; -1 = balanced to the smallest class, which
+#                    kept 3 of 58 in session 4)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -61,7 +69,7 @@ STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold sta
 # vLLM refuses to start unless utilization x 140 GiB is free; with the KV size given, that check is all it
 # is for, so it stays small (the whowrote backend's default 0.5 would fail once other processes hold 70 GiB)
 ENGINE_UTIL=${QWEN_ENGINE_UTIL:-0.04}
-MAX_CO=${QWEN_MAX_COLOCATE:-$(cat "$STATE/max_colocate" 2>/dev/null || echo 4)}
+MAX_CO=${QWEN_MAX_COLOCATE:-5}
 N3=256; NA=16                           # new tokens of 3-way / answer-only evals
 COMMON=("data.train=\"$DATA/train.jsonl.gz\"" "data.val=\"$DATA/val.jsonl.gz\"" 'run.resume=""')
 RL=()
@@ -125,8 +133,10 @@ r_sft_answer() {
 }
 r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on vLLM, then cold-start SFT-60
   local dl=$1 d=$Q/cs_star rows rc
+  # every train row a candidate (session 4's 240 kept 58, 51 of them CLAUDE), at most QWEN_STAR_CAP per class
   wt star "$dl" 29631 6 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
-    'coldstart.stages=["star"]' ${DRY:+'star.fallback_round="goldcond"' star.min_rows=3}
+    'coldstart.stages=["star"]' data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}" \
+    ${DRY:+data.n_train=12 'star.fallback_round="goldcond"' star.min_rows=3}
   rc=$?
   rows=$(cat "$d/star.jsonl" 2>/dev/null | wc -l)
   log "STaR kept $rows rows (rc=$rc): $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print({k: s.get(k) for k in ("n_items","final_rows","by_gold","round1","round2","kept_modes","tokens_per_s")})' "$d/star.stats.json" 2>/dev/null)"
@@ -135,7 +145,8 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
   fi
   if [[ -n $CHECK ]] || (( rows >= STAR_MIN_ROWS )); then
     wt cs_star_sft "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
-      'coldstart.stages=["sft"]' 'data.val=""' "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+      'coldstart.stages=["sft"]' 'data.val=""' data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}" \
+      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
     done_mark "$d/sft" $?
   else
     log "STaR: $rows < $STAR_MIN_ROWS rows, no STaR cold start (the headline rung uses the tells cold start)"
@@ -149,19 +160,19 @@ r_lmfree_data() {  # tells + fallback rows (no LM; the GGUF's tokenizer cuts the
       "run.output_dir=\"$Q/cs_$m\"" "star.mode=\"$m\"" 'coldstart.stages=["star"]' ${DRY:+data.max_text_tokens=0}
   done
 }
-r_lmfree_sft() {  # cold-start SFT-60 on the tells rows, then on the fallback rows
-  local dl=$1 m
-  for m in tells fallback; do
-    if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
-      wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
-        "star.mode=\"$m\"" 'coldstart.stages=["sft"]' 'data.val=""' \
-        "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
-    else
-      log "cs_$m: no rows, no SFT"; echo "no-rows" > "$LOGS/cs_${m}_sft.rc"
-    fi
-    done_mark "$Q/cs_$m/sft" $?
-  done
+cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT-60 on the rows r_lmfree_data wrote for ARM (tells, fallback)
+  local dl=$1 m=$2
+  if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
+    wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
+      "star.mode=\"$m\"" 'coldstart.stages=["sft"]' 'data.val=""' \
+      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+  else
+    log "cs_$m: no rows, no SFT"; echo "no-rows" > "$LOGS/cs_${m}_sft.rc"
+  fi
+  done_mark "$Q/cs_$m/sft" $?
 }
+r_tells_sft() { cs_sft "$1" tells; }
+r_fallback_sft() { cs_sft "$1" fallback; }
 grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
   local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
   shift 7
@@ -169,44 +180,57 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
     "run.max_minutes=$(minutes "$dl" $((GRPO_START_S + GRPO_FINAL_S + ${FINAL_EXTRA:-0})))" "${RL[@]}" "$@"
   done_mark "$d" $?
 }
-r_grpo_base() { grpo_run grpo_base "$1" 29611 grpo configs/qwen25_05b_grpo.toml "$Q/grpo_base" "$MODEL"; }
 # cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
 r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT
   local dl=$1 arm=$2 seed=$3 port=$4
+  # resumable: a time-limit stop saves a checkpoint (save_steps only arms it: no periodic 6 GB saves),
+  # and a later call's run of the same arm and seed goes on from it
   grpo_run "cs_${arm}_grpo_s$seed" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed" "$Q/cs_$arm/sft/final" \
-    data.n_train=0 "run.seed=$seed" ${DRY:+data.n_train=12}
-}
-r_smoke() {  # two colocated GRPO processes at once, 2 tiny steps each: does concurrency work here?
-  local dl=$1 i pids=() ok=1 small=(grpo.max_completion_length=32 data.max_text_tokens=256)
-  [[ -n $DRY ]] && small=()  # the dry run's own (smaller) settings
-  for i in 1 2; do
-    grpo_run "smoke$i" "$dl" $((29600 + i)) grpo configs/qwen25_05b_grpo.toml "$RUNS/smoke$i" "$MODEL" \
-      grpo.max_steps=2 grpo.prompts_per_step=3 grpo.num_generations=4 grpo.micro_batch=0 "${small[@]}" \
-      data.n_train=6 'data.val=""' run.save_final=false grpo.zero_trainable_patience=1000 run.max_minutes=0 &
-    pids+=($!)
-  done
-  for i in 0 1; do wait "${pids[$i]}" || ok=0; done
-  [[ -n $CHECK ]] && return 0
-  for i in 1 2; do
-    [[ $(grep -c '"step_time"' "$RUNS/smoke$i/metrics.jsonl" 2>/dev/null) -ge 2 ]] || ok=0
-  done
-  if (( ok )); then
-    log "smoke: 2 concurrent colocate processes OK"; echo 4 > "$STATE/max_colocate"
-  else
-    log "smoke FAILED: later calls run one colocated process at a time (QWEN_MAX_COLOCATE=1)"
-    echo 1 > "$STATE/max_colocate"; MAX_CO=1
-    for i in 1 2; do echo "--- smoke$i"; grep -v -E '^(INFO|DEBUG)' "$LOGS/smoke$i.log" | tail -n 15 | cut -c1-250; done
-    return 1
-  fi
+    data.n_train=0 "run.seed=$seed" 'run.resume="auto"' run.save_steps=1000 run.save_total_limit=1 \
+    ${DRY:+data.n_train=12}
 }
 research_run() {  # research_run RECIPE DEADLINE PORT START_MODEL [section.key=value ...]
   local recipe=$1 dl=$2 port=$3 start=$4
   shift 4
   grpo_run "$recipe" "$dl" "$port" research "configs/research/qwen25_05b_$recipe.toml" "$R/$recipe" "$start" "$@"
 }
-headline() {  # the cold start of the headline rung: STaR when it gave SFT weights, else tells, else fallback
+go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval registered) in the background
+  local r=$1 dl=$2 port=$3 start extra=() fx=0 variant=3way maxnew=$N3
+  [[ $r == cheatsheet ]] && r=cheatsheet_grpo
+  [[ $r == pureacc ]] && r=pureacc_grpo
+  case $r in opcd|pureacc_grpo) start=$MODEL ;; *) start=$Q/cs_$(headline)/sft/final ;; esac
+  [[ $r == pureacc_grpo ]] && variant=answer_only maxnew=$NA
+  job "$R/$r/eval_k4" "$R/$r/final" "$variant" "$maxnew" "$R/$r/.done"
+  # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~20 s/step shared)
+  [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]] && extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 20 + 1 ))")
+  [[ -n $DRY ]] && extra=()
+  # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
+  # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
+  case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
+  if [[ -n ${QWEN_SEQUENTIAL:-} || -n $CHECK ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}"
+  else FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}" & PIDS+=($!); RUNNING+=("$r"); fi
+}
+go_arms() {  # go_arms ARM:SEED...: cold start -> GRPO runs (resumable), staggered ends; the first two the latest
+  local arms=("$@") n=$# i a s slot dl port=29621
+  for i in "${!arms[@]}"; do
+    a=${arms[$i]%%:*} s=${arms[$i]##*:}
+    job "$Q/cs_$a/grpo_s$s/eval_k4_$TAG" "$Q/cs_$a/grpo_s$s/final" 3way "$N3" "$Q/cs_$a/grpo_s$s/.done"
+  done
+  for i in "${!arms[@]}"; do
+    a=${arms[$i]%%:*} s=${arms[$i]##*:}
+    if (( MAX_CO < 2 )); then  # one at a time: split what is left
+      dl=$(( $(date +%s) + (D - EVAL_S * (n - i) - $(date +%s)) / (n - i) ))
+      r_cs_grpo "$dl" "$a" "$s" $((port + i))
+    else  # staggered ends, so the queue evaluates each final while the others still train
+      slot=$(( i < 2 ? n - 2 + i : i - 2 ))
+      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i))
+    fi
+  done
+}
+headline() {  # the cold start of the headline rung and of callC's research runs: tells (session 4's best
+  # cold start), else STaR, else fallback
   local arm
-  for arm in star tells fallback; do
+  for arm in tells star fallback; do
     if [[ -n $CHECK || -f $Q/cs_$arm/sft/final/config.json ]]; then echo "$arm"; return; fi
   done
   echo none
@@ -336,85 +360,48 @@ install_and_export() {  # callA's first minute: the last chunk, install, export 
 }
 
 # --- the calls --------------------------------------------------------------------------------
-callA() {
+callA() {  # rung 2, the three cold starts; the two issue-16 runs that start from the base model
   begin_call A 575
   if [[ -z $CHECK ]]; then install_and_export || { log "callA: staging/export failed"; finish; return 1; }; else r_lmfree_data "$D"; fi
-  job "$Q/base_eval_3way" "$MODEL" 3way "$N3" -
-  job "$Q/base_eval_answer_only" "$MODEL" answer_only "$NA" -
+  if [[ -n ${QWEN_BASE_EVALS:-} ]]; then
+    job "$Q/base_eval_3way" "$MODEL" 3way "$N3" -
+    job "$Q/base_eval_answer_only" "$MODEL" answer_only "$NA" -
+  fi
   start_queue
-  # registered now, so the queue waits for them (done markers): rungs 2 and 4, the other cold starts, rung 3
+  # registered now, so the queue waits for them (done markers)
   job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
-  job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
   job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
+  job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
   job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
-  job "$Q/grpo_base/eval_k4" "$Q/grpo_base/final" 3way "$N3" "$Q/grpo_base/.done"
-  [[ -z ${QWEN_SEQUENTIAL:-} ]] && go smoke $(( $(date +%s) + ${QWEN_SMOKE_S:-$([[ -n $DRY ]] && echo 400 || echo 180)} ))
-  go sft_answer $(( D - 2 * EVAL_S ))
-  go star_chain $(( D - 3 * EVAL_S ))
-  go lmfree_sft $(( D - 3 * EVAL_S ))
-  if [[ -z ${QWEN_SEQUENTIAL:-} && -z $CHECK ]]; then wait "${PIDS[0]}"; fi   # the smoke decides on rung 3
-  go grpo_base $(( D - EVAL_S - 5 ))
+  go tells_sft $(( D - 6 * EVAL_S ))
+  go sft_answer $(( D - 5 * EVAL_S ))
+  go star_chain $(( D - 4 * EVAL_S ))
+  go fallback_sft $(( D - 4 * EVAL_S ))
+  # shellcheck disable=SC2206
+  local runs=(${QWEN_A_RUNS:-opcd pureacc}) i
+  for i in "${!runs[@]}"; do go_research "${runs[$i]}" $(( D - EVAL_S * (${#runs[@]} - i) - 5 )) $((29641 + i)); done
   end_call
 }
-callB() {  # rung 5: cold start -> GRPO; the headline cold start on two seeds, the other two on one
+callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR and fallback on one
   begin_call B 575
   start_queue
-  local h arms=() a n i dl port=29621
-  h=$(headline)
-  log "headline cold start: $h"
-  [[ $h == none ]] && { log "callB: no cold-start SFT weights from callA"; finish; return 1; }
-  arms=("$h 0" "$h 1")
-  for a in star tells fallback; do [[ $a != "$h" && ( -n $CHECK || -f $Q/cs_$a/sft/final/config.json ) ]] && arms+=("$a 0"); done
-  if [[ -n ${QWEN_B_ARMS:-} ]]; then  # e.g. "star:0 star:1": fewer runs, more steps each
-    arms=(); for a in $QWEN_B_ARMS; do arms+=("${a%%:*} ${a##*:}"); done
-  fi
+  local arms=() a
+  [[ -n $CHECK || -f $Q/cs_tells/sft/final/config.json ]] || { log "callB: no tells cold start from callA"; finish; return 1; }
+  arms=(tells:0 tells:1)
+  for a in star fallback; do [[ -n $CHECK || -f $Q/cs_$a/sft/final/config.json ]] && arms+=("$a:0"); done
+  # shellcheck disable=SC2206
+  [[ -n ${QWEN_B_ARMS:-} ]] && arms=($QWEN_B_ARMS)
   (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
-  n=${#arms[@]}
-  for i in "${!arms[@]}"; do
-    read -r a s <<< "${arms[$i]}"
-    job "$Q/cs_$a/grpo_s$s/eval_k4" "$Q/cs_$a/grpo_s$s/final" 3way "$N3" "$Q/cs_$a/grpo_s$s/.done"
-  done
-  for i in "${!arms[@]}"; do
-    read -r a s <<< "${arms[$i]}"
-    if (( MAX_CO < 2 )); then  # sequential: split what is left
-      dl=$(( $(date +%s) + (D - EVAL_S * (n - i) - $(date +%s)) / (n - i) ))
-      r_cs_grpo "$dl" "$a" "$s" $((port + i))
-    else  # staggered ends, so the queue evaluates each final while the others still train; the
-      # first two runs (the headline's seeds) get the two latest ends: the most steps, ~1 step apart
-      local slot=$(( i < 2 ? n - 2 + i : i - 2 ))
-      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i))
-    fi
-  done
+  go_arms "${arms[@]}"
   end_call
 }
-callC() {  # issue 16 at 0.5B: the recipes of QWEN_C_RUNS, each from its config's start
-  begin_call C 320
+callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's runs from the tells cold start
+  begin_call C 480
   start_queue
-  local h runs=() r i n start port=29641 dl
-  h=$(headline)
   # shellcheck disable=SC2206
-  runs=(${QWEN_C_RUNS:-opcd rlsd})
-  (( MAX_CO < ${#runs[@]} )) && runs=("${runs[@]:0:$MAX_CO}")
-  n=${#runs[@]}
-  for i in "${!runs[@]}"; do
-    r=${runs[$i]}
-    [[ $r == cheatsheet ]] && r=cheatsheet_grpo
-    [[ $r == pureacc ]] && r=pureacc_grpo
-    case $r in opcd|pureacc_grpo) start=$MODEL ;; *) start=$Q/cs_$h/sft/final ;; esac
-    job "$R/$r/eval_k4" "$R/$r/final" "$([[ $r == pureacc_grpo ]] && echo answer_only || echo 3way)" \
-      "$([[ $r == pureacc_grpo ]] && echo "$NA" || echo "$N3")" "$R/$r/.done"
-    dl=$(( D - EVAL_S * (n - i) - 5 ))
-    local extra=()
-    # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~10 s/step)
-    [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]] && extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 15 + 1 ))")
-    [[ -n $DRY ]] && extra=()
-    # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
-    # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
-    local fx=0
-    case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
-    if [[ -n ${QWEN_SEQUENTIAL:-} ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}"
-    else FINAL_EXTRA=$fx research_run "$r" "$dl" $((port + i)) "$start" "${extra[@]}" & PIDS+=($!); fi
-  done
+  local runs=(${QWEN_C_RUNS:-rlsd rlsd_anchored cheatsheet}) i
+  go_arms ${QWEN_C_ARMS:-tells:0 tells:1}
+  for i in "${!runs[@]}"; do go_research "${runs[$i]}" $(( D - EVAL_S * (${#runs[@]} + 2 - i) - 5 )) $((29641 + i)); done
   end_call
 }
 
@@ -427,7 +414,6 @@ stage_check() {  # every trainer command of callA/B/C (GPU and dry overrides) ag
       QWEN_HOME=$(mktemp -d)
       [[ $mode == dry ]] && export QWEN_DRY=1
       for c in callA callB callC; do bash "$0" "$c" > /dev/null || exit 1; done
-      QWEN_C_RUNS="rlsd_anchored cheatsheet pureacc" QWEN_MAX_COLOCATE=4 bash "$0" callC > /dev/null || exit 1
     ) || rc=1
     python3 scripts/gpu/check_config.py "$CHECKFILE" --label "$mode" || rc=1
     rm -f "$CHECKFILE"
@@ -457,7 +443,7 @@ case "${1:-}" in
   status)
     nvidia-smi 2>/dev/null | head -n 20; df -h "$H" | tail -n 1
     ls "$X" "$MODEL" 2>/dev/null | head; find "$Q" "$R" -maxdepth 3 -name 'summary.json' 2>/dev/null
-    cat "$STATE/max_colocate" 2>/dev/null ;;
+    ;;
   pack) pack "${2:-manual}" ;;
   check) stage_check ;;
   dry) stage_dry ;;
