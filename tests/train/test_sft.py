@@ -106,6 +106,31 @@ def test_time_limit_stops_cleanly_with_final_eval_and_weights(tiny_model, splits
     assert (final / "config.json").is_file()
 
 
+def test_the_time_limit_does_not_start_a_step_that_would_end_past_it(tmp_path, monkeypatch):
+    # steps of 10 s under a 25 s limit: stop after step 2 (20 s + a 10 s step would end at 30 s), not
+    # after step 3 at 30 s, past the limit (a hard `timeout` then killed runs in their final save)
+    from transformers import TrainerControl, TrainerState, TrainingArguments
+
+    import whowrote.train.callbacks as callbacks
+
+    clock = [1000.0]
+    monkeypatch.setattr(callbacks.time, "time", lambda: clock[0])
+    cb = callbacks.TimeLimitCallback(25 / 60, tmp_path)
+    args = TrainingArguments(output_dir=str(tmp_path), report_to=[], save_strategy="no")
+    state, control = TrainerState(), TrainerControl()
+    cb.on_train_begin(args, state, control)
+    for step in (1, 2, 3):
+        cb.on_step_begin(args, state, control)
+        clock[0] += 10.0
+        state.global_step = step
+        cb.on_step_end(args, state, control)
+        if control.should_training_stop:
+            break
+    assert state.global_step == 2 and not control.should_save  # no intermediate checkpoints asked for
+    abort = json.loads((tmp_path / "metrics.jsonl").read_text())
+    assert abort == {"kind": "abort", "step": 2, "reason": "time limit 0.416667 min"}
+
+
 def test_a_time_limit_stop_leaves_a_checkpoint_that_resume_continues(tiny_model, splits, tmp_path):
     # a 10-minute device call: the run stops on time, the next call resumes from the stop's checkpoint
     out = tmp_path / "sft_slot"

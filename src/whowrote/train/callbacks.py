@@ -257,6 +257,9 @@ class NonFiniteGuard(TrainerCallback):
 class TimeLimitCallback(TrainerCallback):
     """Stop cleanly once ``max_minutes`` of training wall time have passed (checked after each step).
 
+    A step is not started when the last one says it would end past the limit: steps of 20-40 s
+    (several runs sharing a GPU) otherwise overran the limit by most of a step, and a job under a
+    hard ``timeout`` was killed while writing its final weights (docs/gpu-notes.md, session 5).
     Under torch.distributed rank 0's clock decides and is broadcast, so every rank stops at the same
     step (ranks deciding on their own clocks could split and hang in the next collective).
     """
@@ -264,17 +267,22 @@ class TimeLimitCallback(TrainerCallback):
     def __init__(self, max_minutes: float, output_dir: str | Path | None = None) -> None:
         self.limit_s = max_minutes * 60.0
         self.out = Path(output_dir) if output_dir else None
-        self.t0 = time.time()
+        self.t0 = self.step_t0 = time.time()
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                        **kwargs: Any) -> None:
-        self.t0 = time.time()
+        self.t0 = self.step_t0 = time.time()
+
+    def on_step_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                      **kwargs: Any) -> None:
+        self.step_t0 = time.time()
 
     def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                     **kwargs: Any) -> None:
         if self.limit_s <= 0 or control.should_training_stop:
             return
-        over = time.time() - self.t0 >= self.limit_s
+        now = time.time()
+        over = now - self.t0 + (now - self.step_t0) >= self.limit_s  # would the next step end past it?
         import torch.distributed as dist
 
         if dist.is_available() and dist.is_initialized():
