@@ -64,6 +64,7 @@ log() { echo "[qwen $(date -u +%H:%M:%S)] $*"; }
 GRPO_START_S=${QWEN_GRPO_START_S:-130}  # launch -> first train step: imports, load, vLLM start, step-0 eval
 GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-120}  # last step -> exit: final in-loop eval, save (session 4: 40 s was too little, timeout killed 3 runs before their save)
 SFT_START_S=${QWEN_SFT_START_S:-60}
+SFT_FINAL_S=${QWEN_SFT_FINAL_S:-90}      # last step -> exit: final in-loop eval + fp32 save (session 5: 20 s was too little under sharing)
 EVAL_S=${QWEN_EVAL_S:-30}               # one k = 4 eval in the queue (vLLM, 240 texts)
 STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold start (the headline uses tells)
 # vLLM refuses to start unless utilization x 140 GiB is free; with the KV size given, that check is all it
@@ -80,7 +81,7 @@ if [[ -n $DRY ]]; then  # CPU: tiny model, few rows/steps, short generations, tr
            grpo.num_generations=2 grpo.micro_batch=0 grpo.max_completion_length=8 grpo.use_vllm=false
            star.k=2 star.max_new_tokens=8 'star.backend="transformers"' model.gradient_checkpointing=false)
   N3=8; NA=8
-  GRPO_START_S=${QWEN_GRPO_START_S:-20}; GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-10}; SFT_START_S=${QWEN_SFT_START_S:-10}
+  GRPO_START_S=${QWEN_GRPO_START_S:-20}; GRPO_FINAL_S=${QWEN_GRPO_FINAL_S:-10}; SFT_START_S=${QWEN_SFT_START_S:-10}; SFT_FINAL_S=${QWEN_SFT_FINAL_S:-10}
   STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-3}
 fi
 # shellcheck disable=SC2206  # QWEN_EXTRA_SET is a list of words on purpose
@@ -128,7 +129,7 @@ job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's
 r_sft_answer() {
   local dl=$1 d=$Q/sft_answer_only
   wt sft_answer "$dl" 0 0 sft configs/qwen25_05b_answer_only_sft.toml "model.name_or_path=\"$MODEL\"" \
-    "run.output_dir=\"$d\"" "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+    "run.output_dir=\"$d\"" "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
   done_mark "$d" $?
 }
 r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on vLLM, then cold-start SFT-60
@@ -146,7 +147,7 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
   if [[ -n $CHECK ]] || (( rows >= STAR_MIN_ROWS )); then
     wt cs_star_sft "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
       'coldstart.stages=["sft"]' 'data.val=""' data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}" \
-      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
     done_mark "$d/sft" $?
   else
     log "STaR: $rows < $STAR_MIN_ROWS rows, no STaR cold start (the headline rung uses the tells cold start)"
@@ -165,7 +166,7 @@ cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT-60 on the rows r_lmfree_data w
   if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
     wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
       "star.mode=\"$m\"" 'coldstart.stages=["sft"]' 'data.val=""' \
-      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + 20)))"
+      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
   else
     log "cs_$m: no rows, no SFT"; echo "no-rows" > "$LOGS/cs_${m}_sft.rc"
   fi
