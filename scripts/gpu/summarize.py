@@ -1,6 +1,9 @@
 """Print the ladder table (markdown) from unpacked ladder results (``results/ladder/``).
 
     python scripts/gpu/summarize.py results/ladder [--plot docs/figures/ladder.png]
+    python scripts/gpu/summarize.py --layout 05b ROOT ... [--plot docs/figures/ladder_05b.png]
+
+(``--layout 05b``: the Qwen2.5-Coder-0.5B ladder and the research recipes, ``summarize_05b.py``.)
 
 ``--plot`` draws the ladder's pass@1 per rung beside the in-loop val accuracy of every
 cold start -> GRPO run (one line per learning rate).
@@ -133,6 +136,15 @@ def main(root: str) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:2] == ["--layout", "05b"]:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import summarize_05b
+
+        summarize_05b.main(args[2:])
+        sys.exit(0)
+    if args[:1] == ["--layout"]:
+        sys.exit(f"error: unknown layout {' '.join(args[1:2]) or '(none)'} "
+                 "(known: 05b; leave --layout out for the 135M ladder)")
     if "--plot" in args:
         i = args.index("--plot")
         plot(Path(args[0] if i > 0 else "results/ladder"), Path(args[i + 1]))

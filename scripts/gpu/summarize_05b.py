@@ -1,0 +1,324 @@
+"""The Qwen2.5-Coder-0.5B ladder and the research recipes: one table row per run and session, one figure.
+
+    python scripts/gpu/summarize.py --layout 05b results/qwen05b results/research \\
+        results/session5/qwen05b results/session5/research [--plot docs/figures/ladder_05b.png]
+
+Every run under the roots is found from its files: a folder with ``metrics.jsonl`` is a training run
+(its k = 4 eval of the final weights in ``eval_k4*/summary.json``, the last by name when there are
+several), a folder with ``summary.json`` or ``run.json`` elsewhere is an eval of its own (a base model,
+or a run's internalization check). A root's session is the ``sessionN`` folder in its path, else
+``BASE_SESSION``; ``ROOT=LABEL`` names it instead. A missing or unreadable file gives "—" (an eval),
+"no final" (a run), never a crash. Only the research's numbers (``REFERENCE``) are written here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# results/ folders outside a sessionN/ folder hold session 4's runs (docs/gpu-notes.md, "Log (session 4 ...)")
+BASE_SESSION = "4"
+LABS = ("CLAUDE", "CHATGPT", "GEMINI")
+ARMS = {"star": "STaR traces", "tells": "style-model tells", "fallback": "fallback sentence"}
+NAMES = [  # (path pattern relative to its root, row name), in table order
+    (r"base_eval_3way", "1. base (3-way prompt)"),
+    (r"base_eval_answer_only", "1b. base (answer-only prompt)"),
+    (r"sft_answer_only", "2. answer-only SFT"),
+    (r"grpo_base", "3. GRPO from base"),
+    (r"cs_(?P<arm>\w+?)/sft", "4. cold-start SFT ({arm})"),
+    (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)", "5. cold start ({arm}) -> GRPO, seed {seed}"),
+    (r"opcd", "R1. OPCD"),
+    (r"rlsd", "R2. RLSD"),
+    (r"rlsd_anchored", "R3. RLSD-anchored"),
+    (r"cheatsheet_grpo", "R4. cheatsheet GRPO"),
+    (r"pureacc_grpo", "R5. pure-accuracy GRPO"),
+]
+FAMILY = {"5.": "coldstart", "R1": "opcd", "R2": "rlsd", "R3": "rlsd_anchored", "R4": "cheatsheet",
+          "R5": "pureacc", "3.": "grpo_base"}
+ARM_COLOR = {"tells": "#4c72b0", "fallback": "#64b5cd", "star": "#1f3a68"}
+COLOR = {"coldstart": "#4c72b0", "opcd": "#c44e52", "rlsd": "#dd8452", "rlsd_anchored": "#937860",
+         "cheatsheet": "#55a868", "pureacc": "#8172b3", "grpo_base": "#444444"}
+# The research's in-loop val numbers (Qwen3.5-9B, its own val), from /work/shared/docs/research-spec.md
+# §3.6.4: "Cold-start, Phase 2" (val .670 at step 0 -> .895 at step 40), "E2 OPCD" (peak .2911 at 12),
+# "E3 RLSD" (peak .4094 at 12), "Design B: cheatsheet GRPO" (.662 at step 28 with the cheatsheet; .348
+# without it at step 28), "Pure-accuracy RL" (peak .650 at step 16).
+REFERENCE = [
+    ("coldstart", "cold start -> GRPO", [(0, 0.670), (40, 0.895)], "*"),
+    ("opcd", "OPCD peak", [(12, 0.2911)], "*"),
+    ("rlsd", "RLSD peak", [(12, 0.4094)], "*"),
+    ("cheatsheet", "cheatsheet GRPO, with it (peak)", [(28, 0.662)], "*"),
+    ("cheatsheet", "cheatsheet GRPO, without it", [(28, 0.348)], "X"),
+    ("pureacc", "pure-accuracy peak", [(16, 0.650)], "*"),
+]
+HEADER = ("| rung | session | steps | eval (texts x k) | pass@1 | pass@4 | recall C / P / G | truncation | "
+          "faithfulness (coverage) | in-loop step 0 -> best -> final | collapse | NaN skips | ended |")
+
+
+@dataclass
+class Run:
+    name: str
+    session: str
+    order: tuple
+    path: Path
+    summary: dict | None = None  # the k = 4 eval (or the eval itself for an eval-only row)
+    records: list[dict] = field(default_factory=list)
+    final_eval: dict | None = None
+    train_result: dict | None = None
+    trained: bool = True  # False: an eval-only row (no metrics.jsonl)
+
+    @property
+    def evals(self) -> list[dict]:
+        by_step = {r["step"]: r for r in self.records
+                   if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float))}
+        return [by_step[s] for s in sorted(by_step)]  # a resumed run re-evaluates a step: the last wins
+
+
+def read_json(p: Path) -> dict | None:
+    try:
+        d = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def read_jsonl(p: Path) -> list[dict]:
+    """The records of a metrics.jsonl; a torn line (a run killed mid-write) is left out."""
+    out = []
+    try:
+        lines = p.read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r, dict) and isinstance(r.get("step"), int):
+            out.append(r)
+    return out
+
+
+def session_of(root: str) -> tuple[Path, str]:
+    path, _, label = root.partition("=")
+    if label:
+        return Path(path), label
+    m = [re.fullmatch(r"session(\d+)", part) for part in Path(path).parts]
+    found = [x.group(1) for x in m if x]
+    return Path(path), (found[-1] if found else BASE_SESSION)
+
+
+def name_of(rel: str) -> tuple[tuple, str]:
+    for i, (pat, name) in enumerate(NAMES):
+        m = re.fullmatch(pat, rel)
+        if m:
+            g = m.groupdict()
+            arm = g.get("arm", "")
+            key = (i, list(ARMS).index(arm) if arm in ARMS else len(ARMS), arm, int(g.get("seed") or 0))
+            return key, name.format(arm=ARMS.get(arm, arm), seed=g.get("seed"))
+    return (len(NAMES), 0, rel, 0), rel
+
+
+def discover(root: Path, session: str) -> list[Run]:
+    runs: dict[Path, Run] = {}
+    for m in sorted(root.rglob("metrics.jsonl")):
+        d = m.parent
+        order, name = name_of(d.relative_to(root).as_posix())
+        ks = sorted(p for p in d.glob("eval_k4*/summary.json"))
+        tr = sorted(d.glob("train_result.*.json"))
+        runs[d] = Run(name, session, order, d, read_json(ks[-1]) if ks else None, read_jsonl(m),
+                      read_json(d / "final_eval.json"), (read_json(tr[-1]) or {}) if tr else None)
+    evals = {p.parent for pat in ("summary.json", "run.json") for p in root.rglob(pat)}
+    for d in sorted(evals):
+        if d in runs or d.name.startswith("eval_k4") and d.parent in runs or "logs" in d.relative_to(root).parts:
+            continue
+        owner = next((a for a in d.parents if a in runs), None)
+        if owner is not None:  # an eval inside a run (the cheatsheet's internalization check)
+            sub = d.relative_to(owner).as_posix().replace("_", " ")
+            order, name = (*runs[owner].order, sub), f"{runs[owner].name}: {sub}"
+        else:
+            order, name = name_of(d.relative_to(root).as_posix())
+        runs[d] = Run(name, session, order, d, read_json(d / "summary.json"), trained=False)
+    return list(runs.values())
+
+
+def num(x: object, fmt: str = ".3f") -> str:
+    return format(x, fmt) if isinstance(x, (int, float)) and math.isfinite(x) else "—"
+
+
+def eval_cells(s: dict | None) -> list[str]:
+    if s is None:
+        return ["—"] * 6
+    k = s.get("k")
+    pp = s.get("per_provider") or {}
+    rec = " / ".join(num((pp.get(lab) or {}).get("recall"), ".2f") for lab in LABS)
+    faith = num(s.get("faithfulness"), ".2f")
+    if s.get("faithfulness_coverage") is not None:
+        faith += f" ({num(s['faithfulness_coverage'], '.2f')})"
+    return [f"{s.get('n_examples', '?')} x {k}", num(s.get("pass@1", s.get("accuracy"))),
+            num(s.get(f"pass@{k}")) if k == 4 else "—", rec, num(s.get("truncation_rate")), faith]
+
+
+def steps_of(run: Run) -> int | None:
+    if run.train_result and isinstance(run.train_result.get("global_step"), int):
+        return run.train_result["global_step"]
+    steps = [r["step"] for r in run.records if r.get("kind") == "train" and "step" in r]
+    return max(steps) if steps else None
+
+
+def in_loop(run: Run) -> str:
+    ev = run.evals
+    if not ev:
+        return "—"
+    first = ev[0]["accuracy"] if ev[0]["step"] == 0 else None
+    best = max(ev, key=lambda r: (r["accuracy"], -r["step"]))
+    fin = (run.final_eval or {}).get("final")
+    if isinstance(fin, dict) and isinstance(fin.get("accuracy"), (int, float)):
+        last = f"{fin['accuracy']:.3f}@{fin.get('step')}"
+    else:
+        last = f"no final (last {ev[-1]['accuracy']:.3f}@{ev[-1]['step']})"
+    return f"{num(first)} -> {best['accuracy']:.3f}@{best['step']} -> {last}"
+
+
+def collapse_of(run: Run) -> str:
+    seen: dict[str, int] = {}
+    for r in run.records:
+        if r.get("kind") == "collapse":
+            for k in r.get("kinds") or []:
+                seen.setdefault(str(k), r["step"])
+    return ", ".join(f"{k}@{s}" for k, s in seen.items()) or "none"
+
+
+def skips_of(run: Run) -> str:
+    steps = [str(r["step"]) for r in run.records if r.get("kind") == "skip"]
+    return f"{len(steps)} (@{', '.join(steps)})" if steps else "0"
+
+
+def ended(run: Run) -> str:
+    """final saved (train_result.<stage>.json is written after the final weights) / time limit / killed."""
+    aborts = [r for r in run.records if r.get("kind") == "abort"]
+    why = f"{aborts[-1].get('reason', 'abort')} @{aborts[-1]['step']}" if aborts else ""
+    if run.train_result is not None:
+        if not aborts:
+            return "final saved"
+        return f"time limit @{aborts[-1]['step']} (final saved)" if why.startswith("time limit") \
+            else f"stopped: {why} (final saved)"
+    return f"killed (no final){', after ' + why if why else ''}"
+
+
+def row(run: Run) -> str:
+    if not run.trained:
+        cells = ["—", *eval_cells(run.summary), "—", "—", "—", "eval only" if run.summary else "eval: no summary"]
+    else:
+        cells = [num(steps_of(run), "d"), *eval_cells(run.summary), in_loop(run), collapse_of(run),
+                 skips_of(run), ended(run)]
+    return "| " + " | ".join([run.name, run.session, *cells]) + " |"
+
+
+def collect(roots: list[str]) -> list[Run]:
+    runs: list[Run] = []
+    for root in roots:
+        path, session = session_of(root)
+        if not path.is_dir():
+            raise SystemExit(f"error: {path} is not a folder of results")
+        runs += discover(path, session)
+    return sorted(runs, key=lambda r: (r.order, _session_key(r.session)))
+
+
+def _session_key(s: str) -> tuple:
+    return (0, int(s), s) if s.isdigit() else (1, 0, s)
+
+
+def star_lines(roots: list[str]) -> list[str]:
+    out = []
+    for root in roots:
+        path, session = session_of(root)
+        for p in sorted(path.glob("cs_*/star.stats.json")):
+            st = read_json(p) or {}
+            out.append(f"- session {session}, {p.parent.name} data: {st.get('n_accepted', '—')} of "
+                       f"{st.get('n_items', '—')} items accepted (by gold {json.dumps(st.get('by_gold'))}), "
+                       f"{st.get('final_rows', '—')} rows kept (cap {st.get('cap', '—')} a class), "
+                       f"modes {json.dumps(st.get('kept_modes'))}")
+    return out
+
+
+def table(roots: list[str]) -> str:
+    runs = collect(roots)
+    lines = [HEADER, "|" + "---|" * HEADER.count(" | ") + "---|", *(row(r) for r in runs)]
+    return "\n".join(lines + star_lines(roots))
+
+
+def _rl(run: Run) -> bool:
+    start = next((r for r in run.records if r.get("kind") == "start"), {})
+    return run.trained and start.get("stage") in ("grpo", "research") and bool(run.evals)
+
+
+def plot(roots: list[str], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = collect(roots)
+    sessions = sorted({r.session for r in runs}, key=_session_key)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(16, 7.5), gridspec_kw={"width_ratios": [1, 1.15]})
+    names = list(dict.fromkeys(r.name for r in runs if r.summary and r.summary.get("k") == 4))
+    height = 0.8 / max(len(sessions), 1)
+    for j, ses in enumerate(sessions):
+        vals = {r.name: r.summary.get("pass@1", r.summary.get("accuracy")) for r in runs
+                if r.session == ses and r.summary and r.summary.get("k") == 4}
+        ys = [len(names) - 1 - i + 0.4 - height * (j + 0.5) for i, n in enumerate(names) if n in vals]
+        xs = [vals[n] for n in names if n in vals]
+        ax1.barh(ys, xs, height=height, label=f"session {ses}", color=f"C{j}")
+        for y, v in zip(ys, xs, strict=True):
+            ax1.text(v + 0.01, y, f"{v:.3f}", va="center", fontsize=7)
+    ax1.set_yticks(range(len(names)), names[::-1], fontsize=8)
+    ax1.axvline(1 / 3, color="grey", ls=":", lw=1, label="chance (1/3)")
+    ax1.set_xlim(0, 1.05), ax1.set_xlabel("val pass@1 (k = 4, held-out-topic texts)"), ax1.legend(fontsize=8)
+    ax1.set_title("Qwen2.5-Coder-0.5B ladder: k = 4 eval of the final weights", fontsize=10)
+    for i, run in enumerate(r for r in runs if _rl(r)):
+        ev = run.evals
+        fam = FAMILY.get(run.name[:2], "")
+        stop = ended(run)
+        color = ARM_COLOR.get(run.order[2], COLOR[fam]) if fam == "coldstart" else COLOR.get(fam, f"C{i % 10}")
+        ax2.plot([r["step"] for r in ev], [r["accuracy"] for r in ev], color=color,
+                 ls="-" if run.session == sessions[-1] else "--", marker="osD^v"[i % 5], ms=4, lw=1.3,
+                 label=f"s{run.session} {run.name.split('. ', 1)[-1]}"
+                       f"{' (no final)' if 'no final' in stop else ''}")
+    for fam, label, pts, mark in REFERENCE:
+        ax2.plot([p[0] for p in pts], [p[1] for p in pts], ls=":", lw=1, marker=mark, ms=11, color=COLOR[fam],
+                 mec="black", mew=0.5, label=f"research (Qwen3.5-9B): {label}")
+    ax2.axhline(1 / 3, color="grey", ls=":", lw=1)
+    ax2.set_xlabel("training step"), ax2.set_ylabel("in-loop val accuracy (k = 1)")
+    ax2.set_ylim(0, 1), ax2.set_title("RL runs, in-loop val (solid: latest session; *: research-spec §3.6.4)",
+                                      fontsize=10)
+    ax2.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.stem}.tmp{out.suffix}")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, out)
+
+
+def main(args: list[str]) -> None:
+    out = None
+    if "--plot" in args:
+        i = args.index("--plot")
+        if i + 1 >= len(args):
+            raise SystemExit("error: --plot needs a file name")
+        out = Path(args[i + 1])
+        args = args[:i] + args[i + 2:]
+    if not args or any(a.startswith("-") for a in args):
+        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png]")
+    print(table(args))
+    if out is not None:
+        plot(args, out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

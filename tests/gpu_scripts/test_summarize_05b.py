@@ -1,0 +1,87 @@
+"""scripts/gpu/summarize.py --layout 05b on a small fixture of run folders (tests/fixtures/summary_05b).
+
+The fixture has two sessions (a plain folder = session 4, a session5/ folder = session 5) and one case
+of each way a run can end or a file can be broken: a run killed after its time limit with no final
+weights, one stopped by its time limit with final weights and a class collapse, one that finished with
+two skipped NaN steps and a torn last metrics line, an eval whose summary.json is cut short, a run with
+only its start record, and a k = 4 eval under ``eval_k4_B/``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "gpu" / "summarize.py"
+FIX = REPO / "tests" / "fixtures" / "summary_05b"
+ROOTS = [str(FIX / "qwen05b"), str(FIX / "session5" / "qwen05b"), str(FIX / "session5" / "research")]
+COLS = ["rung", "session", "steps", "eval", "pass@1", "pass@4", "recall", "truncation", "faithfulness",
+        "in-loop", "collapse", "skips", "ended"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), "--layout", "05b", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _rows(out: str) -> list[dict[str, str]]:
+    lines = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert lines[0].startswith("| rung | session | steps |")
+    return [dict(zip(COLS, (c.strip() for c in ln.strip("|").split(" | ")), strict=True)) for ln in lines[1:]]
+
+
+def test_table_rows_and_figure(tmp_path: Path) -> None:
+    png = tmp_path / "fig" / "ladder_05b.png"
+    res = _run(*ROOTS, "--plot", str(png))
+    assert res.returncode == 0, res.stderr
+    rows = _rows(res.stdout)
+    # one row per run and session, in rung order, then session
+    assert [(r["rung"], r["session"]) for r in rows] == [
+        ("1. base (3-way prompt)", "4"),
+        ("1. base (3-way prompt)", "5"),
+        ("2. answer-only SFT", "5"),
+        ("5. cold start (style-model tells) -> GRPO, seed 0", "4"),
+        ("5. cold start (style-model tells) -> GRPO, seed 1", "4"),
+        ("5. cold start (style-model tells) -> GRPO, seed 1", "5"),
+        ("R1. OPCD", "5"),
+    ]
+    base4, base5, sft, s0, s1, s1_5, opcd = rows
+    assert base4 == {**base4, "eval": "240 x 4", "pass@1": "0.141", "pass@4": "0.325", "recall": "0.37 / 0.03 / 0.02",
+                     "truncation": "0.257", "faithfulness": "0.30 (0.03)", "steps": "—", "ended": "eval only"}
+    # summary.json cut short: dashes, no crash
+    assert base5["pass@1"] == base5["recall"] == "—" and base5["ended"] == "eval: no summary"
+    # finished: two skipped NaN steps; the torn last line is left out
+    assert sft == {**sft, "steps": "10", "pass@1": "—", "in-loop": "0.280 -> 0.700@10 -> 0.700@10",
+                   "collapse": "none", "skips": "2 (@3, 7)", "ended": "final saved"}
+    # trained past its time limit, killed before the final weights: in-loop evals only
+    assert s0 == {**s0, "steps": "5", "pass@1": "—", "in-loop": "0.300 -> 0.500@4 -> no final (last 0.500@4)",
+                  "skips": "0", "ended": "killed (no final), after time limit 1 min @5"}
+    assert s1 == {**s1, "steps": "4", "eval": "240 x 4", "pass@1": "0.400", "pass@4": "0.800",
+                  "recall": "0.50 / 0.25 / 0.45", "faithfulness": "— (0.00)",
+                  "in-loop": "0.250 -> 0.450@2 -> 0.400@4", "collapse": "class@2",
+                  "ended": "time limit @4 (final saved)"}
+    # the k = 4 eval under eval_k4_B/ is this run's
+    assert s1_5 == {**s1_5, "pass@1": "0.550", "pass@4": "0.900", "recall": "0.60 / 0.50 / 0.55",
+                    "truncation": "0.010", "faithfulness": "0.40 (0.20)", "ended": "final saved"}
+    # only a start record
+    assert opcd == {**opcd, "steps": "—", "in-loop": "—", "collapse": "none", "ended": "killed (no final)"}
+    assert "- session 4, cs_star data: 58 of 240 items accepted" in res.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    assert not list(png.parent.glob(".*tmp*"))  # written through a temporary name, then renamed
+
+
+def test_session_label_from_the_command_line() -> None:
+    res = _run(f"{FIX / 'qwen05b'}=4b")
+    assert res.returncode == 0, res.stderr
+    assert {r["session"] for r in _rows(res.stdout)} == {"4b"}
+
+
+def test_missing_root_is_one_line_error(tmp_path: Path) -> None:
+    res = _run(str(tmp_path / "nope"))
+    assert res.returncode != 0
+    assert res.stderr.strip().count("\n") == 0 and "is not a folder of results" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = _run(str(FIX / "qwen05b"), "--plot")
+    assert res.returncode != 0 and "Traceback" not in res.stderr
