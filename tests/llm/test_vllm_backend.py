@@ -4,6 +4,7 @@ what the backend sends; the real engine is exercised by the recorded GPU run (do
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from dataclasses import dataclass, field
@@ -131,8 +132,7 @@ def test_gguf_path_is_refused_with_the_export_hint():
 def test_eval_cli_rejects_bad_backend_choices(tmp_path, split_writer, extra, message):
     from typer.testing import CliRunner
 
-    import whowrote.cli  # noqa: F401  (registers the commands)
-    from whowrote.cli.app import app as typer_app
+    from whowrote.cli import app as typer_app  # the Typer app with every command (built on first use)
 
     split = split_writer(tmp_path / "val.jsonl")
     res = CliRunner().invoke(typer_app, ["eval", "--split", str(split), "--out", str(tmp_path / "o"), *extra])
@@ -164,3 +164,58 @@ def test_star_samples_through_the_vllm_backend_when_asked(tmp_path, monkeypatch,
     generate_star(tiny_model, fix_tokenizer(tiny_tokenizer), rows, StarRecipe(backend="vllm", k=2),
                   labels=["CLAUDE", "CHATGPT", "GEMINI"], out_path=tmp_path / "star.jsonl")
     assert seen == {"model": "/models/policy", "k": 2}
+
+
+class FakeColocated:
+    """What the in-loop eval uses of TRL's ``VLLMGeneration`` in colocate mode."""
+
+    def __init__(self, mode="colocate", sleep=False):
+        self.mode, self.enable_sleep_mode, self.llm, self.synced = mode, sleep, FakeLLM(), 0
+
+    def sync_weights(self):
+        self.synced += 1
+
+
+def fake_trainer(gen, step=7):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(vllm_generation=gen, state=SimpleNamespace(global_step=step), _last_loaded_step=-1)
+
+
+def test_colocated_llm_pushes_this_steps_weights_once():
+    from whowrote.train.evaluation import colocated_llm
+
+    trainer = fake_trainer(FakeColocated())
+    assert colocated_llm(trainer) is trainer.vllm_generation.llm and trainer._last_loaded_step == 7
+    assert colocated_llm(trainer) is trainer.vllm_generation.llm and trainer.vllm_generation.synced == 1
+    trainer.state.global_step = 8  # the next step's eval pushes the new weights
+    colocated_llm(trainer)
+    assert trainer.vllm_generation.synced == 2
+    # a server engine holds other weights, a sleeping one has offloaded them; HF generate without an engine
+    for gen in (FakeColocated(mode="server"), FakeColocated(sleep=True), None):
+        assert colocated_llm(fake_trainer(gen)) is None
+
+
+def test_in_loop_eval_samples_on_the_colocated_engine(fake_vllm, tiny_tokenizer, tmp_path):
+    from whowrote.train.callbacks import PeriodicEvalCallback
+    from whowrote.train.config import InLoopEval
+
+    rows = [{"id": f"r{i}", "text": f"the text reads warm {i}", "provider": p}
+            for i, p in enumerate(["CLAUDE", "CHATGPT", "GEMINI"])]
+    labels = ("CLAUDE", "CHATGPT", "GEMINI")
+    tok = fix_tokenizer(tiny_tokenizer)
+    for engine, used in (("auto", True), ("transformers", False)):
+        cb = PeriodicEvalCallback(rows=rows, cfg=InLoopEval(k=2, max_new_tokens=8, engine=engine), labels=labels,
+                                  output_dir=tmp_path / engine, stage="grpo", tokenizer=tok)
+        cb.trainer = fake_trainer(FakeColocated(), step=3)
+        if not used:  # HF generate needs the live model: a stand-in that must not be reached here
+            with pytest.raises(AttributeError):
+                cb.run_eval(None, 3)
+            assert cb.trainer.vllm_generation.synced == 0
+            continue
+        rec = cb.run_eval(None, 3)
+        (requests, params), = cb.trainer.vllm_generation.llm.calls
+        assert len(requests) == 3 and all(p.kw["n"] == 2 for p in params)
+        assert rec["engine"] == "vllm-colocated" and rec["n_samples"] == 6 and cb.trainer.vllm_generation.synced == 1
+        traces = [json.loads(x) for x in (tmp_path / engine / "evals" / "step00003.traces.jsonl").read_text().splitlines()]
+        assert {t["completion"] for t in traces} == {f"seed{3 + i}-{j}" for i in range(3) for j in range(2)}

@@ -32,7 +32,7 @@ from whowrote.llm.config import EvalConfig
 from whowrote.train.config import InLoopEval
 from whowrote.train.curves import latest_attempts, load_metrics
 from whowrote.train.data import Row, write_rows
-from whowrote.train.evaluation import evaluate_policy, harness_config
+from whowrote.train.evaluation import colocated_llm, evaluate_policy, harness_config
 from whowrote.types import WhowroteError
 
 
@@ -100,6 +100,7 @@ class PeriodicEvalCallback(TrainerCallback):
                         key=lambda r: (r.get(cfg.select_metric, 0.0), -r["step"]), default=None)
         self.done_steps = {r["step"] for r in self.history}
         self.collapse: dict[str, Any] | None = None
+        self.trainer: Any = None  # set by the runner once built: its colocated vLLM engine samples evals
 
     def _align_history(self, step: int) -> None:
         """Forget evals the restarted run will redo: all of them on a fresh start (step 0), else
@@ -114,7 +115,8 @@ class PeriodicEvalCallback(TrainerCallback):
 
     def run_eval(self, model: Any, step: int, *, final: bool = False) -> dict[str, Any]:
         hcfg = dataclasses.replace(self.harness, seed=self.seed + step)
-        summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, hcfg,
+        llm = colocated_llm(self.trainer) if self.cfg.engine == "auto" and self.trainer is not None else None
+        summary, traces = evaluate_policy(_unwrap(model), self.tokenizer, self.rows, hcfg, llm=llm,
                                           text_field=self.text_field, label_field=self.label_field)
         rec = {"stage": self.stage, "kind": "eval", "step": step, "final": final, **summary}
         append_jsonl(self.out / "metrics.jsonl", rec)

@@ -61,6 +61,9 @@ class InLoopEval:
     top_p: float = 0.95
     max_new_tokens: int = 256  # research: 4096
     batch_size: int = 64  # prompts per generate() call
+    # "auto": a GRPO run's colocated vLLM engine (this step's weights synced into it) when it has one,
+    # else HF generate; "transformers": always HF generate (session 5: 40-60 s per 120-text eval)
+    engine: str = "auto"
     require_reason: bool = False  # score with the reasoning gate (gated accuracy)
     select_metric: str = "accuracy"  # summary key used for best-checkpoint selection
     stop_on_collapse: bool = True  # early stop when the collapse detector fires
@@ -249,6 +252,7 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("eval.temperature", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
     ("eval.top_p", lambda v: 0 < v <= 1, "in (0, 1]"),
     ("eval.every_steps", lambda v: v >= 0, ">= 0"),
+    ("eval.engine", lambda v: v in ("auto", "transformers"), 'one of "auto", "transformers"'),
     ("star.k", lambda v: v >= 1, "at least 1"),
     ("star.max_new_tokens", lambda v: v >= 1, "at least 1"),
     ("star.mode", lambda v: v in STAR_MODES, f"one of {', '.join(STAR_MODES)}"),

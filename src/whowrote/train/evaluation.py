@@ -33,12 +33,38 @@ def harness_config(ev: InLoopEval, labels: Sequence[str], *, split: str = "", ou
                                       if chat_template_kwargs is not None else {}))
 
 
+def colocated_llm(trainer: Any) -> Any | None:
+    """The trainer's colocated vLLM engine holding this step's weights, or None (then HF generate).
+
+    TRL's GRPO trainer syncs the policy into its engine only when it next generates, so the weights
+    are pushed here first (``vllm_generation.sync_weights``, marked as loaded for this step, so the
+    next rollout does not push them again). A server-mode engine (other GPUs, other weights until
+    the next sync) or one in sleep mode (weights offloaded between rollouts) is not used.
+    """
+    gen = getattr(trainer, "vllm_generation", None)
+    if gen is None or getattr(gen, "mode", "") != "colocate" or getattr(gen, "enable_sleep_mode", False):
+        return None
+    step = trainer.state.global_step
+    if getattr(trainer, "_last_loaded_step", None) != step:
+        gen.sync_weights()
+        trainer._last_loaded_step = step
+    return gen.llm
+
+
 def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], hcfg: EvalConfig, *,
-                    text_field: str = "text", label_field: str = "provider") -> tuple[dict[str, Any], list[Row]]:
-    """(summary, harness trace records) for the live ``model`` on ``rows``."""
+                    text_field: str = "text", label_field: str = "provider",
+                    llm: Any = None) -> tuple[dict[str, Any], list[Row]]:
+    """(summary, harness trace records) for the live ``model`` on ``rows``; with ``llm`` (a vLLM
+    engine holding the same weights, :func:`colocated_llm`) the samples come from it instead."""
     examples = [Example(str(r.get("id", i)), str(r[text_field]), str(r[label_field])) for i, r in enumerate(rows)]
-    backend = TransformersBackend(model, tokenizer, batch_size=hcfg.batch_size,
-                                  template_kwargs=hcfg.chat_template_kwargs)
+    backend: Any
+    if llm is not None:
+        from whowrote.llm.vllm_backend import VLLMBackend
+
+        backend = VLLMBackend("colocated", llm=llm, tokenizer=tokenizer, template_kwargs=hcfg.chat_template_kwargs)
+    else:
+        backend = TransformersBackend(model, tokenizer, batch_size=hcfg.batch_size,
+                                      template_kwargs=hcfg.chat_template_kwargs)
     labels = tuple(hcfg.labels)
     records = sample_examples(list(enumerate(examples)), backend, hcfg, labels, "val")
     summary = summarize(records, labels, k=hcfg.k)
@@ -47,4 +73,5 @@ def evaluate_policy(model: Any, tokenizer: Any, rows: Sequence[Row], hcfg: EvalC
                            "max_new_tokens": hcfg.max_new_tokens, "k": hcfg.k}
     summary["tokens_per_s"] = round(backend.tokens_per_s, 1)
     summary["gen_seconds"] = round(backend.gen_seconds, 2)
+    summary["engine"] = "vllm-colocated" if llm is not None else "transformers"
     return summary, records

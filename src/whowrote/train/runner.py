@@ -145,6 +145,10 @@ def run_recipe(cfg: TrainConfig, stage: str, build: Callable[[Prepared, list[Any
                tokenizer: Any = None) -> Path:
     """Prepare, ``build(prep, callbacks)`` the TRL trainer, train, save; returns the final model dir."""
     prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
-    trainer = build(prep, _callbacks(cfg, prep, stage, eval_cfg))
+    callbacks = _callbacks(cfg, prep, stage, eval_cfg)
+    trainer = build(prep, callbacks)
+    for cb in callbacks:  # in-loop evals sample on the trainer's colocated vLLM engine when it has one
+        if isinstance(cb, PeriodicEvalCallback):
+            cb.trainer = trainer
     result = trainer.train(resume_from_checkpoint=_resume_checkpoint(cfg))
     return _finish(trainer, cfg, prep, stage, result)
