@@ -195,6 +195,7 @@ def test_the_guard_drops_a_bad_steps_gradients_and_stops_when_it_persists(tmp_pa
         backward(bad=True)
     recs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in recs if r["kind"] == "skip"] == [1, 3, 4]
+    assert {(r["n_params"], tuple(r["params"])) for r in recs if r["kind"] == "skip"} == {(1, ("bias",))}
     assert [r["step"] for r in recs if r["kind"] == "abort"] == [5]
 
 

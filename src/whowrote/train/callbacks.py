@@ -233,11 +233,13 @@ class NonFiniteGuard(TrainerCallback):
                               model: Any = None, **kwargs: Any) -> None:
         import torch
 
-        grads = [p.grad for p in (model.parameters() if model is not None else ()) if p.grad is not None]
+        named = [(n, p.grad) for n, p in (model.named_parameters() if model is not None else ()) if p.grad is not None]
         # one device sync for all tensors; gradients are all-reduced already, so every rank agrees
-        if not grads or bool(torch.stack([torch.linalg.vector_norm(g.float()) for g in grads]).isfinite().all()):
+        finite = torch.stack([torch.linalg.vector_norm(g.float()) for _, g in named]).isfinite() if named else None
+        if finite is None or bool(finite.all()):
             self.in_a_row = 0
             return
+        where = [named[i][0] for i in (~finite).nonzero().flatten().tolist()]
         step = state.global_step + 1  # the step this optimizer update would complete
         self.in_a_row += 1
         if self.in_a_row > self.max_skips:
@@ -246,8 +248,9 @@ class NonFiniteGuard(TrainerCallback):
         for p in model.parameters():
             p.grad = None
         self.skipped.add(step)
+        # where it starts (embeddings, one layer, the head) is the first clue to the cause
         self._record(state, {"kind": "skip", "step": step, "reason": "non-finite gradient",
-                             "in_a_row": self.in_a_row})
+                             "in_a_row": self.in_a_row, "n_params": len(where), "params": where[:5]})
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
