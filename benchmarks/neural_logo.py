@@ -219,6 +219,7 @@ def stage_eval(corpus, sampled, emb: Embeddings, style: dict, args) -> dict:
             + " ".join(f"{g} {rep[g]['accuracy_3way']:.3f}" for g in genres)
             + f" | topic {acc(Lt, yt)[0]:.3f}")
     results["oracle_blend_sweep"] = oracle_sweep(folds, genres)
+    results["diagnostics"] = diagnostics(inputs["emb-first"], y_all, genre, corpus, keep, args.seed)
     results["full_test_style"] = full_style_check(style, corpus, splits, args)
     # leave-one-generation-out: C and w as for the topic split (no inner choice of their own)
     results["generation"] = {}
@@ -277,6 +278,38 @@ def oracle_sweep(folds: dict, genres: list[str]) -> dict:
                          "accuracy_3way": dict(zip(genres, a3, strict=True))})
         out[view] = rows
         log(f"oracle sweep {view}: " + ", ".join(f"w={r['w']:.1f} {r['mean_accuracy_3way']:.3f}" for r in rows))
+    return out
+
+
+def diagnostics(E: np.ndarray, y: np.ndarray, genre: np.ndarray, corpus, keep: np.ndarray, seed: int) -> dict:
+    """What the first-chunk embedding knows (sampled rows): genre and provider by random 5-fold
+    logistic regression, provider within each genre; and LOGO 3-way accuracy after centring each
+    genre's embeddings on that genre's own mean (uses the unlabelled test genre as a batch, so a
+    diagnostic only, not something a single-text engine could do)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    from whowrote.data.splits import leave_one_genre_out
+
+    r = np.flatnonzero(keep)
+    cv = StratifiedKFold(5, shuffle=True, random_state=seed)
+
+    def cv_acc(F, t):
+        return float(cross_val_score(LogisticRegression(C=1.0, max_iter=3000), F, t, cv=cv).mean())
+
+    out = {"genre_5fold": cv_acc(E[r], genre[r]), "provider_5fold": cv_acc(E[r], y[r]),
+           "provider_5fold_within": {g: cv_acc(E[r][genre[r] == g], y[r][genre[r] == g]) for g in sorted(set(genre[r]))}}
+    Ec = E.copy()
+    for g in set(genre[r].tolist()):
+        m = keep & (genre == g)
+        Ec[m] -= E[m].mean(axis=0)
+    per = {}
+    for g, tr, te in leave_one_genre_out(corpus):
+        tr, te = tr["row_idx"].to_numpy(), te["row_idx"].to_numpy()
+        tr, te = tr[keep[tr]], te[keep[te]]
+        per[g] = acc(Head(0.1).fit(Ec[tr], y[tr], genre[tr]).logits(Ec[te]), y[te])[1]
+    out["genre_centred_logo_3way"] = {**per, "mean": float(np.mean(list(per.values())))}
+    log(f"diagnostics: {out}")
     return out
 
 
