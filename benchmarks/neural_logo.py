@@ -30,8 +30,8 @@ output). The splits are computed on the whole corpus and then restricted to the 
     HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 nice -n 5 python benchmarks/neural_logo.py \
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/neural/neural_logo.json
 
-(``--stage embed``, ``style`` and ``eval`` run the three steps one by one: about 40 min of
-embedding, 35 min of style fits and 3 min of evaluation here.)
+(``--stage embed``, ``style`` and ``eval`` run the three steps one by one: about 37 min of
+embedding, 40 min of style fits and 3 min of evaluation here.)
 Embeddings are cached by chunk text under ``--cache`` (default /tmp/whowrote-neural); the corpus is
 never written anywhere.
 """
