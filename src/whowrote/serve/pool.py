@@ -24,6 +24,7 @@ import asyncio
 import logging
 import math
 import multiprocessing
+import multiprocessing.process
 import os
 import pickle
 from concurrent.futures import ProcessPoolExecutor
@@ -74,8 +75,16 @@ class PoolSettings:
 @dataclass(eq=False)
 class _Worker:
     executor: ProcessPoolExecutor
+    process: multiprocessing.process.BaseProcess | None  # the executor's one process
     pid: int
     busy: bool = field(default=False)
+
+    def alive(self) -> bool:  # without the Process object, the executor's own check has to do
+        return self.process.is_alive() if self.process is not None else True
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            self.process.kill()
 
 
 def _consume(future: asyncio.Future) -> None:
@@ -84,17 +93,16 @@ def _consume(future: asyncio.Future) -> None:
         future.exception()
 
 
-def _kill(pid: int) -> None:
-    """SIGKILL our worker ``pid`` if it is still our living child (never a reused pid)."""
-    for child in multiprocessing.active_children():
-        if child.pid == pid:
-            child.kill()
+def _process(pid: int) -> multiprocessing.process.BaseProcess | None:
+    """Our child process ``pid`` as a Process object (which never signals a reused pid)."""
+    return next((c for c in multiprocessing.active_children() if c.pid == pid), None)
 
 
 class WorkerPool:
     def __init__(self, model: Any, settings: PoolSettings) -> None:
         self.settings = settings
-        self.capacity = max(1, settings.workers) + settings.queue
+        threads = max(2, usable_cores())  # workers=0: requests worked on at once in threads
+        self.capacity = (settings.workers or threads) + settings.queue
         self.restarts = 0  # workers replaced after a timeout or a crash
         self._model = model
         self._blob = b""
@@ -104,14 +112,18 @@ class WorkerPool:
             except Exception as e:
                 raise WhowroteError(f"the model cannot be sent to worker processes ({type(e).__name__}: {e}); "
                                     "use --workers 0 to run it in the server process") from None
+        self._limiter = anyio.CapacityLimiter(threads)
         self._admitted = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        """Fresh state, bound to the event loop that starts the pool (again, after a close)."""
         self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
         self._workers: set[_Worker] = set()
         self._tasks: set[asyncio.Task] = set()
         self._start_lock = asyncio.Lock()
         self._started = False
         self._closed = False
-        self._limiter = anyio.CapacityLimiter(max(2, usable_cores()))  # workers=0 only
 
     @property
     def pids(self) -> list[int]:
@@ -119,6 +131,8 @@ class WorkerPool:
 
     async def start(self) -> None:
         """Start every worker and wait until each has loaded the model (idempotent)."""
+        if self._closed:  # an app's lifespan run again (a second test client, say)
+            self._reset()
         if self._started or not self.settings.workers:
             return
         async with self._start_lock:
@@ -176,10 +190,13 @@ class WorkerPool:
     async def _in_worker(self, args: tuple, deadline: float) -> bytes:
         while True:
             worker = await self._take(deadline)
+            if not worker.alive():  # it died while idle (the OOM killer, say): try another
+                self._retire(worker, "was found dead while idle")
+                continue
             try:
                 done = asyncio.wrap_future(worker.executor.submit(predict_job, *args))
                 break
-            except (BrokenProcessPool, RuntimeError):  # it died while idle: this job never ran
+            except (BrokenProcessPool, RuntimeError):  # the executor saw it die first
                 self._retire(worker, "was found dead while idle")
         worker.busy = True
         try:
@@ -215,7 +232,7 @@ class WorkerPool:
     def _retire(self, worker: _Worker, why: str) -> None:
         """Kill ``worker`` and start a replacement in the background."""
         self._workers.discard(worker)
-        _kill(worker.pid)
+        worker.kill()
         worker.executor.shutdown(wait=False, cancel_futures=True)
         if self._closed:
             return
@@ -247,7 +264,7 @@ class WorkerPool:
         except BaseException:
             executor.shutdown(wait=False, cancel_futures=True)
             raise
-        return _Worker(executor, pid)
+        return _Worker(executor, _process(pid), pid)
 
     async def close(self) -> None:
         """Stop every worker: idle ones exit on their own, busy ones are killed."""
@@ -257,7 +274,7 @@ class WorkerPool:
         workers, self._workers = list(self._workers), set()
         for w in workers:
             if w.busy:
-                _kill(w.pid)
+                w.kill()
 
         def join() -> None:
             for w in workers:
@@ -267,4 +284,4 @@ class WorkerPool:
             await asyncio.wait_for(asyncio.to_thread(join), 10)
         except TimeoutError:
             for w in workers:
-                _kill(w.pid)
+                w.kill()
