@@ -14,9 +14,10 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from whowrote.serve.card import model_card
 from whowrote.serve.limits import BodyLimitMiddleware, install_error_handlers
@@ -36,6 +37,33 @@ DEFAULT_TIMEOUT_S = 30.0
 STATIC_DIR = files("whowrote.serve") / "static"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"))
+
+
+class SecurityHeadersMiddleware:
+    """Adds :data:`SECURITY_HEADERS` to every answer that lacks them. Plain ASGI, not
+    ``@app.middleware("http")``, whose per-request streams cost the server process CPU."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                present = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -76,13 +104,7 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
 
-    @app.middleware("http")
-    async def _security_headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("Cache-Control", "no-store")
-        return response
+    app.add_middleware(SecurityHeadersMiddleware)
 
     @app.post("/v1/predict", response_model=None, summary="Attribute one text or a batch",
               responses={200: {"model": Attribution | BatchResult, "description": "Attribution(s)"},
