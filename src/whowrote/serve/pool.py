@@ -1,9 +1,11 @@
 """The worker pool of ``whowrote serve``: the CPU work of requests in processes, one per core.
 
-Each worker is a spawned process with the model loaded once (:func:`whowrote.serve.work.init_worker`),
-held in a ``ProcessPoolExecutor`` of one process, so that the pool knows which process runs which
-request. ``await pool.run(...)`` answers the JSON body of one request, or raises
-:class:`~whowrote.serve.work.ApiError`:
+Each worker is a spawned process (:func:`whowrote.serve.work.worker_main`) with the model loaded
+once and one end of a socket pair; the event loop writes a request to an idle worker and reads the
+answer when the socket is readable. No helper threads run in the server (a ``ProcessPoolExecutor``
+adds two per worker and cost about 3x the server's CPU per call in a side-by-side check), and the
+pool knows which process runs which request. ``await pool.run(...)`` answers the JSON body of one
+request, or raises :class:`~whowrote.serve.work.ApiError`:
 
 - 503 at once when ``workers + queue`` requests are already in progress or waiting (bounded
   memory: a waiting request holds its texts);
@@ -24,18 +26,17 @@ import asyncio
 import logging
 import math
 import multiprocessing
-import multiprocessing.process
 import os
 import pickle
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import anyio
 
-from whowrote.serve.work import ApiError, init_worker, predict_body, predict_job, worker_pid
+from whowrote.serve.work import ApiError, predict_body, worker_main
 from whowrote.types import WhowroteError
 
 log = logging.getLogger("whowrote.serve")
@@ -72,30 +73,53 @@ class PoolSettings:
             raise WhowroteError(f"--timeout must be a positive number of seconds, not {t!r}")
 
 
+class WorkerDied(Exception):
+    """The worker's end of the socket closed: the process is gone."""
+
+
 @dataclass(eq=False)
 class _Worker:
-    executor: ProcessPoolExecutor
-    process: multiprocessing.process.BaseProcess | None  # the executor's one process
+    process: BaseProcess
+    conn: Connection
     pid: int
     busy: bool = field(default=False)
 
-    def alive(self) -> bool:  # without the Process object, the executor's own check has to do
-        return self.process.is_alive() if self.process is not None else True
+    def alive(self) -> bool:
+        return self.process.is_alive()
 
     def kill(self) -> None:
-        if self.process is not None and self.process.is_alive():
+        if self.process.is_alive():
             self.process.kill()
+        self.conn.close()
 
+    async def call(self, message: bytes, timeout: float) -> Any:
+        """Send ``message`` (none: only wait) and wait for the reply; ``TimeoutError`` after
+        ``timeout``, :class:`WorkerDied` when the process ends first."""
+        loop = asyncio.get_running_loop()
+        reply: asyncio.Future[Any] = loop.create_future()
+        fd = self.conn.fileno()
 
-def _consume(future: asyncio.Future) -> None:
-    """Retrieve the late result of an abandoned job (no 'exception was never retrieved')."""
-    if not future.cancelled():
-        future.exception()
+        def readable() -> None:
+            loop.remove_reader(fd)
+            if reply.done():
+                return
+            try:
+                reply.set_result(pickle.loads(self.conn.recv_bytes()))
+            except (EOFError, OSError):
+                reply.set_exception(WorkerDied())
+            except Exception as e:  # an answer that does not unpickle
+                reply.set_exception(e)
 
-
-def _process(pid: int) -> multiprocessing.process.BaseProcess | None:
-    """Our child process ``pid`` as a Process object (which never signals a reused pid)."""
-    return next((c for c in multiprocessing.active_children() if c.pid == pid), None)
+        loop.add_reader(fd, readable)
+        try:
+            if message:
+                try:
+                    self.conn.send_bytes(message)  # the worker is idle in recv: it reads at once
+                except OSError:  # a broken pipe: it died while idle
+                    raise WorkerDied() from None
+            return await asyncio.wait_for(reply, timeout)
+        finally:
+            loop.remove_reader(fd)
 
 
 class WorkerPool:
@@ -188,37 +212,29 @@ class WorkerPool:
             raise self._timed_out() from None
 
     async def _in_worker(self, args: tuple, deadline: float) -> bytes:
+        message = pickle.dumps(args)
+        loop = asyncio.get_running_loop()
         while True:
             worker = await self._take(deadline)
-            if not worker.alive():  # it died while idle (the OOM killer, say): try another
-                self._retire(worker, "was found dead while idle")
-                continue
-            try:
-                done = asyncio.wrap_future(worker.executor.submit(predict_job, *args))
+            if worker.alive():
                 break
-            except (BrokenProcessPool, RuntimeError):  # the executor saw it die first
-                self._retire(worker, "was found dead while idle")
+            self._retire(worker, "was found dead while idle")  # the OOM killer, say: try another
         worker.busy = True
         try:
-            finished, _ = await asyncio.wait({done}, timeout=max(0.0, deadline - asyncio.get_running_loop().time()))
-        except BaseException:  # cancelled (server shutting down): the job may still be running
-            done.add_done_callback(_consume)
-            self._retire(worker, "had its request cancelled")
-            raise
-        if not finished:
-            done.add_done_callback(_consume)
+            status, value = await worker.call(message, max(0.0, deadline - loop.time()))
+        except TimeoutError:
             self._retire(worker, f"ran a request past the {self.settings.timeout_s:g} s timeout")
-            raise self._timed_out()
-        try:
-            body = done.result()
-        except BrokenProcessPool:
+            raise self._timed_out() from None
+        except WorkerDied:
             self._retire(worker, "died during a request")
             raise ApiError(500, "the worker process died during this request; a new one has been started") from None
-        except BaseException:  # the request's own error (422, a model bug): the worker is fine
-            self._release(worker)
+        except BaseException:  # cancelled (the server shutting down): the job may still be running
+            self._retire(worker, "had its request cancelled")
             raise
         self._release(worker)
-        return body
+        if status != "ok":
+            raise value  # the request's own error (422, a model bug): the worker is fine
+        return value
 
     def _release(self, worker: _Worker) -> None:
         worker.busy = False
@@ -233,7 +249,6 @@ class WorkerPool:
         """Kill ``worker`` and start a replacement in the background."""
         self._workers.discard(worker)
         worker.kill()
-        worker.executor.shutdown(wait=False, cancel_futures=True)
         if self._closed:
             return
         self.restarts += 1
@@ -251,37 +266,53 @@ class WorkerPool:
                 await asyncio.sleep(RESTART_DELAY_S)
                 continue
             if self._closed:
-                await asyncio.to_thread(worker.executor.shutdown, True)
+                worker.kill()
             else:
                 self._add(worker)
             return
 
     async def _new_worker(self) -> _Worker:
-        executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=init_worker, initargs=(self._blob,))
+        """Spawn a worker (a fresh interpreter: never ``fork`` of a threaded server) and wait
+        until it has loaded the model."""
+        ctx = multiprocessing.get_context("spawn")
+        conn, child_conn = ctx.Pipe()
+        process = ctx.Process(target=worker_main, args=(child_conn, self._blob), name="whowrote-serve-worker",
+                              daemon=True)
         try:
-            pid = await asyncio.wait_for(asyncio.wrap_future(executor.submit(worker_pid)), START_TIMEOUT_S)
-        except BaseException:
-            executor.shutdown(wait=False, cancel_futures=True)
+            await asyncio.to_thread(process.start)  # writes the model to the new process: off the loop
+        finally:
+            child_conn.close()
+        worker = _Worker(process, conn, process.pid or 0)
+        try:
+            status, pid = await worker.call(b"", START_TIMEOUT_S)
+        except BaseException as e:
+            worker.kill()
+            await asyncio.to_thread(process.join, 5)
+            if isinstance(e, WorkerDied):
+                raise RuntimeError(f"a worker process exited while loading the model (exit code "
+                                   f"{process.exitcode})") from None
             raise
-        return _Worker(executor, _process(pid), pid)
+        if (status, pid) != ("ready", process.pid):
+            worker.kill()
+            raise RuntimeError(f"a worker process answered {status!r} instead of 'ready'")
+        return worker
 
     async def close(self) -> None:
-        """Stop every worker: idle ones exit on their own, busy ones are killed."""
+        """Stop every worker: idle ones exit when their socket closes, busy ones are killed."""
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
         workers, self._workers = list(self._workers), set()
         for w in workers:
             if w.busy:
-                w.kill()
+                w.process.kill()
+            w.conn.close()
 
         def join() -> None:
             for w in workers:
-                w.executor.shutdown(wait=True, cancel_futures=True)
+                w.process.join(5)
+                if w.process.is_alive():
+                    w.process.kill()
+                    w.process.join(5)
 
-        try:
-            await asyncio.wait_for(asyncio.to_thread(join), 10)
-        except TimeoutError:
-            for w in workers:
-                w.kill()
+        await asyncio.to_thread(join)

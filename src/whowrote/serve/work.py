@@ -4,9 +4,11 @@ It runs in a worker process of :mod:`whowrote.serve.pool` (or, with ``workers=0`
 of the server), so the event loop never touches a text. The worker side imports only this module,
 the style package and Starlette's response class, not FastAPI.
 
-- ``init_worker(blob)``: a worker's initializer; unpickles the model once per process.
-- ``predict_job(texts, n_tells, highlight, where, batch)``: one request in a worker -> the JSON body.
-- ``predict_body(model, ...)``: the same with a model at hand (the in-process path and the tests).
+- ``worker_main(conn, blob)``: a worker process: loads the model once, then answers requests
+  from ``conn`` (pickled ``(texts, n_tells, highlight, where, batch)`` -> ``("ok", body)`` or
+  ``("error", exception)``) until the server closes its end or dies.
+- ``predict_body(model, ...)``: one request with a model at hand -> the JSON body (what a worker
+  runs; also the in-process path and the tests).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import pickle
 import signal
 import threading
+from multiprocessing.connection import Connection
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -88,12 +91,24 @@ def init_worker(blob: bytes) -> None:
     _MODEL = pickle.loads(blob)
 
 
-def worker_pid() -> int:
-    """The first job of every worker: it has loaded the model and is ready."""
-    return os.getpid()
+def _reply(request: bytes) -> bytes:
+    try:
+        reply: tuple[str, Any] = ("ok", predict_body(_MODEL, *pickle.loads(request)))
+    except Exception as e:  # the request's own error (ApiError, WhowroteError) or a model bug
+        reply = ("error", e)
+    try:
+        return pickle.dumps(reply)
+    except Exception:  # an exception that cannot be pickled: keep its name for the 500
+        return pickle.dumps(("error", RuntimeError(type(reply[1]).__name__)))
 
 
-def predict_job(texts: list[str], n_tells: int | None, highlight: bool, where: list[str], batch: bool) -> bytes:
-    if _MODEL is None:
-        raise RuntimeError("worker has no model (init_worker did not run)")
-    return predict_body(_MODEL, texts, n_tells, highlight, where, batch)
+def worker_main(conn: Connection, blob: bytes) -> None:
+    """The body of a worker process; says ``("ready", pid)`` once the model is loaded."""
+    init_worker(blob)
+    conn.send_bytes(pickle.dumps(("ready", os.getpid())))
+    while True:
+        try:
+            request = conn.recv_bytes()
+        except (EOFError, OSError):  # the server closed its end, or died
+            return
+        conn.send_bytes(_reply(request))
