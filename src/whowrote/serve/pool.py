@@ -28,6 +28,8 @@ import math
 import multiprocessing
 import os
 import pickle
+from collections import deque
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from multiprocessing.connection import Connection
@@ -142,7 +144,8 @@ class WorkerPool:
 
     def _reset(self) -> None:
         """Fresh state, bound to the event loop that starts the pool (again, after a close)."""
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._idle: list[_Worker] = []
+        self._waiters: deque[asyncio.Future[_Worker]] = deque()  # requests waiting for a worker, oldest first
         self._workers: set[_Worker] = set()
         self._tasks: set[asyncio.Task] = set()
         self._start_lock = asyncio.Lock()
@@ -205,11 +208,26 @@ class WorkerPool:
             raise self._timed_out() from None
 
     async def _take(self, deadline: float) -> _Worker:
-        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+        """An idle worker, first come first served. A freed worker is handed to the oldest waiter
+        directly (an ``asyncio.Queue`` lets a newcomer take it while the woken waiter goes to the
+        back of the line: under load that starved some requests for seconds)."""
+        if self._idle and not self._waiters:
+            return self._idle.pop()
+        loop = asyncio.get_running_loop()
+        handed: asyncio.Future[_Worker] = loop.create_future()
+        self._waiters.append(handed)
         try:
-            return await asyncio.wait_for(self._idle.get(), remaining)
+            return await asyncio.wait_for(handed, max(0.0, deadline - loop.time()))
         except TimeoutError:
             raise self._timed_out() from None
+        except BaseException:  # cancelled: pass on a worker handed over meanwhile
+            if handed.done() and not handed.cancelled():
+                self._release(handed.result())
+            raise
+        finally:
+            if not handed.done() or handed.cancelled():
+                with suppress(ValueError):
+                    self._waiters.remove(handed)
 
     async def _in_worker(self, args: tuple, deadline: float) -> bytes:
         message = pickle.dumps(args)
@@ -238,12 +256,18 @@ class WorkerPool:
 
     def _release(self, worker: _Worker) -> None:
         worker.busy = False
-        if worker in self._workers:
-            self._idle.put_nowait(worker)
+        if worker not in self._workers:
+            return
+        while self._waiters:
+            handed = self._waiters.popleft()
+            if not handed.done():
+                handed.set_result(worker)
+                return
+        self._idle.append(worker)
 
     def _add(self, worker: _Worker) -> None:
         self._workers.add(worker)
-        self._idle.put_nowait(worker)
+        self._release(worker)
 
     def _retire(self, worker: _Worker, why: str) -> None:
         """Kill ``worker`` and start a replacement in the background."""

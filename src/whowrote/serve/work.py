@@ -1,8 +1,8 @@
 """The CPU work of one ``POST /v1/predict``: text checks, the model, the spans and the JSON body.
 
 It runs in a worker process of :mod:`whowrote.serve.pool` (or, with ``workers=0``, in a thread
-of the server), so the event loop never touches a text. The worker side imports only this module,
-the style package and Starlette's response class, not FastAPI.
+of the server), so the event loop never touches a text. A worker imports only this module, the
+style package and Starlette's response class, not FastAPI.
 
 - ``worker_main(conn, blob)``: a worker process: loads the model once, then answers requests
   from ``conn`` (pickled ``(texts, n_tells, highlight, where, batch)`` -> ``("ok", body)`` or
@@ -111,4 +111,7 @@ def worker_main(conn: Connection, blob: bytes) -> None:
             request = conn.recv_bytes()
         except (EOFError, OSError):  # the server closed its end, or died
             return
-        conn.send_bytes(_reply(request))
+        try:
+            conn.send_bytes(_reply(request))
+        except OSError:  # the server went away meanwhile
+            return
