@@ -17,10 +17,9 @@ from typing import Any
 from fastapi import FastAPI, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from whowrote.serve.card import model_card
-from whowrote.serve.limits import BodyLimitMiddleware, install_error_handlers
+from whowrote.serve.limits import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
 from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, WorkerPool, usable_cores
 from whowrote.serve.schemas import (
     ERROR_RESPONSES,
@@ -37,33 +36,6 @@ DEFAULT_TIMEOUT_S = 30.0
 STATIC_DIR = files("whowrote.serve") / "static"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-
-
-SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                    (b"cache-control", b"no-store"))
-
-
-class SecurityHeadersMiddleware:
-    """Adds :data:`SECURITY_HEADERS` to every answer that lacks them. Plain ASGI, not
-    ``@app.middleware("http")``, whose per-request streams cost the server process CPU."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers") or [])
-                present = {k.lower() for k, _ in headers}
-                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in present]
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
 
 
 def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,

@@ -1,4 +1,4 @@
-"""Safety limits: body size and one-line JSON errors for every failure (the text checks,
+"""Safety limits: body size, security headers and one-line JSON errors for every failure (the text checks,
 ``check_text``, live in :mod:`whowrote.serve.work`, which the worker processes import).
 
 Error messages never echo the submitted text (it is not logged or written anywhere either).
@@ -75,6 +75,33 @@ class BodyLimitMiddleware:
         response = error_response(413, f"request body larger than {self.max_bytes} bytes",
                                   headers={"Connection": "close"})
         await response(scope, receive, send)
+
+
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"))
+
+
+class SecurityHeadersMiddleware:
+    """Adds :data:`SECURITY_HEADERS` to every answer that lacks them. Plain ASGI, not
+    ``@app.middleware("http")``, whose per-request streams cost the server process CPU."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                present = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
