@@ -4,8 +4,12 @@ Starts ``whowrote serve`` on 127.0.0.1 (a free port, access log off) unless ``--
 running server, then sends single-text ``POST /v1/predict`` requests with blog posts from
 ``../shared/corpus/blogs.jsonl`` (read at run time, cycled) from a bounded asyncio/httpx client:
 ``--concurrency`` requests in flight at most, ``--requests`` in all after ``--warmup``.
+Besides requests/s and latency percentiles it reports the load average around the run and the
+CPU seconds the server's processes (the server and its workers, read from ``/proc``) and the
+client spent in it, so a busy shared machine shows in the numbers.
 
     python benchmarks/serve_load.py --requests 300 --concurrency 4
+    python benchmarks/serve_load.py --concurrency 8 --server-arg=--workers --server-arg=1
 """
 
 from __future__ import annotations
@@ -44,9 +48,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, model: str | None) -> subprocess.Popen:
+def start_server(port: int, model: str | None, extra: list[str]) -> subprocess.Popen:
     cmd = [sys.executable, "-c", "from whowrote.cli import main; main()", "serve",
-           "--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+           "--host", "127.0.0.1", "--port", str(port), "--no-access-log", *extra]
     if model:
         cmd += ["--model", model]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -62,6 +66,20 @@ def start_server(port: int, model: str | None) -> subprocess.Popen:
         time.sleep(0.2)
     proc.terminate()
     raise SystemExit("server did not start within 60 s")
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and its living children (Linux ``/proc``; 0 elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
 
 
 async def run_load(url: str, texts: list[str], total: int, concurrency: int,
@@ -103,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--highlight", action="store_true", help='ask for spans too, as the page does')
     p.add_argument("--url", help="benchmark a running server instead of starting one")
     p.add_argument("--model", help="--model for the started server (default: bundled)")
+    p.add_argument("--server-arg", action="append", default=[],
+                   help="one more argument for the started server (repeat), e.g. --server-arg=--workers")
     p.add_argument("--json-out", type=Path, help="also write the numbers as JSON here")
     args = p.parse_args(argv)
 
@@ -111,11 +131,16 @@ def main(argv: list[str] | None = None) -> None:
     url = args.url
     if not url:
         port = free_port()
-        proc = start_server(port, args.model)
+        proc = start_server(port, args.model, args.server_arg)
         url = f"http://127.0.0.1:{port}"
     try:
         asyncio.run(run_load(url, texts, args.warmup, args.concurrency, args.highlight))
+        load_before = os.getloadavg()[0]
+        server_cpu, client_cpu = tree_cpu_s(proc.pid) if proc else 0.0, time.process_time()
         lat, errors, wall = asyncio.run(run_load(url, texts, args.requests, args.concurrency, args.highlight))
+        server_cpu = (tree_cpu_s(proc.pid) if proc else 0.0) - server_cpu
+        client_cpu = time.process_time() - client_cpu
+        load_after = os.getloadavg()[0]
         version = httpx.get(f"{url}/healthz").json().get("model_version")
     finally:
         if proc:
@@ -128,7 +153,9 @@ def main(argv: list[str] | None = None) -> None:
         "wall_s": round(wall, 2), "requests_per_s": round(args.requests / wall, 1),
         "p50_ms": round(1000 * percentile(lat, 50), 1), "p90_ms": round(1000 * percentile(lat, 90), 1),
         "p99_ms": round(1000 * percentile(lat, 99), 1), "max_ms": round(1000 * max(lat), 1),
-        "cpus": os.cpu_count(),
+        "server_cpu_s": round(server_cpu, 2), "client_cpu_s": round(client_cpu, 2),
+        "load_avg_1min": [round(load_before, 2), round(load_after, 2)],
+        "server_args": args.server_arg, "cpus": os.cpu_count(),
     }
     print(json.dumps(result, indent=2))
     if args.json_out:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 LABELS = ("CLAUDE", "CHATGPT", "GEMINI", "OTHER")
@@ -75,3 +77,72 @@ class FakeModel:
         tells.sort(key=lambda t: -t["contribution"])
         warnings = ["short text: under 200 words, the attribution is unreliable"] if n < 200 else []
         return FakeAttribution(top, probs[top] < 0.5, probs, tells, n, warnings)
+
+
+# Stand-ins for the worker-pool tests: picklable, so they reach the worker processes.
+class SlowModel(FakeModel):
+    """Sleeps ``delay`` seconds on a text containing "SLOW"; answers others at once."""
+
+    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list[FakeAttribution]:
+        if any("SLOW" in t for t in texts):
+            time.sleep(self.delay)
+        return FakeModel(0.0).attribute(texts, n_tells=n_tells)
+
+
+class CrashModel(FakeModel):
+    """Kills its own process on a text containing "CRASH" (a segfault, the OOM killer)."""
+
+    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list[FakeAttribution]:
+        if any("CRASH" in t for t in texts):
+            import os
+
+            os._exit(3)
+        return super().attribute(texts, n_tells=n_tells)
+
+
+class RefusingModel(FakeModel):
+    """Refuses every text (a user-facing error), or fails on one containing "BUG" (a model bug)."""
+
+    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list[FakeAttribution]:
+        from whowrote.types import WhowroteError
+
+        if any("BUG" in t for t in texts):
+            return [1 / 0]
+        raise WhowroteError("text is not attributable")
+
+
+def _slow_spans(delay: float, text: str, features: Sequence[str]) -> list[dict[str, Any]]:
+    time.sleep(delay)  # stands in for a slow pattern over a huge text
+    return []
+
+
+class SlowSpansModel(FakeModel):
+    """Once unpickled in a worker, makes that worker's highlighting take ``spans_delay`` seconds."""
+
+    def __init__(self, spans_delay: float = 30.0) -> None:
+        super().__init__()
+        self.spans_delay = spans_delay
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import whowrote.serve.work as work
+
+        self.__dict__.update(state)
+        work.highlight_spans = partial(_slow_spans, self.spans_delay)
+
+
+class UnloadableModel(FakeModel):
+    """Cannot be loaded in a worker process (its unpickling fails)."""
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        raise ValueError("this model cannot be loaded here")
+
+
+@asynccontextmanager
+async def served(app: Any) -> AsyncIterator[Any]:
+    """The app with its lifespan (the worker pool started, then closed) and an httpx client on it."""
+    import httpx
+
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)  # a 500 is an answer
+        async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=120) as client:
+            yield client

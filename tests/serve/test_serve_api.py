@@ -160,8 +160,8 @@ def test_model_errors_are_422_and_internal_errors_500(fake_model, monkeypatch):
     def refuse(texts):
         raise WhowroteError("text is not attributable")
 
-    monkeypatch.setattr(fake_model, "attribute", refuse)
-    with TestClient(create_app(fake_model), raise_server_exceptions=False) as c:
+    monkeypatch.setattr(fake_model, "attribute", refuse)  # in the server process: patched methods cannot be pickled
+    with TestClient(create_app(fake_model, workers=0), raise_server_exceptions=False) as c:
         r = c.post("/v1/predict", json={"text": TEXT})
         assert r.status_code == 422 and r.json() == {"error": "text is not attributable"}
         monkeypatch.setattr(fake_model, "attribute", lambda texts: 1 / 0)

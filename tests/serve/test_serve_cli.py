@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from serve_fakes import FakeModel
 from typer.testing import CliRunner
@@ -84,3 +86,112 @@ def test_serve_on_a_busy_port_from_the_command_line():
                                str(port)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "serving on" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and "cannot listen on" in proc.stderr
+
+
+def test_serve_hands_the_pool_settings_on_and_bounds_connections(fake_run):
+    from whowrote.serve.pool import usable_cores
+
+    result = CliRunner().invoke(app, ["serve", "--workers", "1", "--queue", "5"])
+    assert result.exit_code == 0, result.output
+    settings = fake_run["app"].state.pool.settings
+    assert (settings.workers, settings.queue) == (1, 5)
+    assert fake_run["limit_concurrency"] == 1 + 5 + 16  # connections beyond it get 503 unread
+    fake_run.clear()
+    assert CliRunner().invoke(app, ["serve"]).exit_code == 0
+    assert fake_run["app"].state.pool.settings.workers == usable_cores()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--workers", "-1"], "--workers must be a whole number from 0 to 256, not -1"),
+    (["--workers", "300"], "--workers must be a whole number from 0 to 256, not 300"),
+    (["--queue", "-1"], "--queue must be a whole number from 0 to 10000, not -1"),
+])
+def test_serve_bad_pool_settings_are_one_line_before_loading(fake_run, args, message):
+    result = CliRunner().invoke(app, ["serve", *args])
+    assert result.exit_code == 1 and str(result.exception) == message
+    assert "model_path" not in fake_run and "app" not in fake_run
+
+
+def _running(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def _workers_of(pid: int) -> set[int]:
+    """The worker processes of the server ``pid`` (multiprocessing's resource tracker aside)."""
+    from pathlib import Path
+
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if ppid == pid and b"spawn_main" in cmdline and _running(int(stat.parent.name)):
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _start_server(workers: int):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-c", "from whowrote.cli import main; main()", "serve", "--port",
+                             str(port), "--workers", str(workers), "--no-access-log"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    return proc, port, _workers_of(proc.pid)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C", "SIGKILL"])
+def test_serve_leaves_no_worker_behind(how):
+    """SIGTERM or Ctrl-C shuts down cleanly: the lifespan ends, no traceback, workers stopped. Even a
+    SIGKILLed server leaves no orphan worker holding a model and a core."""
+    import os
+    import signal
+    import time
+
+    import httpx
+
+    proc, port, workers = _start_server(2)
+    try:
+        assert len(workers) == 2
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/predict", json={"text": "A short text, for once. " * 40},
+                       timeout=60)
+        assert r.status_code == 200
+        if how == "Ctrl-C":  # a terminal sends SIGINT to the whole process group, workers included
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(getattr(signal, how))
+        code = proc.wait(timeout=30)
+        stderr = proc.stderr.read()
+        if how != "SIGKILL":  # uvicorn shuts down gracefully, then re-raises the signal
+            assert code in (-signal.SIGTERM, -signal.SIGINT, 0) and "Traceback" not in stderr, stderr
+            assert "Application shutdown complete" in stderr
+        deadline = time.monotonic() + 15
+        while left := {p for p in workers if _running(p)}:
+            assert time.monotonic() < deadline, f"workers still running after the server's {how}: {left}"
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from serve_fakes import FakeModel
+from serve_fakes import FakeModel, SlowSpansModel, served
 
 from whowrote.serve import create_app
 from whowrote.style.highlight import tell_spans
@@ -19,8 +19,7 @@ TEXT = "# A heading\n\nThis is **bold** - and perhaps it is very clear.\n" * 20
 async def _slow_request_and_health(app, body: dict) -> tuple[httpx.Response, float, float]:
     """Start ``POST /v1/predict``; while it runs, time ``GET /healthz``. Returns the predict
     answer, the health check's latency and the predict's latency."""
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=30) as client:
+    async with served(app) as client:
         t0 = time.monotonic()
         slow = asyncio.create_task(client.post("/v1/predict", json=body))
         await asyncio.sleep(0.2)  # the slow request is in flight
@@ -32,33 +31,37 @@ async def _slow_request_and_health(app, body: dict) -> tuple[httpx.Response, flo
         return r, health_s, time.monotonic() - t0
 
 
-def test_slow_highlighting_does_not_block_healthz(monkeypatch):
+def _slow_spans_app(monkeypatch, workers: int, delay: float, timeout_s: float):
+    """An app whose highlighting takes ``delay`` seconds: in the worker processes (a model that
+    patches them as it loads) or, with ``workers=0``, in the server's thread (patched here)."""
+    if workers:
+        return create_app(SlowSpansModel(delay), workers=workers, timeout_s=timeout_s)
+    import whowrote.serve.work as work
+
+    monkeypatch.setattr(work, "highlight_spans", lambda *a, **k: time.sleep(delay) or [])
+    return create_app(FakeModel(), workers=0, timeout_s=timeout_s)
+
+
+@pytest.mark.parametrize("workers", [1, 0])
+def test_slow_highlighting_does_not_block_healthz(monkeypatch, workers):
     """Span finding (a regex pass per tell) runs in the worker pool, not on the event loop."""
-    import whowrote.serve.app as serve_app
-
-    def slow_spans(*args, **kwargs):
-        time.sleep(1.5)  # stands in for a slow pattern over a huge text
-        return []
-
-    monkeypatch.setattr(serve_app, "highlight_spans", slow_spans)
-    app = create_app(FakeModel(), timeout_s=10)
+    app = _slow_spans_app(monkeypatch, workers, 1.5, timeout_s=10)
     r, health_s, total_s = asyncio.run(_slow_request_and_health(app, {"text": TEXT, "highlight": True}))
     assert r.status_code == 200 and r.json()["highlights"] == []
     assert health_s < 0.5 < 1.5 <= total_s
 
 
-def test_slow_highlighting_is_under_the_timeout(monkeypatch):
-    import whowrote.serve.app as serve_app
-
-    monkeypatch.setattr(serve_app, "highlight_spans", lambda *a, **k: time.sleep(2.0) or [])
-    app = create_app(FakeModel(), timeout_s=0.5)
+@pytest.mark.parametrize("workers", [1, 0])
+def test_slow_highlighting_is_under_the_timeout(monkeypatch, workers):
+    app = _slow_spans_app(monkeypatch, workers, 2.0, timeout_s=0.5)
     r, health_s, total_s = asyncio.run(_slow_request_and_health(app, {"text": TEXT, "highlight": True}))
     assert r.status_code == 504 and "longer than" in r.json()["error"]
     assert health_s < 0.4 and total_s < 1.5
 
 
-def test_slow_model_does_not_block_other_clients():
-    app = create_app(FakeModel(delay=1.5), timeout_s=10)
+@pytest.mark.parametrize("workers", [1, 0])
+def test_slow_model_does_not_block_other_clients(workers):
+    app = create_app(FakeModel(delay=1.5), workers=workers, timeout_s=10)
     r, health_s, _ = asyncio.run(_slow_request_and_health(app, {"text": TEXT}))
     assert r.status_code == 200 and health_s < 0.5
 

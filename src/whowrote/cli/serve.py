@@ -47,12 +47,16 @@ def serve(
     max_body_mb: float = typer.Option(2.0, min=0.001, help="Largest request body in MB (413 beyond)."),
     timeout: float = typer.Option(30.0, min=0.1, help="Per-request attribution timeout in seconds."),
     access_log: bool = typer.Option(True, help="Log request lines (method, path, status; never texts)."),
+    workers: int | None = typer.Option(None, help="Worker processes for the CPU work (default: one per usable "
+                                       "core; 0: a thread of the server process)."),
+    queue: int | None = typer.Option(None, help="Requests that may wait for a worker (default 32); more get 503 at once."),
 ) -> None:
     """Serve the page (paste a text, see bars and highlighted tells) and the JSON API (/v1/predict)."""
     try:
         import uvicorn
 
         from whowrote.serve import create_app
+        from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, usable_cores
         from whowrote.style import load_model
     except ImportError as e:
         raise WhowroteError(f"whowrote serve needs the [serve] extra: pip install 'whowrote[serve]' ({e})") from e
@@ -63,9 +67,15 @@ def serve(
             "There is no authentication and no TLS; use --host 127.0.0.1 unless you mean it.",
             fg=typer.colors.YELLOW, err=True,
         )
+    queue = DEFAULT_QUEUE if queue is None else queue
+    settings = PoolSettings(usable_cores() if workers is None else workers, queue, timeout)  # one-line errors
     check_can_listen(host, port)
     loaded = load_model(str(model) if model is not None else None)
-    api = create_app(loaded, max_body_bytes=int(max_body_mb * 1_000_000), timeout_s=timeout)
+    api = create_app(loaded, max_body_bytes=int(max_body_mb * 1_000_000), timeout_s=timeout,
+                     workers=settings.workers, queue=queue)
     shown = f"[{host}]" if ":" in host else host
     print(f"whowrote: serving on http://{shown}:{port}/ (Ctrl-C to stop)", file=sys.stderr)
-    uvicorn.run(api, host=host, port=port, access_log=access_log, log_level="info", server_header=False)
+    # Connections beyond the pool's bound (plus room for /healthz and the page) get 503 before
+    # their bodies are read: memory stays bounded however many clients connect.
+    uvicorn.run(api, host=host, port=port, access_log=access_log, log_level="info", server_header=False,
+                limit_concurrency=max(1, settings.workers) + queue + 16)

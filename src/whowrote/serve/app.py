@@ -1,25 +1,26 @@
 """The ASGI app: JSON API over a :class:`whowrote.style.StyleModel` and the page that shows it.
 
 ``create_app(model)`` takes any object with ``attribute(texts) -> [Attribution]`` (each with
-``to_dict()``); ``model=None`` loads the bundled default. Texts live only in memory for the length
-of a request: nothing is written to disk and nothing of the text is logged.
+``to_dict()``); ``model=None`` loads the bundled default. The CPU work of a request runs in a
+:class:`~whowrote.serve.pool.WorkerPool` (``workers`` processes, default one per usable core),
+started with the app's lifespan (or by the first request) and stopped with it. Texts live only in
+memory for the length of a request: nothing is written to disk and nothing of the text is logged.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-from functools import partial
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
 
-import anyio
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI, Response
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from whowrote.serve.card import model_card
-from whowrote.serve.limits import ApiError, BodyLimitMiddleware, check_text, install_error_handlers
+from whowrote.serve.limits import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
+from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, WorkerPool, usable_cores
 from whowrote.serve.schemas import (
     ERROR_RESPONSES,
     Attribution,
@@ -28,7 +29,7 @@ from whowrote.serve.schemas import (
     ModelCard,
     PredictRequest,
 )
-from whowrote.style.highlight import highlight_spans
+from whowrote.types import WhowroteError
 
 DEFAULT_MAX_BODY_BYTES = 2_000_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -38,63 +39,60 @@ PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 
 def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-               timeout_s: float = DEFAULT_TIMEOUT_S, max_concurrency: int | None = None) -> FastAPI:
-    """Build the app. ``model=None`` loads the bundled default model now (not per request)."""
+               timeout_s: float = DEFAULT_TIMEOUT_S, workers: int | None = None,
+               queue: int = DEFAULT_QUEUE) -> FastAPI:
+    """Build the app. ``model=None`` loads the bundled default model now (not per request).
+    ``workers``: processes for the CPU work (``None``: one per usable core; 0: a thread of this
+    process); ``queue``: how many more requests may wait for one (503 beyond). Bad settings
+    raise :class:`WhowroteError` with one line."""
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+        raise WhowroteError(f"--max-body-mb must give at least 1 byte, not {max_body_bytes!r}")
+    settings = PoolSettings(usable_cores() if workers is None else workers, queue, timeout_s)
     if model is None:
         from whowrote.style import load_model
 
         model = load_model()
     card = model_card(model)
     version = card["version"]
-    limiter = anyio.CapacityLimiter(max_concurrency or max(2, os.cpu_count() or 2))
+    pool = WorkerPool(model, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await pool.start()  # every worker has loaded the model before the first request
+        try:
+            yield
+        finally:
+            await pool.close()
 
     app = FastAPI(
         title="whowrote",
         version=version,
         summary="Name the AI assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote a text, and say why.",
         docs_url=None, redoc_url=None,  # the Swagger UI would load assets from a CDN
+        lifespan=lifespan,
     )
     app.state.model = model
+    app.state.pool = pool
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
 
-    @app.middleware("http")
-    async def _security_headers(request: Request, call_next: Any) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("Cache-Control", "no-store")
-        return response
-
-    def work(texts: list[str], n_tells: int | None, highlight: bool, where: list[str]) -> list[dict[str, Any]]:
-        """All CPU work of one request (checks, model, spans): run in a worker thread."""
-        for text, name in zip(texts, where, strict=True):
-            check_text(text, name)
-        found = model.attribute(texts) if n_tells is None else model.attribute(texts, n_tells=n_tells)
-        results = [a.to_dict() for a in found]
-        if highlight:
-            for text, result in zip(texts, results, strict=True):
-                result["highlights"] = highlight_spans(text, [t["feature"] for t in result.get("tells", [])])
-        return results
+    app.add_middleware(SecurityHeadersMiddleware)
 
     @app.post("/v1/predict", response_model=None, summary="Attribute one text or a batch",
               responses={200: {"model": Attribution | BatchResult, "description": "Attribution(s)"},
                          **ERROR_RESPONSES})
-    async def predict(payload: PredictRequest) -> JSONResponse:
+    async def predict(payload: PredictRequest) -> Response:
         """`{"text": ...}` answers one attribution (the dict `whowrote predict --json` prints);
         `{"texts": [...]}` answers `{"results": [...]}` in order. Set `"highlight": true` to get
         the character spans (code-point offsets) of the tells too."""
         texts = payload.all_texts()
-        where = ["text"] if payload.text is not None else [f"texts[{i}]" for i in range(len(texts))]
-        # The event loop only parses and answers: a slow text delays its own answer (up to the
-        # timeout), never /healthz or other clients.
-        call = partial(work, texts, payload.n_tells, payload.highlight, where)
-        try:
-            results = await asyncio.wait_for(anyio.to_thread.run_sync(call, limiter=limiter), timeout_s)
-        except TimeoutError:
-            raise ApiError(504, f"attribution took longer than {timeout_s:g} s") from None
-        # Returned as the model gives it (no re-serialisation), so it equals `whowrote predict --json`.
-        return JSONResponse(results[0] if payload.text is not None else {"results": results})
+        batch = payload.text is None
+        where = [f"texts[{i}]" for i in range(len(texts))] if batch else ["text"]
+        # The event loop only parses and answers: the checks, the model, the spans and the JSON
+        # rendering run in a worker process under the timeout, so a slow text delays its own
+        # answer, never /healthz or other clients. The body is what JSONResponse would render.
+        body = await pool.run(texts, payload.n_tells, payload.highlight, where, batch)
+        return Response(body, media_type="application/json")
 
     @app.get("/v1/model", response_model=ModelCard, summary="Model card")
     async def get_model() -> dict[str, Any]:

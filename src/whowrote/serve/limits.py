@@ -1,4 +1,5 @@
-"""Safety limits: body size, text sanity checks, and one-line JSON errors for every failure.
+"""Safety limits: body size, security headers and one-line JSON errors for every failure (the text checks,
+``check_text``, live in :mod:`whowrote.serve.work`, which the worker processes import).
 
 Error messages never echo the submitted text (it is not logged or written anywhere either).
 """
@@ -14,40 +15,13 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from whowrote.serve.work import ApiError
 from whowrote.types import WhowroteError
 
 log = logging.getLogger("whowrote.serve")
 
-MAX_CONTROL_FRACTION = 0.01  # more C0 control characters than this (besides \t \n \r) = binary
-_ALLOWED_CONTROLS = {"\t", "\n", "\r", "\f"}
-
-
-class ApiError(Exception):
-    """An error answered as ``{"error": message}`` with ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status, headers=headers)
-
-
-def check_text(text: str, where: str) -> None:
-    """Reject empty, binary-looking or un-encodable text (422)."""
-    if not text.strip():
-        raise ApiError(422, f"{where} is empty")
-    if "\x00" in text:
-        raise ApiError(422, f"{where} looks like binary data (contains NUL characters)")
-    controls = sum(1 for c in text if ord(c) < 32 and c not in _ALLOWED_CONTROLS)
-    if controls > MAX_CONTROL_FRACTION * len(text):
-        raise ApiError(422, f"{where} looks like binary data ({controls} control characters)")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ApiError(422, f"{where} contains invalid Unicode (lone surrogates)") from None
 
 
 class BodyLimitMiddleware:
@@ -101,6 +75,33 @@ class BodyLimitMiddleware:
         response = error_response(413, f"request body larger than {self.max_bytes} bytes",
                                   headers={"Connection": "close"})
         await response(scope, receive, send)
+
+
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"))
+
+
+class SecurityHeadersMiddleware:
+    """Adds :data:`SECURITY_HEADERS` to every answer that lacks them. Plain ASGI, not
+    ``@app.middleware("http")``, whose per-request streams cost the server process CPU."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers") or [])
+                present = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:

@@ -126,6 +126,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
         413: "Body larger than the limit",
         415: "Content-Type is not application/json",
         422: "Wrong types, empty or binary text",
+        500: "Internal error, or the worker process died during the request (a new one is started)",
+        503: "Too many requests in progress or waiting (the pool's queue is full), or shutting down",
         504: "Attribution took longer than the per-request timeout",
     }.items()
 }
