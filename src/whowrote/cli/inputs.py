@@ -111,15 +111,38 @@ def _capped(raw: bytes, size: int, name: str, what: str) -> Item:
     return item
 
 
-def read_file(path: Path) -> Item:
+def read_file(path: Path | str) -> Item:
     """One text file (at most ``MAX_BYTES`` of it, with a warning)."""
+    name = str(path)
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES)
+        with open(name, "rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            raw = _read_upto(f, st.st_size if stat.S_ISREG(st.st_mode) else -1)
     except OSError as e:
-        return Item(str(path), error=f"cannot read: {e.strerror or e}")
-    return _capped(raw, size, str(path), f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+        return Item(name, error=f"cannot read: {e.strerror or e}")
+    size = st.st_size
+    return _capped(raw, size, name, f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+
+
+def _read_upto(f, size: int) -> bytes:
+    """The first ``MAX_BYTES`` bytes of the unbuffered file ``f``; ``size``: what stat says a
+    regular file holds (-1 for a pipe or device). A regular file is one read of ``size + 1``
+    bytes (a read of ``MAX_BYTES`` would allocate all 10 MB for every file); anything else, or
+    a file that grew, is read on in chunks until its end or the cap."""
+    chunks = []
+    got = 0
+    if 0 <= size < MAX_BYTES:
+        first = f.read(size + 1)
+        if len(first) <= size:  # the whole file
+            return first
+        chunks, got = [first], len(first)
+    while got < MAX_BYTES:
+        chunk = f.read(min(1 << 20, MAX_BYTES - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def _pick_column(keys: Collection[str], column: str | None) -> str | None:
@@ -349,7 +372,48 @@ def _warn(message: str) -> None:
     print(f"whowrote: warning: {message}", file=sys.stderr)
 
 
-def expand(paths: Sequence[str], warn: Callable[[str], None] = _warn) -> Iterator[Path | Missing | str]:
+class TextFile(str):
+    """The path of a text file found in a folder (.md/.txt, a regular file): read as text, never as a table."""
+
+
+def _folder_files(top: str, warn: Callable[[str], None]) -> Iterator[TextFile]:
+    """What ``os.walk(top)`` finds, with folders and names sorted, hidden folders and symlinked
+    folders not entered: the regular files named ``*.md``/``*.txt``. One ``scandir`` per folder;
+    a file's type comes from its directory entry (no ``stat`` for a plain file)."""
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:
+        return
+    dirs, files = [], []
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        (dirs if is_dir else files).append(e)
+    files.sort(key=lambda e: e.name)
+    prefix = str(Path(top))  # paths spelled as Path(root, name) spells them ("./a.md" is "a.md")
+    for e in files:
+        if e.name.lower().endswith(TEXT_SUFFIXES):
+            found = e.name if prefix == "." else os.path.join(prefix, e.name)
+            if _entry_is_regular(e, found):
+                yield TextFile(found)
+            else:  # a FIFO or device would block the read forever
+                warn(f"skipped {found}: not a regular file")
+    for e in sorted(dirs, key=lambda e: e.name):
+        if not e.name.startswith(".") and not e.is_symlink():
+            yield from _folder_files(os.path.join(top, e.name), warn)
+
+
+def _entry_is_regular(entry: os.DirEntry, path: str) -> bool:
+    try:
+        return entry.is_file() or _is_regular(Path(path))
+    except OSError:
+        return True  # let the read report why it cannot be read
+
+
+def expand(paths: Sequence[str], warn: Callable[[str], None] = _warn) -> Iterator[Path | TextFile | Missing | str]:
     """Arguments -> files (folders recurse into .md/.txt; globs expand); ``-`` stays :data:`STDIN`;
     an argument that names no file is a :class:`Missing`.
 
@@ -361,15 +425,7 @@ def expand(paths: Sequence[str], warn: Callable[[str], None] = _warn) -> Iterato
             continue
         p = Path(arg)
         if p.is_dir():
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.lower().endswith(TEXT_SUFFIXES):
-                        found = Path(root, name)
-                        if _is_regular(found):
-                            yield found
-                        else:  # a FIFO or device would block the read forever
-                            warn(f"skipped {found}: not a regular file")
+            yield from _folder_files(str(p), warn)
         elif p.exists():
             yield p
         elif any(ch in arg for ch in "*?["):
@@ -389,6 +445,8 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
     for target in expand(paths, warn):
         if isinstance(target, Missing):
             yield Item(target.name, error=target.reason)
+        elif type(target) is TextFile:  # found in a folder: a text file, never a table
+            yield read_file(target)
         elif target == STDIN:
             raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_BYTES + 1)
             yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")

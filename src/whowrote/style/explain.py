@@ -34,6 +34,7 @@ from whowrote.types import LABELS, OTHER
 
 WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
 MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
+_ASCII = bytes(range(128))
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
 
 # Features that measure one habit share one cue (one tell per cue).
@@ -64,13 +65,21 @@ CANONICAL_LABELS = {
 
 
 def typography_stats(text: str) -> dict[str, float]:
-    """The typographic habits people notice, measured on the raw text (never used for the verdict)."""
-    curly, straight = text.count("\u2019") + text.count("\u2018"), text.count("'")
-    dq_curly, dq_straight = text.count("\u201c") + text.count("\u201d"), text.count('"')
+    """The typographic habits people notice, measured on the raw text (never used for the verdict).
+
+    Straight quotes are counted in the UTF-8 bytes and curly ones among the (few) non-ASCII
+    characters: seven ``str.count`` passes over a long non-ASCII text cost more than that."""
+    raw = text.encode("utf-8", "surrogatepass")
+    curly = dq_curly = dashes = 0
+    if len(raw) != len(text):
+        na = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        curly, dq_curly, dashes = na.count("\u2019") + na.count("\u2018"), na.count("\u201c") + na.count("\u201d"), \
+            na.count("\u2014")
+    straight, dq_straight = raw.count(b"'"), raw.count(b'"')
     return {
         "curly_apostrophe_share": curly / (curly + straight) if curly + straight else 0.0,
         "curly_dquote_share": dq_curly / (dq_curly + dq_straight) if dq_curly + dq_straight else 0.0,
-        "punc_emdash": 1000.0 * text.count("\u2014") / max(len(text), 1),
+        "punc_emdash": 1000.0 * dashes / max(len(text), 1),
     }
 
 
@@ -241,11 +250,10 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         raise TypeError("attribute() takes a sequence of texts, not one string")
     checks = [inspect_text(t) for t in texts]
     X = model.features([c.text for c in checks])
-    P = model.predict_proba(X)
-    far = model.distance(X)
-    uncertain = model.uncertain(P, X)
+    P, far, credits = model.proba_distance(X, credits=n_tells > 0)  # one tree walk for both
+    uncertain = model.uncertain(P, X, far)
     order = np.argsort(-P, axis=1)
-    S = decision_support(model, X, order[:, 0], order[:, 1]).tolist() if n_tells > 0 else None
+    S = decision_support(model, X, order[:, 0], order[:, 1], credits).tolist() if n_tells > 0 else None
     out = []
     for i, chk in enumerate(checks):
         if chk.skip:
