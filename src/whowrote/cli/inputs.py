@@ -9,7 +9,6 @@ imported only when a Parquet file is given (the ``[data]`` extra).
 
 from __future__ import annotations
 
-import glob
 import io
 import os
 import stat
@@ -429,6 +428,8 @@ def expand(paths: Sequence[str], warn: Callable[[str], None] = _warn) -> Iterato
         elif p.exists():
             yield p
         elif any(ch in arg for ch in "*?["):
+            import glob  # only for a glob (start-up time)
+
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
                 yield Missing(f"no file matches {arg}", f"no file matches {arg}")

@@ -17,9 +17,7 @@ match stops at the next opener instead of scanning to the end of the text from e
 
 from __future__ import annotations
 
-import random
 import re
-import zlib
 from collections.abc import Callable
 
 # ---- typography -------------------------------------------------------------------------------
@@ -203,6 +201,9 @@ def sent_shuffle(text: str, seed: int = 0) -> str:
     pieces = split_sentences(text)
     if pieces and not pieces[-1][-1:].isspace():
         pieces[-1] += " "
+    import random  # here, not at the top: random pulls in hashlib (OpenSSL), a cost to predict's start-up
+    import zlib
+
     rng = random.Random(seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass")))
     rng.shuffle(pieces)
     return "".join(pieces).strip()
