@@ -262,7 +262,7 @@ _PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_
 _N_FW = len(FUNCTION_WORDS)
 _ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
 _NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
-_ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
+ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
 
 
 def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
@@ -393,7 +393,7 @@ def extended(s: Scan) -> dict[str, float]:
         "inline_code": max(c[BACKTICK] - 3 * fences, 0) * k,
     })
     # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
-    j = voc.lookup(_ALL_KEYS)
+    j = voc.lookup(ALL_KEYS)
     cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()
     vals.update(zip(_FW_NAMES, [v * kw for v in cnt[:_N_FW]], strict=True))
     lex = cnt[_N_FW:_N_FW + len(_LEX_WORDS)]
