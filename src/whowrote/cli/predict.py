@@ -225,6 +225,7 @@ def run(argv: list[str]) -> int:
     n = n_err = 0
     progress = _Progress(args.progress)
     machine = args.json_out or args.jsonl or args.csv_out
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(rec, ensure_ascii=False), one encoder
     try:
         # CSV has no tells column: skip the attributions and tells that nothing would print.
         n_tells = 0 if args.csv_out else args.explain
@@ -236,7 +237,7 @@ def run(argv: list[str]) -> int:
                 print(f"whowrote: {item.path}: {item.error}", file=sys.stderr)
             rec = _record(item, att)
             if args.jsonl:
-                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                out.write(encode(rec) + "\n")
             elif writer is not None:
                 writer.writerow([rec["path"], rec.get("id", ""), rec["provider"], rec["uncertain"],
                                  *(f"{rec['probabilities'][lab]:.6f}" for lab in LABELS), rec["n_words"],
