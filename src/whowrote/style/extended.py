@@ -29,6 +29,7 @@ from whowrote.style.research41 import (
     word_keys,
 )
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
+from whowrote.style.vocab import phrase_counts
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
 
@@ -260,43 +261,7 @@ _PHRASE_VOCAB = sorted({w for ws in _PHRASE_WORDS for w in ws})
 _PHRASE_KEYS = word_keys(_PHRASE_VOCAB)
 _PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_WORDS)
 _N_FW = len(FUNCTION_WORDS)
-_ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
-_NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
 ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
-
-
-def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
-    """Non-overlapping occurrences of each token sequence (distinct-entry indices, <= 4
-    words), as ``bytes.count`` finds b" w1 w2 " in b" " + b" ".join(tokens) + b" ": a hit
-    uses up the space after it, so the next hit must start one token after its end.
-
-    Each phrase is anchored on its rarest word; one vectorised pass finds every anchor
-    position and the keys of the 3 tokens either side, checked in Python (few)."""
-    n, th, cnt = voc.n, voc.token_hashes, voc.counts.tolist()
-    anchors = []
-    for ids in phrases:
-        cs = [cnt[i] for i in ids]
-        anchors.append(cs.index(min(cs)))
-    # One pass for all anchors: == per anchor value (a few) beats searchsorted/isin here.
-    hv = voc.uh[sorted({ids[a] for ids, a in zip(phrases, anchors, strict=True)})]
-    mask = th == hv[0]
-    for h in hv[1:]:
-        mask |= th == h
-    pos = np.flatnonzero(mask)
-    padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
-    found: dict[int, list[tuple[int, list[int]]]] = {}
-    for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):
-        found.setdefault(row[3], []).append((q, row))  # row[3] is the anchor's own key
-    out = []
-    for ids, a in zip(phrases, anchors, strict=True):
-        m, hs = len(ids), [int(voc.uh[i]) for i in ids]
-        hits, nxt = 0, 0
-        for q, row in found.get(hs[a], ()):
-            p = q - a  # phrase start; positions ascend, as bytes.count scans
-            if 0 <= p <= n - m and p >= nxt and all(row[3 + k - a] == hs[k] for k in range(m)):
-                hits, nxt = hits + 1, p + m + 1
-        out.append(hits)
-    return out
 
 
 def _gaps(cuts: np.ndarray, n: int) -> np.ndarray:
@@ -403,6 +368,6 @@ def extended(s: Scan) -> dict[str, float]:
     ids = j[_N_FW + len(_LEX_WORDS):].tolist()
     phrases = [[ids[i] for i in idx] for idx in _PHRASE_IDX]
     live = [ws for ws in phrases if min(ws) >= 0]
-    found = iter(_phrase_counts(voc, live) if live else [])
+    found = iter(phrase_counts(voc, live) if live else [])
     vals.update(zip(_PHRASE_NAMES, [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases], strict=True))
     return vals

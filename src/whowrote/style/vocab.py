@@ -6,7 +6,8 @@ tokens are found, keyed and hashed once, and each text's distinct tokens and cou
 sort of ``(text, token id)`` pairs; the lookups of fixed word lists (function words, lexicons) are
 made for all texts with one search. Each text's :class:`Vocab` then holds views of those arrays, so
 the per-text cost of a short text is a few slices instead of ~50 small numpy calls, and every count,
-hash and lookup equals what ``Vocab(buf)`` gives for that text alone.
+hash and lookup equals what ``Vocab(buf)`` gives for that text alone. :func:`phrase_counts`
+counts multi-word phrases in a :class:`Vocab`'s token sequence.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Vocab:
         self.starts, self.lens = starts, lens  # byte offset and length of each token
         self.buf = buf
         self._apos: list[bytes] | None = None
+        self._apos_at: np.ndarray | None = None  # indices of the tokens holding one (vocabs() sets it)
         win = np.ndarray((n + 9,), dtype="<u8", buffer=buf + bytes(16), strides=(1,))  # 8 bytes at each offset
         keys = win[starts] & _MASKS[np.minimum(lens, 8)]  # first 8 bytes (all of a short token)
         self.long: Counter[bytes] = Counter()  # > 16 bytes (rare): kept as bytes
@@ -104,9 +106,7 @@ class Vocab:
     def apostrophe_tokens(self) -> list[bytes]:
         """The distinct tokens that hold an apostrophe (few; cached)."""
         if self._apos is None:
-            ap = np.flatnonzero(np.frombuffer(self.buf, np.uint8) == 39)
-            at = np.searchsorted(self.starts, ap, side="right") - 1  # ascending: ap is
-            idx = at[np.append(True, at[1:] != at[:-1])] if len(at) else at  # = np.unique, without numpy.ma
+            idx = self._apos_at if self._apos_at is not None else _holding(self.buf, self.starts)
             self._apos = [self.buf[a:a + m] for a, m in
                           zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
         return self._apos
@@ -140,6 +140,13 @@ class Vocab:
             else:
                 ok[med] = False
         return np.where(ok, j, -1)
+
+
+def _holding(buf: bytes, starts: np.ndarray) -> np.ndarray:
+    """Indices of the tokens (starting at ``starts``) that hold an apostrophe, ascending, once each."""
+    ap = np.flatnonzero(np.frombuffer(buf, np.uint8) == 39)
+    at = np.searchsorted(starts, ap, side="right") - 1  # ascending: ap is
+    return at[np.append(True, at[1:] != at[:-1])] if len(at) else at  # = np.unique, without numpy.ma
 
 
 # (id of a keys pair, multiplier pair) -> (indices of its 9-16 byte words, every word's lookup hash);
@@ -230,6 +237,8 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     rhi = np.searchsorted(run, texts[1:])
     hapax = np.bincount(run[run_count == 1] // g, minlength=n) if g else np.zeros(n, dtype=np.int64)
     made = [(k, _preset(k, mult, (mh, mk1, mk2), distinct, run, rlo, n)) for k in presets]
+    apos = _holding(joined, starts)
+    alo, ahi = np.searchsorted(apos, lo).tolist(), np.searchsorted(apos, hi).tolist()
     out = []
     for i, (a, b, ra, rb, hp) in enumerate(zip(lo.tolist(), hi.tolist(), rlo.tolist(), rhi.tolist(),
                                                 hapax.tolist(), strict=True)):
@@ -241,6 +250,10 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
         v._h, v._short, v._ids = hashes[a:b], None, None
         v._hapax = hp + (sum(1 for c in v.long.values() if c == 1) if v.long else 0)
         v._pre = {id(k[0]): (k, j[i]) for k, j in made}
+        if alo[i] == ahi[i]:
+            v._apos, v._apos_at = [], None
+        else:
+            v._apos_at = apos[alo[i]:ahi[i]] - a
         out.append(v)
     return out
 
@@ -267,3 +280,43 @@ def _preset(keys, mult, med_keys, distinct, run, rlo, n) -> np.ndarray:
     found = ok[None, :] & (run[np.minimum(pos, len(run) - 1)] == q)
     return np.where(found, pos - rlo[:, None], -1)
 
+
+_ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
+_NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
+
+
+def phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
+    """Non-overlapping occurrences of each token sequence (distinct-entry indices, <= 4
+    words), as ``bytes.count`` finds b" w1 w2 " in b" " + b" ".join(tokens) + b" ": a hit
+    uses up the space after it, so the next hit must start one token after its end.
+
+    Each phrase is anchored on its rarest word; one vectorised pass finds every anchor
+    position and the keys of the 3 tokens either side, checked in Python (few)."""
+    n, th = voc.n, voc.token_hashes
+    used = sorted({i for ids in phrases for i in ids})  # the phrases' words: their counts and keys only
+    cnt = dict(zip(used, voc.counts[used].tolist(), strict=True))
+    key = dict(zip(used, voc.uh[used].tolist(), strict=True))
+    anchors = []
+    for ids in phrases:
+        cs = [cnt[i] for i in ids]
+        anchors.append(cs.index(min(cs)))
+    # One pass for all anchors: == per anchor value (a few) beats searchsorted/isin here.
+    hv = voc.uh[sorted({ids[a] for ids, a in zip(phrases, anchors, strict=True)})]
+    mask = th == hv[0]
+    for h in hv[1:]:
+        mask |= th == h
+    pos = np.flatnonzero(mask)
+    padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
+    found: dict[int, list[tuple[int, list[int]]]] = {}
+    for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):
+        found.setdefault(row[3], []).append((q, row))  # row[3] is the anchor's own key
+    out = []
+    for ids, a in zip(phrases, anchors, strict=True):
+        m, hs = len(ids), [key[i] for i in ids]
+        hits, nxt = 0, 0
+        for q, row in found.get(hs[a], ()):
+            p = q - a  # phrase start; positions ascend, as bytes.count scans
+            if 0 <= p <= n - m and p >= nxt and all(row[3 + k - a] == hs[k] for k in range(m)):
+                hits, nxt = hits + 1, p + m + 1
+        out.append(hits)
+    return out
