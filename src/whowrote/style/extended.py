@@ -260,7 +260,12 @@ _PHRASE_WORDS = tuple(tuple(p.encode().split()) for p in PHRASES)
 _PHRASE_VOCAB = sorted({w for ws in _PHRASE_WORDS for w in ws})
 _PHRASE_KEYS = word_keys(_PHRASE_VOCAB)
 _PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_WORDS)
+# Each phrase's word indices padded to 4 with its own first word: all() of their presence is the phrase's.
+_PHRASE_PAD = np.array([idx + idx[:1] * (4 - len(idx)) for idx in _PHRASE_IDX], dtype=np.int64)
 _N_FW = len(FUNCTION_WORDS)
+# The literals counted directly (not by _split_counts), with their plans, by position.
+_DIRECT = tuple((i, plan) for i, plan in enumerate(_PLANS) if i not in _SPLIT_AT)
+_SPLIT_NAMES = tuple((i, CHAR_LITERALS[i][0]) for i in _SPLIT_AT)
 ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
 
 
@@ -314,8 +319,12 @@ def extended(s: Scan) -> dict[str, float]:
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
     split = _split_counts(raw, c, na)
-    vals = {name: (split[name] if i in _SPLIT_AT else _literal(plan, raw, c, na)) * k
-            for i, (name, plan) in enumerate(zip(_LITERAL_NAMES, _PLANS, strict=True))}
+    lit = [0.0] * len(_LITERAL_NAMES)
+    for i, plan in _DIRECT:
+        lit[i] = _literal(plan, raw, c, na) * k
+    for i, name in _SPLIT_NAMES:
+        lit[i] = split[name] * k
+    vals = dict(zip(_LITERAL_NAMES, lit, strict=True))
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
@@ -365,9 +374,12 @@ def extended(s: Scan) -> dict[str, float]:
     vals.update(zip(_LEX_NAMES, [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)],
                     strict=True))
     # A phrase can only occur if all its words do (the usual case for most phrases: skip).
-    ids = j[_N_FW + len(_LEX_WORDS):].tolist()
-    phrases = [[ids[i] for i in idx] for idx in _PHRASE_IDX]
-    live = [ws for ws in phrases if min(ws) >= 0]
-    found = iter(phrase_counts(voc, live) if live else [])
-    vals.update(zip(_PHRASE_NAMES, [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases], strict=True))
+    pj = j[_N_FW + len(_LEX_WORDS):]
+    live = np.flatnonzero(np.logical_and.reduce(pj[_PHRASE_PAD] >= 0, axis=1)).tolist()
+    ph = [0.0] * len(_PHRASE_IDX)
+    if live:
+        ids = pj.tolist()
+        for p, hits in zip(live, phrase_counts(voc, [[ids[i] for i in _PHRASE_IDX[p]] for p in live]), strict=True):
+            ph[p] = hits * kw
+    vals.update(zip(_PHRASE_NAMES, ph, strict=True))
     return vals
