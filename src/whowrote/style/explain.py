@@ -28,7 +28,7 @@ import numpy as np
 
 from whowrote.style.decision import decision_support
 from whowrote.style.features import FEATURES
-from whowrote.style.textcheck import inspect_text
+from whowrote.style.textcheck import TextCheck, inspect_text
 from whowrote.types import LABELS, OTHER
 
 WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
@@ -63,15 +63,17 @@ CANONICAL_LABELS = {
 }
 
 
-def typography_stats(text: str) -> dict[str, float]:
+def typography_stats(text: str, raw: bytes | None = None, nonascii: str | None = None) -> dict[str, float]:
     """The typographic habits people notice, measured on the raw text (never used for the verdict).
 
     Straight quotes are counted in the UTF-8 bytes and curly ones among the (few) non-ASCII
-    characters: seven ``str.count`` passes over a long non-ASCII text cost more than that."""
-    raw = text.encode("utf-8", "surrogatepass")
+    characters: seven ``str.count`` passes over a long non-ASCII text cost more than that.
+    ``raw``/``nonascii``: the text's UTF-8 bytes and non-ASCII characters, if already made."""
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
     curly = dq_curly = dashes = 0
     if len(raw) != len(text):
-        na = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        na = nonascii if nonascii is not None else raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
         curly, dq_curly, dashes = na.count("\u2019") + na.count("\u2018"), na.count("\u201c") + na.count("\u201d"), \
             na.count("\u2014")
     straight, dq_straight = raw.count(b"'"), raw.count(b'"')
@@ -239,13 +241,16 @@ def _cue_table(names: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...], tup
     return cue_id, tuple(cues), tuple(tuple(js) for js in cues.values())
 
 
-def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
-    """Typographic habits of the raw text that agree with the verdict (fragile; not evidence)."""
+def typography_tells(model, text: str, target: int, versus: int, check: TextCheck | None = None) -> list[Tell]:
+    """Typographic habits of the raw text that agree with the verdict (fragile; not evidence);
+    ``check``: :func:`inspect_text` of ``text``, whose UTF-8 bytes are reused."""
     norms = (getattr(model, "training_", None) or {}).get("typography_norms") or {}
     classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
     out = []
-    for name, value in typography_stats(text).items():
+    stats = typography_stats(text, check.raw, check.nonascii) if check is not None and check.raw else \
+        typography_stats(text)
+    for name, value in stats.items():
         cls_norms = norms.get(name) or {}
         if fav not in cls_norms or vs not in cls_norms or (value == 0 and name == "punc_emdash"):
             continue
@@ -294,7 +299,7 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
             target, versus = int(order[i, 0]), int(order[i, 1])
             tells = T[i]
             if model.canonical:
-                tells += typography_tells(model, chk.text, target, versus)[: max(n_tells - len(tells), 0)]
+                tells += typography_tells(model, chk.text, target, versus, chk)[: max(n_tells - len(tells), 0)]
         out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))
     return out
 
