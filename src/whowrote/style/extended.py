@@ -222,14 +222,23 @@ def _spaced(parts: list[bytes]) -> int:
     return n
 
 
+MANY = 16  # occurrences of a byte above which counting its literals beats splitting on it
+
+
 def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
     """Literals around a rarer byte ('-', '—', ':', '#'), counted by splitting on that byte
     (a memchr pass) and looking at the few pieces, instead of a bytes.count pass each; the
-    loops replay bytes.count's left-to-right, non-overlapping matching exactly."""
-    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0,
-           "colon_eol": sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[COLON] else 0}
+    loops replay bytes.count's left-to-right, non-overlapping matching exactly. Where the byte
+    is common (more than ``MANY`` times) the pieces are many and ``bytes.count`` passes are cheaper."""
+    if c[COLON] > MANY:
+        colon = raw.count(b":\n")
+    else:
+        colon = sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[COLON] else 0
+    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0, "colon_eol": colon}
     dd = sh = bb = hr = 0
-    if c[HYPHEN]:
+    if c[HYPHEN] > MANY:
+        dd, sh, bb, hr = raw.count(b"--"), raw.count(b" - "), raw.count(b"- **"), raw.count(b"\n---")
+    elif c[HYPHEN]:
         parts = raw.split(b"-")
         nd = len(parts) - 1
         sh = _spaced(parts)
@@ -244,7 +253,9 @@ def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
             hr += (parts[i].endswith(b"\n") and i + 2 < nd and not after and not parts[i + 2])
     out.update(double_hyphen=dd, spaced_hyphen=sh, bold_bullet=bb, hrule=hr)
     h4 = 0
-    if c[HASH] > 3:  # '\n####' needs four
+    if c[HASH] > MANY:
+        h4 = raw.count(b"\n#### ")
+    elif c[HASH] > 3:  # '\n####' needs four
         parts = raw.split(b"#")
         for i in range(len(parts) - 4):
             h4 += (parts[i].endswith(b"\n") and not parts[i + 1] and not parts[i + 2] and not parts[i + 3]

@@ -68,7 +68,7 @@ def extract_one(text: str, feature_set: str = "research41") -> list[float]:
     return vals
 
 
-BATCH_BYTES = 1 << 20  # texts are scanned in batches of about this many characters (bounded memory)
+BATCH_BYTES = 1 << 18  # texts are scanned in batches of about this many characters (bounded memory)
 
 
 def extract(texts: Sequence[str], feature_set: str = "research41") -> np.ndarray:
