@@ -311,10 +311,11 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     # Words per sentence / paragraph: where each of the few '.' / paragraph-break positions
     # falls among the word starts (few searches, not one per word); empty ones are dropped.
     n = len(starts)
-    cut = np.searchsorted(starts, np.flatnonzero(a == _SENTENCE_END))
+    # (ndarray methods: np.searchsorted / np.flatnonzero add a dispatch layer per call)
+    cut = starts.searchsorted((a == _SENTENCE_END).nonzero()[0])
     per_sent = _gaps(cut, n)
     bounds = np.array([m.start() for m in _PARA_SPLIT.finditer(shape)], dtype=np.int64)
-    per_para = _gaps(np.searchsorted(starts, bounds), n)
+    per_para = _gaps(starts.searchsorted(bounds), n)
     is_first = np.zeros(n, dtype=bool)  # first word of each sentence
     is_first[0] = True
     is_first[cut[cut < n]] = True
