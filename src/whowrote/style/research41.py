@@ -139,12 +139,20 @@ def scan(text: str) -> Scan:
     return s
 
 
+BATCH_VOCAB_BYTES = 6000  # texts up to this long share their token counting (measured crossover ~8k)
+
+
 def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Scan]:
     """``[scan(t) for t in texts]``, with the token counts of all texts made in one batch
     (:func:`whowrote.style.vocab.vocabs`; ``presets``: word lists whose lookups it makes too)."""
     scans = [_scan(t) for t in texts]
-    for s, v in zip(scans, vocabs([s.word_bytes for s in scans], presets), strict=True):
+    # Batching pays for short texts (fixed numpy costs shared); a long text's own sort is cheaper.
+    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES]
+    for s, v in zip(short, vocabs([s.word_bytes for s in short], presets), strict=True):
         s.vocab = v
+    for s in scans:
+        if s.vocab is None:
+            s.vocab = Vocab(s.word_bytes)
     return scans
 
 

@@ -217,14 +217,12 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     if short is not None:
         hashes[short] = h
     # Each text's distinct tokens: ids of the batch's distinct hashes, then one sort of text * G + id.
-    order = np.argsort(h)
-    hs = h[order]
+    hs = np.sort(h)
     new = np.ones(len(hs), dtype=bool)
     new[1:] = hs[1:] != hs[:-1]
     distinct = hs[new]
     g = len(distinct)
-    gid = np.empty(len(h), dtype=np.int64)
-    gid[order] = np.cumsum(new) - 1
+    gid = distinct.searchsorted(h)  # (a sort and a search beat an argsort)
     pair = np.sort((tid if short is None else tid[short]) * g + gid)
     first = np.ones(len(pair), dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
