@@ -77,16 +77,17 @@ _worker_model = None
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(rec, ensure_ascii=False), one encoder
 
 
-def _attribute_batch(texts: list[str], n_tells: int, model=None, meta: list | None = None) -> list:
-    """The attribution dicts of ``texts``, or with ``meta`` (each text's path, id and input
-    warnings) their finished ``--jsonl`` lines: a worker then sends back one string per text, and
-    the parent has nothing left to encode."""
+def _attribute_batch(texts: list[str], n_tells: int, model=None) -> list[dict]:
     found = (model or _worker_model).attribute(texts, n_tells=n_tells)
-    if meta is None:
-        return [a.to_dict() for a in found]
+    return [a.to_dict() for a in found]
+
+
+def _attribute_lines(texts: list[str], n_tells: int, model, meta: list) -> list[str]:
+    """The finished ``--jsonl`` lines of ``texts`` (``meta``: each text's path, id and input
+    warnings): a worker then sends back one string per text, and the parent has nothing left to
+    encode."""
     lines = []
-    for a, (path, ident, warnings) in zip(found, meta, strict=True):
-        att = a.to_dict()
+    for att, (path, ident, warnings) in zip(_attribute_batch(texts, n_tells, model), meta, strict=True):
         att["warnings"][:0] = warnings
         rec = {"path": path, **att}
         if ident is not None:
@@ -130,8 +131,11 @@ def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[obje
             yield it, att
 
 
-def _meta(batch: list, lines: bool) -> list | None:
-    return [(it.path, it.id, it.warnings) for it in batch if not it.error] if lines else None
+def _job(batch: list, lines: bool) -> tuple:
+    """The function and the arguments after ``(texts, n_tells, model)`` that attribute a batch."""
+    if lines:
+        return _attribute_lines, ([(it.path, it.id, it.warnings) for it in batch if not it.error],)
+    return _attribute_batch, ()
 
 
 def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1,
@@ -142,8 +146,8 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     if jobs <= 1:
         for batch in _batches(items, BATCH):
             texts = [it.text for it in batch if not it.error]
-            found = _attribute_batch(texts, n_tells, model, _meta(batch, lines)) if texts else []
-            yield from _merge(batch, found, lines)
+            fn, extra = _job(batch, lines)
+            yield from _merge(batch, fn(texts, n_tells, model, *extra) if texts else [], lines)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -158,8 +162,8 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
         pending: deque = deque()
         for batch in _batches(items, size):
             texts = [it.text for it in batch if not it.error]
-            fut = pool.submit(_attribute_batch, texts, n_tells, None, _meta(batch, lines)) if texts else None
-            pending.append((batch, fut))
+            fn, extra = _job(batch, lines)
+            pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra) if texts else None))
             while len(pending) > 2 * jobs:
                 done, fut = pending.popleft()
                 yield from _merge(done, fut.result() if fut else [], lines)
