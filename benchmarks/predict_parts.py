@@ -6,6 +6,8 @@
 Runs the steps of ``whowrote.style.explain.attribute`` one by one on the bundled model (input
 checks, features, probabilities, distance, the decision attributions the tells need, the tells,
 ``to_dict`` + ``json.dumps``) and the whole ``attribute`` call, twice, and prints the second pass.
+Where the model has ``proba_distance`` (one tree walk gives the probabilities and the trees'
+credits), that walk is one step and "attributions" only picks the two compared classes.
 ``time.process_time`` (CPU time) is used so that other jobs on a shared machine disturb it less;
 run it under each source tree's ``PYTHONPATH`` to compare (the older ``decision_attributions`` +
 ``make_tells`` path is used where ``decision_support`` does not exist).
@@ -45,6 +47,14 @@ def parts(model, texts: list[str], n_tells: int) -> dict[str, float]:
         batch = texts[a:a + 256]
         checks = timed("inspect_text", lambda b=batch: [inspect_text(t) for t in b])
         X = timed("features", lambda c=checks: model.features([k.text for k in c]))
+        if hasattr(model, "proba_distance"):  # one tree walk: probabilities, distance and the trees' credits
+            P, far, C = timed("proba + credits", lambda x=X: model.proba_distance(x, credits=n_tells > 0))
+            order = np.argsort(-P, axis=1)
+            S = timed("attributions", lambda x=X, o=order, c=C: decision.decision_support(model, x, o[:, 0], o[:, 1], c))
+            timed("tells", lambda x=X, s=S, o=order: explain.tells_of_rows(model, x, s, o[:, 0], o[:, 1], n_tells))
+            found = timed("attribute (whole)", lambda b=batch: model.attribute(b, n_tells=n_tells))
+            timed("to_dict + json", lambda f=found: [json.dumps(r.to_dict(), ensure_ascii=False) for r in f])
+            continue
         P = timed("predict_proba", lambda x=X: model.predict_proba(x))
         timed("distance", lambda x=X, p=P: (model.distance(x), model.uncertain(p, x)))
         order = np.argsort(-P, axis=1)

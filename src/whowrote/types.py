@@ -3,7 +3,6 @@ error and plain-JSON conversion."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -51,6 +50,8 @@ def _json_key(key: Any) -> str:
 
 def file_sha256(path: str | Path) -> str:
     """The sha256 of a file, read in 1 MiB blocks (corpus files, eval splits)."""
+    import hashlib  # here: hashlib loads OpenSSL (5 ms), which predict's start-up does not need
+
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

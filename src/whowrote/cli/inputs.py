@@ -9,7 +9,6 @@ imported only when a Parquet file is given (the ``[data]`` extra).
 
 from __future__ import annotations
 
-import glob
 import io
 import os
 import stat
@@ -19,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from whowrote.cli.paths import STDIN, Missing, TextFile, expand
+from whowrote.cli.paths import warn as _warn
 from whowrote.formats import (
     BINARY_PROBE,
     DATA_EXTRA,
     PARQUET_SUFFIXES,
     TABLE_SUFFIXES,
-    TEXT_SUFFIXES,
     UTF16_BOMS,
     JSONError,
     is_binary,
@@ -35,7 +35,6 @@ from whowrote.formats import COLUMN_CANDIDATES as _CANDIDATES
 
 TEXT_COLUMNS = _CANDIDATES["text"]  # a table's text: the text itself or a model's reply
 MAX_BYTES = 10 * 1024 * 1024  # read at most this much of one file (a 50 MB "post" is not a post)
-STDIN = "-"
 
 
 @dataclass
@@ -46,14 +45,6 @@ class Item:
     warnings: list[str] = field(default_factory=list)
     id: str | None = None
     nothing_in_table: bool = False  # the error says a whole table has no text to attribute
-
-
-@dataclass(frozen=True)
-class Missing:
-    """An argument that names no file: what :func:`expand` gives instead of a path."""
-
-    name: str  # the item's path: the argument
-    reason: str
 
 
 @dataclass
@@ -111,15 +102,38 @@ def _capped(raw: bytes, size: int, name: str, what: str) -> Item:
     return item
 
 
-def read_file(path: Path) -> Item:
+def read_file(path: Path | str) -> Item:
     """One text file (at most ``MAX_BYTES`` of it, with a warning)."""
+    name = str(path)
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES)
+        with open(name, "rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
+            raw = _read_upto(f, st.st_size if stat.S_ISREG(st.st_mode) else -1)
     except OSError as e:
-        return Item(str(path), error=f"cannot read: {e.strerror or e}")
-    return _capped(raw, size, str(path), f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+        return Item(name, error=f"cannot read: {e.strerror or e}")
+    size = st.st_size
+    return _capped(raw, size, name, f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
+
+
+def _read_upto(f, size: int) -> bytes:
+    """The first ``MAX_BYTES`` bytes of the unbuffered file ``f``; ``size``: what stat says a
+    regular file holds (-1 for a pipe or device). A regular file is one read of ``size + 1``
+    bytes (a read of ``MAX_BYTES`` would allocate all 10 MB for every file); anything else, or
+    a file that grew, is read on in chunks until its end or the cap."""
+    chunks = []
+    got = 0
+    if 0 <= size < MAX_BYTES:
+        first = f.read(size + 1)
+        if len(first) <= size:  # the whole file
+            return first
+        chunks, got = [first], len(first)
+    while got < MAX_BYTES:
+        chunk = f.read(min(1 << 20, MAX_BYTES - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def _pick_column(keys: Collection[str], column: str | None) -> str | None:
@@ -338,57 +352,14 @@ def _parquet_items(path: Path, column: str | None) -> Iterator[Item]:
         yield Item(str(path), error=f"cannot read Parquet: {' '.join(str(e).split())[:200]}")
 
 
-def _is_regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return True  # let the read report why it cannot be read
-
-
-def _warn(message: str) -> None:
-    print(f"whowrote: warning: {message}", file=sys.stderr)
-
-
-def expand(paths: Sequence[str], warn: Callable[[str], None] = _warn) -> Iterator[Path | Missing | str]:
-    """Arguments -> files (folders recurse into .md/.txt; globs expand); ``-`` stays :data:`STDIN`;
-    an argument that names no file is a :class:`Missing`.
-
-    Inside folders and globs only regular files are taken (a FIFO named ``*.md`` is skipped with
-    a warning); a path named on the command line is read as given (``<(cmd)`` is a pipe)."""
-    for arg in paths:
-        if arg == STDIN:
-            yield STDIN
-            continue
-        p = Path(arg)
-        if p.is_dir():
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.lower().endswith(TEXT_SUFFIXES):
-                        found = Path(root, name)
-                        if _is_regular(found):
-                            yield found
-                        else:  # a FIFO or device would block the read forever
-                            warn(f"skipped {found}: not a regular file")
-        elif p.exists():
-            yield p
-        elif any(ch in arg for ch in "*?["):
-            matches = sorted(glob.glob(arg, recursive=True))
-            if not matches:
-                yield Missing(f"no file matches {arg}", f"no file matches {arg}")
-            for m in matches:
-                if Path(m).is_file():  # a regular file: FIFOs and folders are left out
-                    yield Path(m)
-        else:
-            yield Missing(arg, f"no such file or folder: {arg}")
-
-
 def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes] | None = None,
                warn: Callable[[str], None] = _warn) -> Iterator[Item]:
     """The items of ``whowrote predict PATHS``, in argument order (folders and globs sorted)."""
     for target in expand(paths, warn):
         if isinstance(target, Missing):
             yield Item(target.name, error=target.reason)
+        elif type(target) is TextFile:  # found in a folder: a text file, never a table
+            yield read_file(target)
         elif target == STDIN:
             raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_BYTES + 1)
             yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")

@@ -74,9 +74,26 @@ def _record(item, attribution: dict) -> dict:
 _worker_model = None
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(rec, ensure_ascii=False), one encoder
+
+
 def _attribute_batch(texts: list[str], n_tells: int, model=None) -> list[dict]:
     found = (model or _worker_model).attribute(texts, n_tells=n_tells)
     return [a.to_dict() for a in found]
+
+
+def _attribute_lines(texts: list[str], n_tells: int, model, meta: list) -> list[str]:
+    """The finished ``--jsonl`` lines of ``texts`` (``meta``: each text's path, id and input
+    warnings): a worker then sends back one string per text, and the parent has nothing left to
+    encode."""
+    lines = []
+    for att, (path, ident, warnings) in zip(_attribute_batch(texts, n_tells, model), meta, strict=True):
+        att["warnings"][:0] = warnings
+        rec = {"path": path, **att}
+        if ident is not None:
+            rec["id"] = ident
+        lines.append(_ENCODE(rec))
+    return lines
 
 
 def _init_worker(model_path: str | None) -> None:
@@ -98,26 +115,39 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
         yield batch
 
 
-def _merge(batch: list, found: list[dict]) -> Iterator[tuple[object, dict]]:
+def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[object, object]]:
     from whowrote.style.explain import no_attribution
 
     results = iter(found)
     for it in batch:
         if it.error:
-            yield it, no_attribution([it.error]).to_dict()
+            att = no_attribution([it.error]).to_dict()
+            yield it, (_ENCODE(_record(it, att)) if lines else att)
+        elif lines:
+            yield it, next(results)
         else:
             att = next(results)
             att["warnings"][:0] = it.warnings
             yield it, att
 
 
-def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1) -> Iterator[tuple[object, dict]]:
-    """``(item, attribution dict)`` in input order. With ``jobs > 1`` the batches go to worker
-    processes, at most ``2 * jobs`` batches ahead of the output, so memory stays bounded."""
+def _job(batch: list, lines: bool) -> tuple:
+    """The function and the arguments after ``(texts, n_tells, model)`` that attribute a batch."""
+    if lines:
+        return _attribute_lines, ([(it.path, it.id, it.warnings) for it in batch if not it.error],)
+    return _attribute_batch, ()
+
+
+def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1,
+                     lines: bool = False) -> Iterator[tuple[object, object]]:
+    """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``.
+    With ``jobs > 1`` the batches go to worker processes, at most ``2 * jobs`` batches ahead of the
+    output, so memory stays bounded."""
     if jobs <= 1:
         for batch in _batches(items, BATCH):
             texts = [it.text for it in batch if not it.error]
-            yield from _merge(batch, _attribute_batch(texts, n_tells, model) if texts else [])
+            fn, extra = _job(batch, lines)
+            yield from _merge(batch, fn(texts, n_tells, model, *extra) if texts else [], lines)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -132,13 +162,14 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
         pending: deque = deque()
         for batch in _batches(items, size):
             texts = [it.text for it in batch if not it.error]
-            pending.append((batch, pool.submit(_attribute_batch, texts, n_tells) if texts else None))
+            fn, extra = _job(batch, lines)
+            pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra) if texts else None))
             while len(pending) > 2 * jobs:
                 done, fut = pending.popleft()
-                yield from _merge(done, fut.result() if fut else [])
+                yield from _merge(done, fut.result() if fut else [], lines)
         while pending:
             done, fut = pending.popleft()
-            yield from _merge(done, fut.result() if fut else [])
+            yield from _merge(done, fut.result() if fut else [], lines)
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -228,16 +259,17 @@ def run(argv: list[str]) -> int:
     try:
         # CSV has no tells column: skip the attributions and tells that nothing would print.
         n_tells = 0 if args.csv_out else args.explain
-        for item, att in attribute_stream(model, args.model_path, items, n_tells, jobs):
+        for item, att in attribute_stream(model, args.model_path, items, n_tells, jobs, lines=args.jsonl):
             n += 1
             n_err += item.error is not None
             progress.advance()
             if item.error and not machine:
                 print(f"whowrote: {item.path}: {item.error}", file=sys.stderr)
+            if args.jsonl:  # the line was made with the attribution (in the worker, with --jobs)
+                out.write(att + "\n")
+                continue
             rec = _record(item, att)
-            if args.jsonl:
-                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            elif writer is not None:
+            if writer is not None:
                 writer.writerow([rec["path"], rec.get("id", ""), rec["provider"], rec["uncertain"],
                                  *(f"{rec['probabilities'][lab]:.6f}" for lab in LABELS), rec["n_words"],
                                  " | ".join(rec["warnings"])])

@@ -61,6 +61,28 @@ def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, n
     return credits.reshape(n, k, d), bias
 
 
+def scores_and_credits(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(trees.raw_predict(Z), credits)`` from one walk: the raw scores bit for bit, and
+    :func:`tree_attributions`'s credits ``(n, classes, d)`` bit for bit (each slot gets the same
+    terms in the same order as in :func:`_credit_walk`)."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    k = len(trees.baseline)
+    n_trees = len(trees.roots)
+    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
+    slot = (row * k + np.tile(trees.tree_class.astype(np.int64), n)) * d
+    size = n * k * d
+    credits = np.zeros(size)
+    expected = trees.expected
+
+    def credit(active: np.ndarray, nd: np.ndarray, feat: np.ndarray, nxt: np.ndarray) -> None:
+        nonlocal credits
+        credits += np.bincount(slot[active] + feat, weights=expected[nxt] - expected[nd], minlength=size)
+
+    raw = trees.raw_predict(Z, on_step=credit)
+    return raw, credits.reshape(n, k, d)
+
+
 def decision_attributions(model, X: np.ndarray) -> np.ndarray:
     """Per text, class and feature: the members' logit attributions averaged with their weights,
     shape ``(n, classes, d)``. Models without trees (or saved before node expectations existed)
@@ -89,16 +111,22 @@ def pair_credits(trees: TreeEnsemble, Z: np.ndarray, target: np.ndarray, versus:
     return credits.reshape(n, 2, d)
 
 
-def decision_support(model, X: np.ndarray, target: np.ndarray, versus: np.ndarray) -> np.ndarray:
+def decision_support(model, X: np.ndarray, target: np.ndarray, versus: np.ndarray,
+                     credits: np.ndarray | None = None) -> np.ndarray:
     """Per text and feature, how much the decision favours class ``target[i]`` over ``versus[i]``:
     ``D[i, target[i]] - D[i, versus[i]]`` of :func:`decision_attributions`, bit for bit, shape
-    ``(n, d)``, without attributing the classes that the tells do not compare."""
+    ``(n, d)``, without attributing the classes that the tells do not compare. ``credits``: the
+    trees' credits of every class from :func:`scores_and_credits`, when the walk that gave the
+    probabilities already made them (otherwise only the two classes' trees are walked here)."""
     Z = log_transform(np.asarray(X, dtype=np.float64))
     pair = np.stack([np.asarray(target), np.asarray(versus)], axis=1)
     linear = ((Z - model.mean_) / model.scale_)[:, None, :] * model.coef_[pair]
     if model.trees_ is None or model.trees_.expected is None:
         both = linear
     else:
-        credits = pair_credits(model.trees_, Z, target, versus)
+        if credits is None:
+            credits = pair_credits(model.trees_, Z, target, versus)
+        else:
+            credits = credits[np.arange(len(pair))[:, None], pair]
         both = (1.0 - model.tree_weight) * linear + model.tree_weight * credits
     return both[:, 0] - both[:, 1]

@@ -17,9 +17,7 @@ match stops at the next opener instead of scanning to the end of the text from e
 
 from __future__ import annotations
 
-import random
 import re
-import zlib
 from collections.abc import Callable
 
 # ---- typography -------------------------------------------------------------------------------
@@ -61,9 +59,22 @@ def smart_quotes(text: str) -> str:
     return _OPEN_SQUOTE.sub("\\1\u2018", text).replace("'", "\u2019")
 
 
+_ASCII = bytes(range(128))
+
+
 def canonical(text: str) -> str:
     """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
-    return to_ascii(text).lower()
+    text = to_ascii(text)
+    if text.isascii():
+        return text.lower()
+    # str.lower() maps each character on its own, except that a capital sigma depends on its
+    # neighbours. When no non-ASCII character changes (sigma would), only A-Z do: bytes.lower()
+    # of the UTF-8 does that without the per-character Unicode lookups (3x faster on long texts).
+    raw = text.encode("utf-8", "surrogatepass")
+    rest = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    if rest.lower() != rest:
+        return text.lower()
+    return raw.lower().decode("utf-8", "surrogatepass")
 
 
 def lower(text: str) -> str:
@@ -190,6 +201,9 @@ def sent_shuffle(text: str, seed: int = 0) -> str:
     pieces = split_sentences(text)
     if pieces and not pieces[-1][-1:].isspace():
         pieces[-1] += " "
+    import random  # here, not at the top: random pulls in hashlib (OpenSSL), a cost to predict's start-up
+    import zlib
+
     rng = random.Random(seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass")))
     rng.shuffle(pieces)
     return "".join(pieces).strip()

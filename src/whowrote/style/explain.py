@@ -20,7 +20,6 @@ contribution 0.
 from __future__ import annotations
 
 import functools
-import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,11 +28,12 @@ import numpy as np
 
 from whowrote.style.decision import decision_support
 from whowrote.style.features import FEATURES
-from whowrote.style.textcheck import inspect_text
+from whowrote.style.textcheck import TextCheck, inspect_text
 from whowrote.types import LABELS, OTHER
 
 WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
 MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
+_ASCII = bytes(range(128))
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
 
 # Features that measure one habit share one cue (one tell per cue).
@@ -63,14 +63,24 @@ CANONICAL_LABELS = {
 }
 
 
-def typography_stats(text: str) -> dict[str, float]:
-    """The typographic habits people notice, measured on the raw text (never used for the verdict)."""
-    curly, straight = text.count("\u2019") + text.count("\u2018"), text.count("'")
-    dq_curly, dq_straight = text.count("\u201c") + text.count("\u201d"), text.count('"')
+def typography_stats(text: str, raw: bytes | None = None, nonascii: str | None = None) -> dict[str, float]:
+    """The typographic habits people notice, measured on the raw text (never used for the verdict).
+
+    Straight quotes are counted in the UTF-8 bytes and curly ones among the (few) non-ASCII
+    characters: seven ``str.count`` passes over a long non-ASCII text cost more than that.
+    ``raw``/``nonascii``: the text's UTF-8 bytes and non-ASCII characters, if already made."""
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
+    curly = dq_curly = dashes = 0
+    if len(raw) != len(text):
+        na = nonascii if nonascii is not None else raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        curly, dq_curly, dashes = na.count("\u2019") + na.count("\u2018"), na.count("\u201c") + na.count("\u201d"), \
+            na.count("\u2014")
+    straight, dq_straight = raw.count(b"'"), raw.count(b'"')
     return {
         "curly_apostrophe_share": curly / (curly + straight) if curly + straight else 0.0,
         "curly_dquote_share": dq_curly / (dq_curly + dq_straight) if dq_curly + dq_straight else 0.0,
-        "punc_emdash": 1000.0 * text.count("\u2014") / max(len(text), 1),
+        "punc_emdash": 1000.0 * dashes / max(len(text), 1),
     }
 
 
@@ -172,57 +182,75 @@ def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, vers
 
 def tells_from_support(model, x: np.ndarray, support: list[float], target: int, versus: int, n: int) -> list[Tell]:
     """:func:`make_tells` given ``support`` (per feature, how much the decision favours ``target``
-    over ``versus``; see :func:`whowrote.style.decision.decision_support`) as Python floats: cues
-    are summed left to right, as numpy sums a handful of values, so rankings are unchanged."""
+    over ``versus``; see :func:`whowrote.style.decision.decision_support`)."""
+    return tells_of_rows(model, x[None, :], np.array([support], dtype=np.float64), [target], [versus], n)[0]
+
+
+def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) -> list[list[Tell]]:
+    """:func:`tells_from_support` of each row of ``X`` and ``S``, the cues of all rows totalled
+    and ranked with a few numpy calls. A cue's total is its positive supports summed in feature
+    order (one ``bincount``: the additions a left-to-right sum makes), and cues rank by total,
+    ties in the order of their first positive feature (what a stable sort of the cues gives)."""
     names = model.feature_names_
-    cue_of = _cues_of(tuple(names))
-    by_cue: dict[str, list[int]] = {}
-    for j in [j for j, v in enumerate(support) if v > 0]:
-        cue = cue_of[j]
-        if cue in by_cue:
-            by_cue[cue].append(j)
-        else:
-            by_cue[cue] = [j]
-    totals = {cue: support[js[0]] if len(js) == 1 else sum([support[j] for j in js]) for cue, js in by_cue.items()}
-    key = totals.__getitem__
-    # The strongest cues first, ties in first-feature order (what a stable sort of all gives).
-    ranked = heapq.nsmallest(2 * n, totals, key=lambda c: -key(c))
+    cue_id, cue_names, cue_feats = _cue_table(tuple(names))
+    m, k = len(S), len(cue_names)
+    rows, js = np.nonzero(S > 0)  # row-major: features ascending within a row
+    flat = rows * k + cue_id[js]
+    totals = np.bincount(flat, weights=S[rows, js], minlength=m * k).reshape(m, k)
+    present = np.bincount(flat, minlength=m * k).reshape(m, k) > 0
+    first = np.full(m * k, len(names))
+    np.minimum.at(first, flat, js)
+    rank = np.lexsort((first.reshape(m, k), np.where(present, -totals, np.inf)), axis=-1)
+    n_present = present.sum(axis=1).tolist()
+    support = S.tolist()
     classes = [str(c) for c in model.classes_]
-    fav, vs = classes[target], classes[versus]
-    tells: list[Tell] = []
-    i = 0
-    while len(tells) < n and i < len(totals):
-        if i == len(ranked):  # many cues had no true sentence: rank them all
-            ranked = sorted(totals, key=lambda c: -key(c))
-        cue = ranked[i]
-        i += 1
-        js = by_cue[cue]
-        for j in (js if len(js) == 1 else sorted(js, key=lambda j: -support[j])):  # the strongest that reads true
-            spec = FEATURES[names[j]]
-            unit = UNIT_SHORT.get(spec.unit, spec.unit)
-            said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
-                            model.norms_[versus, j])
-            if said:
-                norms = {c: round(float(model.norms_[k, j]), 4) for k, c in enumerate(classes)}
-                tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
-                                  round(totals[cue], 4), said, cue, vs, is_fragile(model, names[j])))
+    out = []
+    for i in range(m):
+        target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
+        fav, vs = classes[target], classes[vs_k]
+        x = X[i]
+        tells: list[Tell] = []
+        for cue in rank[i, :n_present[i]].tolist():
+            if len(tells) >= n:
                 break
-    return tells
+            js_c = [j for j in cue_feats[cue] if sup[j] > 0]
+            for j in (js_c if len(js_c) == 1 else sorted(js_c, key=lambda j: -sup[j])):  # the strongest that reads true
+                spec = FEATURES[names[j]]
+                unit = UNIT_SHORT.get(spec.unit, spec.unit)
+                said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
+                                model.norms_[vs_k, j])
+                if said:
+                    norms = {c: round(float(model.norms_[q, j]), 4) for q, c in enumerate(classes)}
+                    tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
+                                      round(float(tot[cue]), 4), said, cue_names[cue], vs, is_fragile(model, names[j])))
+                    break
+        out.append(tells)
+    return out
 
 
 @functools.lru_cache(maxsize=8)
-def _cues_of(names: tuple[str, ...]) -> tuple[str, ...]:
-    """Each feature's cue (one tell per cue), computed once per model's feature list."""
-    return tuple(CUES.get(name, name) for name in names)
+def _cue_table(names: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """Each feature's cue index, the cues (in order of their first feature) and each cue's
+    features (ascending), computed once per model's feature list: one tell per cue."""
+    cues: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        cues.setdefault(CUES.get(name, name), []).append(j)
+    cue_id = np.empty(len(names), dtype=np.int64)
+    for c, js in enumerate(cues.values()):
+        cue_id[js] = c
+    return cue_id, tuple(cues), tuple(tuple(js) for js in cues.values())
 
 
-def typography_tells(model, text: str, target: int, versus: int) -> list[Tell]:
-    """Typographic habits of the raw text that agree with the verdict (fragile; not evidence)."""
+def typography_tells(model, text: str, target: int, versus: int, check: TextCheck | None = None) -> list[Tell]:
+    """Typographic habits of the raw text that agree with the verdict (fragile; not evidence);
+    ``check``: :func:`inspect_text` of ``text``, whose UTF-8 bytes are reused."""
     norms = (getattr(model, "training_", None) or {}).get("typography_norms") or {}
     classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
     out = []
-    for name, value in typography_stats(text).items():
+    stats = typography_stats(text, check.raw, check.nonascii) if check is not None and check.raw else \
+        typography_stats(text)
+    for name, value in stats.items():
         cls_norms = norms.get(name) or {}
         if fav not in cls_norms or vs not in cls_norms or (value == 0 and name == "punc_emdash"):
             continue
@@ -241,11 +269,13 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         raise TypeError("attribute() takes a sequence of texts, not one string")
     checks = [inspect_text(t) for t in texts]
     X = model.features([c.text for c in checks])
-    P = model.predict_proba(X)
-    far = model.distance(X)
-    uncertain = model.uncertain(P, X)
+    P, far, credits = model.proba_distance(X, credits=n_tells > 0)  # one tree walk for both
+    uncertain = model.uncertain(P, X, far)
     order = np.argsort(-P, axis=1)
-    S = decision_support(model, X, order[:, 0], order[:, 1]).tolist() if n_tells > 0 else None
+    S = T = None
+    if n_tells > 0:
+        S = decision_support(model, X, order[:, 0], order[:, 1], credits)
+        T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
     out = []
     for i, chk in enumerate(checks):
         if chk.skip:
@@ -267,9 +297,9 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         tells: list[Tell] = []
         if S is not None:
             target, versus = int(order[i, 0]), int(order[i, 1])
-            tells = tells_from_support(model, X[i], S[i], target, versus, n_tells)
+            tells = T[i]
             if model.canonical:
-                tells += typography_tells(model, chk.text, target, versus)[: max(n_tells - len(tells), 0)]
+                tells += typography_tells(model, chk.text, target, versus, chk)[: max(n_tells - len(tells), 0)]
         out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))
     return out
 

@@ -29,6 +29,7 @@ from whowrote.style.research41 import (
     word_keys,
 )
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
+from whowrote.style.vocab import phrase_counts
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
 
@@ -221,14 +222,23 @@ def _spaced(parts: list[bytes]) -> int:
     return n
 
 
+MANY = 16  # occurrences of a byte above which counting its literals beats splitting on it
+
+
 def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
     """Literals around a rarer byte ('-', '—', ':', '#'), counted by splitting on that byte
     (a memchr pass) and looking at the few pieces, instead of a bytes.count pass each; the
-    loops replay bytes.count's left-to-right, non-overlapping matching exactly."""
-    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0,
-           "colon_eol": sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[COLON] else 0}
+    loops replay bytes.count's left-to-right, non-overlapping matching exactly. Where the byte
+    is common (more than ``MANY`` times) the pieces are many and ``bytes.count`` passes are cheaper."""
+    if c[COLON] > MANY:
+        colon = raw.count(b":\n")
+    else:
+        colon = sum(p.startswith(b"\n") for p in raw.split(b":")[1:]) if c[COLON] else 0
+    out = {"emdash_spaced": _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0, "colon_eol": colon}
     dd = sh = bb = hr = 0
-    if c[HYPHEN]:
+    if c[HYPHEN] > MANY:
+        dd, sh, bb, hr = raw.count(b"--"), raw.count(b" - "), raw.count(b"- **"), raw.count(b"\n---")
+    elif c[HYPHEN]:
         parts = raw.split(b"-")
         nd = len(parts) - 1
         sh = _spaced(parts)
@@ -243,7 +253,9 @@ def _split_counts(raw: bytes, c: list[int], na: str) -> dict[str, int]:
             hr += (parts[i].endswith(b"\n") and i + 2 < nd and not after and not parts[i + 2])
     out.update(double_hyphen=dd, spaced_hyphen=sh, bold_bullet=bb, hrule=hr)
     h4 = 0
-    if c[HASH] > 3:  # '\n####' needs four
+    if c[HASH] > MANY:
+        h4 = raw.count(b"\n#### ")
+    elif c[HASH] > 3:  # '\n####' needs four
         parts = raw.split(b"#")
         for i in range(len(parts) - 4):
             h4 += (parts[i].endswith(b"\n") and not parts[i + 1] and not parts[i + 2] and not parts[i + 3]
@@ -259,44 +271,13 @@ _PHRASE_WORDS = tuple(tuple(p.encode().split()) for p in PHRASES)
 _PHRASE_VOCAB = sorted({w for ws in _PHRASE_WORDS for w in ws})
 _PHRASE_KEYS = word_keys(_PHRASE_VOCAB)
 _PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_WORDS)
+# Each phrase's word indices padded to 4 with its own first word: all() of their presence is the phrase's.
+_PHRASE_PAD = np.array([idx + idx[:1] * (4 - len(idx)) for idx in _PHRASE_IDX], dtype=np.int64)
 _N_FW = len(FUNCTION_WORDS)
-_ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
-_NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
-_ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
-
-
-def _phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
-    """Non-overlapping occurrences of each token sequence (distinct-entry indices, <= 4
-    words), as ``bytes.count`` finds b" w1 w2 " in b" " + b" ".join(tokens) + b" ": a hit
-    uses up the space after it, so the next hit must start one token after its end.
-
-    Each phrase is anchored on its rarest word; one vectorised pass finds every anchor
-    position and the keys of the 3 tokens either side, checked in Python (few)."""
-    n, th, cnt = voc.n, voc.token_hashes, voc.counts.tolist()
-    anchors = []
-    for ids in phrases:
-        cs = [cnt[i] for i in ids]
-        anchors.append(cs.index(min(cs)))
-    # One pass for all anchors: == per anchor value (a few) beats searchsorted/isin here.
-    hv = voc.uh[sorted({ids[a] for ids, a in zip(phrases, anchors, strict=True)})]
-    mask = th == hv[0]
-    for h in hv[1:]:
-        mask |= th == h
-    pos = np.flatnonzero(mask)
-    padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
-    found: dict[int, list[tuple[int, list[int]]]] = {}
-    for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):
-        found.setdefault(row[3], []).append((q, row))  # row[3] is the anchor's own key
-    out = []
-    for ids, a in zip(phrases, anchors, strict=True):
-        m, hs = len(ids), [int(voc.uh[i]) for i in ids]
-        hits, nxt = 0, 0
-        for q, row in found.get(hs[a], ()):
-            p = q - a  # phrase start; positions ascend, as bytes.count scans
-            if 0 <= p <= n - m and p >= nxt and all(row[3 + k - a] == hs[k] for k in range(m)):
-                hits, nxt = hits + 1, p + m + 1
-        out.append(hits)
-    return out
+# The literals counted directly (not by _split_counts), with their plans, by position.
+_DIRECT = tuple((i, plan) for i, plan in enumerate(_PLANS) if i not in _SPLIT_AT)
+_SPLIT_NAMES = tuple((i, CHAR_LITERALS[i][0]) for i in _SPLIT_AT)
+ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
 
 
 def _gaps(cuts: np.ndarray, n: int) -> np.ndarray:
@@ -330,10 +311,11 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     # Words per sentence / paragraph: where each of the few '.' / paragraph-break positions
     # falls among the word starts (few searches, not one per word); empty ones are dropped.
     n = len(starts)
-    cut = np.searchsorted(starts, np.flatnonzero(a == _SENTENCE_END))
+    # (ndarray methods: np.searchsorted / np.flatnonzero add a dispatch layer per call)
+    cut = starts.searchsorted((a == _SENTENCE_END).nonzero()[0])
     per_sent = _gaps(cut, n)
     bounds = np.array([m.start() for m in _PARA_SPLIT.finditer(shape)], dtype=np.int64)
-    per_para = _gaps(np.searchsorted(starts, bounds), n)
+    per_para = _gaps(starts.searchsorted(bounds), n)
     is_first = np.zeros(n, dtype=bool)  # first word of each sentence
     is_first[0] = True
     is_first[cut[cut < n]] = True
@@ -349,8 +331,12 @@ def extended(s: Scan) -> dict[str, float]:
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
     split = _split_counts(raw, c, na)
-    vals = {name: (split[name] if i in _SPLIT_AT else _literal(plan, raw, c, na)) * k
-            for i, (name, plan) in enumerate(zip(_LITERAL_NAMES, _PLANS, strict=True))}
+    lit = [0.0] * len(_LITERAL_NAMES)
+    for i, plan in _DIRECT:
+        lit[i] = _literal(plan, raw, c, na) * k
+    for i, name in _SPLIT_NAMES:
+        lit[i] = split[name] * k
+    vals = dict(zip(_LITERAL_NAMES, lit, strict=True))
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
@@ -393,16 +379,19 @@ def extended(s: Scan) -> dict[str, float]:
         "inline_code": max(c[BACKTICK] - 3 * fences, 0) * k,
     })
     # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
-    j = voc.lookup(_ALL_KEYS)
+    j = voc.lookup(ALL_KEYS)
     cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()
     vals.update(zip(_FW_NAMES, [v * kw for v in cnt[:_N_FW]], strict=True))
     lex = cnt[_N_FW:_N_FW + len(_LEX_WORDS)]
     vals.update(zip(_LEX_NAMES, [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)],
                     strict=True))
     # A phrase can only occur if all its words do (the usual case for most phrases: skip).
-    ids = j[_N_FW + len(_LEX_WORDS):].tolist()
-    phrases = [[ids[i] for i in idx] for idx in _PHRASE_IDX]
-    live = [ws for ws in phrases if min(ws) >= 0]
-    found = iter(_phrase_counts(voc, live) if live else [])
-    vals.update(zip(_PHRASE_NAMES, [next(found) * kw if min(ws) >= 0 else 0.0 for ws in phrases], strict=True))
+    pj = j[_N_FW + len(_LEX_WORDS):]
+    live = np.flatnonzero(np.logical_and.reduce(pj[_PHRASE_PAD] >= 0, axis=1)).tolist()
+    ph = [0.0] * len(_PHRASE_IDX)
+    if live:
+        ids = pj.tolist()
+        for p, hits in zip(live, phrase_counts(voc, [[ids[i] for i in _PHRASE_IDX[p]] for p in live]), strict=True):
+            ph[p] = hits * kw
+    vals.update(zip(_PHRASE_NAMES, ph, strict=True))
     return vals

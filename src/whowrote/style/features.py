@@ -18,7 +18,7 @@ specs and the values against frozen ones).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -68,12 +68,41 @@ def extract_one(text: str, feature_set: str = "research41") -> list[float]:
     return vals
 
 
+BATCH_BYTES = 1 << 18  # texts are scanned in batches of about this many characters (bounded memory)
+
+
 def extract(texts: Sequence[str], feature_set: str = "research41") -> np.ndarray:
-    """Features of each text, shape ``(len(texts), len(feature_names(feature_set)))``, float64."""
+    """Features of each text, shape ``(len(texts), len(feature_names(feature_set)))``, float64.
+
+    Texts are scanned in batches (:func:`whowrote.style.research41.scan_many`): the token counts
+    and word-list lookups of a batch share their numpy passes; every value is what
+    :func:`extract_one` gives for that text alone."""
     if isinstance(texts, str):
         raise TypeError("extract() takes a sequence of texts, not one string")
     d = len(_specs(feature_set))
     out = np.empty((len(texts), d), dtype=np.float64)
-    for i, t in enumerate(texts):
-        out[i] = extract_one(t, feature_set)
+    full = feature_set == "full"
+    presets = (_r41.WORDS_KEYS, _extended.ALL_KEYS) if full else (_r41.WORDS_KEYS,)
+    i = 0
+    for batch in _batches(texts):
+        for s in _r41.scan_many(batch, presets):
+            r41 = _r41.research41(s)
+            vals = [r41[name] for name in _r41.NAMES]
+            if full:
+                ext = _extended.extended(s)
+                vals += [ext[name] for name in _extended.NAMES]
+            out[i] = vals
+            i += 1
     return out
+
+
+def _batches(texts: Sequence[str]) -> Iterator[list[str]]:
+    batch, size = [], 0
+    for t in texts:
+        batch.append(t)
+        size += len(t)
+        if size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch

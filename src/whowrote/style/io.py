@@ -133,21 +133,34 @@ def _read_arrays(path: Path, shapes: dict[str, tuple[int | None, ...]]) -> dict[
         missing = sorted(set(shapes) - set(members))
         if missing:
             raise WhowroteError(f"model.npz lacks {', '.join(missing)}")
+        arrays = {}
         for key, want in shapes.items():
             with zf.open(members[key]) as f:
                 version = np.lib.format.read_magic(f)
                 read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, _, dtype = read(f)
-            if dtype.kind not in "biuf" or len(shape) != len(want) or any(
-                    (n != w) if w is not None else n > MAX_NODES for n, w in zip(shape, want, strict=True)):
-                raise WhowroteError(f"model.npz: {key} is {dtype} {shape}, expected "
-                                    f"{'x'.join('n' if w is None else str(w) for w in want)} numbers")
-    with np.load(path, allow_pickle=False) as npz:
-        arrays = {key: npz[key] for key in shapes}
+                shape, fortran, dtype = read(f)
+                if dtype.kind not in "biuf" or len(shape) != len(want) or any(
+                        (n != w) if w is not None else n > MAX_NODES for n, w in zip(shape, want, strict=True)):
+                    raise WhowroteError(f"model.npz: {key} is {dtype} {shape}, expected "
+                                        f"{'x'.join('n' if w is None else str(w) for w in want)} numbers")
+                arrays[key] = _array_body(f, key, shape, fortran, dtype)
     for key, arr in arrays.items():
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise WhowroteError(f"model.npz: {key} holds NaN or infinite values")
     return arrays
+
+
+def _array_body(f, key: str, shape: tuple[int, ...], fortran: bool, dtype: np.dtype) -> np.ndarray:
+    """The data after an npy header (already checked against the expected shape), as
+    ``np.load`` gives it: a writable array of that dtype, shape and order. Read in the same
+    pass over the archive member as the header."""
+    count = 1
+    for n in shape:
+        count *= n
+    data = f.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise ValueError(f"model.npz: {key} is cut short ({len(data)} of {count * dtype.itemsize} bytes)")
+    return np.frombuffer(bytearray(data), dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 def _build(meta: dict, arrays: dict[str, np.ndarray]) -> StyleModel:

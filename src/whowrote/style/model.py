@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
+from whowrote.style.decision import scores_and_credits
 from whowrote.style.edits import canonical as canonical_form
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
@@ -248,12 +249,30 @@ class StyleModel:
 
     def logits(self, texts_or_X) -> np.ndarray:
         """Log of the (uncalibrated) averaged member probabilities."""
-        X = self.features(texts_or_X)
+        return self._logits(self.features(texts_or_X))[0]
+
+    def _logits(self, X: np.ndarray, credits: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`logits` of a feature matrix and, with ``credits``, the trees' path credits
+        (``decision.scores_and_credits``) from the same walk (None without trees or expectations)."""
         Z = log_transform(X)
         p = softmax(((Z - self.mean_) / self.scale_) @ self.coef_.T + self.intercept_)
+        C = None
         if self.trees_ is not None:
-            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(self.trees_.raw_predict(Z))
-        return np.log(np.clip(p, 1e-300, None))
+            if credits and self.trees_.expected is not None:
+                raw, C = scores_and_credits(self.trees_, Z)
+            else:
+                raw = self.trees_.raw_predict(Z)
+            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(raw)
+        return np.log(np.clip(p, 1e-300, None)), C
+
+    def proba_distance(self, X: np.ndarray, credits: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(predict_proba(X), distance(X), tree credits or None)`` of a feature matrix, with one
+        tree walk and one distance computation (what :meth:`attribute` needs)."""
+        logits, C = self._logits(X, credits)
+        far = self.distance(X)
+        if not getattr(self, "temperature_slope_", 0.0):
+            return softmax(logits, self.temperature_), far, C
+        return self.calibrated(logits, far), far, C
 
     def predict_proba(self, texts_or_X) -> np.ndarray:
         """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
@@ -278,9 +297,11 @@ class StyleModel:
             return np.zeros(len(X))
         return self.density_.distance(self._z(X))
 
-    def uncertain(self, P: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """The abstain rule: top probability below ``abstain_below_`` or farther than the OOD threshold."""
-        return (P.max(axis=1) < self.abstain_below_) | (self.distance(X) > self.ood_threshold_)
+    def uncertain(self, P: np.ndarray, X: np.ndarray, distance: np.ndarray | None = None) -> np.ndarray:
+        """The abstain rule: top probability below ``abstain_below_`` or farther than the OOD
+        threshold (``distance``: :meth:`distance` of X, when already known)."""
+        far = self.distance(X) if distance is None else distance
+        return (P.max(axis=1) < self.abstain_below_) | (far > self.ood_threshold_)
 
     def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list:
         """One :class:`~whowrote.style.explain.Attribution` per text (probabilities over all four

@@ -15,13 +15,13 @@ checks this against a slow, literal implementation.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from whowrote.style.specs import RESEARCH41, RESEARCH_WORDS
+from whowrote.style.vocab import Vocab, vocabs, word_keys
 
 NAMES: tuple[str, ...] = tuple(s.name for s in RESEARCH41)
 WORD_NAMES: tuple[str, ...] = tuple(f"w_{w}" for w in RESEARCH_WORDS)  # features 24-39
@@ -83,145 +83,8 @@ def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-# Token identity without a Python object per token: a token of <= 16 bytes is exactly its
-# two little-endian 8-byte words (k1, k2), zero-padded (token bytes are never 0). They are
-# hashed into one uint64 for sorting; equal hashes are verified against (k1, k2), so a
-# collision can only switch to another multiplier pair, never change a count.
-_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
-_TOP = np.uint64(1 << 63)
-_MULTS = ((0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F), (0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD),
-          (0x94D049BB133111EB, 0xBF58476D1CE4E5B9))
 
-
-def word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
-    """(k1, k2) of each word (<= 16 bytes), for :meth:`Vocab.lookup`."""
-    assert all(0 < len(w) <= 16 for w in words)
-    return (np.array([int.from_bytes(w[:8], "little") for w in words], dtype=np.uint64),
-            np.array([int.from_bytes(w[8:16], "little") for w in words], dtype=np.uint64))
-
-
-class Vocab:
-    """Counts of the space-separated tokens of a WORD_TABLE-translated buffer (like a
-    ``Counter`` of its ``split()``), computed with a few numpy passes."""
-
-    def __init__(self, buf: bytes) -> None:
-        n = len(buf)
-        isw = np.zeros(n + 2, dtype=bool)
-        isw[1:-1] = np.frombuffer(buf, np.uint8) != 32
-        edges = np.flatnonzero(isw[1:] != isw[:-1])  # word starts and ends, alternating
-        starts = edges[::2]
-        lens = edges[1::2] - starts
-        self.n = len(starts)
-        self.starts, self.lens = starts, lens  # byte offset and length of each token
-        self.buf = buf
-        self._apos: list[bytes] | None = None
-        win = np.ndarray((n + 9,), dtype="<u8", buffer=buf + bytes(16), strides=(1,))  # 8 bytes at each offset
-        keys = win[starts] & _MASKS[np.minimum(lens, 8)]  # first 8 bytes (all of a short token)
-        self.long: Counter[bytes] = Counter()  # > 16 bytes (rare): kept as bytes
-        short = None
-        med = np.flatnonzero(lens > 8)
-        if len(med) and lens[med].max() > 16:
-            long = lens > 16
-            self.long.update(buf[a:a + m] for a, m in zip(starts[long].tolist(), lens[long].tolist(), strict=True))
-            short = np.flatnonzero(~long)
-            keys = keys[short]
-            med = np.flatnonzero(lens[short] > 8)
-            starts, lens = starts[short], lens[short]
-        # Only 9-16 byte keys are hashed: argsort just those to check that equal hashes have
-        # equal keys; everything else needs only a plain sort of the hashes.
-        m1 = keys[med]
-        m2 = win[starts[med] + 8] & _MASKS[lens[med] - 8]
-        for a, b in _MULTS:
-            self.mult = (np.uint64(a), np.uint64(b))
-            hm = (m1 * self.mult[0] + m2 * self.mult[1]) | _TOP
-            om = np.argsort(hm)
-            shm, t1, t2 = hm[om], m1[om], m2[om]
-            same = shm[1:] == shm[:-1]
-            if not (same & ((t1[1:] != t1[:-1]) | (t2[1:] != t2[:-1]))).any():
-                break
-        else:
-            raise RuntimeError("token hash collided under every multiplier")  # ~2**-64 per pair
-        keep = np.ones(len(shm), dtype=bool)
-        keep[1:] = ~same
-        self.mh, self.mk1, self.mk2 = shm[keep], t1[keep], t2[keep]  # one key pair per hash
-        h = keys
-        h[med] = hm  # <= 8 bytes: the key itself (top bit clear: ASCII); 9-16: hash, top bit set
-        sh = np.sort(h)
-        new = np.ones(len(sh), dtype=bool)
-        new[1:] = sh[1:] != sh[:-1]
-        first = np.flatnonzero(new)
-        self.uh = sh[first]
-        self.counts = np.diff(np.append(first, len(sh)))
-        self._h, self._short = h, short
-        self._ids: np.ndarray | None = None
-
-    @property
-    def token_hashes(self) -> np.ndarray:
-        """Each token's exact hash (0 for long ones, which no key equals: tokens are non-empty)."""
-        if self._ids is None:
-            if self._short is None:
-                self._ids = self._h
-            else:
-                self._ids = np.zeros(self.n, dtype=np.uint64)
-                self._ids[self._short] = self._h
-        return self._ids
-
-    def apostrophe_tokens(self) -> list[bytes]:
-        """The distinct tokens that hold an apostrophe (few; cached)."""
-        if self._apos is None:
-            ap = np.flatnonzero(np.frombuffer(self.buf, np.uint8) == 39)
-            at = np.searchsorted(self.starts, ap, side="right") - 1  # ascending: ap is
-            idx = at[np.append(True, at[1:] != at[:-1])] if len(at) else at  # = np.unique, without numpy.ma
-            self._apos = [self.buf[a:a + m] for a, m in
-                          zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
-        return self._apos
-
-    @property
-    def distinct(self) -> int:
-        return len(self.uh) + len(self.long)
-
-    @property
-    def hapax(self) -> int:
-        return int((self.counts == 1).sum()) + sum(1 for v in self.long.values() if v == 1)
-
-    def lookup(self, keys: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """Distinct-entry index of each word of ``keys`` (see :func:`word_keys`), -1 if absent."""
-        k1, k2 = keys
-        if not len(self.uh):
-            return np.full(len(k1), -1, dtype=np.int64)
-        med, h = _hashed(keys, self.mult)
-        j = np.minimum(np.searchsorted(self.uh, h), len(self.uh) - 1)
-        ok = self.uh[j] == h
-        if len(med):  # a hashed word must also have the keys of the tokens with its hash
-            hm = h[med]
-            if len(self.mh):
-                i = np.minimum(np.searchsorted(self.mh, hm), len(self.mh) - 1)
-                ok[med] &= (self.mh[i] == hm) & (self.mk1[i] == k1[med]) & (self.mk2[i] == k2[med])
-            else:
-                ok[med] = False
-        return np.where(ok, j, -1)
-
-
-# (id of a keys pair, multiplier pair) -> (indices of its 9-16 byte words, every word's lookup hash);
-# the keys are module constants, so this holds a handful of entries.
-_HASHED: dict[tuple[int, tuple], tuple[np.ndarray, np.ndarray, tuple]] = {}
-
-
-def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint64]) -> tuple[np.ndarray, np.ndarray]:
-    """What :meth:`Vocab.lookup` computes from the words alone, once per keys and multiplier."""
-    key = (id(keys[0]), (int(mult[0]), int(mult[1])))
-    hit = _HASHED.get(key)
-    if hit is None or hit[2] is not keys:
-        k1, k2 = keys
-        is_med = k2 != 0
-        hit = (np.flatnonzero(is_med), np.where(is_med, (k1 * mult[0] + k2 * mult[1]) | _TOP, k1), keys)
-        if len(_HASHED) > 64:  # callers with ad-hoc keys: stay bounded
-            _HASHED.clear()
-        _HASHED[key] = hit
-    return hit[0], hit[1]
-
-
-_WORDS_KEYS = word_keys(_WORDS_B)
+WORDS_KEYS = word_keys(_WORDS_B)  # the 16 words, looked up per text (a batch makes the lookups at once)
 
 
 @dataclass
@@ -232,7 +95,7 @@ class Scan:
     raw: bytes
     counts: list[int]  # occurrences of each byte value 0..255
     nonascii: str  # the non-ASCII characters, in order
-    vocab: Vocab  # counts of the [A-Za-z']+ words, lower-cased
+    vocab: Vocab  # counts of the [A-Za-z']+ words, lower-cased (set by scan / scan_many)
     word_bytes: bytes  # raw through WORD_TABLE (the words, space-separated)
     n_sentences: int
     line_kinds: list[int] = field(default_factory=list)  # _LINE_RE group index per matched line
@@ -271,6 +134,30 @@ class Scan:
 
 
 def scan(text: str) -> Scan:
+    s = _scan(text)
+    s.vocab = Vocab(s.word_bytes)
+    return s
+
+
+BATCH_VOCAB_BYTES = 6000  # texts up to this long share their token counting (measured crossover ~8k)
+
+
+def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Scan]:
+    """``[scan(t) for t in texts]``, with the token counts of all texts made in one batch
+    (:func:`whowrote.style.vocab.vocabs`; ``presets``: word lists whose lookups it makes too)."""
+    scans = [_scan(t) for t in texts]
+    # Batching pays for short texts (fixed numpy costs shared); a long text's own sort is cheaper.
+    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES]
+    for s, v in zip(short, vocabs([s.word_bytes for s in short], presets), strict=True):
+        s.vocab = v
+    for s in scans:
+        if s.vocab is None:
+            s.vocab = Vocab(s.word_bytes)
+    return scans
+
+
+def _scan(text: str) -> Scan:
+    """Everything of :func:`scan` but the vocabulary (``vocab`` is None)."""
     raw = text.encode("utf-8", "surrogatepass")
     counts = np.bincount(np.frombuffer(raw, np.uint8), minlength=256).tolist()
     nonascii = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else ""
@@ -283,7 +170,7 @@ def scan(text: str) -> Scan:
     pieces = sent_src.translate(SENT_TABLE).split(b".")
     n_sent = len(pieces) - sum(map(bytes.isspace, pieces)) - pieces.count(b"")
     line_kinds = [m.lastindex or 0 for m in _LINE_RE.finditer("\n" + text)]
-    return Scan(text, raw, counts, nonascii, Vocab(word_bytes), word_bytes, n_sent, line_kinds)
+    return Scan(text, raw, counts, nonascii, None, word_bytes, n_sent, line_kinds)
 
 
 def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
@@ -306,7 +193,7 @@ def _vocab_counts(s: Scan) -> list[int]:
     # A \b-hit of a word is a maximal letter run, so it is a whole token or a piece of one
     # next to an apostrophe: words that are neither cannot occur and need no scan (most).
     pieces = b"'" + b"'".join(s.vocab.apostrophe_tokens()) + b"'" if s.counts[APOSTROPHE] else b""
-    present = s.vocab.lookup(_WORDS_KEYS).tolist()
+    present = s.vocab.lookup(WORDS_KEYS).tolist()
     cands = [i for i, w in enumerate(_WORDS_B) if present[i] >= 0 or (pieces and b"'" + w + b"'" in pieces)]
     if not cands:
         return out

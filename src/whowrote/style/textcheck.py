@@ -24,6 +24,7 @@ _COMMON = frozenset(b"the a an of and to in is it that for with as on be are thi
 # [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
 _WORD_TABLE = bytes((c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (39 if c == 39 else 32) for c in range(256))
 _ASCII_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.split() splits on, ASCII part
+_ASCII_WS_BYTES = _ASCII_WS.encode()
 _ASCII = bytes(range(128))
 # The rest of str.split()'s whitespace.
 _UNICODE_WS = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -38,6 +39,8 @@ class TextCheck:
     warnings: list[str] = field(default_factory=list)
     force_uncertain: bool = False
     skip: bool = False  # nothing to attribute: the result is uniform probabilities, uncertain
+    raw: bytes = b""  # text as UTF-8 (surrogatepass), when it was encoded here
+    nonascii: str = ""  # its non-ASCII characters, in order
 
 
 def _defuse(html: str) -> str:
@@ -119,29 +122,43 @@ def looks_like_html(text: str) -> bool:
     return head.lstrip()[:15].lower().startswith(("<!doctype", "<html")) or len(_HTML_TAG.findall(head)) >= 5
 
 
-def _words(text: str) -> tuple[int, int, int]:
-    """(number of [A-Za-z']+ words, how many are common English words, their letters), on bytes."""
-    buf = text.encode("utf-8", "surrogatepass").translate(_WORD_TABLE)
+def _words(raw: bytes) -> tuple[int, int, int]:
+    """(number of [A-Za-z']+ words, how many are common English words, their letters) of UTF-8 bytes."""
+    buf = raw.translate(_WORD_TABLE)
     words = buf.split()
     return len(words), sum(map(_COMMON.__contains__, words)), len(buf) - buf.count(b" ")
 
 
-def _non_space(sample: str) -> int:
-    """``len("".join(sample.split()))`` without building the pieces."""
-    spaces = sum(map(sample.count, _ASCII_WS))
-    if not sample.isascii():
-        spaces += len(_UNICODE_WS.findall(sample))
-    return len(sample) - spaces
+def _non_space(n_chars: int, raw: bytes, nonascii: str) -> int:
+    """``len("".join(sample.split()))`` of the sample with ``n_chars`` characters, UTF-8 ``raw``
+    and non-ASCII characters ``nonascii``: ASCII spaces are counted in the bytes (one byte each),
+    the Unicode ones among the non-ASCII characters."""
+    spaces = len(raw) - len(raw.translate(None, _ASCII_WS_BYTES))
+    if nonascii:
+        spaces += len(_UNICODE_WS.findall(nonascii))
+    return n_chars - spaces
 
 
-def count_words(text: str) -> int:
+def count_words(text: str, raw: bytes | None = None, nonascii: str | None = None) -> int:
     """``len(text.split())`` without a str object per word: runs of non-space bytes. Only the
-    non-ASCII bytes (few) are decoded to look for Unicode spaces, which need ``str.split``."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) != len(text) and _UNICODE_WS.search(raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
+    non-ASCII characters (few) are searched for Unicode spaces, which need ``str.split``.
+    ``raw``/``nonascii``: the text's UTF-8 bytes and non-ASCII characters, if already made."""
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
+    if nonascii is None:
+        nonascii = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else ""
+    if nonascii and _UNICODE_WS.search(nonascii):
         return len(text.split())
     buf = raw.translate(_SPLIT_TABLE)
     return buf.count(b" x") + buf.startswith(b"x")
+
+
+def _utf8(text: str) -> tuple[bytes, str]:
+    raw = text.encode("utf-8", "surrogatepass")
+    return raw, (raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else "")
+
+
+SAMPLE = 4000  # characters: enough to tell English prose; keeps this check cheap on long texts
 
 
 def inspect_text(text: str) -> TextCheck:
@@ -158,16 +175,21 @@ def inspect_text(text: str) -> TextCheck:
                         "(Markdown formatting tells are lost)")
     if not text.strip():
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
-    n_words = count_words(text)
-    sample = text[:4000]  # enough to tell English prose; keeps this check cheap on long texts
-    n, n_common, n_letters = _words(sample)
+    raw, nonascii = _utf8(text)
+    n_words = count_words(text, raw, nonascii)
+    if len(text) <= SAMPLE:
+        sample, sample_raw, sample_na = text, raw, nonascii
+    else:
+        sample = text[:SAMPLE]
+        sample_raw, sample_na = _utf8(sample)
+    n, n_common, n_letters = _words(sample_raw)
     if not n:
-        n, n_common, n_letters = _words(text)
+        n, n_common, n_letters = _words(raw)
     if not n:
-        return TextCheck(text, n_words, [*warnings, "no English words found: no attribution"], True, True)
+        return TextCheck(text, n_words, [*warnings, "no English words found: no attribution"], True, True, raw, nonascii)
     common = n_common / n
-    letters = n_letters / max(_non_space(sample), 1)
+    letters = n_letters / max(_non_space(len(sample), sample_raw, sample_na), 1)
     if n_words >= 20 and (common < 0.08 or letters < 0.5):
         warnings.append("this does not look like English prose; the model was trained on English only")
         force = True
-    return TextCheck(text, n_words, warnings, force)
+    return TextCheck(text, n_words, warnings, force, False, raw, nonascii)

@@ -71,12 +71,14 @@ class TreeEnsemble:
             expected=expected,
         )
 
-    def raw_predict(self, X: np.ndarray) -> np.ndarray:
+    def raw_predict(self, X: np.ndarray, on_step=None) -> np.ndarray:
         """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's.
 
         Every (row, tree) pair walks down one level per step, and pairs that reached a leaf drop
-        out, so a batch costs the total path length rather than ``depth x trees``.
-        """
+        out, so a batch costs the total path length rather than ``depth x trees``. ``on_step``, if
+        given, is called at each step with ``(active, nd, feat, nxt)``: the pairs still walking
+        (indices into the row-major (row, tree) pairs), their nodes, the nodes' split features
+        and the children they go to (the path attributions ride on this one walk)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         n_trees = len(self.roots)
@@ -88,11 +90,14 @@ class TreeEnsemble:
         active = np.flatnonzero(~self.is_leaf[node])
         while active.size:
             nd = node[active]
-            x = flat[offset[active] + self.feature[nd]]
+            feat = self.feature[nd]
+            x = flat[offset[active] + feat]
             goes_right = x > self.threshold[nd]
             if has_nan:
                 goes_right = np.where(np.isnan(x), ~self.missing_left[nd], goes_right)
             nxt = children[2 * nd + goes_right]
+            if on_step is not None:
+                on_step(active, nd, feat, nxt)
             node[active] = nxt
             active = active[~self.is_leaf[nxt]]
         out = np.tile(self.baseline, (n, 1))
