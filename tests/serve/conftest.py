@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,17 @@ def client(fake_model):
 
     with TestClient(create_app(fake_model, max_body_bytes=200_000, timeout_s=5)) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def real_model():
+    """The bundled style model (or WHOWROTE_SERVE_MODEL's)."""
+    try:
+        from whowrote.style import load_model
+
+        return load_model(os.environ.get("WHOWROTE_SERVE_MODEL"))
+    except Exception as e:  # before the bundled model is built
+        pytest.skip(f"no real style model loads: {e}")
 
 
 @pytest.fixture(scope="session")

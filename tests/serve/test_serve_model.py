@@ -9,16 +9,6 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def real_model():
-    try:
-        from whowrote.style import load_model
-
-        return load_model(os.environ.get("WHOWROTE_SERVE_MODEL"))
-    except Exception as e:  # before the bundled model is built
-        pytest.skip(f"no real style model loads: {e}")
-
-
-@pytest.fixture(scope="module")
 def real_client(real_model):
     from fastapi.testclient import TestClient
 

@@ -76,16 +76,6 @@ def test_work_runs_in_worker_processes_not_the_server():
     assert wait_for(lambda: not any(alive(p) for p in pids), 10)  # closed with the app
 
 
-@pytest.fixture(scope="module")
-def real_model():
-    try:
-        from whowrote.style import load_model
-
-        return load_model(os.environ.get("WHOWROTE_SERVE_MODEL"))
-    except Exception as e:  # before the bundled model is built
-        pytest.skip(f"no real style model loads: {e}")
-
-
 def test_answers_equal_in_process_attribution(real_model, blog_texts):
     """Byte for byte what the in-process path renders, and the dicts StyleModel.attribute gives."""
     import json

@@ -66,19 +66,7 @@ class Vocab:
         # equal keys; everything else needs only a plain sort of the hashes.
         m1 = keys[med]
         m2 = win[starts[med] + 8] & _MASKS[lens[med] - 8]
-        for a, b in _MULTS:
-            self.mult = (np.uint64(a), np.uint64(b))
-            hm = (m1 * self.mult[0] + m2 * self.mult[1]) | _TOP
-            om = np.argsort(hm)
-            shm, t1, t2 = hm[om], m1[om], m2[om]
-            same = shm[1:] == shm[:-1]
-            if not (same & ((t1[1:] != t1[:-1]) | (t2[1:] != t2[:-1]))).any():
-                break
-        else:
-            raise RuntimeError("token hash collided under every multiplier")  # ~2**-64 per pair
-        keep = np.ones(len(shm), dtype=bool)
-        keep[1:] = ~same
-        self.mh, self.mk1, self.mk2 = shm[keep], t1[keep], t2[keep]  # one key pair per hash
+        self.mult, hm, (self.mh, self.mk1, self.mk2) = _hash_medium(m1, m2)
         h = keys
         h[med] = hm  # <= 8 bytes: the key itself (top bit clear: ASCII); 9-16: hash, top bit set
         sh = np.sort(h)
@@ -154,6 +142,24 @@ def _holding(buf: bytes, starts: np.ndarray) -> np.ndarray:
 _HASHED: dict[tuple[int, tuple], tuple[np.ndarray, np.ndarray, tuple]] = {}
 
 
+def _hash_medium(m1: np.ndarray, m2: np.ndarray) -> tuple[tuple[np.uint64, np.uint64], np.ndarray,
+                                                              tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Hashes of the 9-16-byte tokens (first 8 bytes ``m1``, the rest ``m2``) under the first
+    multiplier pair of ``_MULTS`` with which no two different keys share a hash: (the pair, every
+    token's hash, and the sorted distinct hashes with one key pair each)."""
+    for a, b in _MULTS:
+        mult = (np.uint64(a), np.uint64(b))
+        hm = (m1 * mult[0] + m2 * mult[1]) | _TOP
+        om = np.argsort(hm)
+        shm, t1, t2 = hm[om], m1[om], m2[om]
+        same = shm[1:] == shm[:-1]
+        if not (same & ((t1[1:] != t1[:-1]) | (t2[1:] != t2[:-1]))).any():
+            keep = np.ones(len(shm), dtype=bool)
+            keep[1:] = ~same
+            return mult, hm, (shm[keep], t1[keep], t2[keep])
+    raise RuntimeError("token hash collided under every multiplier")  # ~2**-64 per pair
+
+
 def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint64]) -> tuple[np.ndarray, np.ndarray]:
     """What :meth:`Vocab.lookup` computes from the words alone, once per keys and multiplier."""
     key = (id(keys[0]), (int(mult[0]), int(mult[1])))
@@ -199,19 +205,8 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     s_starts, s_lens = (starts, lens) if short is None else (starts[short], lens[short])
     med = np.flatnonzero(s_lens > 8)
     m1, m2 = h[med], win[s_starts[med] + 8] & _MASKS[s_lens[med] - 8]
-    for a, b in _MULTS:  # one multiplier pair for the batch: no two keys of any text share a hash
-        mult = (np.uint64(a), np.uint64(b))
-        hm = (m1 * mult[0] + m2 * mult[1]) | _TOP
-        om = np.argsort(hm)
-        shm, t1, t2 = hm[om], m1[om], m2[om]
-        same = shm[1:] == shm[:-1]
-        if not (same & ((t1[1:] != t1[:-1]) | (t2[1:] != t2[:-1]))).any():
-            break
-    else:
-        raise RuntimeError("token hash collided under every multiplier")  # ~2**-64 per pair
-    keep = np.ones(len(shm), dtype=bool)
-    keep[1:] = ~same
-    mh, mk1, mk2 = shm[keep], t1[keep], t2[keep]
+    # one multiplier pair for the batch: no two keys of any text share a hash
+    mult, hm, (mh, mk1, mk2) = _hash_medium(m1, m2)
     h[med] = hm
     hashes = h if short is None else np.zeros(len(starts), dtype=np.uint64)
     if short is not None:
