@@ -96,15 +96,15 @@ def test_canonical_lowercases_as_str_lower(texts):
 
 
 def test_inspect_text_counts_spaces_and_words_as_str_split():
-    from whowrote.style.textcheck import _non_space, _utf8, count_words
+    from whowrote.style.textcheck import _non_space, count_words, utf8_parts
 
     rng = random.Random(5)
     alphabet = list("ab \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2028\u3000\u00e9") + ["\ud800", "\U0001f600"]
     for _ in range(2000):
         t = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
-        raw, na = _utf8(t)
+        raw, na = utf8_parts(t)
         assert _non_space(len(t), raw, na) == len("".join(t.split()))
-        assert count_words(t, raw, na) == count_words(t) == len(t.split())
+        assert count_words(t, (raw, na)) == count_words(t) == len(t.split())
 
 
 def test_model_arrays_read_in_one_pass_equal_np_load():

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from whowrote.style.textcheck import utf8_parts
+
 # ---- typography -------------------------------------------------------------------------------
 # Typographic -> ASCII as plain-text pipelines do it (the unidecode spellings): em-dash "--".
 _TO_ASCII = str.maketrans({
@@ -59,9 +61,6 @@ def smart_quotes(text: str) -> str:
     return _OPEN_SQUOTE.sub("\\1\u2018", text).replace("'", "\u2019")
 
 
-_ASCII = bytes(range(128))
-
-
 def canonical(text: str) -> str:
     """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
     text = to_ascii(text)
@@ -70,8 +69,7 @@ def canonical(text: str) -> str:
     # str.lower() maps each character on its own, except that a capital sigma depends on its
     # neighbours. When no non-ASCII character changes (sigma would), only A-Z do: bytes.lower()
     # of the UTF-8 does that without the per-character Unicode lookups (3x faster on long texts).
-    raw = text.encode("utf-8", "surrogatepass")
-    rest = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    raw, rest = utf8_parts(text)
     if rest.lower() != rest:
         return text.lower()
     return raw.lower().decode("utf-8", "surrogatepass")

@@ -28,12 +28,11 @@ import numpy as np
 
 from whowrote.style.decision import decision_support
 from whowrote.style.features import FEATURES
-from whowrote.style.textcheck import TextCheck, inspect_text
+from whowrote.style.textcheck import TextCheck, inspect_text, utf8_parts
 from whowrote.types import LABELS, OTHER
 
 WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
 MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
-_ASCII = bytes(range(128))
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
 
 # Features that measure one habit share one cue (one tell per cue).
@@ -63,19 +62,15 @@ CANONICAL_LABELS = {
 }
 
 
-def typography_stats(text: str, raw: bytes | None = None, nonascii: str | None = None) -> dict[str, float]:
+def typography_stats(text: str, parts: tuple[bytes, str] | None = None) -> dict[str, float]:
     """The typographic habits people notice, measured on the raw text (never used for the verdict).
 
     Straight quotes are counted in the UTF-8 bytes and curly ones among the (few) non-ASCII
     characters: seven ``str.count`` passes over a long non-ASCII text cost more than that.
-    ``raw``/``nonascii``: the text's UTF-8 bytes and non-ASCII characters, if already made."""
-    if raw is None:
-        raw = text.encode("utf-8", "surrogatepass")
-    curly = dq_curly = dashes = 0
-    if len(raw) != len(text):
-        na = nonascii if nonascii is not None else raw.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-        curly, dq_curly, dashes = na.count("\u2019") + na.count("\u2018"), na.count("\u201c") + na.count("\u201d"), \
-            na.count("\u2014")
+    ``parts``: :func:`~whowrote.style.textcheck.utf8_parts` of ``text``, if already made."""
+    raw, na = parts or utf8_parts(text)
+    curly, dq_curly, dashes = na.count("\u2019") + na.count("\u2018"), na.count("\u201c") + na.count("\u201d"), \
+        na.count("\u2014")
     straight, dq_straight = raw.count(b"'"), raw.count(b'"')
     return {
         "curly_apostrophe_share": curly / (curly + straight) if curly + straight else 0.0,
@@ -177,17 +172,14 @@ def is_fragile(model, name: str) -> bool:
 def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, versus: int, n: int) -> list[Tell]:
     """Up to ``n`` cues pushing the decision hardest towards class ``target`` rather than ``versus``,
     one tell per cue, each with a true sentence (see the module docstring)."""
-    return tells_from_support(model, x, (attributions[target] - attributions[versus]).tolist(), target, versus, n)
-
-
-def tells_from_support(model, x: np.ndarray, support: list[float], target: int, versus: int, n: int) -> list[Tell]:
-    """:func:`make_tells` given ``support`` (per feature, how much the decision favours ``target``
-    over ``versus``; see :func:`whowrote.style.decision.decision_support`)."""
-    return tells_of_rows(model, x[None, :], np.array([support], dtype=np.float64), [target], [versus], n)[0]
+    support = (attributions[target] - attributions[versus])[None, :]
+    return tells_of_rows(model, x[None, :], support, [target], [versus], n)[0]
 
 
 def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) -> list[list[Tell]]:
-    """:func:`tells_from_support` of each row of ``X`` and ``S``, the cues of all rows totalled
+    """:func:`make_tells` of each row of ``X`` given ``S`` (per row and feature, how much the
+    decision favours ``targets[i]`` over ``versus[i]``; see
+    :func:`whowrote.style.decision.decision_support`), the cues of all rows totalled
     and ranked with a few numpy calls. A cue's total is its positive supports summed in feature
     order (one ``bincount``: the additions a left-to-right sum makes), and cues rank by total,
     ties in the order of their first positive feature (what a stable sort of the cues gives)."""
@@ -248,8 +240,7 @@ def typography_tells(model, text: str, target: int, versus: int, check: TextChec
     classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
     out = []
-    stats = typography_stats(text, check.raw, check.nonascii) if check is not None and check.raw else \
-        typography_stats(text)
+    stats = typography_stats(text, (check.raw, check.nonascii) if check is not None and check.raw else None)
     for name, value in stats.items():
         cls_norms = norms.get(name) or {}
         if fav not in cls_norms or vs not in cls_norms or (value == 0 and name == "punc_emdash"):

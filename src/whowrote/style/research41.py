@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from whowrote.style.specs import RESEARCH41, RESEARCH_WORDS
+from whowrote.style.textcheck import ASCII_WS, UNICODE_WS, utf8_parts
 from whowrote.style.vocab import Vocab, vocabs, word_keys
 
 NAMES: tuple[str, ...] = tuple(s.name for s in RESEARCH41)
 WORD_NAMES: tuple[str, ...] = tuple(f"w_{w}" for w in RESEARCH_WORDS)  # features 24-39
 
-_ASCII = bytes(range(128))
-_ASCII_WS = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() removes, ASCII part
 
 # Byte values at which ``Scan.counts`` (occurrences of each byte 0..255) is read, by name.
 (APOSTROPHE, DQUOTE, COMMA, SEMICOLON, COLON, QUESTION, EXCLAIM, LPAREN, PIPE, BACKSLASH, DOLLAR, HYPHEN, HASH,
@@ -58,14 +57,13 @@ WORD_TABLE = _table(lambda c: (c | _CASE_BIT) if _is_letter(c) else (APOSTROPHE 
 BOUNDARY_TABLE = _table(lambda c: (c | _CASE_BIT) if _is_letter(c) else (
     _ZERO if c in b"0123456789" else (_UNDERSCORE if c == _UNDERSCORE else _SPACE)))
 # Sentence alphabet: '.', '!', '?' -> '.', what str.strip() drops -> ' ', the rest -> 'x'.
-SENT_TABLE = _table(lambda c: _DOT if c in b".!?" else (_SPACE if c in _ASCII_WS else _X))
+SENT_TABLE = _table(lambda c: _DOT if c in b".!?" else (_SPACE if c in ASCII_WS else _X))
 ART_TABLE = _table(lambda c: _A if c in b"+|\\/_=^<>" else _SPACE)
 
 _LINE_RE = re.compile(r"\n(?:(#) |(#{2,3}) |(>) |[^\S\n]*(?:([-*])|(\d+\.)) )")
 LINE_H1, LINE_H2_H3, LINE_QUOTE, LINE_BULLET, LINE_NUMBERED = 1, 2, 3, 4, 5  # _LINE_RE's groups
 _LATEX_AFTER = (b"(", b"[", b"frac", b"begin")
 _BOX_RE = re.compile("[\u2500-\u257f]")
-_UNICODE_WS_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _NONASCII_WORD_RE = re.compile(r"[^\W\x00-\x7f]")
 
 
@@ -158,13 +156,12 @@ def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarr
 
 def _scan(text: str) -> Scan:
     """Everything of :func:`scan` but the vocabulary (``vocab`` is None)."""
-    raw = text.encode("utf-8", "surrogatepass")
+    raw, nonascii = utf8_parts(text)
     counts = np.bincount(np.frombuffer(raw, np.uint8), minlength=256).tolist()
-    nonascii = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else ""
     word_bytes = raw.translate(WORD_TABLE)
     sent_src = raw
-    if nonascii and _UNICODE_WS_RE.search(nonascii):  # str.strip() also drops Unicode spaces
-        sent_src = _UNICODE_WS_RE.sub(" ", text).encode("utf-8", "surrogatepass")
+    if nonascii and UNICODE_WS.search(nonascii):  # str.strip() also drops Unicode spaces
+        sent_src = UNICODE_WS.sub(" ", text).encode("utf-8", "surrogatepass")
     # Sentences = pieces between '.'s that are not blank (a plain translate and a memchr split
     # beat deleting the spaces and counting ".x", which tests every 'x').
     pieces = sent_src.translate(SENT_TABLE).split(b".")

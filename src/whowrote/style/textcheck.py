@@ -23,13 +23,19 @@ _HIDDEN = frozenset(["script", "style"])
 _COMMON = frozenset(b"the a an of and to in is it that for with as on be are this not or but you".split())
 # [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
 _WORD_TABLE = bytes((c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (39 if c == 39 else 32) for c in range(256))
-_ASCII_WS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.split() splits on, ASCII part
-_ASCII_WS_BYTES = _ASCII_WS.encode()
+ASCII_WS = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # Python's whitespace (str.split, str.strip), ASCII part
+# The rest of Python's whitespace.
+UNICODE_WS = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _ASCII = bytes(range(128))
-# The rest of str.split()'s whitespace.
-_UNICODE_WS = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 # Whitespace -> ' ', every other byte -> 'x': words are the runs of 'x'.
-_SPLIT_TABLE = bytes(32 if chr(c) in _ASCII_WS else 120 for c in range(256))
+_SPLIT_TABLE = bytes(32 if c in ASCII_WS else 120 for c in range(256))
+
+
+def utf8_parts(text: str) -> tuple[bytes, str]:
+    """``(UTF-8 bytes, non-ASCII characters in order)`` of ``text`` (surrogatepass): the byte-level
+    counts read the bytes, the checks that need Unicode look only at the (few) non-ASCII characters."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return raw, (raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else "")
 
 
 @dataclass
@@ -133,29 +139,21 @@ def _non_space(n_chars: int, raw: bytes, nonascii: str) -> int:
     """``len("".join(sample.split()))`` of the sample with ``n_chars`` characters, UTF-8 ``raw``
     and non-ASCII characters ``nonascii``: ASCII spaces are counted in the bytes (one byte each),
     the Unicode ones among the non-ASCII characters."""
-    spaces = len(raw) - len(raw.translate(None, _ASCII_WS_BYTES))
+    spaces = len(raw) - len(raw.translate(None, ASCII_WS))
     if nonascii:
-        spaces += len(_UNICODE_WS.findall(nonascii))
+        spaces += len(UNICODE_WS.findall(nonascii))
     return n_chars - spaces
 
 
-def count_words(text: str, raw: bytes | None = None, nonascii: str | None = None) -> int:
+def count_words(text: str, parts: tuple[bytes, str] | None = None) -> int:
     """``len(text.split())`` without a str object per word: runs of non-space bytes. Only the
     non-ASCII characters (few) are searched for Unicode spaces, which need ``str.split``.
-    ``raw``/``nonascii``: the text's UTF-8 bytes and non-ASCII characters, if already made."""
-    if raw is None:
-        raw = text.encode("utf-8", "surrogatepass")
-    if nonascii is None:
-        nonascii = raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else ""
-    if nonascii and _UNICODE_WS.search(nonascii):
+    ``parts``: :func:`utf8_parts` of ``text``, if already made."""
+    raw, nonascii = parts or utf8_parts(text)
+    if nonascii and UNICODE_WS.search(nonascii):
         return len(text.split())
     buf = raw.translate(_SPLIT_TABLE)
     return buf.count(b" x") + buf.startswith(b"x")
-
-
-def _utf8(text: str) -> tuple[bytes, str]:
-    raw = text.encode("utf-8", "surrogatepass")
-    return raw, (raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else "")
 
 
 SAMPLE = 4000  # characters: enough to tell English prose; keeps this check cheap on long texts
@@ -175,13 +173,13 @@ def inspect_text(text: str) -> TextCheck:
                         "(Markdown formatting tells are lost)")
     if not text.strip():
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
-    raw, nonascii = _utf8(text)
-    n_words = count_words(text, raw, nonascii)
+    raw, nonascii = utf8_parts(text)
+    n_words = count_words(text, (raw, nonascii))
     if len(text) <= SAMPLE:
         sample, sample_raw, sample_na = text, raw, nonascii
     else:
         sample = text[:SAMPLE]
-        sample_raw, sample_na = _utf8(sample)
+        sample_raw, sample_na = utf8_parts(sample)
     n, n_common, n_letters = _words(sample_raw)
     if not n:
         n, n_common, n_letters = _words(raw)
