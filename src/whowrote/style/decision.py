@@ -19,30 +19,31 @@ import numpy as np
 from whowrote.style.trees import TreeEnsemble, log_transform
 
 
-def _credit_walk(trees: TreeEnsemble, Z: np.ndarray, node: np.ndarray, row: np.ndarray, slot: np.ndarray,
-                 size: int) -> np.ndarray:
-    """Walk each (text ``row``, tree starting at ``node``) pair to its leaf, adding each split's
-    change of the node expectation to ``credits[slot + split feature]`` (``size`` slots). One walk
-    serves :func:`tree_attributions` and :func:`pair_credits`: each slot gets the same terms in the
-    same order, so both give bit-identical credits."""
-    d = Z.shape[1]
-    flat = Z.ravel()
-    children = np.stack([trees.left, trees.right], axis=1).ravel()
-    has_nan = bool(np.isnan(flat).any())
+def _credit_adder(trees: TreeEnsemble, slot: np.ndarray, size: int):
+    """``(credits, on_step)``: an :meth:`TreeEnsemble.walk` ``on_step`` that adds each split's
+    change of the node expectation to ``credits[slot[pair] + split feature]`` (``size`` slots).
+    Every caller's slots get the same terms in the same order, so all give bit-identical credits."""
     credits = np.zeros(size)
-    active = np.flatnonzero(~trees.is_leaf[node])
-    while active.size:
-        nd = node[active]
-        feat = trees.feature[nd].astype(np.int64)
-        x = flat[row[active] * d + feat]
-        goes_right = x > trees.threshold[nd]
-        if has_nan:
-            goes_right = np.where(np.isnan(x), ~trees.missing_left[nd], goes_right)
-        nxt = children[2 * nd + goes_right]
-        credits += np.bincount(slot[active] + feat, weights=trees.expected[nxt] - trees.expected[nd], minlength=size)
-        node[active] = nxt
-        active = active[~trees.is_leaf[nxt]]
-    return credits
+    expected = trees.expected
+
+    def on_step(active: np.ndarray, nd: np.ndarray, feat: np.ndarray, nxt: np.ndarray) -> None:
+        np.add(credits, np.bincount(slot[active] + feat, weights=expected[nxt] - expected[nd], minlength=size),
+               out=credits)
+
+    return credits, on_step
+
+
+def scores_and_credits(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(trees.raw_predict(Z), credits)`` from one walk: the raw scores, and the path credits
+    ``(n, classes, d)`` of :func:`tree_attributions`."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    k = len(trees.baseline)
+    row = np.repeat(np.arange(n, dtype=np.int64), len(trees.roots))
+    slot = (row * k + np.tile(trees.tree_class.astype(np.int64), n)) * d
+    credits, on_step = _credit_adder(trees, slot, n * k * d)
+    raw = trees.raw_predict(Z, on_step=on_step)
+    return raw, credits.reshape(n, k, d)
 
 
 def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -50,37 +51,10 @@ def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, n
     ``bias + credits.sum(-1) == trees.raw_predict(Z)`` (up to float rounding)."""
     if trees.expected is None:
         raise ValueError("these trees carry no node expectations (saved by an older whowrote)")
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    n, d = Z.shape
     k = len(trees.baseline)
-    n_trees = len(trees.roots)
-    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
-    cls = np.tile(trees.tree_class.astype(np.int64), n)
-    credits = _credit_walk(trees, Z, np.tile(trees.roots, n), row, (row * k + cls) * d, n * k * d)
+    _, credits = scores_and_credits(trees, Z)
     bias = trees.baseline + np.bincount(trees.tree_class, weights=trees.expected[trees.roots], minlength=k)
-    return credits.reshape(n, k, d), bias
-
-
-def scores_and_credits(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(trees.raw_predict(Z), credits)`` from one walk: the raw scores bit for bit, and
-    :func:`tree_attributions`'s credits ``(n, classes, d)`` bit for bit (each slot gets the same
-    terms in the same order as in :func:`_credit_walk`)."""
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    n, d = Z.shape
-    k = len(trees.baseline)
-    n_trees = len(trees.roots)
-    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
-    slot = (row * k + np.tile(trees.tree_class.astype(np.int64), n)) * d
-    size = n * k * d
-    credits = np.zeros(size)
-    expected = trees.expected
-
-    def credit(active: np.ndarray, nd: np.ndarray, feat: np.ndarray, nxt: np.ndarray) -> None:
-        nonlocal credits
-        credits += np.bincount(slot[active] + feat, weights=expected[nxt] - expected[nd], minlength=size)
-
-    raw = trees.raw_predict(Z, on_step=credit)
-    return raw, credits.reshape(n, k, d)
+    return credits, bias
 
 
 def decision_attributions(model, X: np.ndarray) -> np.ndarray:
@@ -107,7 +81,8 @@ def pair_credits(trees: TreeEnsemble, Z: np.ndarray, target: np.ndarray, versus:
     second = cls == np.repeat(np.asarray(versus, dtype=np.int64), n_trees)
     keep = np.flatnonzero(second | (cls == np.repeat(np.asarray(target, dtype=np.int64), n_trees)))
     slot = (row[keep] * 2 + second[keep]) * d  # the pair's (row, class) block in the output
-    credits = _credit_walk(trees, Z, np.tile(trees.roots, n)[keep], row[keep], slot, n * 2 * d)
+    credits, on_step = _credit_adder(trees, slot, n * 2 * d)
+    trees.walk(Z, keep, on_step)
     return credits.reshape(n, 2, d)
 
 

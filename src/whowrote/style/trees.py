@@ -3,8 +3,9 @@
 Why not keep the scikit-learn object: it can only be saved by pickling (unsafe to load, and
 tied to one scikit-learn version), and importing scikit-learn costs ~0.5 s of start-up that
 ``whowrote predict`` cannot afford. The exported form is six flat arrays (one row per node of
-every tree) that go into an ``.npz``; :meth:`TreeEnsemble.raw_predict` walks all trees at once,
-one level per step, dropping the (row, tree) pairs that reached a leaf.
+every tree) that go into an ``.npz``; :meth:`TreeEnsemble.walk` walks all trees at once, one
+level per step, dropping the (row, tree) pairs that reached a leaf (the scores and the path
+attributions both come from it).
 """
 
 from __future__ import annotations
@@ -71,20 +72,25 @@ class TreeEnsemble:
             expected=expected,
         )
 
-    def raw_predict(self, X: np.ndarray, on_step=None) -> np.ndarray:
-        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's.
+    def walk(self, X: np.ndarray, pairs: np.ndarray | None = None, on_step=None) -> np.ndarray:
+        """The leaf each (row, tree) pair of ``X`` reaches; ``pairs``: which pairs (indices
+        ``row * n_trees + tree``, ascending), default all.
 
-        Every (row, tree) pair walks down one level per step, and pairs that reached a leaf drop
-        out, so a batch costs the total path length rather than ``depth x trees``. ``on_step``, if
-        given, is called at each step with ``(active, nd, feat, nxt)``: the pairs still walking
-        (indices into the row-major (row, tree) pairs), their nodes, the nodes' split features
-        and the children they go to (the path attributions ride on this one walk)."""
+        Every pair walks down one level per step, and pairs that reached a leaf drop out, so a
+        batch costs the total path length rather than ``depth x trees``. ``on_step``, if given, is
+        called at each step with ``(active, nd, feat, nxt)``: the pairs still walking (indices into
+        ``pairs``), their nodes, the nodes' split features and the children they go to (the path
+        attributions of ``whowrote.style.decision`` ride on this walk)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         n_trees = len(self.roots)
         children = np.stack([self.left, self.right], axis=1).ravel()  # [2 * node + goes_right]
-        node = np.tile(self.roots, n)  # (row, tree) pairs, row-major
-        offset = np.repeat(np.arange(n, dtype=np.int64) * d, n_trees)  # start of each pair's row in X
+        if pairs is None:
+            node = np.tile(self.roots, n)
+            offset = np.repeat(np.arange(n, dtype=np.int64) * d, n_trees)  # start of each pair's row in X
+        else:
+            node = self.roots[pairs % n_trees]
+            offset = pairs // n_trees * d
         flat = X.ravel()
         has_nan = bool(np.isnan(flat).any())
         active = np.flatnonzero(~self.is_leaf[node])
@@ -100,6 +106,13 @@ class TreeEnsemble:
                 on_step(active, nd, feat, nxt)
             node[active] = nxt
             active = active[~self.is_leaf[nxt]]
+        return node
+
+    def raw_predict(self, X: np.ndarray, on_step=None) -> np.ndarray:
+        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's; ``on_step`` as
+        in :meth:`walk` (over all pairs)."""
+        n, n_trees = len(X), len(self.roots)
+        node = self.walk(X, on_step=on_step)
         out = np.tile(self.baseline, (n, 1))
         leaf_values = self.value[node].reshape(n, n_trees)
         for k in range(len(self.baseline)):
