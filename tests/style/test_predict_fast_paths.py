@@ -1,7 +1,7 @@
 """The fast paths of ``attribute`` give exactly what the straightforward code gave.
 
-``decision_support`` (trees of the two compared classes only), ``tells_from_support`` (cue totals in
-Python floats, ``nsmallest``), ``Tell.to_dict`` (no ``asdict``) and ``count_words`` (non-ASCII bytes
+``decision_support`` (trees of the two compared classes only), ``tells_of_rows`` (cue totals and
+ranks of a batch in numpy), ``Tell.to_dict`` (no ``asdict``) and ``count_words`` (non-ASCII bytes
 only) replaced simpler code; that code is kept here, verbatim from main@862f8a8, and both are run
 on real corpus texts (chat answers and four other genres), asking for many tells so that the
 "no true sentence, try the next cue" path runs too.
@@ -26,7 +26,7 @@ from whowrote.style.explain import (
     attribute,
     is_fragile,
     sentence,
-    tells_from_support,
+    tells_of_rows,
 )
 from whowrote.style.textcheck import count_words
 
@@ -83,7 +83,7 @@ def test_tells_and_support_equal_the_previous_code(texts):
         assert (target, versus) == (order[i, 0], order[i, 1])
         for n in (3, 40):
             want = [t.to_dict() for t in old_make_tells(model, X[i], D[i], target, versus, n)]
-            got = [t.to_dict() for t in tells_from_support(model, X[i], S[i].tolist(), target, versus, n)]
+            got = [t.to_dict() for t in tells_of_rows(model, X[i:i + 1], S[i:i + 1], [target], [versus], n)[0]]
             assert got == want, (i, n)
             fallbacks += n == 40 and len(want) > 6
     assert fallbacks > 10  # the path past the first 2n cues ran

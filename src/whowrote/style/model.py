@@ -265,23 +265,26 @@ class StyleModel:
             p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(raw)
         return np.log(np.clip(p, 1e-300, None)), C
 
+    def _proba(self, logits: np.ndarray, X: np.ndarray, far: np.ndarray | None = None) -> np.ndarray:
+        """Calibrated probabilities of ``logits``; the distance (``far``, else computed from X) is
+        needed only when the temperature depends on it."""
+        if not getattr(self, "temperature_slope_", 0.0):
+            return softmax(logits, self.temperature_)
+        return self.calibrated(logits, self.distance(X) if far is None else far)
+
     def proba_distance(self, X: np.ndarray, credits: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``(predict_proba(X), distance(X), tree credits or None)`` of a feature matrix, with one
         tree walk and one distance computation (what :meth:`attribute` needs)."""
         logits, C = self._logits(X, credits)
         far = self.distance(X)
-        if not getattr(self, "temperature_slope_", 0.0):
-            return softmax(logits, self.temperature_), far, C
-        return self.calibrated(logits, far), far, C
+        return self._proba(logits, X, far), far, C
 
     def predict_proba(self, texts_or_X) -> np.ndarray:
         """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
         if getattr(self, "coef_", None) is None:
             raise RuntimeError("StyleModel is not fitted")
         X = self.features(texts_or_X)
-        if not getattr(self, "temperature_slope_", 0.0):
-            return softmax(self.logits(X), self.temperature_)
-        return self.calibrated(self.logits(X), self.distance(X))
+        return self._proba(self.logits(X), X)
 
     def predict(self, texts_or_X) -> np.ndarray:
         return self.classes_[self.predict_proba(texts_or_X).argmax(axis=1)]
