@@ -61,12 +61,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _record(item, attribution: dict) -> dict:
-    rec = {"path": item.path, **attribution}
-    if item.id is not None:
-        rec["id"] = item.id
-    if item.error:
-        rec["error"] = item.error
+def _record(path: str, ident: str | None, attribution: dict, error: str | None = None) -> dict:
+    """One output record: the input's path (and table id), the attribution, the input's error."""
+    rec = {"path": path, **attribution}
+    if ident is not None:
+        rec["id"] = ident
+    if error:
+        rec["error"] = error
     return rec
 
 
@@ -89,10 +90,7 @@ def _attribute_lines(texts: list[str], n_tells: int, model, meta: list) -> list[
     lines = []
     for att, (path, ident, warnings) in zip(_attribute_batch(texts, n_tells, model), meta, strict=True):
         att["warnings"][:0] = warnings
-        rec = {"path": path, **att}
-        if ident is not None:
-            rec["id"] = ident
-        lines.append(_ENCODE(rec))
+        lines.append(_ENCODE(_record(path, ident, att)))
     return lines
 
 
@@ -122,7 +120,7 @@ def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[obje
     for it in batch:
         if it.error:
             att = no_attribution([it.error]).to_dict()
-            yield it, (_ENCODE(_record(it, att)) if lines else att)
+            yield it, (_ENCODE(_record(it.path, it.id, att, it.error)) if lines else att)
         elif lines:
             yield it, next(results)
         else:
@@ -268,7 +266,7 @@ def run(argv: list[str]) -> int:
             if args.jsonl:  # the line was made with the attribution (in the worker, with --jobs)
                 out.write(att + "\n")
                 continue
-            rec = _record(item, att)
+            rec = _record(item.path, item.id, att, item.error)
             if writer is not None:
                 writer.writerow([rec["path"], rec.get("id", ""), rec["provider"], rec["uncertain"],
                                  *(f"{rec['probabilities'][lab]:.6f}" for lab in LABELS), rec["n_words"],
