@@ -83,8 +83,11 @@ class WorkerDied(Exception):
 class _Worker:
     process: BaseProcess
     conn: Connection
-    pid: int
     busy: bool = field(default=False)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid or 0
 
     def alive(self) -> bool:
         return self.process.is_alive()
@@ -306,7 +309,7 @@ class WorkerPool:
             await asyncio.to_thread(process.start)  # writes the model to the new process: off the loop
         finally:
             child_conn.close()
-        worker = _Worker(process, conn, process.pid or 0)
+        worker = _Worker(process, conn)
         try:
             status, pid = await worker.call(b"", START_TIMEOUT_S)
         except BaseException as e:

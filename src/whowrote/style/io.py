@@ -9,6 +9,7 @@ metadata and metrics; ``model.npz`` holds only numeric arrays and is read with
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 import zlib
 from pathlib import Path
@@ -154,9 +155,7 @@ def _array_body(f, key: str, shape: tuple[int, ...], fortran: bool, dtype: np.dt
     """The data after an npy header (already checked against the expected shape), as
     ``np.load`` gives it: a writable array of that dtype, shape and order. Read in the same
     pass over the archive member as the header."""
-    count = 1
-    for n in shape:
-        count *= n
+    count = math.prod(shape)
     data = f.read(count * dtype.itemsize)
     if len(data) != count * dtype.itemsize:
         raise ValueError(f"model.npz: {key} is cut short ({len(data)} of {count * dtype.itemsize} bytes)")
