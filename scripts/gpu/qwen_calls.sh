@@ -135,9 +135,9 @@ r_sft_answer() {
 r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on vLLM, then cold-start SFT-60
   local dl=$1 d=$Q/cs_star rows rc
   # every train row a candidate (session 4's 240 kept 58, 51 of them CLAUDE), at most QWEN_STAR_CAP per class
+  local star=(data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}")  # the STaR data and its SFT alike
   wt star "$dl" 29631 6 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
-    'coldstart.stages=["star"]' data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}" \
-    ${DRY:+data.n_train=12 'star.fallback_round="goldcond"' star.min_rows=3}
+    'coldstart.stages=["star"]' "${star[@]}" ${DRY:+data.n_train=12 'star.fallback_round="goldcond"' star.min_rows=3}
   rc=$?
   rows=$(cat "$d/star.jsonl" 2>/dev/null | wc -l)
   log "STaR kept $rows rows (rc=$rc): $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print({k: s.get(k) for k in ("n_items","final_rows","by_gold","round1","round2","kept_modes","tokens_per_s")})' "$d/star.stats.json" 2>/dev/null)"
@@ -146,8 +146,7 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
   fi
   if [[ -n $CHECK ]] || (( rows >= STAR_MIN_ROWS )); then
     wt cs_star_sft "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
-      'coldstart.stages=["sft"]' 'data.val=""' data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}" \
-      "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
+      'coldstart.stages=["sft"]' 'data.val=""' "${star[@]}" "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
     done_mark "$d/sft" $?
   else
     log "STaR: $rows < $STAR_MIN_ROWS rows, no STaR cold start (the headline rung uses the tells cold start)"
