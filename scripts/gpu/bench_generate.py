@@ -8,7 +8,13 @@ repetition (vLLM's prefix cache is off as well), and the table reports medians:
 
 - ``vllm``: ``vllm.LLM`` (v1 engine, bf16, CUDA graphs + torch.compile as vLLM defaults to);
 - ``hf_mask``: ``model.generate`` with an attention mask, as ``TransformersBackend`` calls it;
-- ``hf_nomask``: the same without the mask (once per run: it is only a reference point).
+- ``hf_nomask``: the same without the mask (once per run: it is only a reference point);
+- ``vllm_t``: the same engine sampling with temperature only (top_p 1, top_k off), as TRL's GRPO
+  rollouts do by default; vLLM then skips its top-k/top-p kernel (``--temperature-only``).
+
+Both vLLM contenders are warmed up at the full batch shape first: session 3's warm-up on 8 prompts
+left the Triton top-k/top-p kernel to compile inside the first timed repetition (5,300 tok/s
+against 14,000-19,500 after it).
 
     python scripts/gpu/bench_generate.py --shape smollm2-135m --out results/vllm/bench_smollm2.json
 
@@ -22,7 +28,9 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SHAPES = {  # the public configs of the two models (only the shape matters for throughput)
     "smollm2-135m": dict(architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=576,
@@ -78,6 +86,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--gpu-mem", type=float, default=0.5, help="vLLM's share of GPU memory")
     ap.add_argument("--bandwidth", type=float, default=4.3e12, help="bytes/s (measured copy rate on an H200)")
+    ap.add_argument("--temperature-only", action="store_true", help="also time vllm_t (top_p 1)")
+    ap.add_argument("--hf-reps", type=int, default=-1, help="HF repetitions (default: --reps)")
+    ap.add_argument("--no-hf-nomask", action="store_true", help="skip the maskless HF reference")
     ap.add_argument("--out", default="")
     a = ap.parse_args()
 
@@ -102,9 +113,10 @@ def main() -> None:
     hf.generation_config.eos_token_id = None  # exactly --new tokens, like ignore_eos below
     hf_load = time.perf_counter() - t0
     sp = SamplingParams(temperature=0.7, top_p=0.95, max_tokens=a.new, ignore_eos=True, seed=0)
+    sp_t = SamplingParams(temperature=0.7, top_p=1.0, top_k=-1, max_tokens=a.new, ignore_eos=True, seed=0)
 
-    def run_vllm(ids: torch.Tensor) -> int:
-        outs = llm.generate([TokensPrompt(prompt_token_ids=row.tolist()) for row in ids], sp, use_tqdm=False)
+    def run_vllm(ids: torch.Tensor, params: Any = sp) -> int:
+        outs = llm.generate([TokensPrompt(prompt_token_ids=row.tolist()) for row in ids], params, use_tqdm=False)
         return sum(len(o.outputs[0].token_ids) for o in outs)
 
     def run_hf(ids: torch.Tensor, mask: bool) -> int:
@@ -116,14 +128,24 @@ def main() -> None:
         torch.cuda.synchronize()
         return int(out.shape[0] * (out.shape[1] - x.shape[1]))
 
-    contenders = {"vllm": run_vllm, "hf_mask": lambda ids: run_hf(ids, True), "hf_nomask": lambda ids: run_hf(ids, False)}
-    # warm-up (vLLM's first call still compiles some kernels; HF's first pays cuBLAS handle setup)
-    small = fresh_prompts()[:8]
-    run_vllm(small)
-    run_hf(small[:, :256], True)
+    contenders: dict[str, Callable[[torch.Tensor], int]] = {
+        "vllm": run_vllm, "hf_mask": lambda ids: run_hf(ids, True), "hf_nomask": lambda ids: run_hf(ids, False)}
+    if a.temperature_only:
+        contenders["vllm_t"] = lambda ids: run_vllm(ids, sp_t)
+    if a.no_hf_nomask:
+        del contenders["hf_nomask"]
+    # warm-up at the full shape (vLLM compiles kernels for the batch it first sees; HF's first call
+    # pays cuBLAS handle setup)
+    run_vllm(fresh_prompts())
+    if a.temperature_only:
+        run_vllm(fresh_prompts(), sp_t)
+    run_hf(fresh_prompts()[:8, :256], True)
     times: dict[str, list[float]] = {k: [] for k in contenders}
     tokens: dict[str, list[int]] = {k: [] for k in contenders}
-    plan = [name for _ in range(a.reps) for name in ("vllm", "hf_mask")] + ["hf_nomask"]
+    hf_reps = a.reps if a.hf_reps < 0 else a.hf_reps
+    plan = [name for i in range(a.reps) for name in ("vllm", "vllm_t", "hf_mask")
+            if name in contenders and (name != "hf_mask" or i < hf_reps)]
+    plan += ["hf_nomask"] if "hf_nomask" in contenders else []
     for name in plan:
         ids = fresh_prompts()
         t0 = time.perf_counter()
@@ -137,11 +159,14 @@ def main() -> None:
     result = {
         "shape": a.shape, "model": str(path), "random_weights": not a.model, "prompts": a.prompts,
         "prompt_len": a.prompt_len, "new_tokens": a.new, "reps": a.reps, "sampling": {"temperature": 0.7, "top_p": 0.95},
+        "sampling_vllm_t": {"temperature": 0.7, "top_p": 1.0} if a.temperature_only else None,
         "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
         "vllm_version": __import__("vllm").__version__, "vllm_startup_s": round(vllm_start, 1),
         "hf_load_s": round(hf_load, 1), "times_s": times, "tokens": tokens,
         "median_tok_per_s": {k: round(v) for k, v in rate.items()},
         "vllm_over_hf_mask": round(rate["vllm"] / rate["hf_mask"], 1),
+        "vllm_t_over_hf_mask": round(rate["vllm_t"] / rate["hf_mask"], 1) if "vllm_t" in rate else None,
+        "warmup": "full shape",
         "decode_floor_tok_per_s": round(floor),
     }
     print(json.dumps({k: result[k] for k in ("shape", "median_tok_per_s", "vllm_over_hf_mask",

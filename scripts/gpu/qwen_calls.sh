@@ -5,6 +5,8 @@
 # gone 30 s after a call):
 #
 #   bash scripts/gpu/qwen_calls.sh stage N   # N = 1..11: carry .stage/pN; check the chunk into ~/stage
+#   bash scripts/gpu/qwen_calls.sh bench     # (optional) carry .stage/p12: join + install (callA then
+#                                            # skips it), rollout benchmark at the SmolLM2-135M shape
 #   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/p12: join + install, export; answer-only SFT,
 #                                            # STaR (every train row) + cold-start SFT, tells and fallback
 #                                            # cold-start SFTs; issue 16's OPCD and pure-accuracy GRPO
@@ -23,6 +25,7 @@
 #   QWEN_CALL_S      seconds from the call's start to its hard deadline (A, B: 575; C: 480)
 #   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 5; session 4 ran 2 + the queue)
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
+#   QWEN_A_SFTS      callA's SFTs (default: tells answer star fallback; answer = answer-only SFT)
 #   QWEN_A_RUNS, QWEN_C_RUNS  issue-16 runs of callA / callC (opcd rlsd rlsd_anchored cheatsheet pureacc)
 #   QWEN_C_ARMS      callC's resumed cold start -> GRPO runs (default: tells:0 tells:1)
 #   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
@@ -369,14 +372,15 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   fi
   start_queue
   # registered now, so the queue waits for them (done markers)
-  job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
-  job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
-  job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
-  job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
-  go tells_sft $(( D - 6 * EVAL_S ))
-  go sft_answer $(( D - 5 * EVAL_S ))
-  go star_chain $(( D - 4 * EVAL_S ))
-  go fallback_sft $(( D - 4 * EVAL_S ))
+  local sfts=" ${QWEN_A_SFTS:-tells answer star fallback} "
+  [[ $sfts == *" answer "* ]] && job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
+  [[ $sfts == *" tells "* ]] && job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
+  [[ $sfts == *" star "* ]] && job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
+  [[ $sfts == *" fallback "* ]] && job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
+  [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))
+  [[ $sfts == *" answer "* ]] && go sft_answer $(( D - 5 * EVAL_S ))
+  [[ $sfts == *" star "* ]] && go star_chain $(( D - 4 * EVAL_S ))
+  [[ $sfts == *" fallback "* ]] && go fallback_sft $(( D - 4 * EVAL_S ))
   # shellcheck disable=SC2206
   local runs=(${QWEN_A_RUNS:-opcd pureacc}) i
   for i in "${!runs[@]}"; do go_research "${runs[$i]}" $(( D - EVAL_S * (${#runs[@]} - i) - 5 )) $((29641 + i)); done
@@ -437,6 +441,14 @@ stage_dry() {  # CPU: the whole sequence with the tiny model; exit 1 if any call
 
 case "${1:-}" in
   stage) bash scripts/gpu/stage.sh recv "$2" ;;
+  bench)  # vLLM vs HF generate at issue 14's shape, warmed up at the full batch, temperature-only too
+    if [[ -n $DRY ]]; then log "bench: GPU only"; exit 0; fi
+    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || exit 1
+    timeout "${QWEN_BENCH_S:-300}" python3 scripts/gpu/bench_generate.py --shape smollm2-135m --reps 5 --hf-reps 3 \
+      --temperature-only --no-hf-nomask --work "$H/bench_models" --out "$OUT/bench_smollm2-135m.json" > "$OUT/bench.log" 2>&1
+    rc=$?
+    grep -v -E '^(INFO|DEBUG|WARNING|\(EngineCore)' "$OUT/bench.log" | tail -n 20
+    log "bench rc=$rc"; exit $rc ;;
   callA|callB|callC)
     touch "$STATE/call_${1#call}.start"; sleep 1
     "$1" ;;
@@ -447,5 +459,5 @@ case "${1:-}" in
   pack) pack "${2:-manual}" ;;
   check) stage_check ;;
   dry) stage_dry ;;
-  *) echo "usage: qwen_calls.sh stage N|callA|callB|callC|status|pack TAG|check|dry" >&2; exit 2 ;;
+  *) echo "usage: qwen_calls.sh stage N|bench|callA|callB|callC|status|pack TAG|check|dry" >&2; exit 2 ;;
 esac
