@@ -4,10 +4,10 @@
 # ran this script at commit 2f9d2c8). Issued back to back (the machine and ~/stage, ~/site, ~/runs are
 # gone 30 s after a call):
 #
-#   bash scripts/gpu/qwen_calls.sh stage N   # N = 1..11: carry .stage/pN; check the chunk into ~/stage
-#   bash scripts/gpu/qwen_calls.sh bench     # (optional) carry .stage/p12: join + install (callA then
+#   bash scripts/gpu/qwen_calls.sh stage N   # N = 1..last-1: carry .stage/pN; check the chunk into ~/stage
+#   bash scripts/gpu/qwen_calls.sh bench     # (optional) carry .stage/pLAST (stage.sh last): join + install (callA then
 #                                            # skips it), rollout benchmark at the SmolLM2-135M shape
-#   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/p12: join + install, export; answer-only SFT,
+#   bash scripts/gpu/qwen_calls.sh callA     # carry .stage/pLAST (unless bench did): join + install, export; answer-only SFT,
 #                                            # STaR (every train row) + cold-start SFT, tells and fallback
 #                                            # cold-start SFTs; issue 16's OPCD and pure-accuracy GRPO
 #                                            # (QWEN_A_RUNS), which start from the base model
@@ -342,10 +342,10 @@ pack() {  # small results of RUNS -> OUT/results_TAG.tgz (qwen05b/ with logs/cal
 
 install_and_export() {  # callA's first minute: the last chunk, install, export the GGUF (tells/fallback rows meanwhile)
   if [[ -n $DRY ]]; then
-    STAGE_DRY=1 bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || return 1
+    STAGE_DRY=1 bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-$(bash scripts/gpu/stage.sh last)}" || return 1
     [[ -f $MODEL/config.json ]] || "${WT[@]}" tiny-model "$MODEL" > /dev/null || return 1
   else
-    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || return 1
+    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-$(bash scripts/gpu/stage.sh last)}" || return 1
     nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv
   fi
   if [[ ! -f $MODEL/config.json ]]; then
@@ -443,7 +443,7 @@ case "${1:-}" in
   stage) bash scripts/gpu/stage.sh recv "$2" ;;
   bench)  # vLLM vs HF generate at issue 14's shape, warmed up at the full batch, temperature-only too
     if [[ -n $DRY ]]; then log "bench: GPU only"; exit 0; fi
-    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-12}" || exit 1
+    [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-$(bash scripts/gpu/stage.sh last)}" || exit 1
     timeout "${QWEN_BENCH_S:-300}" python3 scripts/gpu/bench_generate.py --shape smollm2-135m --reps 5 --hf-reps 3 \
       --temperature-only --no-hf-nomask --work "$H/bench_models" --out "$OUT/bench_smollm2-135m.json" > "$OUT/bench.log" 2>&1
     rc=$?

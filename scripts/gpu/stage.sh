@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CHUNK=${STAGE_CHUNK_BYTES:-59300000}   # at most 56.6 MiB per chunk: + the working tree stays under 64 MiB
+CHUNK=${STAGE_CHUNK_BYTES:-53500000}   # at most 51 MiB per chunk: + the ~9 MiB working tree (and its tar overhead) stays under 64 MiB
 STAGE=${STAGE_HOME:-$HOME/stage}
 SITE=${STAGE_SITE:-$HOME/site}
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
@@ -104,6 +104,29 @@ pack() {
   echo "total $size bytes in $n chunks of <= $even bytes"
 }
 
+resplit() {  # the packed stage.tar again, in chunks of at most CHUNK bytes (the tree that travels grew)
+  local n size even i tar_sha
+  n=$(sed -n 's/^chunks=//p' .stage/p1/MANIFEST)
+  size=$(cat .stage/p*/chunk.* | wc -c)
+  even=$(( (size + (size + CHUNK - 1) / CHUNK - 1) / ((size + CHUNK - 1) / CHUNK) ))
+  tar_sha=$(grep ' stage.tar$' .stage/p1/MANIFEST | cut -d' ' -f1)
+  rm -rf .stage.new && mkdir -p .stage.new
+  for i in $(seq 1 "$n"); do cat .stage/p"$i"/chunk.*; done | tee >(sha256sum | cut -d' ' -f1 > .stage.new/sha) |
+    split -b "$even" -d -a 2 - .stage.new/chunk.
+  sleep 1
+  [[ $(cat .stage.new/sha) == "$tar_sha" ]] || { echo "resplit: joined chunks do not match stage.tar's sha256"; exit 1; }
+  rm .stage.new/sha
+  i=1
+  for c in .stage.new/chunk.*; do mkdir -p ".stage.new/p$i" && mv "$c" ".stage.new/p$i/"; i=$((i + 1)); done
+  n=$((i - 1))
+  (echo "$tar_sha  stage.tar"; cd .stage.new && sha256sum p*/chunk.*; echo "chunks=$n") > .stage.new/MANIFEST
+  for d in .stage.new/p*; do cp .stage.new/MANIFEST "$d/"; done
+  rm .stage.new/MANIFEST && rm -rf .stage && mv .stage.new .stage
+  echo "total $size bytes in $n chunks of <= $even bytes"
+}
+
+last_chunk() { sed -n 's/^chunks=//p' .stage/p1/MANIFEST; }
+
 recv() {
   local n=$1 m=.stage/p$1/MANIFEST total
   mkdir -p "$STAGE"
@@ -144,6 +167,8 @@ case "${1:-}" in
   fetch-qwen) fetch_qwen ;;
   pack) pack ;;
   recv) recv "$2" ;;
+  resplit) resplit ;;
+  last) last_chunk ;;
   check) check ;;
-  *) echo "usage: stage.sh fetch|fetch-qwen|pack|recv N|check" >&2; exit 2 ;;
+  *) echo "usage: stage.sh fetch|fetch-qwen|pack|resplit|last|recv N|check" >&2; exit 2 ;;
 esac
