@@ -127,8 +127,9 @@ def _copies(aug: dict) -> str:
     groups = aug.get("copies") or ([aug["edits"]] if aug.get("edits") else [])
     if not groups:
         return "No edited training copies."
-    what = "; ".join(" or ".join(g) for g in groups)
-    n = "one edited copy" if len(groups) == 1 else f"{len(groups)} edited copies"
-    return (f"Each training text also has {n} (weight {aug.get('weight', '—')} each: {what}; "
-            "each copy's edit chosen at random per text).")
+    what = "; ".join(", ".join(g) for g in groups)
+    if len(groups) == 1:
+        return f"Each training text also has one edited copy (weight {aug.get('weight', '—')}: {what}, one chosen at random per text)."
+    return (f"Each training text also has {len(groups)} edited copies (weight {aug.get('weight', '—')} each: {what}; "
+            "each copy's edit chosen at random per text from its group).")
 
