@@ -28,7 +28,7 @@ from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic
 from whowrote.style import StyleModel
 from whowrote.style.calibration import brier, expected_calibration_error, reliability
 from whowrote.style.edits import first_words as truncate_words
-from whowrote.style.train import edited_copies, fit_augmented
+from whowrote.style.train import copy_features, fit_augmented
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
 LENGTHS = (25, 50, 100, 150, 250, 500, 1000)
@@ -121,7 +121,7 @@ def main() -> None:
     texts = corpus["text"].tolist()
     t0 = time.time()
     X = StyleModel().features(texts)  # canonical form, as the default recipe reads it
-    Xa = StyleModel().features(edited_copies(texts, args.seed))
+    Xa = copy_features(StyleModel().features, texts, args.seed)
     print(f"features: {time.time() - t0:.1f}s", flush=True)
     M = char_matrix(texts, out) if {"char_ngram", "combo"} & set(models) else None
 

@@ -13,7 +13,7 @@ import numpy as np
 from whowrote.data import load_corpus
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
-from whowrote.style.train import edited_copies, fit_augmented
+from whowrote.style.train import copy_features, fit_augmented
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
     X = featurise(corpus["text"].tolist())
     per: dict[str, list[tuple[int, int]]] = {}
     for seed in args.seeds:
-        Xa = featurise(edited_copies(corpus["text"].tolist(), seed))
+        Xa = copy_features(featurise, corpus["text"].tolist(), seed)
         s = topic_holdout_split(corpus, seed=seed, balance=False)
         tr, va = s["train"], s["val"]
         r = tr["row_idx"].to_numpy()

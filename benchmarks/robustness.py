@@ -41,9 +41,10 @@ from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies, capped, logo_report
-from whowrote.style.train import edited_copies, fit_augmented, truncated_copies
+from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
 RECIPES = {"default": {"canonical": True}, "legacy": {"canonical": False}}
+LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
 class Features:
@@ -60,18 +61,23 @@ class Features:
         return self._matrix(recipe, rows, edit, seed)
 
     def _matrix(self, recipe: str, rows: np.ndarray, edit: str, seed: int) -> np.ndarray:
-        key = hashlib.sha256(f"{recipe}|{edit}|{seed}|".encode() + rows.tobytes()).hexdigest()[:16]
+        mix = f"{AUGMENTATIONS}|{AUG_WEIGHT}" if edit == "train_copy" else ""  # a new mix is a new matrix
+        key = hashlib.sha256(f"{recipe}|{edit}|{seed}|{mix}".encode() + rows.tobytes()).hexdigest()[:16]
         f = self.cache / f"{recipe}-{edit}-{key}.npy"
         if f.exists():
             return np.load(f)
         t0 = time.perf_counter()
         texts = self.corpus["text"].to_numpy()[rows].tolist()
-        if edit == "train_copy":
-            texts = (edited_copies if recipe == "default" else truncated_copies)(texts, seed)
-        elif edit != "raw":
-            fn = edits(seed)[edit]
-            texts = [fn(t) for t in texts]
-        X = StyleModel(**RECIPES[recipe]).features(texts)
+        featurise = StyleModel(**RECIPES[recipe]).features
+        if edit == "train_copy" and recipe == "default":
+            X = copy_features(featurise, texts, seed)  # (rows, copies, features)
+        else:
+            if edit == "train_copy":
+                texts = truncated_copies(texts, seed)
+            elif edit != "raw":
+                fn = edits(seed)[edit]
+                texts = [fn(t) for t in texts]
+            X = featurise(texts)
         np.save(f, X)
         self.log(f"  features {recipe}/{edit}: {len(rows)} texts in {time.perf_counter() - t0:.0f}s")
         return X
@@ -83,6 +89,7 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
     t0 = time.perf_counter()
     model = fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", args.seed),
                           train["provider"], train["genre"], topic_keys(train), calibrate=False,
+                          aug_weight=AUG_WEIGHT if recipe == "default" else LEGACY_AUG_WEIGHT,
                           seed=args.seed, **RECIPES[recipe])
     log(f"{name}/{recipe}: fitted on {len(r)} texts in {time.perf_counter() - t0:.0f}s")
     out, fitted = {}, {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -104,6 +106,35 @@ def test_research41_equals_literal_reference_on_real_rows(corpus):
     got = extract(rows, "research41")
     want = np.array([reference41(t) for t in rows])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_vocabulary_words_repeated_in_a_row_count_every_repeat(corpus):
+    """A repetition loop ("however however however however", as degenerate decoding writes) in
+    real texts: every repeat counts, as the literal \\b regex counts it (the old byte count
+    found 3 of 4 and 5 of 6). The corpus itself has no such run, so the runs are spliced into
+    real rows at the word's first use; one row has accented letters (the per-hit path)."""
+    rng = random.Random(3)
+    rows = []
+    for genre in sorted(corpus["genre"].unique()):
+        texts = corpus.loc[corpus["genre"] == genre, "text"].tolist()
+        rows += [t for t in rng.sample(texts, min(60, len(texts))) if re.search(r"\b(?:however|indeed)\b", t)][:3]
+    rows.append("Caf\u00e9 na\u00efve: " + rows[0])
+    looped, want_k = [], []
+    for t, k in zip(rows, itertools.cycle((4, 6, 5, 8)), strict=False):
+        m = re.search(r"\b(however|indeed)\b", t)
+        sep = "-" if len(looped) % 3 == 2 else " "
+        looped.append(t[:m.start()] + sep.join([m.group(1)] * k) + t[m.end():])
+        want_k.append((m.group(1), k))
+    got = extract(looped, "research41")
+    want = np.array([reference41(t) for t in looped])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    before = np.array([reference41(t) for t in rows])
+    for i, (word, k) in enumerate(want_k):
+        j = R41.index(f"w_{word}")
+        n_words = len(re.findall(r"[A-Za-z']+", looped[i]))
+        assert round((got[i, j] * n_words - before[i, j] * (n_words - k + 1)) / 1000) == k - 1
+    # the batch path (one shared vocabulary pass) gives the same bits as one text at a time
+    assert np.array_equal(extract(looped, "full"), np.vstack([extract([t], "full") for t in looped]))
 
 
 def test_research41_values_are_sane_on_real_rows(corpus):

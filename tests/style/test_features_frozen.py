@@ -1,4 +1,5 @@
-"""Feature values are frozen: bit for bit what main@862f8a8 computed on 20 real corpus texts.
+"""Feature values are frozen: bit for bit what main@862f8a8 computed on 20 real corpus texts
+(re-frozen with ``refreeze_features.py`` after research41's vocabulary run fix: no value moved).
 
 Another part calibrates on cached feature matrices, so a speed-up must not move a single bit.
 ``data/frozen_features.json`` holds, per text (corpus file and row id; the texts are read from the

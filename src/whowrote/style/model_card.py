@@ -61,8 +61,7 @@ OTHER (another model), from {len(model.feature_names_)} stylometric features (`{
 canonical form (quotes, apostrophes and dashes in ASCII, lower case: {"yes" if model.canonical else "no"}), so a
 typography or case edit cannot change the verdict. Weighted average of a standardised logistic
 regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-boosted trees ({model.tree_iter} rounds,
-{model.tree_leaves} leaves, weight {model.tree_weight:.2f}). Each training text also has one edited copy (weight
-{aug.get("weight", "—")}: {", ".join(aug.get("edits", [])) or "—"}, one chosen at random per text).
+{model.tree_leaves} leaves, weight {model.tree_weight:.2f}). {_copies(aug)}
 
 **Calibrated for texts like and unlike the training data.** The temperature grows with the text's
 distance d to the training data: T(d) = {model.temperature_:.3f} × (1 + d)^{getattr(model, "temperature_slope_", 0.0):.3f}, so texts
@@ -121,3 +120,16 @@ Robustness to everyday edits, leave-one-generation-out and selective accuracy: `
 - Markdown structure is real evidence but fragile: a text pasted as plain text loses it (such
   tells are marked `fragile`). English only.
 """
+
+
+def _copies(aug: dict) -> str:
+    """The training copies in words (``copies``: one edit group per copy; older models: ``edits``)."""
+    groups = aug.get("copies") or ([aug["edits"]] if aug.get("edits") else [])
+    if not groups:
+        return "No edited training copies."
+    what = "; ".join(", ".join(g) for g in groups)
+    if len(groups) == 1:
+        return f"Each training text also has one edited copy (weight {aug.get('weight', '—')}: {what}, one chosen at random per text)."
+    return (f"Each training text also has {len(groups)} edited copies (weight {aug.get('weight', '—')} each: {what}; "
+            "each copy's edit chosen at random per text from its group).")
+

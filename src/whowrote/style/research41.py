@@ -67,8 +67,11 @@ _BOX_RE = re.compile("[\u2500-\u257f]")
 _NONASCII_WORD_RE = re.compile(r"[^\W\x00-\x7f]")
 
 
-# Each word between boundary spaces of BOUNDARY_TABLE, and twice in a row: bytes.count does
-# not overlap, so in a chain of k repeats " w " finds ceil(k/2) and " w w " floor(k/2).
+# Each word between boundary spaces of BOUNDARY_TABLE, and twice in a row. bytes.count does not
+# overlap: in a chain of k repeats (" w w w ") " w " finds only ceil(k/2), since each hit uses up
+# the space the next one starts with. Chains are rare (no text of the corpus has one), so " w w "
+# only tells whether the word must be counted again with every boundary space doubled, where
+# no two hits share a space and " w " finds all k.
 _WORDS_B = tuple(w.encode() for w in RESEARCH_WORDS)
 _NEEDLES = tuple((b" " + w + b" ", b" " + w + b" " + w + b" ") for w in _WORDS_B)
 # \bI\b and \b[Ww]e\b as byte regexes that start with a literal (see _bounded_bytes).
@@ -197,10 +200,15 @@ def _vocab_counts(s: Scan) -> list[int]:
     raw = s.raw
     bound = b" " + raw.translate(BOUNDARY_TABLE) + b" "
     exact = not (s.nonascii and _NONASCII_WORD_RE.search(s.nonascii))
+    spaced = b""  # bound with each space doubled, made only for a text with a chain
     for i in cands:
         one, two = _NEEDLES[i]
         if exact:
-            out[i] = bound.count(one) + bound.count(two)
+            if two not in bound:
+                out[i] = bound.count(one)
+                continue
+            spaced = spaced or bound.replace(b" ", b"  ")
+            out[i] = spaced.count(one)
             continue
         # Accented letters are \w too: drop hits that touch one (rare, so checked per hit).
         n = len(one) - 2

@@ -8,8 +8,10 @@
 
 Every fit also sees one edited copy of each training text (weight 0.5; ``AUGMENTATIONS``, one
 chosen at random per text): its first 60-600 words, or the text pasted as plain text (Markdown
-stripped), or all content-keeping edits at once (plain text, ASCII, lower case, sentences shuffled). The model reads the canonical form of
-every text, so typography and case edits need no copies: they cannot change the features.
+stripped), or all content-keeping edits at once (plain text, ASCII, lower case, sentences
+shuffled). ``AUGMENTATIONS`` may list several groups (one copy per group; ``COPY_EDITS`` also
+holds the HTML round trip and character crops). The model reads the canonical form of every
+text, so typography and case edits need no copies: they cannot change the features.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from whowrote.style.edits import combined, first_words, strip_markdown
+from whowrote.style.edits import combined, first_chars, first_words, markdown_html_roundtrip, strip_markdown
 from whowrote.style.explain import typography_stats
 from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
 from whowrote.style.io import save_model
@@ -41,40 +43,63 @@ def truncated_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
     return [first_words(t, rng.choice(AUG_LENGTHS)) for t in texts]
 
 
-# The edits a training text's one extra copy gets (one chosen at random per text), and its weight.
-AUGMENTATIONS: dict[str, Callable[[str, int], str]] = {
+# Every edit a training copy can get: (text, n) -> the edited text, n a length drawn from AUG_LENGTHS.
+COPY_EDITS: dict[str, Callable[[str, int], str]] = {
     "truncated": lambda t, n: first_words(t, n),
+    "first_chars": lambda t, n: first_chars(t, 5 * n),  # its first 300-3000 characters
     "plain_text": lambda t, n: strip_markdown(t),
+    "markdown_html": lambda t, n: markdown_html_roundtrip(t),
     "combined": lambda t, n: combined(t, seed=n),
 }
+# Each training text gets one copy per group, its edit drawn at random from the group, at weight
+# AUG_WEIGHT each. The bundled model's recipe: one copy (truncated, plain text or all combined).
+# Mixes with the HTML round trip and character crops were compared on an inner split
+# (benchmarks/augmentation_mix.py); the one picked (a shortened and a reformatted copy, 0.25 each)
+# lost 4 points of leave-one-genre-out 3-way accuracy when retrained, so it was not adopted
+# (docs/predict.md, "Edit-robust training copies").
+AUGMENTATIONS: tuple[tuple[str, ...], ...] = (("truncated", "plain_text", "combined"),)
 AUG_WEIGHT = 0.5
 
 
-def edited_copies(texts: Sequence[str], seed: int = 0) -> list[str]:
-    """One edited copy per text: its first 60-600 words, or plain text, or all edits combined."""
+def edited_copies(texts: Sequence[str], seed: int = 0,
+                  groups: Sequence[Sequence[str]] = AUGMENTATIONS) -> list[list[str]]:
+    """Per group of ``groups``, one edited copy of every text (the group's edit drawn per text)."""
     rng = random.Random(seed)
-    names = list(AUGMENTATIONS)
-    return [AUGMENTATIONS[rng.choice(names)](t, rng.choice(AUG_LENGTHS)) for t in texts]
+    return [[COPY_EDITS[rng.choice(names)](t, rng.choice(AUG_LENGTHS)) for t in texts] for names in groups]
+
+
+def copy_features(featurise: Callable[[list[str]], np.ndarray], texts: Sequence[str], seed: int = 0,
+                  groups: Sequence[Sequence[str]] = AUGMENTATIONS) -> np.ndarray:
+    """``(texts, copies, features)``: the features of :func:`edited_copies`, row by row (so that
+    ``Xa[rows]`` picks every copy of those rows)."""
+    return np.stack([featurise(c) for c in edited_copies(texts, seed, groups)], axis=1)
 
 
 def augmented_features(model: StyleModel, texts: Sequence[str], seed: int = 0,
                        log: Callable[[str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Feature matrices of the texts and of their edited copies (same row order)."""
+    """Feature matrices of the texts and of their edited copies (:func:`copy_features`), same row order."""
     t0 = time.perf_counter()
     X = model.features(texts)
-    Xa = model.features(edited_copies(texts, seed))
+    Xa = copy_features(model.features, texts, seed)
     if log:
         log(f"features of {len(texts)} texts and their edited copies in {time.perf_counter() - t0:.1f}s")
     return X, Xa
 
 
-def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, **params) -> StyleModel:
-    """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa`` (weight ``AUG_WEIGHT``)."""
+def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT,
+                  **params) -> StyleModel:
+    """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa``, weight ``aug_weight``
+    each: ``(rows, features)`` for one copy per row, ``(rows, copies, features)`` for several."""
+    Xa = Xa[:, None, :] if Xa.ndim == 2 else Xa
+    if Xa.shape[0] != len(X):
+        raise ValueError(f"copies of {Xa.shape[0]} rows for {len(X)} rows")
+    k = Xa.shape[1]
     y, genres = np.asarray(y, dtype=object), np.asarray(genres, dtype=object)
-    w = np.r_[np.ones(len(X)), np.full(len(Xa), AUG_WEIGHT)]
-    g2 = None if groups is None else np.r_[np.asarray(groups, dtype=object), np.asarray(groups, dtype=object)]
-    return StyleModel(**params).fit(np.vstack([X, Xa]), np.r_[y, y], genres=np.r_[genres, genres],
-                                    groups=g2, sample_weight=w)
+    w = np.r_[np.ones(len(X)), np.full(k * len(X), aug_weight)]
+    g2 = None if groups is None else np.tile(np.asarray(groups, dtype=object), k + 1)
+    stacked = np.vstack([X, *(Xa[:, j] for j in range(k))])
+    return StyleModel(**params).fit(stacked, np.tile(y, k + 1), genres=np.tile(genres, k + 1), groups=g2,
+                                    sample_weight=w)
 
 
 def typography_norms(texts: Sequence[str], y: Sequence[str]) -> dict[str, dict[str, float]]:
@@ -138,7 +163,7 @@ def train_probe(
         "seed": seed,
         "counts": {f"{g}/{p}": int(n) for (g, p), n in corpus.groupby(["genre", "provider"]).size().items()},
         "n_texts": int(len(corpus)),
-        "augmentation": {"edits": list(AUGMENTATIONS), "weight": AUG_WEIGHT},
+        "augmentation": {"copies": [list(g) for g in AUGMENTATIONS], "weight": AUG_WEIGHT},
         "typography_norms": typography_norms(corpus["text"].tolist(), corpus["provider"].tolist()),
     }
     save_model(model, out)
