@@ -85,12 +85,16 @@ def _run_lm_free(cfg: TrainConfig, rows: list[Row], out: Path) -> tuple[Path, di
     return out, stats
 
 
+def rationale_sft_config(cfg: TrainConfig) -> TrainConfig:
+    """The config of the cold start's SFT stage: rationale targets, in ``<output_dir>/sft``."""
+    return dataclasses.replace(_sub(cfg, "sft"), sft=dataclasses.replace(cfg.sft, target="rationale"))
+
+
 def run_star_sft(cfg: TrainConfig, star_rows: Path) -> Path:
     """Rationale SFT on kept STaR rows, in ``<output_dir>/sft`` (``whowrote train star --then-sft``)."""
     from whowrote.train.sft import run_sft
 
-    sft_cfg = dataclasses.replace(_sub(cfg, "sft"), sft=dataclasses.replace(cfg.sft, target="rationale"))
-    return run_sft(sft_cfg, stage="star-sft", train_rows=read_rows(star_rows))
+    return run_sft(rationale_sft_config(cfg), stage="star-sft", train_rows=read_rows(star_rows))
 
 
 def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
@@ -114,8 +118,7 @@ def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
         result["star"] = str(path)
     else:
         rows = usable(read_rows(cfg.data.train), cfg.data.labels, cfg.data.label_field, cfg.data.text_field)
-    sft_cfg = _sub(cfg, "sft")
-    sft_cfg = dataclasses.replace(sft_cfg, sft=dataclasses.replace(cfg.sft, target="rationale"))
+    sft_cfg = rationale_sft_config(cfg)
     sft_final = Path(sft_cfg.run.output_dir) / "final"
     if "sft" in stages and not (sft_final / "config.json").is_file():
         sft_final = run_sft(sft_cfg, stage="coldstart-sft", train_rows=rows, max_steps=cfg.coldstart.sft_max_steps)

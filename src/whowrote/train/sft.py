@@ -53,21 +53,27 @@ def build_sft_config(cfg: TrainConfig, *, max_steps: int | None = None) -> Any:
     return SFTConfig(**{**args, **trl_table(SFTConfig, s.trl, "sft.trl")})
 
 
+def sft_trainer(cfg: TrainConfig, prep: Prepared, callbacks: list[Any], *, max_steps: int | None = None) -> Any:
+    """TRL's SFTTrainer on the prepared rows (also what scripts/gpu/step_rows.py rebuilds a run's batches with)."""
+    from trl import SFTTrainer
+
+    records = sft_records(prep.train_rows, target=cfg.sft.target, variant=sft_variant(cfg),
+                          text_field=cfg.data.text_field, label_field=cfg.data.label_field,
+                          rationale_field=cfg.sft.rationale_field,
+                          chat_template_kwargs=cfg.model.chat_template_kwargs)
+    return SFTTrainer(model=prep.model, args=build_sft_config(cfg, max_steps=max_steps),
+                      train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=callbacks)
+
+
 def run_sft(cfg: TrainConfig, *, stage: str = "sft", train_rows: list[Row] | None = None,
             max_steps: int | None = None, model: Any = None, tokenizer: Any = None) -> Path:
     """Train, evaluate (step 0, periodic, final) and save; returns the final model directory."""
-    from trl import SFTConfig, SFTTrainer
+    from trl import SFTConfig
 
     trl_table(SFTConfig, cfg.sft.trl, "sft.trl")  # a typo fails before the model loads
-    variant = sft_variant(cfg)
 
     def build(prep: Prepared, cbs: list[Any]) -> Any:
-        records = sft_records(prep.train_rows, target=cfg.sft.target, variant=variant,
-                              text_field=cfg.data.text_field, label_field=cfg.data.label_field,
-                              rationale_field=cfg.sft.rationale_field,
-                              chat_template_kwargs=cfg.model.chat_template_kwargs)
-        return SFTTrainer(model=prep.model, args=build_sft_config(cfg, max_steps=max_steps),
-                          train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=cbs)
+        return sft_trainer(cfg, prep, cbs, max_steps=max_steps)
 
-    eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or variant)
+    eval_cfg = dataclasses.replace(cfg.eval, variant=cfg.eval.variant or sft_variant(cfg))
     return run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows, model=model, tokenizer=tokenizer)
