@@ -22,7 +22,6 @@ from pathlib import Path
 
 EXIT_PARTIAL = 3
 BATCH = 256
-COLOURS = {"CLAUDE": "#d97706", "CHATGPT": "#10a37f", "GEMINI": "#4285f4", "OTHER": "grey62"}
 HELP = "Name the assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote each text, with its tells."
 AUTO_PROGRESS = 20  # a bar appears on a terminal once more texts than this are read
 
@@ -197,21 +196,6 @@ class _Progress:
             self.bar.stop()
 
 
-def _table(records: list[dict], explain: int) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(show_lines=explain > 0)
-    for col in ("text", "provider", "p", "words", "why" if explain > 0 else "notes"):
-        table.add_column(col, overflow="fold")
-    for r in records:
-        colour = COLOURS.get(r["provider"], "white")
-        verdict = f"[{colour}]{r['provider']}[/]" + (" [dim](uncertain)[/]" if r["uncertain"] else "")
-        notes = "\n".join([t["sentence"] for t in r["tells"][:explain]] + [f"[yellow]! {w}[/]" for w in r["warnings"]])
-        table.add_row(r["path"], verdict, f"{r['probabilities'][r['provider']]:.2f}", str(r["n_words"]), notes)
-    Console().print(table)
-
-
 def _held_back(items: Iterable) -> Iterator:
     """The items, except that tables with nothing to attribute are held back while nothing else
     came: if only such tables come, :class:`WhowroteError` says why, on one line, with nothing
@@ -281,7 +265,9 @@ def run(argv: list[str]) -> int:
     if args.json_out:
         out.write("\n]\n" if n else "[]\n")
     elif not machine:
-        _table(records, args.explain)
+        from whowrote.cli.table import print_records
+
+        print_records(records, args.explain, out)
     out.flush()
     if n_err == n:
         return 1
