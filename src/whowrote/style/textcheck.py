@@ -170,16 +170,16 @@ SAMPLE = 4000  # characters: enough to tell English prose; keeps this check chea
 def inspect_text(text: str) -> TextCheck:
     warnings: list[str] = []
     force = False
-    if "\x00" in text[:10000]:
+    if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
-    if "<" in text[:20000] and looks_like_html(text):
+    if text.find("<", 0, 20000) >= 0 and looks_like_html(text):
         text = html_to_text(text)
         warnings.append("input looks like HTML: tags were removed and the visible text attributed "
                         "(Markdown formatting tells are lost)")
-    if not text.strip():
+    if not text or text.isspace():  # = not text.strip(), without the copy
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     raw, nonascii = utf8_parts(text)
     n_words = count_words(text, (raw, nonascii))
