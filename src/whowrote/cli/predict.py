@@ -152,6 +152,13 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     global _worker_model
     _worker_model = model  # inherited by forked workers; spawned ones load it in _init_worker
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        trees = getattr(model, "trees_", None)
+        if trees is not None and trees.expected is not None:
+            trees.step_change()  # the walk's tables: made once here, inherited by every worker
+        import gc
+
+        gc.freeze()  # the workers' collector leaves the inherited objects alone (fewer copied pages)
     path = None if model_path is None else str(model_path)
     size = max(8, BATCH // 4)  # smaller batches keep every worker busy
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
