@@ -42,12 +42,13 @@ def test_long_counts_equal_bytes_count(texts):
 
 
 def test_long_texts_get_the_same_features_either_way(texts, monkeypatch):
-    long = [t for t in texts if len(t.encode("utf-8", "surrogatepass")) > literals.LONG]
-    assert len(long) > 100
+    long = [t for t in texts if len(t.encode("utf-8", "surrogatepass")) > 1000]
+    assert len(long) > 300 and sum(len(t) > literals.LONG for t in long) > 50
     for form in (long, [canonical(t) for t in long]):
+        monkeypatch.setattr(extended, "LONG", 1000)  # every one of these through the positions pass
         got = extract(form, "full")
-        monkeypatch.setattr(extended, "LONG", 10**12)  # never the positions pass
+        monkeypatch.setattr(extended, "LONG", 10**12)  # none of them
         want = extract(form, "full")
         monkeypatch.undo()
-        assert got.tobytes() == want.tobytes()
+        assert got.tobytes() == want.tobytes() == extract(form, "full").tobytes()
     assert np.isfinite(got).all()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LONG = 8000  # bytes: above this one positions pass beats a bytes.count pass per literal
+LONG = 16000  # bytes: above this (blog posts) one positions pass beats a bytes.count pass per literal
 
 _HYPHEN, _NL, _DOT, _COLON, _HASH, _RBRACKET, _PIPE, _SPACE, _STAR, _LPAREN = b"-\n.:#]| *("
 # Every byte that a literal below is anchored on keeps its value; the rest become 0.
