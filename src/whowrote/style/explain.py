@@ -144,9 +144,19 @@ def _full_probs(model, p: np.ndarray) -> dict[str, float]:
     return rounded
 
 
+def _signed_log(t: float) -> float:
+    """``sign(t) * log1p(|t|)``: values and norms as the model sees them."""
+    return float(np.sign(t) * np.log1p(abs(t)))
+
+
+# The norms are a model's few hundred constants: each one's log is computed once (by value: the
+# same number always gives the same result, so this changes no comparison).
+_norm_log = functools.lru_cache(maxsize=4096)(_signed_log)
+
+
 def sentence(label: str, value: float, unit: str, fav: str, n_fav: float, vs: str, n_vs: float) -> str | None:
     """The tell in words, or None when no true sentence says that ``value`` points to ``fav``."""
-    a, f, v = (float(np.sign(t) * np.log1p(abs(t))) for t in (value, n_fav, n_vs))
+    a, f, v = _signed_log(value), _norm_log(n_fav), _norm_log(n_vs)
     u = " " + unit if unit else ""
     if abs(f - v) < MIN_NORM_GAP:  # the two providers do not differ here: nothing true to say
         return None
@@ -196,6 +206,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
     n_present = present.sum(axis=1).tolist()
     support = S.tolist()
     classes = [str(c) for c in model.classes_]
+    rounded = _rounded_norms(model.norms_, tuple(classes))
     out = []
     for i in range(m):
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
@@ -212,12 +223,27 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
                 said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                                 model.norms_[vs_k, j])
                 if said:
-                    norms = {c: round(float(model.norms_[q, j]), 4) for q, c in enumerate(classes)}
+                    norms = dict(rounded[j])
                     tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                       round(float(tot[cue]), 4), said, cue_names[cue], vs, is_fragile(model, names[j])))
                     break
         out.append(tells)
     return out
+
+
+_ROUNDED: dict[int, tuple[np.ndarray, tuple, list]] = {}
+
+
+def _rounded_norms(norms: np.ndarray, classes: tuple[str, ...]) -> list[dict[str, float]]:
+    """Per feature, the classes' norms rounded for a tell (``round(norm, 4)``), made once per
+    model's norms array (kept with it, so an id is never taken for another array's)."""
+    hit = _ROUNDED.get(id(norms))
+    if hit is None or hit[0] is not norms or hit[1] != classes:
+        if len(_ROUNDED) > 8:
+            _ROUNDED.clear()
+        rows = [[round(v, 4) for v in col] for col in norms.T.tolist()]
+        hit = _ROUNDED[id(norms)] = (norms, classes, [dict(zip(classes, r, strict=False)) for r in rows])
+    return hit[2]
 
 
 @functools.lru_cache(maxsize=8)
