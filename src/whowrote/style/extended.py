@@ -10,6 +10,7 @@ phrases. Rates are per 1,000 characters or words, so texts of different lengths 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 
@@ -315,9 +316,9 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     is_first[0] = True
     is_first[cut[cut < n]] = True
     # First words by exact key (all these words are <= 8 bytes, so the key is the word).
-    first = voc.token_hashes[is_first].tolist()  # one per sentence: few
-    conj = sum(map(first.count, _CONJ_K))
-    the = sum(map(first.count, _THE_K))
+    first = Counter(voc.token_hashes[is_first].tolist())  # one per sentence: few
+    conj = sum(first[k] for k in _CONJ_K)
+    the = sum(first[k] for k in _THE_K)
     return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 

@@ -119,12 +119,12 @@ class Vocab:
         if not len(self.uh):
             return np.full(len(k1), -1, dtype=np.int64)
         med, h = _hashed(keys, self.mult)
-        j = np.minimum(np.searchsorted(self.uh, h), len(self.uh) - 1)
+        j = np.minimum(self.uh.searchsorted(h), len(self.uh) - 1)  # (the method: no dispatch layer)
         ok = self.uh[j] == h
         if len(med):  # a hashed word must also have the keys of the tokens with its hash
             hm = h[med]
             if len(self.mh):
-                i = np.minimum(np.searchsorted(self.mh, hm), len(self.mh) - 1)
+                i = np.minimum(self.mh.searchsorted(hm), len(self.mh) - 1)
                 ok[med] &= (self.mh[i] == hm) & (self.mk1[i] == k1[med]) & (self.mk2[i] == k2[med])
             else:
                 ok[med] = False
