@@ -131,7 +131,7 @@ def fmt(v: float) -> str:
     return f"{v:.3f}"
 
 
-def _full_probs(model, p: np.ndarray) -> dict[str, float]:
+def _full_probs(model, p: Sequence[float]) -> dict[str, float]:
     """Probabilities over all four labels (labels the model never saw get 0), summing to 1."""
     out = dict.fromkeys(LABELS, 0.0)
     for c, v in zip(model.classes_, p, strict=True):
@@ -294,16 +294,18 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         S = decision_support(model, X, order[:, 0], order[:, 1], credits)
         T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
     out = []
+    # per text, Python numbers (the same values and formatting as the arrays' scalars, cheaper)
+    rows, dist, unsure_rows, top2 = P.tolist(), far.tolist(), uncertain.tolist(), order[:, :2].tolist()
     for i, chk in enumerate(checks):
         if chk.skip:
             out.append(no_attribution(chk.warnings, chk.n_words))
             continue
-        probs = _full_probs(model, P[i])
+        probs = _full_probs(model, rows[i])
         provider = max(probs, key=probs.__getitem__)
         warnings = list(chk.warnings)
-        unsure = bool(chk.force_uncertain or uncertain[i])
-        if far[i] > model.ood_threshold_:
-            warnings.append(f"unlike the training texts (distance {far[i]:.2f} > {model.ood_threshold_:.2f}): "
+        unsure = bool(chk.force_uncertain or unsure_rows[i])
+        if dist[i] > model.ood_threshold_:
+            warnings.append(f"unlike the training texts (distance {dist[i]:.2f} > {model.ood_threshold_:.2f}): "
                             "the verdict is marked uncertain")
         if chk.n_words < model.min_words:
             unsure = True
@@ -313,11 +315,11 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
             warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
         tells: list[Tell] = []
         if S is not None:
-            target, versus = int(order[i, 0]), int(order[i, 1])
+            target, versus = top2[i]
             tells = T[i]
             if model.canonical:
                 tells += typography_tells(model, chk.text, target, versus, chk)[: max(n_tells - len(tells), 0)]
-        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))
+        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, dist[i]))
     return out
 
 
