@@ -101,13 +101,20 @@ def _init_worker(model_path: str | None) -> None:
         _worker_model = load_model(model_path)
 
 
-def _batches(items: Iterable, size: int) -> Iterator[list]:
-    batch = []
+def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
+    """``items`` in lists of ``size``; with ``grow_after``, the size doubles after every
+    ``grow_after`` lists until it is :data:`BATCH` (``--jobs``: small first batches set every
+    worker going at once, larger ones then cost less per text)."""
+    batch: list = []
+    made = 0
     for it in items:
         batch.append(it)
         if len(batch) >= size:
             yield batch
             batch = []
+            made += 1
+            if grow_after and made % grow_after == 0:
+                size = min(2 * size, BATCH)
     if batch:
         yield batch
 
@@ -160,11 +167,12 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
 
         gc.freeze()  # the workers' collector leaves the inherited objects alone (fewer copied pages)
     path = None if model_path is None else str(model_path)
-    size = max(8, BATCH // 4)  # smaller batches keep every worker busy
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                              initializer=_init_worker, initargs=(path,)) as pool:
         pending: deque = deque()
-        for batch in _batches(items, size):
+        # 64 texts per worker first, then 128, then 256: batches of 64 throughout cost the
+        # workers ~20 % more CPU than one process (measured on 3,000 chat answers)
+        for batch in _batches(items, max(8, BATCH // 4), grow_after=jobs):
             texts = [it.text for it in batch if not it.error]
             fn, extra = _job(batch, lines)
             pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra) if texts else None))
