@@ -11,7 +11,8 @@ Every measurement runs the entry point (``whowrote predict ...``) as a child pro
 contenders interleaved and repeated (``--repeat``); the table gives the median and each
 contender's ratio to the first ``--src``. Peak RSS comes from ``os.wait4`` of each child.
 
-- ``startup``: ``whowrote predict ONE.md --jsonl`` (one blog post);
+- ``startup``: ``whowrote predict ONE.md --jsonl`` (one blog post), then ``whowrote predict ONE.md``
+  (the human table, the command a person types);
 - ``batch``: ``whowrote predict FOLDER --jsonl --no-progress`` over ``--n`` files written from
   ``--corpus`` (texts cycled), wall time including start-up, in docs/s;
 - ``table``: ``whowrote predict rows.jsonl --jsonl`` on ``--corpus`` repeated to ``--rows`` rows
@@ -157,6 +158,7 @@ def run_parts(args, srcs: list[str]) -> None:
         print(f"corpus {args.corpus.name}: {args.n} files, {mb:.1f} MB; cores {args.cores}; repeat {args.repeat}")
         if "startup" in parts:
             compare("startup", srcs, lambda s: ["predict", str(d / "one.md"), "--jsonl"], args.repeat, args.cores, None)
+            compare("table", srcs, lambda s: ["predict", str(d / "one.md")], args.repeat, args.cores, None)
         if "batch" in parts:
             batch_args = ["predict", str(batch), "--jsonl", "--no-progress"]
             compare("batch", srcs, lambda s: batch_args, args.repeat, args.cores, args.n)

@@ -149,3 +149,20 @@ def test_gzipped_tables_are_read_like_the_corpus_loader_reads_them(tmp_path):
     (tmp_path / "cut.jsonl.gz").write_bytes(gzip.compress(b'{"text": "x"}\n' * 100)[:30])
     (item,) = iter_items([str(tmp_path / "cut.jsonl.gz")])
     assert item.error and item.error.startswith("cannot read")
+
+
+def test_utf8_files_decode_as_the_utf8_sig_codec(corpus_files):
+    """``decode`` drops one BOM and decodes UTF-8 as ``bytes.decode("utf-8-sig")`` does (on corpus
+    texts with and without BOMs); bad bytes still take the replacing path with a warning."""
+    from whowrote.cli.inputs import decode
+
+    with open(corpus_files["fiction"], encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for _, line in zip(range(50), f, strict=False)]
+    bom = b"\xef\xbb\xbf"
+    for t in texts + ["", "\ufeff", "caf\u00e9", "\ud7ff x"]:
+        raw = t.encode("utf-8")
+        for data in (raw, bom + raw, bom + bom + raw):
+            item = decode(data, "x")
+            assert item.error is None and item.text == data.decode("utf-8-sig") and not item.warnings
+    item = decode(bom + b"ab\xff cd", "x")
+    assert item.text == (bom + b"ab\xff cd").decode("utf-8", "replace") and item.warnings

@@ -48,3 +48,20 @@ def test_runs_of_marks_are_fast(unit):
     t0 = time.monotonic()
     chk = inspect_text("Some words here. " * 5 + unit * 2_000_000)
     assert time.monotonic() - t0 < 3.0 and chk.n_words >= 15
+
+
+def test_long_texts_count_their_words_as_str_split(corpus):
+    """Past ``COUNT_BY_NUMPY`` bytes the words are counted with numpy (word starts): still
+    ``len(text.split())``, on corpus texts of every genre and on long random whitespace soup."""
+    import random
+
+    from whowrote.style.textcheck import COUNT_BY_NUMPY, count_words
+
+    texts = [t for g in ("blog", "debate", "fiction", "longform") for t in corpus[corpus["genre"] == g]["text"].iloc[:25]]
+    rng = random.Random(2)
+    alphabet = list("ab \t\n\r\x0b\x0c\x1c\x1f\u00e9") + ["word ", "\U0001f600"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1000, 4000))) for _ in range(200)]
+    texts += [" " * 3000, "x" * 3000, " " + "x " * 1500, "x " * 1500 + "x"]
+    assert sum(len(t.encode("utf-8", "surrogatepass")) > COUNT_BY_NUMPY for t in texts) > 300
+    for t in texts:
+        assert count_words(t) == len(t.split())

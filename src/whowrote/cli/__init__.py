@@ -54,6 +54,19 @@ class _Package(types.ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
+def _exit_now(code: int) -> None:
+    """End ``whowrote predict`` once its output is flushed, without the interpreter's teardown
+    (freeing numpy, the model and every module: ~20 ms, 8 % of a one-file run). Nothing else is
+    pending by then: predict registers no exit handlers and has joined its workers. Under a
+    profiler, tracer or coverage tool (which write their results at exit) it exits normally."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if sys.getprofile() is None and sys.gettrace() is None:
+        import os
+
+        os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     from whowrote.types import WhowroteError
 
@@ -62,7 +75,10 @@ def main(argv: list[str] | None = None) -> None:
         if args[:1] == ["predict"]:
             from whowrote.cli.predict import run
 
-            sys.exit(run(args[1:]))
+            code = run(args[1:])
+            if argv is None:  # the `whowrote` program itself (a caller's main([...]) returns normally)
+                _exit_now(code)
+            sys.exit(code)
         # Standalone mode handles usage errors and --help and exits by itself.
         _build_app()(args=args)
     except WhowroteError as e:

@@ -71,8 +71,8 @@ def decode(raw: bytes, name: str) -> Item:
             pass
     if b"\x00" in raw[:BINARY_PROBE]:  # binary (or UTF-16 that does not decode)
         return Item(name, error="binary file, not text")
-    try:
-        return Item(name, raw.decode("utf-8-sig"))
+    try:  # = raw.decode("utf-8-sig"), without that codec's Python-level wrapper
+        return Item(name, (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8"))
     except UnicodeDecodeError:
         text = raw.decode("utf-8", "replace")
         bad = text.count("\ufffd")

@@ -16,18 +16,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from whowrote.style.trees import TreeEnsemble, log_transform
+from whowrote.style.trees import WALK_ROWS, TreeEnsemble, log_transform
 
 
 def _credit_adder(trees: TreeEnsemble, slot: np.ndarray, size: int):
     """``(credits, on_step)``: an :meth:`TreeEnsemble.walk` ``on_step`` that adds each split's
     change of the node expectation to ``credits[slot[pair] + split feature]`` (``size`` slots).
-    Every caller's slots get the same terms in the same order, so all give bit-identical credits."""
+    Every caller's slots get the same terms in the same order, so all give bit-identical credits
+    (a pair that already sits on a leaf adds 0.0, which changes no sum)."""
     credits = np.zeros(size)
-    expected = trees.expected
+    change = trees.step_change()
+    step_feature = trees._step_tables()[4]
 
-    def on_step(active: np.ndarray, nd: np.ndarray, feat: np.ndarray, nxt: np.ndarray) -> None:
-        np.add(credits, np.bincount(slot[active] + feat, weights=expected[nxt] - expected[nd], minlength=size),
+    def on_step(active: np.ndarray, step: np.ndarray) -> None:
+        np.add(credits, np.bincount(slot[active] + step_feature[step], weights=change[step], minlength=size),
                out=credits)
 
     return credits, on_step
@@ -35,15 +37,22 @@ def _credit_adder(trees: TreeEnsemble, slot: np.ndarray, size: int):
 
 def scores_and_credits(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(trees.raw_predict(Z), credits)`` from one walk: the raw scores, and the path credits
-    ``(n, classes, d)`` of :func:`tree_attributions`."""
+    ``(n, classes, d)`` of :func:`tree_attributions`. The rows go :data:`~whowrote.style.trees.WALK_ROWS`
+    at a time (a row's scores and credits depend on that row alone: the same bits)."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     n, d = Z.shape
     k = len(trees.baseline)
-    row = np.repeat(np.arange(n, dtype=np.int64), len(trees.roots))
-    slot = (row * k + np.tile(trees.tree_class.astype(np.int64), n)) * d
-    credits, on_step = _credit_adder(trees, slot, n * k * d)
-    raw = trees.raw_predict(Z, on_step=on_step)
-    return raw, credits.reshape(n, k, d)
+    raw, credits = np.empty((n, k)), np.empty((n, k, d))
+    classes = trees.tree_class.astype(np.int64)
+    for a in range(0, n, WALK_ROWS):
+        block = Z[a:a + WALK_ROWS]
+        m = len(block)
+        row = np.repeat(np.arange(m, dtype=np.int64), len(trees.roots))
+        slot = (row * k + np.tile(classes, m)) * d
+        got, on_step = _credit_adder(trees, slot, m * k * d)
+        raw[a:a + m] = trees.raw_predict(block, on_step=on_step)
+        credits[a:a + m] = got.reshape(m, k, d)
+    return raw, credits
 
 
 def tree_attributions(trees: TreeEnsemble, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -72,18 +81,25 @@ def decision_attributions(model, X: np.ndarray) -> np.ndarray:
 def pair_credits(trees: TreeEnsemble, Z: np.ndarray, target: np.ndarray, versus: np.ndarray) -> np.ndarray:
     """:func:`tree_attributions`'s credits of two classes per row only, shape ``(n, 2, d)``:
     ``[:, 0]`` for class ``target[i]``, ``[:, 1]`` for ``versus[i]``. Only the trees of those two
-    classes are walked (half the work with four classes), bit-identical to the full walk."""
+    classes are walked (half the work with four classes), bit-identical to the full walk; the rows
+    go :data:`~whowrote.style.trees.WALK_ROWS` at a time, as in :func:`scores_and_credits`."""
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     n, d = Z.shape
     n_trees = len(trees.roots)
-    cls = np.tile(trees.tree_class.astype(np.int64), n)
-    row = np.repeat(np.arange(n, dtype=np.int64), n_trees)
-    second = cls == np.repeat(np.asarray(versus, dtype=np.int64), n_trees)
-    keep = np.flatnonzero(second | (cls == np.repeat(np.asarray(target, dtype=np.int64), n_trees)))
-    slot = (row[keep] * 2 + second[keep]) * d  # the pair's (row, class) block in the output
-    credits, on_step = _credit_adder(trees, slot, n * 2 * d)
-    trees.walk(Z, keep, on_step)
-    return credits.reshape(n, 2, d)
+    target, versus = np.asarray(target, dtype=np.int64), np.asarray(versus, dtype=np.int64)
+    out = np.empty((n, 2, d))
+    for a in range(0, n, WALK_ROWS):
+        block = Z[a:a + WALK_ROWS]
+        m = len(block)
+        cls = np.tile(trees.tree_class.astype(np.int64), m)
+        row = np.repeat(np.arange(m, dtype=np.int64), n_trees)
+        second = cls == np.repeat(versus[a:a + m], n_trees)
+        keep = np.flatnonzero(second | (cls == np.repeat(target[a:a + m], n_trees)))
+        slot = (row[keep] * 2 + second[keep]) * d  # the pair's (row, class) block in the output
+        credits, on_step = _credit_adder(trees, slot, m * 2 * d)
+        trees.walk(block, keep, on_step)
+        out[a:a + m] = credits.reshape(m, 2, d)
+    return out
 
 
 def decision_support(model, X: np.ndarray, target: np.ndarray, versus: np.ndarray,

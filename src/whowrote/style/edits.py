@@ -20,31 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from whowrote.style.textcheck import utf8_parts
+from whowrote.style.canonical import canonical as canonical  # re-exported: the form these edits cannot move
+from whowrote.style.canonical import to_ascii
 
-# ---- typography -------------------------------------------------------------------------------
-# Typographic -> ASCII as plain-text pipelines do it (the unidecode spellings): em-dash "--".
-_TO_ASCII = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"', "\u2033": '"',
-    "\u2014": "--", "\u2015": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-",
-    "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
-})
-
-
-_ASCII_PAIRS = tuple((chr(k), v) for k, v in _TO_ASCII.items())
-
-
-def to_ascii(text: str) -> str:
-    """Curly quotes and apostrophes -> straight, em-dash -> ``--``, en-dash -> ``-``, ``…`` -> ``...``."""
-    if text.isascii():  # most texts: nothing to do (str.translate to multi-character strings is slow)
-        return text
-    for src, dst in _ASCII_PAIRS:
-        if src in text:
-            text = text.replace(src, dst)
-    return text
-
-
+# ---- typography (to_ascii and canonical live in style.canonical: predict needs only them) -----
 _DOUBLE_HYPHEN = re.compile(r"(?<!-)--(?!-)")  # "---" rules and longer runs stay as they are
 _OPEN_DQUOTE = re.compile(r'(^|[\s(\[{<\u2014-])"', re.M)
 _OPEN_SQUOTE = re.compile(r"(^|[\s(\[{<\u2014-])'", re.M)
@@ -59,20 +38,6 @@ def smart_quotes(text: str) -> str:
     text = _DOUBLE_HYPHEN.sub("\u2014", text).replace("...", "\u2026")
     text = _OPEN_DQUOTE.sub("\\1\u201c", text).replace('"', "\u201d")
     return _OPEN_SQUOTE.sub("\\1\u2018", text).replace("'", "\u2019")
-
-
-def canonical(text: str) -> str:
-    """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
-    text = to_ascii(text)
-    if text.isascii():
-        return text.lower()
-    # str.lower() maps each character on its own, except that a capital sigma depends on its
-    # neighbours. When no non-ASCII character changes (sigma would), only A-Z do: bytes.lower()
-    # of the UTF-8 does that without the per-character Unicode lookups (3x faster on long texts).
-    raw, rest = utf8_parts(text)
-    if rest.lower() != rest:
-        return text.lower()
-    return raw.lower().decode("utf-8", "surrogatepass")
 
 
 def lower(text: str) -> str:

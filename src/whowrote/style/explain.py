@@ -131,7 +131,7 @@ def fmt(v: float) -> str:
     return f"{v:.3f}"
 
 
-def _full_probs(model, p: np.ndarray) -> dict[str, float]:
+def _full_probs(model, p: Sequence[float]) -> dict[str, float]:
     """Probabilities over all four labels (labels the model never saw get 0), summing to 1."""
     out = dict.fromkeys(LABELS, 0.0)
     for c, v in zip(model.classes_, p, strict=True):
@@ -144,9 +144,19 @@ def _full_probs(model, p: np.ndarray) -> dict[str, float]:
     return rounded
 
 
+def _signed_log(t: float) -> float:
+    """``sign(t) * log1p(|t|)``: values and norms as the model sees them."""
+    return float(np.sign(t) * np.log1p(abs(t)))
+
+
+# The norms are a model's few hundred constants: each one's log is computed once (by value: the
+# same number always gives the same result, so this changes no comparison).
+_norm_log = functools.lru_cache(maxsize=4096)(_signed_log)
+
+
 def sentence(label: str, value: float, unit: str, fav: str, n_fav: float, vs: str, n_vs: float) -> str | None:
     """The tell in words, or None when no true sentence says that ``value`` points to ``fav``."""
-    a, f, v = (float(np.sign(t) * np.log1p(abs(t))) for t in (value, n_fav, n_vs))
+    a, f, v = _signed_log(value), _norm_log(n_fav), _norm_log(n_vs)
     u = " " + unit if unit else ""
     if abs(f - v) < MIN_NORM_GAP:  # the two providers do not differ here: nothing true to say
         return None
@@ -196,6 +206,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
     n_present = present.sum(axis=1).tolist()
     support = S.tolist()
     classes = [str(c) for c in model.classes_]
+    rounded = _rounded_norms(model.norms_, tuple(classes))
     out = []
     for i in range(m):
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
@@ -212,12 +223,27 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
                 said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                                 model.norms_[vs_k, j])
                 if said:
-                    norms = {c: round(float(model.norms_[q, j]), 4) for q, c in enumerate(classes)}
+                    norms = dict(rounded[j])
                     tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                       round(float(tot[cue]), 4), said, cue_names[cue], vs, is_fragile(model, names[j])))
                     break
         out.append(tells)
     return out
+
+
+_ROUNDED: dict[int, tuple[np.ndarray, tuple, list]] = {}
+
+
+def _rounded_norms(norms: np.ndarray, classes: tuple[str, ...]) -> list[dict[str, float]]:
+    """Per feature, the classes' norms rounded for a tell (``round(norm, 4)``), made once per
+    model's norms array (kept with it, so an id is never taken for another array's)."""
+    hit = _ROUNDED.get(id(norms))
+    if hit is None or hit[0] is not norms or hit[1] != classes:
+        if len(_ROUNDED) > 8:
+            _ROUNDED.clear()
+        rows = [[round(v, 4) for v in col] for col in norms.T.tolist()]
+        hit = _ROUNDED[id(norms)] = (norms, classes, [dict(zip(classes, r, strict=False)) for r in rows])
+    return hit[2]
 
 
 @functools.lru_cache(maxsize=8)
@@ -268,16 +294,18 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         S = decision_support(model, X, order[:, 0], order[:, 1], credits)
         T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
     out = []
+    # per text, Python numbers (the same values and formatting as the arrays' scalars, cheaper)
+    rows, dist, unsure_rows, top2 = P.tolist(), far.tolist(), uncertain.tolist(), order[:, :2].tolist()
     for i, chk in enumerate(checks):
         if chk.skip:
             out.append(no_attribution(chk.warnings, chk.n_words))
             continue
-        probs = _full_probs(model, P[i])
+        probs = _full_probs(model, rows[i])
         provider = max(probs, key=probs.__getitem__)
         warnings = list(chk.warnings)
-        unsure = bool(chk.force_uncertain or uncertain[i])
-        if far[i] > model.ood_threshold_:
-            warnings.append(f"unlike the training texts (distance {far[i]:.2f} > {model.ood_threshold_:.2f}): "
+        unsure = bool(chk.force_uncertain or unsure_rows[i])
+        if dist[i] > model.ood_threshold_:
+            warnings.append(f"unlike the training texts (distance {dist[i]:.2f} > {model.ood_threshold_:.2f}): "
                             "the verdict is marked uncertain")
         if chk.n_words < model.min_words:
             unsure = True
@@ -287,11 +315,11 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
             warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
         tells: list[Tell] = []
         if S is not None:
-            target, versus = int(order[i, 0]), int(order[i, 1])
+            target, versus = top2[i]
             tells = T[i]
             if model.canonical:
                 tells += typography_tells(model, chk.text, target, versus, chk)[: max(n_tells - len(tells), 0)]
-        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, float(far[i])))
+        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, dist[i]))
     return out
 
 

@@ -10,9 +10,11 @@ phrases. Rates are per 1,000 characters or words, so texts of different lengths 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 
+from whowrote.style.literals import LONG, long_counts
 from whowrote.style.research41 import (
     APOSTROPHE,
     ASTERISK,
@@ -154,10 +156,7 @@ SHORT_SENTENCE, LONG_SENTENCE, SHORT_PARAGRAPH, LONG_WORD, EMOJI_FROM = 8, 30, 1
 
 EXTENDED: tuple[FeatureSpec, ...] = _specs()
 NAMES: tuple[str, ...] = tuple(s.name for s in EXTENDED)
-_LITERAL_NAMES = tuple(name for name, *_ in CHAR_LITERALS)
-_FW_NAMES = tuple(s.name for s in EXTENDED if s.family == "function_words")
-_LEX_NAMES = tuple(s.name for s in EXTENDED if s.family == "lexicon")
-_PHRASE_NAMES = tuple(s.name for s in EXTENDED if s.family == "phrases")
+_N_LITERALS = len(CHAR_LITERALS)
 
 # Lower-case words, apostrophes kept, sentence ends -> '.', newlines kept, the rest -> space.
 _SHAPE_TABLE = bytes(
@@ -165,10 +164,7 @@ _SHAPE_TABLE = bytes(
     for c in range(256)
 )
 _SENTENCE_END = ord(".")
-_LITERALS_B = tuple(
-    (tuple(x.encode() for x in ((lit,) if isinstance(lit, str) else lit)), all(x.isascii() for x in lit))
-    for _, _, lit, _ in CHAR_LITERALS
-)
+_LITERALS_B = tuple(tuple(x.encode() for x in ((lit,) if isinstance(lit, str) else lit)) for _, _, lit, _ in CHAR_LITERALS)
 _PARA_SPLIT = re.compile(rb"\n[ ]*\n")
 _CONJ_K = tuple(word_keys([b"and", b"but", b"so", b"or", b"yet"])[0].tolist())
 _THE_K = tuple(word_keys([b"the", b"this", b"it", b"that"])[0].tolist())
@@ -208,7 +204,7 @@ def _literal(plan: tuple[str, object], raw: bytes, c: list[int], na: str) -> int
     return sum(raw.count(x) for x in lits) if c[g] >= n else 0
 
 
-_PLANS = tuple(_plan(lits) for lits, _ in _LITERALS_B)
+_PLANS = tuple(_plan(lits) for lits in _LITERALS_B)
 _EMDASH = EM_DASH.encode()
 
 
@@ -275,7 +271,7 @@ _PHRASE_IDX = tuple(tuple(_PHRASE_VOCAB.index(w) for w in ws) for ws in _PHRASE_
 _PHRASE_PAD = np.array([idx + idx[:1] * (4 - len(idx)) for idx in _PHRASE_IDX], dtype=np.int64)
 _N_FW = len(FUNCTION_WORDS)
 # The literals counted directly (not by _split_counts), with their plans, by position.
-_DIRECT = tuple((i, plan) for i, plan in enumerate(_PLANS) if i not in _SPLIT_AT)
+_DIRECT = tuple((i, plan, CHAR_LITERALS[i][0]) for i, plan in enumerate(_PLANS) if i not in _SPLIT_AT)
 _SPLIT_NAMES = tuple((i, CHAR_LITERALS[i][0]) for i in _SPLIT_AT)
 ALL_KEYS = tuple(np.concatenate(parts) for parts in zip(_FUNCTION_KEYS, _LEX_KEYS, _PHRASE_KEYS, strict=True))
 
@@ -320,23 +316,32 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     is_first[0] = True
     is_first[cut[cut < n]] = True
     # First words by exact key (all these words are <= 8 bytes, so the key is the word).
-    first = voc.token_hashes[is_first].tolist()  # one per sentence: few
-    conj = sum(map(first.count, _CONJ_K))
-    the = sum(map(first.count, _THE_K))
+    first = Counter(voc.token_hashes[is_first].tolist())  # one per sentence: few
+    conj = sum(first[k] for k in _CONJ_K)
+    the = sum(first[k] for k in _THE_K)
     return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 
 def extended(s: Scan) -> dict[str, float]:
     """The extended values of one scanned text by name (the names, in order, are :data:`NAMES`)."""
+    return dict(zip(NAMES, extended_values(s), strict=True))
+
+
+def extended_values(s: Scan) -> list[float]:
+    """:func:`extended`'s values in :data:`NAMES` order (what the feature matrix needs: no dict)."""
     raw, c, na = s.raw, s.counts, s.nonascii
     k = 1000.0 / s.n_char
-    split = _split_counts(raw, c, na)
-    lit = [0.0] * len(_LITERAL_NAMES)
-    for i, plan in _DIRECT:
-        lit[i] = _literal(plan, raw, c, na) * k
+    if len(raw) > LONG:  # one positions pass for the multi-byte literals (literals.long_counts)
+        split = long_counts(raw)
+        split["emdash_spaced"] = _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0
+    else:
+        split = _split_counts(raw, c, na)
+    lit = [0.0] * _N_LITERALS
+    for i, plan, name in _DIRECT:
+        lit[i] = (split[name] if name in split else _literal(plan, raw, c, na)) * k
     for i, name in _SPLIT_NAMES:
         lit[i] = split[name] * k
-    vals = dict(zip(_LITERAL_NAMES, lit, strict=True))
+    vals = lit
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)
@@ -356,35 +361,34 @@ def extended(s: Scan) -> dict[str, float]:
     apos_words = 0
     if c[APOSTROPHE] or curly_apos:
         apos_words = len(voc.apostrophe_tokens())  # shape's words are voc's tokens
-    vals.update({
-        "sent_len_std": _std(sw),
-        "sent_len_median": _median(sent),
-        "sent_short_frac": int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,
-        "sent_long_frac": int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,
-        "sent_start_conj": conj / ns,
-        "sent_start_the": the / ns,
-        "para_len_mean": sum(paras) / n_para if n_para else 0.0,
-        "para_len_std": _std(pw_int.astype(np.float64)) if n_para else 0.0,
-        "para_short_frac": int(np.count_nonzero(pw_int <= SHORT_PARAGRAPH)) / n_para if n_para else 0.0,
-        "para_per_1k_words": n_para * kw,
-        "long_word_frac": int(np.count_nonzero(lengths >= LONG_WORD)) / nw,
-        "hapax_ratio": voc.hapax / nw,
-        "contraction_rate": apos_words * kw,
-        "curly_apostrophe_share": curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,
-        "curly_dquote_share": curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,
-        "nonascii_ratio": len(na) / s.n_char,
+    vals += [
+        _std(sw),  # sent_len_std
+        _median(sent),  # sent_len_median
+        int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,  # sent_short_frac
+        int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,  # sent_long_frac
+        conj / ns,  # sent_start_conj
+        the / ns,  # sent_start_the
+        sum(paras) / n_para if n_para else 0.0,  # para_len_mean
+        _std(pw_int.astype(np.float64)) if n_para else 0.0,  # para_len_std
+        int(np.count_nonzero(pw_int <= SHORT_PARAGRAPH)) / n_para if n_para else 0.0,  # para_short_frac
+        n_para * kw,  # para_per_1k_words
+        int(np.count_nonzero(lengths >= LONG_WORD)) / nw,  # long_word_frac
+        voc.hapax / nw,  # hapax_ratio
+        apos_words * kw,  # contraction_rate
+        curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,  # curly_apostrophe_share
+        curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,  # curly_dquote_share
+        len(na) / s.n_char,  # nonascii_ratio
         # characters >= U+1F000, looked for only when a U+10000..U+3FFFF lead byte occurs
-        "emoji": sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,
-        "italic_asterisk": max(c[ASTERISK] - 2 * bold, 0) * k,
-        "inline_code": max(c[BACKTICK] - 3 * fences, 0) * k,
-    })
+        sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,  # emoji
+        max(c[ASTERISK] - 2 * bold, 0) * k,  # italic_asterisk
+        max(c[BACKTICK] - 3 * fences, 0) * k,  # inline_code
+    ]
     # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
     j = voc.lookup(ALL_KEYS)
     cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()
-    vals.update(zip(_FW_NAMES, [v * kw for v in cnt[:_N_FW]], strict=True))
+    vals += [v * kw for v in cnt[:_N_FW]]
     lex = cnt[_N_FW:_N_FW + len(_LEX_WORDS)]
-    vals.update(zip(_LEX_NAMES, [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)],
-                    strict=True))
+    vals += [sum(lex[a:b]) * kw for a, b in zip(_LEX_SPANS[:-1], _LEX_SPANS[1:], strict=True)]
     # A phrase can only occur if all its words do (the usual case for most phrases: skip).
     pj = j[_N_FW + len(_LEX_WORDS):]
     live = np.flatnonzero(np.logical_and.reduce(pj[_PHRASE_PAD] >= 0, axis=1)).tolist()
@@ -393,5 +397,4 @@ def extended(s: Scan) -> dict[str, float]:
         ids = pj.tolist()
         for p, hits in zip(live, phrase_counts(voc, [[ids[i] for i in _PHRASE_IDX[p]] for p in live]), strict=True):
             ph[p] = hits * kw
-    vals.update(zip(_PHRASE_NAMES, ph, strict=True))
-    return vals
+    return vals + ph

@@ -63,8 +63,7 @@ def extract_one(text: str, feature_set: str = "research41") -> list[float]:
     r41 = _r41.research41(s)
     vals = [r41[name] for name in _r41.NAMES]
     if feature_set == "full":
-        ext = _extended.extended(s)
-        vals += [ext[name] for name in _extended.NAMES]
+        vals += _extended.extended_values(s)
     return vals
 
 
@@ -89,8 +88,7 @@ def extract(texts: Sequence[str], feature_set: str = "research41") -> np.ndarray
             r41 = _r41.research41(s)
             vals = [r41[name] for name in _r41.NAMES]
             if full:
-                ext = _extended.extended(s)
-                vals += [ext[name] for name in _extended.NAMES]
+                vals += _extended.extended_values(s)
             out[i] = vals
             i += 1
     return out

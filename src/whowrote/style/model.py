@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
+from whowrote.style.canonical import canonical as canonical_form
 from whowrote.style.decision import scores_and_credits
-from whowrote.style.edits import canonical as canonical_form
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
 from whowrote.style.trees import TreeEnsemble, log_transform

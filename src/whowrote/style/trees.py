@@ -20,6 +20,10 @@ def log_transform(X: np.ndarray) -> np.ndarray:
     return np.sign(X) * np.log1p(np.abs(X))
 
 
+# Rows walked together: the walk's arrays (rows x trees pairs) then stay in the CPU caches, which
+# makes a batch of short texts' walk about twice as fast as 256 rows at once.
+WALK_ROWS = 32
+COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
 ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
 
@@ -76,41 +80,85 @@ class TreeEnsemble:
         """The leaf each (row, tree) pair of ``X`` reaches; ``pairs``: which pairs (indices
         ``row * n_trees + tree``, ascending), default all.
 
-        Every pair walks down one level per step, and pairs that reached a leaf drop out, so a
-        batch costs the total path length rather than ``depth x trees``. ``on_step``, if given, is
-        called at each step with ``(active, nd, feat, nxt)``: the pairs still walking (indices into
-        ``pairs``), their nodes, the nodes' split features and the children they go to (the path
-        attributions of ``whowrote.style.decision`` ride on this walk)."""
+        Every pair walks down one level per step. A pair that reached a leaf stays on it (in
+        :meth:`_step_tables` a leaf is its own child), and the walking pairs are compacted only
+        once a quarter of them sit on leaves, so a batch costs about the total path length rather
+        than ``depth x trees``, with few compactions. ``on_step``, if given, is called at each step
+        with ``(active, step)``: the pairs taking it (indices into ``pairs``, ascending) and, per
+        pair, the step's index into :meth:`_step_tables`'s per-step arrays (``2 * node + goes
+        right``; a pair already on a leaf takes a step that changes nothing: feature 0, expectation
+        change 0.0). The path attributions of ``whowrote.style.decision`` ride on this walk."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         n_trees = len(self.roots)
-        children = np.stack([self.left, self.right], axis=1).ravel()  # [2 * node + goes_right]
+        feature, threshold, child, leaf = self._step_tables()[:4]
+        roots = self.roots.astype(np.intp)
         if pairs is None:
-            node = np.tile(self.roots, n)
-            offset = np.repeat(np.arange(n, dtype=np.int64) * d, n_trees)  # start of each pair's row in X
+            node = np.tile(roots, n)
+            offset = np.repeat(np.arange(n, dtype=np.intp) * d, n_trees)  # start of each pair's row in X
         else:
-            node = self.roots[pairs % n_trees]
+            pairs = np.asarray(pairs, dtype=np.intp)
+            node = roots[pairs % n_trees]
             offset = pairs // n_trees * d
         flat = X.ravel()
         has_nan = bool(np.isnan(flat).any())
-        active = np.flatnonzero(~self.is_leaf[node])
+        # (ndarray.take and .compress: the same elements as fancy and boolean indexing, faster)
+        active = np.flatnonzero(~leaf.take(node))
+        nd, off = node.take(active), offset.take(active)
         while active.size:
-            nd = node[active]
-            feat = self.feature[nd]
-            x = flat[offset[active] + feat]
-            goes_right = x > self.threshold[nd]
+            x = flat.take(off + feature.take(nd))
+            goes_right = x > threshold.take(nd)
             if has_nan:
                 goes_right = np.where(np.isnan(x), ~self.missing_left[nd], goes_right)
-            nxt = children[2 * nd + goes_right]
+            step = 2 * nd
+            step += goes_right
             if on_step is not None:
-                on_step(active, nd, feat, nxt)
-            node[active] = nxt
-            active = active[~self.is_leaf[nxt]]
+                on_step(active, step)
+            nd = child.take(step)
+            done = leaf.take(nd)
+            n_done = int(np.count_nonzero(done))
+            if n_done * COMPACT >= len(nd):  # drop the pairs on leaves (all, once nothing walks)
+                node[active.compress(done)] = nd.compress(done)
+                keep = ~done
+                active, nd, off = active.compress(keep), nd.compress(keep), off.compress(keep)
         return node
+
+    def _step_tables(self) -> tuple[np.ndarray, ...]:
+        """``(feature, threshold, child, is_leaf, step_feature)`` for :meth:`walk`: the node
+        arrays as ``intp`` with every leaf's feature 0; ``child[2 * node + goes_right]`` (a leaf
+        is both its children); ``step_feature[step]``, the split feature of each step (0 from a
+        leaf). Made once per ensemble (the arrays do not change after loading)."""
+        tables = self.__dict__.get("_tables")
+        if tables is None:
+            leaf = self.is_leaf.astype(bool)
+            n = len(leaf)
+            own = np.arange(n, dtype=np.intp)
+            left = np.where(leaf, own, self.left.astype(np.intp))
+            right = np.where(leaf, own, self.right.astype(np.intp))
+            feature = np.where(leaf, 0, self.feature).astype(np.intp)
+            child = np.stack([left, right], axis=1).ravel()
+            tables = (feature, np.asarray(self.threshold, dtype=np.float64), child, leaf, np.repeat(feature, 2))
+            self.__dict__["_tables"] = tables
+        return tables
+
+    def step_change(self) -> np.ndarray:
+        """Per step of :meth:`walk` (``2 * node + goes_right``): the change of the node
+        expectation from the node to the child it goes to, ``expected[child] - expected[node]``
+        (0.0 from a leaf, which stays put); made once per ensemble."""
+        change = self.__dict__.get("_step_change")
+        if change is None:
+            child = self._step_tables()[2]
+            change = self.expected[child] - np.repeat(self.expected, 2)
+            change[np.repeat(self.is_leaf.astype(bool), 2)] = 0.0
+            self.__dict__["_step_change"] = change
+        return change
 
     def raw_predict(self, X: np.ndarray, on_step=None) -> np.ndarray:
         """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's; ``on_step`` as
-        in :meth:`walk` (over all pairs)."""
+        in :meth:`walk` (over all pairs, in one walk). Without it the rows are walked
+        :data:`WALK_ROWS` at a time (each row's scores are its own: the same bits)."""
+        if on_step is None and len(X) > WALK_ROWS:
+            return np.concatenate([self.raw_predict(X[a:a + WALK_ROWS]) for a in range(0, len(X), WALK_ROWS)])
         n, n_trees = len(X), len(self.roots)
         node = self.walk(X, on_step=on_step)
         out = np.tile(self.baseline, (n, 1))

@@ -25,6 +25,7 @@ _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 _TOP = np.uint64(1 << 63)
 _MULTS = ((0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F), (0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD),
           (0x94D049BB133111EB, 0xBF58476D1CE4E5B9))
+_MULT_PAIRS = tuple((np.uint64(a), np.uint64(b)) for a, b in _MULTS)
 
 
 def word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -42,7 +43,7 @@ class Vocab:
         n = len(buf)
         isw = np.zeros(n + 2, dtype=bool)
         isw[1:-1] = np.frombuffer(buf, np.uint8) != 32
-        edges = np.flatnonzero(isw[1:] != isw[:-1])  # word starts and ends, alternating
+        edges = (isw[1:] != isw[:-1]).nonzero()[0]  # word starts and ends, alternating
         starts = edges[::2]
         lens = edges[1::2] - starts
         self.n = len(starts)
@@ -54,13 +55,13 @@ class Vocab:
         keys = win[starts] & _MASKS[np.minimum(lens, 8)]  # first 8 bytes (all of a short token)
         self.long: Counter[bytes] = Counter()  # > 16 bytes (rare): kept as bytes
         short = None
-        med = np.flatnonzero(lens > 8)
+        med = (lens > 8).nonzero()[0]
         if len(med) and lens[med].max() > 16:
             long = lens > 16
             self.long.update(buf[a:a + m] for a, m in zip(starts[long].tolist(), lens[long].tolist(), strict=True))
-            short = np.flatnonzero(~long)
+            short = (~long).nonzero()[0]
             keys = keys[short]
-            med = np.flatnonzero(lens[short] > 8)
+            med = (lens[short] > 8).nonzero()[0]
             starts, lens = starts[short], lens[short]
         # Only 9-16 byte keys are hashed: argsort just those to check that equal hashes have
         # equal keys; everything else needs only a plain sort of the hashes.
@@ -72,9 +73,9 @@ class Vocab:
         sh = np.sort(h)
         new = np.ones(len(sh), dtype=bool)
         new[1:] = sh[1:] != sh[:-1]
-        first = np.flatnonzero(new)
+        first = new.nonzero()[0]
         self.uh = sh[first]
-        self.counts = np.diff(np.append(first, len(sh)))
+        self.counts = _run_lengths(first, len(sh))
         self._h, self._short = h, short
         self._ids: np.ndarray | None = None
         self._hapax: int | None = None
@@ -118,21 +119,29 @@ class Vocab:
         if not len(self.uh):
             return np.full(len(k1), -1, dtype=np.int64)
         med, h = _hashed(keys, self.mult)
-        j = np.minimum(np.searchsorted(self.uh, h), len(self.uh) - 1)
+        j = np.minimum(self.uh.searchsorted(h), len(self.uh) - 1)  # (the method: no dispatch layer)
         ok = self.uh[j] == h
         if len(med):  # a hashed word must also have the keys of the tokens with its hash
             hm = h[med]
             if len(self.mh):
-                i = np.minimum(np.searchsorted(self.mh, hm), len(self.mh) - 1)
+                i = np.minimum(self.mh.searchsorted(hm), len(self.mh) - 1)
                 ok[med] &= (self.mh[i] == hm) & (self.mk1[i] == k1[med]) & (self.mk2[i] == k2[med])
             else:
                 ok[med] = False
         return np.where(ok, j, -1)
 
 
+def _run_lengths(first: np.ndarray, total: int) -> np.ndarray:
+    """``np.diff(np.append(first, total))`` (integers: exact) without the wrappers' cost."""
+    out = np.empty(len(first), dtype=first.dtype)
+    out[:-1] = first[1:] - first[:-1]
+    out[-1:] = total - first[-1:]
+    return out
+
+
 def _holding(buf: bytes, starts: np.ndarray) -> np.ndarray:
     """Indices of the tokens (starting at ``starts``) that hold an apostrophe, ascending, once each."""
-    ap = np.flatnonzero(np.frombuffer(buf, np.uint8) == 39)
+    ap = (np.frombuffer(buf, np.uint8) == 39).nonzero()[0]
     at = np.searchsorted(starts, ap, side="right") - 1  # ascending: ap is
     return at[np.append(True, at[1:] != at[:-1])] if len(at) else at  # = np.unique, without numpy.ma
 
@@ -147,8 +156,7 @@ def _hash_medium(m1: np.ndarray, m2: np.ndarray) -> tuple[tuple[np.uint64, np.ui
     """Hashes of the 9-16-byte tokens (first 8 bytes ``m1``, the rest ``m2``) under the first
     multiplier pair of ``_MULTS`` with which no two different keys share a hash: (the pair, every
     token's hash, and the sorted distinct hashes with one key pair each)."""
-    for a, b in _MULTS:
-        mult = (np.uint64(a), np.uint64(b))
+    for mult in _MULT_PAIRS:
         hm = (m1 * mult[0] + m2 * mult[1]) | _TOP
         om = np.argsort(hm)
         shm, t1, t2 = hm[om], m1[om], m2[om]
@@ -167,7 +175,7 @@ def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint6
     if hit is None or hit[2] is not keys:
         k1, k2 = keys
         is_med = k2 != 0
-        hit = (np.flatnonzero(is_med), np.where(is_med, (k1 * mult[0] + k2 * mult[1]) | _TOP, k1), keys)
+        hit = (is_med.nonzero()[0], np.where(is_med, (k1 * mult[0] + k2 * mult[1]) | _TOP, k1), keys)
         if len(_HASHED) > 64:  # callers with ad-hoc keys: stay bounded
             _HASHED.clear()
         _HASHED[key] = hit
@@ -187,7 +195,7 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     size = len(joined)
     isw = np.zeros(size + 2, dtype=bool)
     isw[1:-1] = np.frombuffer(joined, np.uint8) != 32
-    edges = np.flatnonzero(isw[1:] != isw[:-1])
+    edges = (isw[1:] != isw[:-1]).nonzero()[0]
     starts, lens = edges[::2], edges[1::2] - edges[::2]
     lo, hi = np.searchsorted(starts, off), np.searchsorted(starts, off + lengths)
     win = np.ndarray((size + 9,), dtype="<u8", buffer=joined + bytes(16), strides=(1,))
@@ -197,13 +205,13 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     short = None
     if len(lens) and lens.max() > 16:  # > 16 bytes (rare): kept as bytes, per text
         is_long = lens > 16
-        li = np.flatnonzero(is_long)
+        li = is_long.nonzero()[0]
         for t, a, m in zip(tid[li].tolist(), starts[li].tolist(), lens[li].tolist(), strict=True):
             longs.setdefault(t, Counter())[joined[a:a + m]] += 1
-        short = np.flatnonzero(~is_long)
+        short = (~is_long).nonzero()[0]
     h = keys if short is None else keys[short]
     s_starts, s_lens = (starts, lens) if short is None else (starts[short], lens[short])
-    med = np.flatnonzero(s_lens > 8)
+    med = (s_lens > 8).nonzero()[0]
     m1, m2 = h[med], win[s_starts[med] + 8] & _MASKS[s_lens[med] - 8]
     # one multiplier pair for the batch: no two keys of any text share a hash
     mult, hm, (mh, mk1, mk2) = _hash_medium(m1, m2)
@@ -221,9 +229,9 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     pair = np.sort((tid if short is None else tid[short]) * g + gid)
     first = np.ones(len(pair), dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
-    at = np.flatnonzero(first)
+    at = first.nonzero()[0]
     run = pair[at]  # (text, distinct token) pairs, ascending
-    run_count = np.diff(np.append(at, len(pair)))
+    run_count = _run_lengths(at, len(pair))
     run_hash = distinct[run % g] if g else distinct
     texts = np.arange(n + 1, dtype=np.int64) * g
     rlo = np.searchsorted(run, texts[:-1])
@@ -298,7 +306,7 @@ def phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
     mask = th == hv[0]
     for h in hv[1:]:
         mask |= th == h
-    pos = np.flatnonzero(mask)
+    pos = mask.nonzero()[0]
     padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
     found: dict[int, list[tuple[int, list[int]]]] = {}
     for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):

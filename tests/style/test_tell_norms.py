@@ -1,0 +1,74 @@
+"""The tells' per-model constants made once (``explain._norm_log``: the norms' logs, cached by
+value; ``explain._rounded_norms``: the norms rounded per feature) give what computing them for
+every tell gave: the same sentences (or none) for real feature values against every pair of
+classes' norms, and the same rounded norms."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from whowrote.style import explain, load_model
+
+
+def _direct_sentence(label, value, unit, fav, n_fav, vs, n_vs):  # the sentence test, every log computed
+    a, f, v = (float(np.sign(t) * np.log1p(abs(t))) for t in (value, n_fav, n_vs))
+    u = " " + unit if unit else ""
+    if abs(f - v) < explain.MIN_NORM_GAP:
+        return None
+    fm = explain.fmt
+    if abs(a - f) < abs(a - v) and abs(a - f) <= abs(f - v):
+        return f"{label}: {fm(value)}{u}, typical of {fav} ({fm(n_fav)}) vs {vs} ({fm(n_vs)})"
+    if a > max(f, v) and f > v:
+        return f"{label}: {fm(value)}{u}, more than {fav} ({fm(n_fav)}) or {vs} ({fm(n_vs)}) typically, and {fav} uses more"
+    if a < min(f, v) and f < v:
+        return f"{label}: {fm(value)}{u}, less than {fav} ({fm(n_fav)}) or {vs} ({fm(n_vs)}) typically, and {fav} uses fewer"
+    return None
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+@pytest.fixture(scope="module")
+def X(model, corpus_files) -> np.ndarray:
+    corpus_dir = next(iter(corpus_files.values())).parent
+    texts = []
+    for stem in ("chat", "blogs", "debates", "fiction", "longform"):
+        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
+        texts += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, 8)]
+    return model.features(texts + ["", "x"])
+
+
+def test_sentences_with_the_cached_norm_logs_are_the_direct_ones(model, X):
+    norms, classes = model.norms_, [str(c) for c in model.classes_]
+    said = 0
+    for x in X:
+        for j in range(X.shape[1]):
+            for t in range(len(classes)):
+                for v in range(len(classes)):
+                    if t == v:
+                        continue
+                    args = ("label", x[j], "unit", classes[t], norms[t, j], classes[v], norms[v, j])
+                    got = explain.sentence(*args)
+                    assert got == _direct_sentence(*args)
+                    said += got is not None
+    assert said > 1000  # every branch of the test ran on real values
+    for t in [0.0, -0.0, 1e-300, -2.5, float("inf")]:
+        assert explain._norm_log(t) == float(np.sign(t) * np.log1p(abs(t)))
+
+
+def test_rounded_norms_are_each_norm_rounded(model):
+    classes = tuple(str(c) for c in model.classes_)
+    got = explain._rounded_norms(model.norms_, classes)
+    assert got is explain._rounded_norms(model.norms_, classes)  # made once
+    for j in range(model.norms_.shape[1]):
+        assert got[j] == {c: round(float(model.norms_[q, j]), 4) for q, c in enumerate(classes)}
+    other = model.norms_.copy()
+    other[0, 0] += 1.0
+    assert explain._rounded_norms(other, classes)[0][classes[0]] == round(float(other[0, 0]), 4)

@@ -1,0 +1,87 @@
+"""The trees' walk (``TreeEnsemble.walk``: leaves stay put, compacted now and then, rows in blocks
+of ``WALK_ROWS``) gives the scores and path credits that a plain walk of one (row, tree) at a time
+gives, to the bit, on real corpus texts (and with a NaN feature)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from whowrote.style import load_model
+from whowrote.style.decision import pair_credits, scores_and_credits
+from whowrote.style.trees import WALK_ROWS, log_transform
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+@pytest.fixture(scope="module")
+def Z(model, corpus_files) -> np.ndarray:
+    texts = []
+    corpus_dir = next(iter(corpus_files.values())).parent
+    for stem, n in (("chat", 30), ("blogs", 10), ("debates", 10), ("fiction", 10), ("longform", 11)):
+        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
+        texts += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
+    texts.append("")  # an empty text's features too
+    assert len(texts) % WALK_ROWS and len(texts) > 2 * WALK_ROWS  # several blocks, the last one partial
+    return np.ascontiguousarray(log_transform(model.features(texts)))
+
+
+def _plain(trees, Z: np.ndarray):
+    """Scores and credits walking one (row, tree) pair at a time in Python: each split's
+    expectation change summed per (class, feature) over the trees in order, one tree level at a
+    time, and each level's sums added to the row's credits (the additions the batched walk makes)."""
+    n, d = Z.shape
+    k, n_trees = len(trees.baseline), len(trees.roots)
+    left, right, leaf = trees.left.tolist(), trees.right.tolist(), trees.is_leaf.tolist()
+    feature, threshold, expected = trees.feature.tolist(), trees.threshold.tolist(), trees.expected.tolist()
+    missing_left, classes = trees.missing_left.tolist(), trees.tree_class.tolist()
+    leaves = np.empty((n, n_trees), dtype=np.int64)
+    credits = np.zeros((n, k, d))
+    for i, z in enumerate(Z.tolist()):
+        paths = []
+        for t, root in enumerate(trees.roots.tolist()):
+            node, path = root, []
+            while not leaf[node]:
+                x = z[feature[node]]
+                goes_right = (not missing_left[node]) if np.isnan(x) else x > threshold[node]
+                child = right[node] if goes_right else left[node]
+                path.append((feature[node], expected[child] - expected[node]))
+                node = child
+            leaves[i, t] = node
+            paths.append(path)
+        for level in range(max(map(len, paths))):
+            step = np.zeros((k, d))
+            for t, path in enumerate(paths):
+                if level < len(path):
+                    f, change = path[level]
+                    step[classes[t], f] += change
+            credits[i] += step
+    raw = np.tile(trees.baseline, (n, 1))
+    values = trees.value[leaves]
+    for c in range(k):
+        raw[:, c] += values[:, trees.tree_class == c].sum(axis=1)
+    return raw, credits
+
+
+def test_the_blocked_walk_equals_a_plain_walk(model, Z):
+    trees = model.trees_
+    Zn = Z.copy()
+    Zn[3, 5] = np.nan  # missing values follow missing_left
+    for data in (Z, Zn):
+        want_raw, want_credits = _plain(trees, data)
+        raw, credits = scores_and_credits(trees, data)
+        assert raw.tobytes() == want_raw.tobytes() and credits.tobytes() == want_credits.tobytes()
+        assert trees.raw_predict(data).tobytes() == want_raw.tobytes()
+        target = np.arange(len(data)) % 4
+        versus = (target + 1 + np.arange(len(data)) % 3) % 4
+        pair = pair_credits(trees, data, target, versus)
+        rows = np.arange(len(data))
+        assert pair[:, 0].tobytes() == want_credits[rows, target].tobytes()
+        assert pair[:, 1].tobytes() == want_credits[rows, versus].tobytes()
