@@ -57,23 +57,22 @@ def step_batches(cfg: Any, rows_file: str = "") -> tuple[list[dict], list[list[d
     if steps <= 0:
         steps = int(len(dl) * cfg.sft.epochs) // accum
     per_step: list[list[dict]] = [[] for _ in range(steps)]
-    mb = 0
-    for epoch in itertools.count():
+    need = steps * accum if len(dl) else 0  # micro-batches to rebuild
+    mb = epoch = 0
+    while mb < need:
         if hasattr(dl, "set_epoch"):
             dl.set_epoch(epoch)  # what the Trainer does at each epoch: the sampler reseeds with it
-        for batch in dl:
-            step = mb // accum
-            if step >= steps:
-                return prep.train_rows, per_step, len(dl)
+        for batch in itertools.islice(dl, need - mb):
             for x, mask, lab in zip(batch["input_ids"], batch["attention_mask"], batch["labels"], strict=True):
                 n = int(mask.sum())
                 i = index.get((tuple(x[:64].tolist()), n), -1)
                 row = prep.train_rows[i] if i >= 0 else {}
-                per_step[step].append({"micro_batch": mb, "row": i, "id": row.get("id"),
-                                       "label": row.get(cfg.data.label_field), "tokens": n,
-                                       "loss_tokens": int((lab != -100).sum()), "padded_to": int(x.shape[0])})
+                per_step[mb // accum].append({"micro_batch": mb, "row": i, "id": row.get("id"),
+                                              "label": row.get(cfg.data.label_field), "tokens": n,
+                                              "loss_tokens": int((lab != -100).sum()), "padded_to": int(x.shape[0])})
             mb += 1
-    raise AssertionError("unreachable")
+        epoch += 1
+    return prep.train_rows, per_step, len(dl)
 
 
 def check_tokens(per_step: list[list[dict]], metrics: Path) -> list[str]:

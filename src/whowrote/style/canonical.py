@@ -36,7 +36,6 @@ def to_ascii(text: str) -> str:
     return text
 
 
-
 def canonical(text: str) -> str:
     """The form the classifier reads: ASCII typography, lower case (see the module docstring)."""
     text = to_ascii(text)

@@ -336,12 +336,11 @@ def extended_values(s: Scan) -> list[float]:
         split["emdash_spaced"] = _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0
     else:
         split = _split_counts(raw, c, na)
-    lit = [0.0] * _N_LITERALS
+    vals = [0.0] * _N_LITERALS  # the literals first (NAMES order), then the values below
     for i, plan, name in _DIRECT:
-        lit[i] = (split[name] if name in split else _literal(plan, raw, c, na)) * k
+        vals[i] = (split[name] if name in split else _literal(plan, raw, c, na)) * k
     for i, name in _SPLIT_NAMES:
-        lit[i] = split[name] * k
-    vals = lit
+        vals[i] = split[name] * k
 
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
     shape = apos_raw.translate(_SHAPE_TABLE)

@@ -27,7 +27,6 @@ from whowrote.style.vocab import Vocab, vocabs, word_keys
 NAMES: tuple[str, ...] = tuple(s.name for s in RESEARCH41)
 WORD_NAMES: tuple[str, ...] = tuple(f"w_{w}" for w in RESEARCH_WORDS)  # features 24-39
 
-
 # Byte values at which ``Scan.counts`` (occurrences of each byte 0..255) is read, by name.
 (APOSTROPHE, DQUOTE, COMMA, SEMICOLON, COLON, QUESTION, EXCLAIM, LPAREN, PIPE, BACKSLASH, DOLLAR, HYPHEN, HASH,
  ASTERISK, BACKTICK, CAPITAL_I, SMALL_E) = b"'\",;:?!(|\\$-#*`Ie"

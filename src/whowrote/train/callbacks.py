@@ -248,7 +248,9 @@ class NonFiniteGuard(TrainerCallback):
         for p in model.parameters():
             p.grad = None
         self.skipped.add(step)
-        # where it starts (embeddings, one layer, the head) is the first clue to the cause
+        # HF clips before this hook: with max_grad_norm > 0 one non-finite gradient makes the total
+        # norm, and so every clipped gradient, non-finite, and this list names every parameter
+        # (scripts/gpu/step_rows.py finds the step's rows instead); without clipping it is the culprit
         self._record(state, {"kind": "skip", "step": step, "reason": "non-finite gradient",
                              "in_a_row": self.in_a_row, "n_params": len(where), "params": where[:5]})
 
