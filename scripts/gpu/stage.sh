@@ -111,11 +111,10 @@ resplit() {  # the packed stage.tar again, in chunks of at most CHUNK bytes (the
   even=$(( (size + (size + CHUNK - 1) / CHUNK - 1) / ((size + CHUNK - 1) / CHUNK) ))
   tar_sha=$(grep ' stage.tar$' .stage/p1/MANIFEST | cut -d' ' -f1)
   rm -rf .stage.new && mkdir -p .stage.new
-  for i in $(seq 1 "$n"); do cat .stage/p"$i"/chunk.*; done | tee >(sha256sum | cut -d' ' -f1 > .stage.new/sha) |
-    split -b "$even" -d -a 2 - .stage.new/chunk.
-  sleep 1
-  [[ $(cat .stage.new/sha) == "$tar_sha" ]] || { echo "resplit: joined chunks do not match stage.tar's sha256"; exit 1; }
-  rm .stage.new/sha
+  for i in $(seq 1 "$n"); do cat .stage/p"$i"/chunk.*; done | split -b "$even" -d -a 2 - .stage.new/chunk.
+  # the new chunks joined in order (as recv joins them) must be the packed tar
+  [[ $(cat .stage.new/chunk.* | sha256sum | cut -d' ' -f1) == "$tar_sha" ]] ||
+    { rm -rf .stage.new; echo "resplit: joined chunks do not match stage.tar's sha256"; exit 1; }
   i=1
   for c in .stage.new/chunk.*; do mkdir -p ".stage.new/p$i" && mv "$c" ".stage.new/p$i/"; i=$((i + 1)); done
   n=$((i - 1))

@@ -1,0 +1,66 @@
+"""scripts/gpu/stage.sh resplit / last on a small packed stage in a scratch copy of the script.
+
+The resplit must give the same bytes in more, smaller chunks (the joined tar's sha256 checked),
+a MANIFEST that ``recv`` can check, and refuse to touch ``.stage`` when a chunk is corrupt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _packed(root: Path, data: bytes, n: int) -> None:
+    """``.stage/p1..pn`` as ``stage.sh pack`` leaves them: chunks of one tar and a MANIFEST in each."""
+    (root / "scripts" / "gpu").mkdir(parents=True)
+    shutil.copy(REPO / "scripts" / "gpu" / "stage.sh", root / "scripts" / "gpu" / "stage.sh")
+    size = -(-len(data) // n)
+    lines = [f"{hashlib.sha256(data).hexdigest()}  stage.tar"]
+    for i in range(n):
+        d = root / ".stage" / f"p{i + 1}"
+        d.mkdir(parents=True)
+        part = data[i * size:(i + 1) * size]
+        (d / f"chunk.{i:02d}").write_bytes(part)
+        lines.append(f"{hashlib.sha256(part).hexdigest()}  p{i + 1}/chunk.{i:02d}")
+    manifest = "\n".join(lines + [f"chunks={n}"]) + "\n"
+    for i in range(n):
+        (root / ".stage" / f"p{i + 1}" / "MANIFEST").write_text(manifest)
+
+
+def _stage(root: Path, *args: str, chunk: int = 0) -> subprocess.CompletedProcess:
+    env = {**os.environ, **({"STAGE_CHUNK_BYTES": str(chunk)} if chunk else {})}
+    return subprocess.run(["bash", str(root / "scripts" / "gpu" / "stage.sh"), *args], capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_resplit_gives_the_same_bytes_in_smaller_chunks(tmp_path):
+    data = os.urandom(250_000)
+    _packed(tmp_path, data, 2)
+    r = _stage(tmp_path, "resplit", chunk=100_000)
+    assert r.returncode == 0, r.stdout + r.stderr
+    chunks = [next((tmp_path / ".stage" / f"p{i}").glob("chunk.*")) for i in (1, 2, 3)]
+    assert not (tmp_path / ".stage" / "p4").exists()
+    assert b"".join(c.read_bytes() for c in chunks) == data
+    assert max(c.stat().st_size for c in chunks) <= 100_000
+    manifest = (tmp_path / ".stage" / "p3" / "MANIFEST").read_text().splitlines()
+    assert manifest[0] == f"{hashlib.sha256(data).hexdigest()}  stage.tar" and manifest[-1] == "chunks=3"
+    for c in chunks:  # every chunk's line, as recv checks it
+        assert f"{hashlib.sha256(c.read_bytes()).hexdigest()}  {c.parent.name}/{c.name}" in manifest
+    assert _stage(tmp_path, "last").stdout.strip() == "3"
+
+
+def test_resplit_refuses_a_corrupt_chunk_and_keeps_the_stage(tmp_path):
+    data = os.urandom(120_000)
+    _packed(tmp_path, data, 2)
+    bad = tmp_path / ".stage" / "p2" / "chunk.01"
+    bad.write_bytes(b"x" + bad.read_bytes()[1:])
+    r = _stage(tmp_path, "resplit", chunk=50_000)
+    assert r.returncode != 0
+    assert "do not match stage.tar's sha256" in r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / ".stage").iterdir()) == ["p1", "p2"]
+    assert not (tmp_path / ".stage.new").exists()  # no scratch left (it would travel with a device call)
