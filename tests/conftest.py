@@ -51,6 +51,26 @@ def corpus_files() -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def corpus_sample(corpus_files):
+    """``sample([(stem, n), ...])``: ``n`` raw texts of each ``../shared/corpus/<stem>.jsonl``, drawn
+    with ``random.Random(stem)`` (the same texts, in the same order, every run)."""
+    import json
+    import random
+
+    corpus_dir = next(iter(corpus_files.values())).parent
+
+    def sample(counts) -> list[str]:
+        out: list[str] = []
+        for stem, n in counts:
+            with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
+                rows = [json.loads(line) for line in f]
+            out += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
+        return out
+
+    return sample
+
+
+@pytest.fixture(scope="session")
 def corpus(corpus_files):
     """All four shared corpus files as one clean table (loaded once per session)."""
     from whowrote.data import load_corpus

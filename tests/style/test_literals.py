@@ -4,7 +4,6 @@ per-literal counting path, on real corpus texts and on adversarial runs of the l
 
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np
@@ -22,13 +21,8 @@ PIECES = ["-", " ", "\n", ".", ":", "#", "*", "]", "(", "|", "a", "é", "--", " 
 
 
 @pytest.fixture(scope="module")
-def texts(corpus_files) -> list[str]:
-    corpus_dir = next(iter(corpus_files.values())).parent
-    out = []
-    for stem, n in (("blogs", 60), ("debates", 40), ("fiction", 40), ("longform", 40), ("chat", 80)):
-        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        out += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
+def texts(corpus_sample) -> list[str]:
+    out = corpus_sample((("blogs", 60), ("debates", 40), ("fiction", 40), ("longform", 40), ("chat", 80)))
     rng = random.Random(7)
     out += ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 3000))) for _ in range(400)]
     return out + ["", "-", "\n", " - - - ", "- - -", "#### x", "\n####", ":", "...."]

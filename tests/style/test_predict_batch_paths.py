@@ -9,7 +9,6 @@ compared with the straightforward computation on real corpus texts and adversari
 
 from __future__ import annotations
 
-import json
 import os
 import random
 
@@ -29,13 +28,8 @@ SNIPPETS = ["", " ", "a", "don't won't 'tis o'clock", "x" * 40 + " " + "y" * 17 
 
 
 @pytest.fixture(scope="module")
-def texts(corpus_files) -> list[str]:
-    corpus_dir = next(iter(corpus_files.values())).parent
-    out = []
-    for stem, n in (("chat", 200), ("blogs", 20), ("debates", 30), ("fiction", 30), ("longform", 30)):
-        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        out += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
+def texts(corpus_sample) -> list[str]:
+    out = corpus_sample((("chat", 200), ("blogs", 20), ("debates", 30), ("fiction", 30), ("longform", 30)))
     rng = random.Random(11)
     alphabet = list("aB '\n.-*#:|\u2014\u2019\u00e9") + ["however ", "it's ", "in fact ", "- **", "\n#### ", "the "]
     out += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400))) for _ in range(300)]

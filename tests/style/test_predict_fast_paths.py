@@ -58,14 +58,8 @@ def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, 
 
 
 @pytest.fixture(scope="module")
-def texts(corpus_files) -> list[str]:
-    corpus_dir = next(iter(corpus_files.values())).parent
-    out = []
-    for stem, n in (("chat", 160), ("blogs", 30), ("debates", 40), ("fiction", 40), ("longform", 40)):
-        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        out += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
-    return out
+def texts(corpus_sample) -> list[str]:
+    return corpus_sample((("chat", 160), ("blogs", 30), ("debates", 40), ("fiction", 40), ("longform", 40)))
 
 
 def test_tells_and_support_equal_the_previous_code(texts):

@@ -5,9 +5,6 @@ classes' norms, and the same rounded norms."""
 
 from __future__ import annotations
 
-import json
-import random
-
 import numpy as np
 import pytest
 
@@ -35,13 +32,8 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def X(model, corpus_files) -> np.ndarray:
-    corpus_dir = next(iter(corpus_files.values())).parent
-    texts = []
-    for stem in ("chat", "blogs", "debates", "fiction", "longform"):
-        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        texts += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, 8)]
+def X(model, corpus_sample) -> np.ndarray:
+    texts = corpus_sample((stem, 8) for stem in ("chat", "blogs", "debates", "fiction", "longform"))
     return model.features(texts + ["", "x"])
 
 

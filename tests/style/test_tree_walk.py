@@ -4,9 +4,6 @@ gives, to the bit, on real corpus texts (and with a NaN feature)."""
 
 from __future__ import annotations
 
-import json
-import random
-
 import numpy as np
 import pytest
 
@@ -21,13 +18,8 @@ def model():
 
 
 @pytest.fixture(scope="module")
-def Z(model, corpus_files) -> np.ndarray:
-    texts = []
-    corpus_dir = next(iter(corpus_files.values())).parent
-    for stem, n in (("chat", 30), ("blogs", 10), ("debates", 10), ("fiction", 10), ("longform", 11)):
-        with open(corpus_dir / f"{stem}.jsonl", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f]
-        texts += [r.get("text") or r.get("content") or "" for r in random.Random(stem).sample(rows, n)]
+def Z(model, corpus_sample) -> np.ndarray:
+    texts = corpus_sample((("chat", 30), ("blogs", 10), ("debates", 10), ("fiction", 10), ("longform", 11)))
     texts.append("")  # an empty text's features too
     assert len(texts) % WALK_ROWS and len(texts) > 2 * WALK_ROWS  # several blocks, the last one partial
     return np.ascontiguousarray(log_transform(model.features(texts)))
