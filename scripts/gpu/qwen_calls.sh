@@ -35,6 +35,13 @@
 #   QWEN_STAR_CAP    STaR rows kept per class (default 40; -1 = balanced to the smallest class, which
 #                    kept 3 of 58 in session 4)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
+#   QWEN_INNER=1     every trainer trains on the inner train and evaluates in the loop on the inner val
+#                    (scripts/gpu/inner_split.py, ids in scripts/gpu/inner_val_ids.json): settings are
+#                    chosen there; the k = 4 queue still scores the ladder's val
+#   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
+#                    about one epoch of the inner train)
+# Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall. callB/callC arms are ARM:SEED or
+# ARM:SEED:LR (grpo.lr of that run; its folder gets an _lrLR suffix).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -75,7 +82,11 @@ STAR_MIN_ROWS=${QWEN_STAR_MIN_ROWS:-30} # fewer kept STaR rows: no STaR cold sta
 ENGINE_UTIL=${QWEN_ENGINE_UTIL:-0.04}
 MAX_CO=${QWEN_MAX_COLOCATE:-5}
 N3=256; NA=16                           # new tokens of 3-way / answer-only evals
-COMMON=("data.train=\"$DATA/train.jsonl.gz\"" "data.val=\"$DATA/val.jsonl.gz\"" 'run.resume=""')
+INNER=${QWEN_INNER:-}
+[[ -z $DRY ]] && : "${QWEN_CS_LONG_STEPS:=130}"
+if [[ -n $INNER ]]; then TRAIN_F=$DATA/inner_train.jsonl.gz VAL_F=$DATA/inner_val.jsonl.gz
+else TRAIN_F=$DATA/train.jsonl.gz VAL_F=$DATA/val.jsonl.gz; fi
+COMMON=("data.train=\"$TRAIN_F\"" "data.val=\"$VAL_F\"" 'run.resume=""')
 RL=()
 [[ -n ${QWEN_RL_LR:-} ]] && RL=("grpo.lr=$QWEN_RL_LR")
 if [[ -n $DRY ]]; then  # CPU: tiny model, few rows/steps, short generations, transformers instead of vLLM
@@ -120,6 +131,16 @@ wt() {
 minutes() {  # minutes of training that leave START + FINAL seconds inside DEADLINE (>= 0.2)
   python3 -c 'import sys,time; print(max(0.2, round((float(sys.argv[1]) - time.time() - float(sys.argv[2])) / 60, 2)))' "$1" "$2"
 }
+inner_data() {  # QWEN_INNER: cut the inner split once (the ids fix it; a different train split is refused)
+  [[ -z $INNER || -n $CHECK || -f $DATA/inner_val.jsonl.gz ]] && return 0
+  python3 scripts/gpu/inner_split.py apply --data "$DATA" --ids scripts/gpu/inner_val_ids.json
+}
+arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
+  case $1 in
+    tellsall) echo 'star.mode="tells"' data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
+    *) echo "star.mode=\"$1\"" ;;
+  esac
+}
 done_mark() { mkdir -p "$1" && echo "${2:-0}" > "$1/.done"; }   # the eval queue waits for it
 job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's queue (and the registry)
   # a run about to (re)train: forget an earlier attempt's marker and eval, or the queue would take the
@@ -156,18 +177,21 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
     done_mark "$d/sft" "skip: STaR kept $rows rows (< $STAR_MIN_ROWS)"
   fi
 }
-r_lmfree_data() {  # tells + fallback rows (no LM; the GGUF's tokenizer cuts the texts as the SFT will)
-  local dl=$1 m
-  for m in tells fallback; do
+r_lmfree_data() {  # tells + fallback (+ tellsall) rows (no LM; the GGUF's tokenizer cuts the texts as the SFT will)
+  local dl=$1 m sets arms=(tells fallback)
+  [[ " ${QWEN_A_SFTS:-} " == *" tellsall "* ]] && arms+=(tellsall)
+  for m in "${arms[@]}"; do
+    read -ra sets <<< "$(arm_sets "$m")"
     wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
-      "run.output_dir=\"$Q/cs_$m\"" "star.mode=\"$m\"" 'coldstart.stages=["star"]' ${DRY:+data.max_text_tokens=0}
+      "run.output_dir=\"$Q/cs_$m\"" "${sets[@]}" 'coldstart.stages=["star"]' ${DRY:+data.max_text_tokens=0}
   done
 }
-cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT-60 on the rows r_lmfree_data wrote for ARM (tells, fallback)
-  local dl=$1 m=$2
+cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT on the rows r_lmfree_data wrote for ARM (tells, fallback, tellsall)
+  local dl=$1 m=$2 sets
+  read -ra sets <<< "$(arm_sets "$m")"
   if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
     wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
-      "star.mode=\"$m\"" 'coldstart.stages=["sft"]' 'data.val=""' \
+      "${sets[@]}" 'coldstart.stages=["sft"]' 'data.val=""' \
       "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
   else
     log "cs_$m: no rows, no SFT"; echo "no-rows" > "$LOGS/cs_${m}_sft.rc"
@@ -176,6 +200,7 @@ cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT-60 on the rows r_lmfree_data w
 }
 r_tells_sft() { cs_sft "$1" tells; }
 r_fallback_sft() { cs_sft "$1" fallback; }
+r_tellsall_sft() { cs_sft "$1" tellsall; }
 grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
   local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
   shift 7
@@ -184,13 +209,13 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
   done_mark "$d" $?
 }
 # cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
-r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT
-  local dl=$1 arm=$2 seed=$3 port=$4
+r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]
+  local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}
   # resumable: a time-limit stop saves a checkpoint (save_steps only arms it: no periodic 6 GB saves),
   # and a later call's run of the same arm and seed goes on from it
-  grpo_run "cs_${arm}_grpo_s$seed" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed" "$Q/cs_$arm/sft/final" \
+  grpo_run "cs_${arm}_grpo_s$seed$sfx" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed$sfx" "$Q/cs_$arm/sft/final" \
     data.n_train=0 "run.seed=$seed" 'run.resume="auto"' run.save_steps=1000 run.save_total_limit=1 \
-    ${DRY:+data.n_train=12}
+    ${DRY:+data.n_train=12} ${lr:+"grpo.lr=$lr"}
 }
 research_run() {  # research_run RECIPE DEADLINE PORT START_MODEL [section.key=value ...]
   local recipe=$1 dl=$2 port=$3 start=$4
@@ -213,20 +238,21 @@ go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval re
   if [[ -n ${QWEN_SEQUENTIAL:-} || -n $CHECK ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}"
   else FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}" & PIDS+=($!); RUNNING+=("$r"); fi
 }
-go_arms() {  # go_arms ARM:SEED...: cold start -> GRPO runs (resumable), staggered ends; the first two the latest
-  local arms=("$@") n=$# i a s slot dl port=29621
+go_arms() {  # go_arms ARM:SEED[:LR]...: cold start -> GRPO runs (resumable), staggered ends; the first two the latest
+  local arms=("$@") n=$# i a s lr d slot dl port=29621
   for i in "${!arms[@]}"; do
-    a=${arms[$i]%%:*} s=${arms[$i]##*:}
-    job "$Q/cs_$a/grpo_s$s/eval_k4_$TAG" "$Q/cs_$a/grpo_s$s/final" 3way "$N3" "$Q/cs_$a/grpo_s$s/.done"
+    IFS=: read -r a s lr <<< "${arms[$i]}"
+    d=$Q/cs_$a/grpo_s$s${lr:+_lr$lr}
+    job "$d/eval_k4_$TAG" "$d/final" 3way "$N3" "$d/.done"
   done
   for i in "${!arms[@]}"; do
-    a=${arms[$i]%%:*} s=${arms[$i]##*:}
+    IFS=: read -r a s lr <<< "${arms[$i]}"
     if (( MAX_CO < 2 )); then  # one at a time: split what is left
       dl=$(( $(date +%s) + (D - EVAL_S * (n - i) - $(date +%s)) / (n - i) ))
-      r_cs_grpo "$dl" "$a" "$s" $((port + i))
+      r_cs_grpo "$dl" "$a" "$s" $((port + i)) "$lr"
     else  # staggered ends, so the queue evaluates each final while the others still train
       slot=$(( i < 2 ? n - 2 + i : i - 2 ))
-      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i))
+      go cs_grpo $(( D - EVAL_S * (n - slot) - 5 )) "$a" "$s" $((port + i)) "$lr"
     fi
   done
 }
@@ -243,6 +269,7 @@ headline() {  # the cold start of the headline rung and of callC's research runs
 begin_call() {  # TAG CALL_S
   TAG=$1; T0=$(date +%s); D=$(( T0 + ${QWEN_CALL_S:-$2} )); JOBS=$RUNS/jobs_$TAG.tsv
   : > "$JOBS"; PIDS=(); RUNNING=()
+  [[ -d $DATA ]] && { inner_data || log "call $TAG: the inner split failed"; }
   log "call $TAG: deadline in $(( D - T0 )) s (max colocate $MAX_CO${QWEN_SEQUENTIAL:+, sequential})"
   catch_up
 }
@@ -348,6 +375,7 @@ install_and_export() {  # callA's first minute: the last chunk, install, export 
     [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-$(bash scripts/gpu/stage.sh last)}" || return 1
     nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv
   fi
+  inner_data || return 1
   if [[ ! -f $MODEL/config.json ]]; then
     TOKSRC=$GGUF r_lmfree_data "$D" > "$LOGS/lmfree_data.chain.log" 2>&1 &
     local lp=$! t=$SECONDS
@@ -375,9 +403,11 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   local sfts=" ${QWEN_A_SFTS:-tells answer star fallback} "
   [[ $sfts == *" answer "* ]] && job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
   [[ $sfts == *" tells "* ]] && job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
+  [[ $sfts == *" tellsall "* ]] && job "$Q/cs_tellsall/sft/eval_k4" "$Q/cs_tellsall/sft/final" 3way "$N3" "$Q/cs_tellsall/sft/.done"
   [[ $sfts == *" star "* ]] && job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
   [[ $sfts == *" fallback "* ]] && job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
   [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))
+  [[ $sfts == *" tellsall "* ]] && go tellsall_sft $(( D - 6 * EVAL_S ))
   [[ $sfts == *" answer "* ]] && go sft_answer $(( D - 5 * EVAL_S ))
   [[ $sfts == *" star "* ]] && go star_chain $(( D - 4 * EVAL_S ))
   [[ $sfts == *" fallback "* ]] && go fallback_sft $(( D - 4 * EVAL_S ))
@@ -390,11 +420,13 @@ callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR
   begin_call B 575
   start_queue
   local arms=() a
-  [[ -n $CHECK || -f $Q/cs_tells/sft/final/config.json ]] || { log "callB: no tells cold start from callA"; finish; return 1; }
   arms=(tells:0 tells:1)
   for a in star fallback; do [[ -n $CHECK || -f $Q/cs_$a/sft/final/config.json ]] && arms+=("$a:0"); done
   # shellcheck disable=SC2206
   [[ -n ${QWEN_B_ARMS:-} ]] && arms=($QWEN_B_ARMS)
+  for a in "${arms[@]}"; do  # every arm's cold start must be there (callA made it)
+    [[ -n $CHECK || -f $Q/cs_${a%%:*}/sft/final/config.json ]] || { log "callB: no ${a%%:*} cold start from callA"; finish; return 1; }
+  done
   (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
   go_arms "${arms[@]}"
   end_call
