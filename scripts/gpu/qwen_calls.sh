@@ -407,7 +407,9 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   [[ $sfts == *" star "* ]] && job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
   [[ $sfts == *" fallback "* ]] && job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
   [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))
-  [[ $sfts == *" tellsall "* ]] && go tellsall_sft $(( D - 6 * EVAL_S ))
+  # tellsall trains the longest (130 steps, ~160 s alone): the latest deadline (session 7's first
+  # callA gave it D - 6 x EVAL_S after a 2.5-min install and it stopped at step 39)
+  [[ $sfts == *" tellsall "* ]] && go tellsall_sft $(( D - 2 * EVAL_S ))
   [[ $sfts == *" answer "* ]] && go sft_answer $(( D - 5 * EVAL_S ))
   [[ $sfts == *" star "* ]] && go star_chain $(( D - 4 * EVAL_S ))
   [[ $sfts == *" fallback "* ]] && go fallback_sft $(( D - 4 * EVAL_S ))

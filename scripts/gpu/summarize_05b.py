@@ -24,14 +24,15 @@ from pathlib import Path
 # results/ folders outside a sessionN/ folder hold session 4's runs (docs/gpu-notes.md, "Log (session 4 ...)")
 BASE_SESSION = "4"
 LABS = ("CLAUDE", "CHATGPT", "GEMINI")
-ARMS = {"star": "STaR traces", "tells": "style-model tells", "fallback": "fallback sentence"}
+ARMS = {"star": "STaR traces", "tells": "style-model tells", "fallback": "fallback sentence",
+        "tellsall": "tells of every train text"}
 NAMES = [  # (path pattern relative to its root, row name), in table order
     (r"base_eval_3way", "1. base (3-way prompt)"),
     (r"base_eval_answer_only", "1b. base (answer-only prompt)"),
     (r"sft_answer_only", "2. answer-only SFT"),
     (r"grpo_base", "3. GRPO from base"),
     (r"cs_(?P<arm>\w+?)/sft", "4. cold-start SFT ({arm})"),
-    (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)", "5. cold start ({arm}) -> GRPO, seed {seed}"),
+    (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)(?:_lr(?P<lr>[0-9.e+-]+))?", "5. cold start ({arm}) -> GRPO, seed {seed}{lr}"),
     (r"opcd", "R1. OPCD"),
     (r"rlsd", "R2. RLSD"),
     (r"rlsd_anchored", "R3. RLSD-anchored"),
@@ -40,7 +41,7 @@ NAMES = [  # (path pattern relative to its root, row name), in table order
 ]
 FAMILY = {"5.": "coldstart", "R1": "opcd", "R2": "rlsd", "R3": "rlsd_anchored", "R4": "cheatsheet",
           "R5": "pureacc", "3.": "grpo_base"}
-ARM_COLOR = {"tells": "#4c72b0", "fallback": "#64b5cd", "star": "#1f3a68"}
+ARM_COLOR = {"tells": "#4c72b0", "fallback": "#64b5cd", "star": "#1f3a68", "tellsall": "#2ca02c"}
 COLOR = {"coldstart": "#4c72b0", "opcd": "#c44e52", "rlsd": "#dd8452", "rlsd_anchored": "#937860",
          "cheatsheet": "#55a868", "pureacc": "#8172b3", "grpo_base": "#444444"}
 # The research's in-loop val numbers (Qwen3.5-9B, its own val), from /work/shared/docs/research-spec.md
@@ -70,6 +71,7 @@ class Run:
     final_eval: dict | None = None
     train_result: dict | None = None
     trained: bool = True  # False: an eval-only row (no metrics.jsonl)
+    inner: bool = False  # in-loop evals on the inner val of train (scripts/gpu/inner_split.py), not on val
 
     @property
     def evals(self) -> list[dict]:
@@ -117,10 +119,23 @@ def name_of(rel: str) -> tuple[tuple, str]:
         m = re.fullmatch(pat, rel)
         if m:
             g = m.groupdict()
-            arm = g.get("arm", "")
-            key = (i, list(ARMS).index(arm) if arm in ARMS else len(ARMS), arm, int(g.get("seed") or 0))
-            return key, name.format(arm=ARMS.get(arm, arm), seed=g.get("seed"))
-    return (len(NAMES), 0, rel, 0), rel
+            arm, lr = g.get("arm", ""), g.get("lr") or ""
+            key = (i, list(ARMS).index(arm) if arm in ARMS else len(ARMS), arm, int(g.get("seed") or 0),
+                   float(lr or 0))
+            return key, name.format(arm=ARMS.get(arm, arm), seed=g.get("seed"), lr=f", lr {lr}" if lr else "")
+    return (len(NAMES), 0, rel, 0, 0.0), rel
+
+
+def inner_val(run_dir: Path) -> bool:
+    """Whether the run's in-loop evals read the inner val (its resolved config names the file)."""
+    for cfg in run_dir.glob("config.*.toml"):
+        try:
+            text = cfg.read_text()
+        except OSError:
+            continue
+        if re.search(r'^val = ".*inner_val\.jsonl(\.gz)?"$', text, flags=re.MULTILINE):
+            return True
+    return False
 
 
 def discover(root: Path, session: str) -> list[Run]:
@@ -131,7 +146,8 @@ def discover(root: Path, session: str) -> list[Run]:
         ks = sorted(p for p in d.glob("eval_k4*/summary.json"))
         tr = sorted(d.glob("train_result.*.json"))
         runs[d] = Run(name, session, order, d, read_json(ks[-1]) if ks else None, read_jsonl(m),
-                      read_json(d / "final_eval.json"), (read_json(tr[-1]) or {}) if tr else None)
+                      read_json(d / "final_eval.json"), (read_json(tr[-1]) or {}) if tr else None,
+                      inner=inner_val(d))
     evals = {p.parent for pat in ("summary.json", "run.json") for p in root.rglob(pat)}
     for d in sorted(evals):
         if d in runs or d.name.startswith("eval_k4") and d.parent in runs or "logs" in d.relative_to(root).parts:
@@ -181,7 +197,8 @@ def in_loop(run: Run) -> str:
         last = f"{fin['accuracy']:.3f}@{fin.get('step')}"
     else:
         last = f"no final (last {ev[-1]['accuracy']:.3f}@{ev[-1]['step']})"
-    return f"{num(first)} -> {best['accuracy']:.3f}@{best['step']} -> {last}"
+    where = "inner val: " if run.inner else ""
+    return f"{where}{num(first)} -> {best['accuracy']:.3f}@{best['step']} -> {last}"
 
 
 def collapse_of(run: Run) -> str:
@@ -288,7 +305,7 @@ def plot(roots: list[str], out: Path) -> None:
         ax2.plot([r["step"] for r in ev], [r["accuracy"] for r in ev], color=color,
                  ls="-" if run.session == sessions[-1] else "--", marker="osD^v"[i % 5], ms=4, lw=1.3,
                  label=f"s{run.session} {run.name.split('. ', 1)[-1]}"
-                       f"{' (no final)' if 'no final' in stop else ''}")
+                       f"{' (no final)' if 'no final' in stop else ''}{' [inner val]' if run.inner else ''}")
     for fam, label, pts, mark in REFERENCE:
         ax2.plot([p[0] for p in pts], [p[1] for p in pts], ls=":", lw=1, marker=mark, ms=11, color=COLOR[fam],
                  mec="black", mew=0.5, label=f"research (Qwen3.5-9B): {label}")

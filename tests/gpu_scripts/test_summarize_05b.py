@@ -85,3 +85,25 @@ def test_missing_root_is_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in res.stderr
     res = _run(str(FIX / "qwen05b"), "--plot")
     assert res.returncode != 0 and "Traceback" not in res.stderr
+
+
+def test_lr_suffix_and_inner_val_runs(tmp_path: Path) -> None:
+    """A session-7 arm: ``grpo_s0_lr5e-6`` names its lr, and in-loop evals on the inner val say so."""
+    import json
+
+    root = tmp_path / "session7" / "qwen05b"
+    for lr, val in (("1e-6", "/x/data/inner_val.jsonl.gz"), ("5e-6", "/x/data/val.jsonl.gz")):
+        d = root / "cs_tellsall" / f"grpo_s0_lr{lr}"
+        d.mkdir(parents=True)
+        (d / "config.grpo.toml").write_text(f'[data]\ntrain = "/x/data/inner_train.jsonl.gz"\nval = "{val}"\n')
+        recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.3},
+                {"kind": "eval", "step": 10, "accuracy": 0.45}]
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    res = _run(str(root))
+    assert res.returncode == 0, res.stderr
+    rows = {r["rung"]: r for r in _rows(res.stdout)}
+    a = rows["5. cold start (tells of every train text) -> GRPO, seed 0, lr 1e-6"]
+    b = rows["5. cold start (tells of every train text) -> GRPO, seed 0, lr 5e-6"]
+    assert a["session"] == b["session"] == "7"
+    assert a["in-loop"].startswith("inner val: 0.300 -> 0.450@10")
+    assert b["in-loop"].startswith("0.300 -> 0.450@10")

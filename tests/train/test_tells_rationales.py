@@ -7,6 +7,7 @@ rationale SFT targets as STaR rows; the cold start runs its SFT stage on them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -184,7 +185,8 @@ def test_tells_mode_needs_a_tokenizer_to_cut_texts(splits, tmp_path):
         run_star(cfg)
 
 
-def test_coldstart_with_tells_runs_sft_on_a_tiny_model(tiny_model, splits, rows, tmp_path, monkeypatch, style):
+def test_coldstart_with_tells_runs_sft_on_a_tiny_model(tiny_model, splits, rows, tmp_path, monkeypatch, style,
+                                                        capsys):
     from transformers import AutoTokenizer
 
     import whowrote.train.coldstart as cs
@@ -208,6 +210,14 @@ def test_coldstart_with_tells_runs_sft_on_a_tiny_model(tiny_model, splits, rows,
         assert fmt(xi[style.feature_names_.index(r["tells"][0])]) in first
     state = json.loads((tmp_path / "cs" / "sft" / "train_result.coldstart-sft.json").read_text())
     assert state["global_step"] == 2 and (tmp_path / "cs" / "sft" / "final" / "config.json").is_file()
+    # run again asking for more steps: the kept SFT is reused, with a warning that it is short
+    before = (tmp_path / "cs" / "sft" / "final" / "config.json").stat().st_mtime_ns
+    cfg5 = dataclasses.replace(cfg, coldstart=dataclasses.replace(cfg.coldstart, sft_max_steps=5))
+    cs.run_coldstart(cfg5)
+    assert "trained 2 of the 5 steps asked" in capsys.readouterr().err
+    assert (tmp_path / "cs" / "sft" / "final" / "config.json").stat().st_mtime_ns == before
+    cs.run_coldstart(cfg)  # as many steps as asked: no warning
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_resume_refuses_another_modes_rows(splits, tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 from whowrote.train.config import LM_FREE_STAR_MODES, TrainConfig
@@ -97,6 +98,19 @@ def run_star_sft(cfg: TrainConfig, star_rows: Path) -> Path:
     return run_sft(rationale_sft_config(cfg), stage="star-sft", train_rows=read_rows(star_rows))
 
 
+def _warn_if_short(train_result: Path, max_steps: int) -> None:
+    """A kept SFT that a time limit stopped early is reused as it is (a finished stage is skipped):
+    say so, since nothing else would show that the cold start got fewer steps than asked."""
+    try:
+        done = int(json.loads(train_result.read_text(encoding="utf-8")).get("global_step", -1))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return
+    if 0 <= done < max_steps:
+        print(f"whowrote: warning: reusing {train_result.parent / 'final'}, trained {done} of the "
+              f"{max_steps} steps asked (its run stopped early); delete {train_result.parent} to train it again",
+              file=sys.stderr)
+
+
 def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
     """STaR data -> rationale SFT (N steps) -> GRPO from the SFT weights. Returns the stage dirs."""
     from whowrote.train.grpo import run_grpo
@@ -122,6 +136,8 @@ def run_coldstart(cfg: TrainConfig) -> dict[str, str]:
     sft_final = Path(sft_cfg.run.output_dir) / "final"
     if "sft" in stages and not (sft_final / "config.json").is_file():
         sft_final = run_sft(sft_cfg, stage="coldstart-sft", train_rows=rows, max_steps=cfg.coldstart.sft_max_steps)
+    elif "sft" in stages:
+        _warn_if_short(sft_final.parent / "train_result.coldstart-sft.json", cfg.coldstart.sft_max_steps)
     result["sft"] = str(sft_final)
     if "grpo" not in stages:
         return result
