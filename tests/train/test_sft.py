@@ -164,6 +164,36 @@ def test_one_non_finite_step_is_skipped_and_training_goes_on(tiny_model, splits,
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
+def test_a_backward_nan_in_a_real_run_is_traced_to_its_layer(tiny_model, splits, tmp_path, monkeypatch):
+    # the Trainer hands the guard its model: a NaN made in backward at the embeddings' output in step 3
+    # is skipped, and the record names the embedding matrix as where it arose (the layers above stay finite)
+    from transformers import TrainerCallback
+
+    import whowrote.train.runner as runner
+
+    class PoisonEmbeddingsAtStep3(TrainerCallback):
+        def on_step_begin(self, args, state, control, model=None, **kw):
+            def poison(module, inputs, out):  # returns None: the output itself is left as it is
+                out.register_hook(lambda g: g * float("nan"))
+
+            if state.global_step + 1 == 3:
+                self.h = model.get_input_embeddings().register_forward_hook(poison)
+
+        def on_step_end(self, args, state, control, **kw):
+            if getattr(self, "h", None) is not None:
+                self.h.remove()
+                self.h = None
+
+    real = runner._callbacks
+    monkeypatch.setattr(runner, "_callbacks", lambda *a: [PoisonEmbeddingsAtStep3(), *real(*a)])
+    out = tmp_path / "sft_trace"
+    run_sft(tiny_cfg(tiny_model, splits, out, "sft.max_steps=4", "eval.every_steps=0", 'data.val=""'))
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    skips = [r for r in recs if r.get("kind") == "skip"]
+    assert [r["step"] for r in skips] == [3]
+    assert skips[0]["micro_batch"] == 0 and skips[0]["first_nonfinite"] == ["model.embed_tokens.weight"]
+
+
 def test_the_guard_drops_a_bad_steps_gradients_and_stops_when_it_persists(tmp_path):
     import pytest
     from transformers import TrainerControl, TrainerState
@@ -197,6 +227,48 @@ def test_the_guard_drops_a_bad_steps_gradients_and_stops_when_it_persists(tmp_pa
     assert [r["step"] for r in recs if r["kind"] == "skip"] == [1, 3, 4]
     assert {(r["n_params"], tuple(r["params"])) for r in recs if r["kind"] == "skip"} == {(1, ("bias",))}
     assert [r["step"] for r in recs if r["kind"] == "abort"] == [5]
+
+
+def test_the_guard_names_where_a_backward_nan_arose(tmp_path):
+    # a NaN made in backward (finite loss), in the middle layer, on the second of two micro-batches:
+    # after clipping every gradient would be NaN, but the hooks saw it first in layer 1, micro-batch 1
+    from transformers import TrainerControl, TrainerState
+
+    from whowrote.train.callbacks import NonFiniteGuard
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4), torch.nn.Linear(4, 1))
+    guard, state, control = NonFiniteGuard(tmp_path), TrainerState(), TrainerControl()
+    guard.watch(model)
+
+    def poison(module, inputs, out):
+        out.register_hook(lambda g: g * float("nan"))
+
+    def step(bad_micro: int | None) -> None:
+        for micro in range(2):
+            handle = model[1].register_forward_hook(poison) if micro == bad_micro else None
+            loss = model(torch.ones(2, 4)).sum()
+            assert torch.isfinite(loss)
+            loss.backward()
+            if handle is not None:
+                handle.remove()
+        guard.on_pre_optimizer_step(None, state, control, model=model)
+        model.zero_grad()
+        state.global_step += 1
+
+    step(bad_micro=None)
+    step(bad_micro=1)
+    step(bad_micro=0)
+    recs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    skips = [r for r in recs if r["kind"] == "skip"]
+    assert [r["step"] for r in skips] == [2, 3]
+    assert [r["micro_batch"] for r in skips] == [1, 0]
+    for r in skips:  # backward order: layer 2 stays finite, layer 1 goes first, layer 0 after it
+        assert set(r["first_nonfinite"][:2]) == {"1.weight", "1.bias"}
+        assert set(r["first_nonfinite"]) == {"1.weight", "1.bias", "0.weight", "0.bias"}
+    guard.on_train_end(None, state, control)
+    model(torch.ones(1, 4)).sum().backward()
+    assert guard._flags == []  # the hooks are gone
 
 
 def test_train_evaluate_is_the_harness(tiny_model, splits, tmp_path):

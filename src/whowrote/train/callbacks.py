@@ -209,6 +209,12 @@ class NonFiniteGuard(TrainerCallback):
     is dropped (``torch.optim`` leaves parameters without a gradient untouched), a ``kind=skip``
     record names the step, and training goes on. ``max_skips`` skipped steps in a row, or a
     non-finite logged loss/grad norm of a step that was not skipped, stop the run: no NaN final.
+
+    Where it came from: HF clips before ``on_pre_optimizer_step``, so by then one NaN has spread to
+    every gradient. A post-accumulate hook on each parameter notes, as backward produces it, whether
+    its gradient is finite (a tensor, no device sync; read once, only for a bad step), so the skip
+    record names the micro-batch and the first parameters, in backward order, whose gradient went
+    non-finite: the layers nearest the loss where it arose.
     """
 
     KEYS = ("loss", "grad_norm")
@@ -218,6 +224,49 @@ class NonFiniteGuard(TrainerCallback):
         self.max_skips = max_skips
         self.in_a_row = 0
         self.skipped: set[int] = set()
+        self._flags: list[tuple[str, Any]] = []  # (parameter, finite?) per hook call this step, in order
+        self._handles: list[Any] = []
+
+    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                       model: Any = None, **kwargs: Any) -> None:
+        if model is not None and not self._handles:
+            self.watch(model)
+
+    def on_train_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
+                     **kwargs: Any) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+    def watch(self, model: Any) -> None:
+        """Hook every trainable parameter (``on_train_begin`` does this for a Trainer)."""
+        import torch
+
+        def hook_for(name: str) -> Any:
+            def hook(p: Any) -> None:
+                self._flags.append((name, torch.isfinite(p.grad).all()))
+            return hook
+
+        self._handles = [p.register_post_accumulate_grad_hook(hook_for(n))
+                         for n, p in model.named_parameters() if p.requires_grad]
+
+    def _origin(self) -> dict[str, Any]:
+        """The micro-batch and the first parameters whose gradient went non-finite (backward order)."""
+        import torch
+
+        if not self._flags:
+            return {}
+        ok = torch.stack([f for _, f in self._flags]).tolist()
+        seen: dict[str, int] = {}
+        first: list[str] = []
+        micro = None
+        for (name, _), fine in zip(self._flags, ok, strict=True):
+            k = seen[name] = seen.get(name, -1) + 1  # how many micro-batches this parameter saw before
+            if not fine and micro is None:
+                micro = k
+            if not fine and k == micro and len(first) < 5:
+                first.append(name)
+        return {"micro_batch": micro, "first_nonfinite": first} if micro is not None else {}
 
     def _record(self, state: TrainerState, rec: dict[str, Any]) -> None:
         if self.out is not None and state.is_world_process_zero:
@@ -236,9 +285,13 @@ class NonFiniteGuard(TrainerCallback):
         named = [(n, p.grad) for n, p in (model.named_parameters() if model is not None else ()) if p.grad is not None]
         # one device sync for all tensors; gradients are all-reduced already, so every rank agrees
         finite = torch.stack([torch.linalg.vector_norm(g.float()) for _, g in named]).isfinite() if named else None
+        flags, self._flags = self._flags, []
         if finite is None or bool(finite.all()):
             self.in_a_row = 0
             return
+        self._flags = flags
+        origin = self._origin()
+        self._flags = []
         where = [named[i][0] for i in (~finite).nonzero().flatten().tolist()]
         step = state.global_step + 1  # the step this optimizer update would complete
         self.in_a_row += 1
@@ -249,10 +302,10 @@ class NonFiniteGuard(TrainerCallback):
             p.grad = None
         self.skipped.add(step)
         # HF clips before this hook: with max_grad_norm > 0 one non-finite gradient makes the total
-        # norm, and so every clipped gradient, non-finite, and this list names every parameter
-        # (scripts/gpu/step_rows.py finds the step's rows instead); without clipping it is the culprit
+        # norm, and so every clipped gradient, non-finite, and this list names every parameter;
+        # `origin` (the hooks, before clipping) names where it arose, step_rows.py the step's rows
         self._record(state, {"kind": "skip", "step": step, "reason": "non-finite gradient",
-                             "in_a_row": self.in_a_row, "n_params": len(where), "params": where[:5]})
+                             "in_a_row": self.in_a_row, "n_params": len(where), "params": where[:5], **origin})
 
     def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
