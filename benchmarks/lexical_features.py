@@ -11,7 +11,7 @@ The model's signed ``log1p`` is the transform (it is what ``StyleModel`` applies
 Candidates (``V`` in ``SIZES``):
 
 - ``base``: the 197 existing features (the bundled recipe);
-- ``alone:V``: the model's LR member on the lexical block alone;
+- ``alone:V``: the model's LR member on the lexical block alone (its own distance);
 - ``concat:V``: the block appended to the existing features, in both members (and the distance);
 - ``third:V``: a third member, ``alone:V``'s LR, averaged in: ``(1 - w) p_model + w p_lex``,
   ``w = THIRD_WEIGHT``.
@@ -20,7 +20,7 @@ Nesting (as ``benchmarks/invariant_features.py``). For each held-out (outer) gen
 leave-one-genre-out over the four training genres: the vocabulary is re-chosen on the three inner
 training genres, a cheap proxy is fitted and scored 3-way on the inner held-out genre. Proxies
 (``--scorer``): ``lr``, the model's LR member; ``trees``, both members at 50 rounds on <= 200 texts
-per (genre, label) cell (``invariant_features.proxy``'s settings, approximate binning).
+per (genre, label) cell (``invariant_features.proxy_3way``'s settings, approximate binning).
 
 Rule fixed before the run: the candidate with the highest mean inner 3-way accuracy if it beats
 ``base`` by >= 0.5 points, else ``base``; ties go to the smaller ``V``. The topic hold-out model's
@@ -37,10 +37,18 @@ existing feature extraction, interleaved, on one core.
     for s in lr trees; do for st in select confirm report; do
       OMP_NUM_THREADS=1 python benchmarks/lexical_features.py --stage $st --scorer $s --corpus ${C[@]} --out $R $K
     done; done
-    taskset -c 1 python benchmarks/lexical_features.py --stage speed --corpus ${C[@]} --out $R $K
+    # diagnostics (oracles when read on the outer LOGO, never results): one candidate on every fold
+    for r in base third:1000 third:300 alone:1000; do for st in confirm report; do
+      OMP_NUM_THREADS=1 python benchmarks/lexical_features.py --stage $st --rule $r --corpus ${C[@]} --out $R $K
+    done; done
+    OMP_NUM_THREADS=1 python benchmarks/lexical_features.py --stage edits --scorer trees --corpus ${C[@]} --out $R $K
+    taskset -c 1 python benchmarks/lexical_features.py --stage speed --repeats 15 --corpus ${C[@]} --out $R $K
+    python benchmarks/lexical_features.py --stage figure --corpus x --out $R
 
-Writes ``select-*.json``, ``lexical_features-*.json``, ``speed.json`` and ``lexical_features.png``
-under ``--out``; the term counts and fitted folds' predictions go to ``--cache``.
+The ``edits``, ``speed`` and ``figure`` stages live in ``benchmarks/lexical_checks.py``. Writes
+``select-*.json``, ``lexical_features-*.json``, ``fixed-*.json``, ``edits-*.json``, ``speed.json``
+and ``lexical_features.png`` under ``--out``; the term counts (``lexicon.npz``), the fitted
+members (``folds/*.pkl``) and the folds' predictions (``folds/*.npz``) go to ``--cache``.
 """
 
 from __future__ import annotations
@@ -80,10 +88,9 @@ def candidates() -> list[str]:
 
 
 # ---- the term counts of every text and its training copy ------------------------------------
-def stage_lexicon(corpus, feats, args, log) -> None:
-    """Prune the term space without choosing anything (a term in >= MIN_DF of the texts of >= 3
-    genres: a superset of every fold's candidates) and store the count matrices."""
-    texts, g = corpus["text"].tolist(), corpus["genre"].to_numpy(object)
+def pruned_terms(texts, g: np.ndarray) -> list:
+    """Every term (``term_counts`` key) in >= MIN_DF of the texts of >= MIN_GENRES genres: a
+    superset of every fold's candidates, so pruning chooses nothing."""
     keep: Counter = Counter()
     for genre in sorted(set(g.tolist())):
         df: Counter = Counter()
@@ -91,8 +98,28 @@ def stage_lexicon(corpus, feats, args, log) -> None:
         for i in rows:
             df.update(term_counts(tokens(texts[i]))[0].keys())
         keep.update(k for k, v in df.items() if v >= MIN_DF * len(rows))
-        log(f"  {genre}: {len(df)} terms")
-    terms = sorted((k for k, v in keep.items() if v >= MIN_GENRES), key=term_name)
+    return sorted((k for k, v in keep.items() if v >= MIN_GENRES), key=term_name)
+
+
+def count_arrays(texts, terms: list, name: str) -> dict[str, np.ndarray]:
+    """The texts' counts of ``terms`` as CSR arrays ``{name}_data/_indices/_indptr`` plus their
+    word counts ``{name}_words``."""
+    col = {k: j for j, k in enumerate(terms)}
+    ind, ptr, val, nw = [], [0], [], []
+    for t in texts:
+        c, n = term_counts(tokens(t))
+        hit = [(col[k], v) for k, v in c.items() if k in col]
+        ind += [j for j, _ in hit]
+        val += [v for _, v in hit]
+        ptr.append(len(ind))
+        nw.append(n)
+    return {f"{name}_data": np.array(val, np.float64), f"{name}_indices": np.array(ind, np.int64),
+            f"{name}_indptr": np.array(ptr, np.int64), f"{name}_words": np.array(nw, np.int64)}
+
+
+def stage_lexicon(corpus, feats, args, log) -> None:
+    texts, g = corpus["text"].tolist(), corpus["genre"].to_numpy(object)
+    terms = pruned_terms(texts, g)
     log(f"{len(terms)} terms in >= {MIN_DF:.0%} of the texts of >= {MIN_GENRES} genres")
     copies = edited_copies(texts, args.seed)[0]
     Xa = feats.get("default", np.arange(len(texts)), "train_copy", args.seed)
@@ -100,38 +127,27 @@ def stage_lexicon(corpus, feats, args, log) -> None:
     from whowrote.style import StyleModel
     if not np.array_equal(StyleModel().features([copies[i] for i in check]), Xa[check, 0]):
         raise SystemExit("the cached training copies do not match edited_copies()")
-    col = {k: j for j, k in enumerate(terms)}
     out = {"terms": np.array([term_name(k) for k in terms])}
     for name, tx in (("raw", texts), ("copy", copies)):
         t0 = time.perf_counter()
-        ind, ptr, val, nw = [], [0], [], []
-        for t in tx:
-            c, n = term_counts(tokens(t))
-            hit = [(col[k], v) for k, v in c.items() if k in col]
-            ind += [j for j, _ in hit]
-            val += [v for _, v in hit]
-            ptr.append(len(ind))
-            nw.append(n)
-        M = sparse.csr_matrix((np.array(val, np.float64), np.array(ind), np.array(ptr)), shape=(len(tx), len(terms)))
-        out |= {f"{name}_data": M.data, f"{name}_indices": M.indices, f"{name}_indptr": M.indptr, f"{name}_words": np.array(nw)}
+        out |= count_arrays(tx, terms, name)
         log(f"  counts of the {name} texts in {time.perf_counter() - t0:.0f}s")
     np.savez(args.cache / "lexicon.npz", **out)
 
 
 class Lexicon:
-    """The stored counts: per-fold vocabularies and lexical blocks."""
+    """The stored counts (``lexicon.npz``'s arrays): per-fold vocabularies and lexical blocks."""
 
-    def __init__(self, path: Path) -> None:
-        z = np.load(path)
-        self.terms = z["terms"].tolist()
+    def __init__(self, z) -> None:
+        self.terms = [str(t) for t in z["terms"]]
         self.rate = {k: self._rates(z, k) for k in ("raw", "copy")}
 
     def _rates(self, z, k: str) -> sparse.csr_matrix:
         M = sparse.csr_matrix((z[f"{k}_data"], z[f"{k}_indices"], z[f"{k}_indptr"]), shape=(len(z[f"{k}_words"]), len(self.terms)))
-        return sparse.diags(1000.0 / np.maximum(z[f"{k}_words"], 1)) @ M
+        return sparse.csr_matrix(sparse.diags(1000.0 / np.maximum(z[f"{k}_words"], 1)) @ M)
 
     def vocabulary(self, rows: np.ndarray, g: np.ndarray, size: int) -> np.ndarray:
-        """Column indices of the vocabulary chosen on ``rows`` (their genres ``g[rows]``)."""
+        """Column indices of the vocabulary chosen on ``rows`` alone (their genres ``g[rows]``)."""
         df, mr = {}, {}
         for genre in sorted(set(g[rows].tolist())):
             R = self.rate["raw"][rows[g[rows] == genre]]
@@ -139,7 +155,7 @@ class Lexicon:
             mr[genre] = np.asarray(R.mean(axis=0)).ravel()
         chosen = choose_vocabulary(df, mr, self.terms, size, MIN_DF, MIN_GENRES)
         idx = {t: j for j, t in enumerate(self.terms)}
-        return np.array([idx[t] for t in chosen])
+        return np.array([idx[t] for t in chosen], dtype=np.int64)
 
     def block(self, rows: np.ndarray, cols: np.ndarray, which: str = "raw") -> np.ndarray:
         return self.rate[which][rows][:, cols].toarray()
@@ -323,104 +339,6 @@ def table(res: dict) -> str:
     return "\n".join(lines + [f"| all (n={ti['n']}) | {tb['accuracy']:.3f} | {ti['accuracy']:.3f} |"])
 
 
-# ---- the edit suite -----------------------------------------------------------------------------
-def stage_edits(corpus, feats, lex, args, log) -> None:
-    """The topic hold-out's val (capped as ``benchmarks/robustness.py`` caps it) under every edit of
-    the suite: the base fit against the topic pick (``--rule`` to name another ``third``/``alone``)."""
-    from whowrote.style.edits import edits
-    from whowrote.style.heldout import capped
-    from whowrote.style.lexical import rates
-
-    sel = json.loads((args.out / f"select-{args.scorer}.json").read_text())
-    cand = picked(sel, "topic", args.rule)
-    member, v = (cand.split(":") + ["0"])[:2]
-    if member not in ("third", "alone"):
-        raise SystemExit(f"edits: the topic pick is {cand}; only third/alone reuse the stored fits")
-    y, g = corpus["provider"].to_numpy(object), corpus["genre"].to_numpy(object)
-    r, _ = folds_of(corpus, args.seed)["topic"]
-    split = topic_holdout_split(corpus, seed=args.seed, balance=False)
-    sub = capped(split["val"], args.cap, args.seed)
-    rows, yt = sub["row_idx"].to_numpy(), y[sub["row_idx"].to_numpy()]
-    d = args.cache / "folds"
-    base = pickle.loads((d / "topic-base.pkl").read_bytes())
-    lm = pickle.loads((d / f"topic-lex{v}.pkl").read_bytes())
-    vocab = [lex.terms[j] for j in lex.vocabulary(r, g, int(v))]
-    res: dict = {"candidate": cand, "n": len(rows), "cap": args.cap, "edits": {}}
-    for name, fn in edits(args.seed).items():
-        Xe = feats.get("default", rows, name, args.seed)
-        Le = rates([fn(t) for t in corpus["text"].to_numpy()[rows]], vocab)
-        Pb, Pl = base.predict_proba(Xe), lm.predict_proba(Le)
-        P = Pl if member == "alone" else (1 - THIRD_WEIGHT) * Pb + THIRD_WEIGHT * Pl
-        res["edits"][name] = {"base": scores(base.classes_, Pb, yt), cand: scores(base.classes_, P, yt)}
-        log(f"  {name}: base {res['edits'][name]['base']['acc4']:.3f}, {cand} {res['edits'][name][cand]['acc4']:.3f}")
-    _write(args.out / f"edits-{cand.replace(':', '_')}.json", res)
-
-
-# ---- predict cost ----------------------------------------------------------------------------
-def stage_speed(corpus, lex, args, log) -> None:
-    """µs per text of the block (V = max(SIZES), vocabulary of all genres) and of the existing
-    features, interleaved in rounds on the same texts."""
-    from whowrote.style import StyleModel
-    from whowrote.style.lexical import rates
-
-    rng = np.random.default_rng(args.seed)
-    texts = corpus["text"].to_numpy()[rng.choice(len(corpus), 500, replace=False)].tolist()
-    g = corpus["genre"].to_numpy(object)
-    res: dict = {"n_texts": len(texts), "words_mean": float(np.mean([len(t.split()) for t in texts]))}
-    model = StyleModel()
-    model.features(texts[:20])  # warm
-    for v in SIZES:
-        vocab = [lex.terms[j] for j in lex.vocabulary(np.arange(len(corpus)), g, v)]
-        times = {"features": [], "lexical": []}
-        for _ in range(args.repeats):
-            for key in ("features", "lexical"):
-                t0 = time.perf_counter()
-                model.features(texts) if key == "features" else rates(texts, vocab)
-                times[key].append((time.perf_counter() - t0) / len(texts) * 1e6)
-        res[f"V={v}"] = {k: {"us_per_text_median": float(np.median(x)), "runs": x} for k, x in times.items()}
-        res[f"V={v}"]["ratio_lexical_to_features"] = res[f"V={v}"]["lexical"]["us_per_text_median"] / res[f"V={v}"]["features"]["us_per_text_median"]
-        log(f"V={v}: features {res[f'V={v}']['features']['us_per_text_median']:.0f} µs/text, "
-            f"lexical {res[f'V={v}']['lexical']['us_per_text_median']:.0f} µs/text")
-    _write(args.out / "speed.json", res)
-
-
-def figure(out: Path) -> None:
-    """Inner-LOGO means per candidate (both proxies, mean over outer folds) and the outer LOGO per genre."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    for s, mk in (("lr", "o"), ("trees", "s")):
-        f = out / f"select-{s}.json"
-        if f.exists():
-            sel = json.loads(f.read_text())
-            cands = sel["candidates"]
-            vals = [np.mean([o["inner_mean"][c] - o["inner_mean"]["base"] for o in sel["outer"].values()]) for c in cands]
-            axes[0].plot(range(len(cands)), vals, mk + "-", label=f"{s} proxy")
-            axes[0].set_xticks(range(len(cands)), cands, rotation=60, fontsize=8)
-    axes[0].axhline(MIN_GAIN, ls=":", c="grey", label="rule's margin (+0.5 pt)")
-    axes[0].set_ylabel("inner LOGO 3-way minus base\n(mean over the 5 outer folds)")
-    axes[0].legend(fontsize=8)
-    for s, off in (("lr", 0.0), ("trees", 0.27)):
-        f = out / f"lexical_features-{s}.json"
-        if f.exists():
-            r = json.loads(f.read_text())
-            gs = sorted(k for k in r["rules"] if k != "topic")
-            x = np.arange(len(gs))
-            if off == 0:
-                axes[1].bar(x - 0.27, [r["bundled"]["logo"][k]["accuracy_3way"] for k in gs], 0.27, label="bundled", color="grey")
-            axes[1].bar(x + off, [r["lexical"]["logo"][k]["accuracy_3way"] for k in gs], 0.27, label=f"{s}-picked")
-            axes[1].set_xticks(x, gs)
-    axes[1].axhline(0.8, ls=":", c="k")
-    axes[1].set_ylabel("outer LOGO 3-way (full model)")
-    axes[1].set_ylim(0.3, 1.0)
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "lexical_features.png", dpi=110)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+", required=True)
@@ -440,6 +358,8 @@ def main() -> None:
         print(f"[{time.perf_counter() - t_start:6.0f}s] {msg}", flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
+    from lexical_checks import figure, stage_edits, stage_speed
+
     if args.stage == "figure":
         figure(args.out)
         return
@@ -452,7 +372,7 @@ def main() -> None:
     elif args.stage == "report":
         stage_report(corpus, args, log)
     else:
-        lex = Lexicon(args.cache / "lexicon.npz")
+        lex = Lexicon(np.load(args.cache / "lexicon.npz"))
         if args.stage == "select":
             stage_select(corpus, feats.get("default", rows, "raw"), lex, args, log)
         elif args.stage == "edits":
