@@ -21,9 +21,10 @@ from whowrote.data.splits import topic_holdout_split
 def stage_edits(corpus, feats, lex, args, log) -> None:
     """The topic hold-out's val (capped as ``benchmarks/robustness.py`` caps it) under every edit of
     the suite: the base fit against the topic pick (``--rule`` to name another ``third``/``alone``)."""
+    from lexical_terms import rates
+
     from whowrote.style.edits import edits
     from whowrote.style.heldout import capped
-    from whowrote.style.lexical import rates
 
     sel = json.loads((args.out / f"select-{args.scorer}.json").read_text())
     cand = picked(sel, "topic", args.rule)
@@ -54,8 +55,9 @@ def stage_edits(corpus, feats, lex, args, log) -> None:
 def stage_speed(corpus, lex, args, log) -> None:
     """µs per text of the block (V = max(SIZES), vocabulary of all genres) and of the existing
     features, interleaved in rounds on the same texts."""
+    from lexical_terms import rates
+
     from whowrote.style import StyleModel
-    from whowrote.style.lexical import rates
 
     rng = np.random.default_rng(args.seed)
     texts = corpus["text"].to_numpy()[rng.choice(len(corpus), 500, replace=False)].tolist()

@@ -1,7 +1,7 @@
 """Lexical features (issue 17): function-word and frequent word/pair rates, chosen by a nested
 leave-one-genre-out.
 
-The block (``whowrote.style.lexical``): on the model's canonical text (ASCII typography, lower
+The block (``benchmarks/lexical_terms.py``): on the model's canonical text (ASCII typography, lower
 case), the rate per 1,000 words of each term of a vocabulary of unigrams and adjacent pairs,
 punctuation included (``of the``, ``, and``, ``. however``). The vocabulary comes from the
 training genres of the fold only: terms in >= 5 % of the texts of >= 3 training genres (all of
@@ -66,12 +66,12 @@ from scipy import sparse
 
 sys.path.insert(0, str(Path(__file__).parent))
 from invariant_features import DEFAULT_MODEL, SubsetModel, _Fold, _write, fast_binning, fit_full  # noqa: E402
+from lexical_terms import choose_vocabulary, term_counts, term_name, tokens  # noqa: E402
 from robustness import Features  # noqa: E402
 
 from whowrote.data import load_corpus  # noqa: E402
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split  # noqa: E402
 from whowrote.style.heldout import evaluate_proba, logo_report, three_way  # noqa: E402
-from whowrote.style.lexical import choose_vocabulary, term_counts, term_name, tokens  # noqa: E402
 from whowrote.style.train import edited_copies  # noqa: E402
 from whowrote.types import OTHER  # noqa: E402
 
@@ -284,7 +284,10 @@ def stage_confirm(corpus, X, Xa, lex, args, log) -> None:
 
 
 def fitted(path: Path, log, fit, *fit_args):
-    """A fitted member, pickled under ``--cache`` (a base fit shared by two picks is made once)."""
+    """A fitted member, pickled under ``--cache`` (a base fit shared by two picks is made once).
+
+    Only this experiment's own cache is unpickled (files it wrote under ``--cache``); never point
+    ``--cache`` at a folder from elsewhere: a pickle can run code when loaded."""
     if path.exists():
         return pickle.loads(path.read_bytes())
     t0 = time.perf_counter()

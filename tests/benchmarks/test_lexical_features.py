@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 lf = pytest.importorskip("lexical_features")
 
-from whowrote.style.lexical import rates, term_counts, term_key, tokens  # noqa: E402
+from lexical_terms import rates, term_counts, term_key, tokens  # noqa: E402
 
 STEMS = ("blogs", "debates", "fiction", "longform")
 

@@ -1,14 +1,18 @@
-"""The lexical profile (whowrote.style.lexical): counts, canonical invariance, vocabulary rule, cost."""
+"""The lexical profile (benchmarks/lexical_terms.py): counts, canonical invariance, vocabulary rule, cost."""
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from whowrote.style.edits import smart_quotes, to_ascii
-from whowrote.style.lexical import choose_vocabulary, rates, term_counts, term_key, tokens
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from lexical_terms import choose_vocabulary, rates, term_counts, term_key, tokens  # noqa: E402
 
 
 def test_counts_words_pairs_and_punctuation_pairs():
