@@ -113,13 +113,28 @@ def test_checker_reads_stated_measurements_and_both_dash_spellings():
 
     dashed = "We start -- slowly -- and then -- at last -- we finish. " * 4  # "--", no U+2014
     plain = "We start slowly and then at last we finish. " * 4
+    # a tell label with a number claims that number: the style model measures 71.4 dashes per 1,000
+    # characters here ("--" counts; "21.4" stays one clause), so 71.4 is true and 21.4 is made up
+    [c] = check_claims("Dashes (\u2014 or --): 71.4 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
+    assert (c.family, c.kind, c.true) == ("value:double_hyphen", "value", True)
+    assert round(c.value, 1) == 71.4 and c.reference == 71.4
     [c] = check_claims("Dashes (\u2014 or --): 21.4 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
-    assert (c.family, c.kind, c.true) == ("em_dash", "present", True)  # "--" counts, "21.4" is one clause
+    assert (c.kind, c.true) == ("value", False)
     [c] = check_claims("Bold markers (**): 0.0 per 1,000 characters.", plain)
-    assert (c.family, c.kind, c.true) == ("bold", "absent", True)
+    assert (c.family, c.kind, c.true) == ("value:md_bold", "value", True)
+    [c] = check_claims("Hyphens and en-dashes: 6.6 per 1,000 characters.", plain)
+    assert (c.family, c.true) == ("value:hyphen", False)  # its own feature, not the em-dash family
+    # a stated rate that is no tell label falls back to the family check
     [c] = check_claims("Headings: 2.5 per 1,000 words.", plain)
-    assert (c.kind, c.true) == ("present", False)  # a stated rate of something the text lacks
-    assert check_claims("Hyphens and en-dashes: 6.6 per 1,000 characters.", plain) == []  # not em-dashes
+    assert (c.family, c.kind, c.true) == ("headers", "present", False)  # something the text lacks
+    # within 20 % + 0.05 of the measured value is true, beyond it is not
+    semi = "One; two; three. " * 10  # 2 semicolons per 17 characters: 117.6 per 1,000
+    assert [c.true for c in check_claims("Semicolons: 130.0 per 1,000 characters.", semi)] == [True]
+    assert [c.true for c in check_claims("Semicolons: 150.0 per 1,000 characters.", semi)] == [False]
+    # raw-text typography: the canonical form has no em-dash, the tell quotes the raw text's
+    em = "We start \u2014 slowly \u2014 and then we finish. " * 4
+    [c] = check_claims("Em-dashes: 50.0 per 1,000 characters.", em)  # 8 in 160 characters
+    assert (c.family, c.true) == ("value:punc_emdash", True)
 
 
 def test_in_loop_eval_reports_faithfulness_too(monkeypatch):

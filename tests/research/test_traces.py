@@ -118,6 +118,9 @@ def test_sources_compare_recipes(sources):
     assert len(s["per_provider"]["CLAUDE"]["examples"]) == 1  # the two samples are duplicates
     assert r["truncation_rate"] == 1.0 and r["median_reason_words"] > 150
     assert r["faithfulness"] == 0.0 and r["median_echo"] > 0.8 and r["median_repetition"] > 0.5
+    # the baseline: the same true rationales checked against the next example's text are mostly false
+    assert s["faithfulness_other_text"] is not None and s["faithfulness_other_text"] <= 0.5
+    assert r["faithfulness_other_text"] is None  # one text: no other text to check against
 
 
 def test_cli_writes_report_and_fails_cleanly(sources, tmp_path, capsys):

@@ -26,6 +26,7 @@ def traces_command(
     for p in write_report(stats, report_dir):
         typer.echo(str(p))
     for name, s in stats.items():
-        faith = "-" if s["faithfulness"] is None else f"{s['faithfulness']:.3f}"
+        faith, other = ("-" if s.get(k) is None else f"{s[k]:.3f}" for k in ("faithfulness", "faithfulness_other_text"))
         typer.echo(f"{name}: n={s['n']} acc={s['accuracy']} rationales={s['n_with_reason']} "
-                   f"median_words={s['median_reason_words']} concrete={s['concrete_fraction']} faithfulness={faith}")
+                   f"median_words={s['median_reason_words']} concrete={s['concrete_fraction']} faithfulness={faith} "
+                   f"(against another text: {other})")

@@ -15,7 +15,13 @@ the headers):
   transitions) -> true when the rate is above the reference;
 - ``present``: a bare mention of a structural family ("uses headers") -> true when it occurs;
 - a *stated measurement* right after the mention ("em-dashes: 6.1 per 1,000 characters", the form
-  the style model's tells take) claims presence, or absence when it is 0; its size is not checked.
+  the style model's tells take) claims presence, or absence when it is 0;
+- ``value``: any of the bundled style model's tell labels followed by a number ("semicolons: 1.2
+  per 1,000 characters", "the word 'or': 13.2 per 1,000 words") claims that number: true when it is
+  within ``VALUE_REL`` (20 %) plus ``VALUE_ABS`` (0.05, the rounding of one decimal) of the value
+  the style model measures on the text (its own canonical reading, as its tells quote it). This
+  checks the numbers a tells-style rationale gives, which a mention check cannot; a family
+  mention inside such a span is not counted again.
 
 The reference of a feature is its mean over the three providers' means in the bundled style
 model (``norms_``), i.e. what a typical assistant text does; callers may pass their own. A
@@ -68,6 +74,8 @@ _CLAUSE = re.compile(r"(?:[;!?\n]|\.(?!\d))+|\b(?:but|whereas|while|although|tho
 _STATED = re.compile(r"[^:,;]{0,40}?:\s*(\d[\d,]*(?:\.\d+)?)")
 _WORD = re.compile(r"[a-z']+")
 ABSENT_FRAC = 0.25  # "no X": at most this share of the reference rate
+VALUE_REL, VALUE_ABS = 0.2, 0.05  # a stated value is true within 20 % + 0.05 of the measured one
+MODEL_KEY = "model:"  # measured(): the style model's own features, by name, under this prefix
 
 
 @dataclass(frozen=True)
@@ -92,10 +100,55 @@ def default_reference() -> dict[str, float]:
 
 
 def measured(text: str) -> dict[str, float]:
-    """The text's features (the ``full`` set), by name."""
+    """The text's features (the ``full`` set), by name, and the bundled style model's own features
+    (what its tells quote: it reads the canonical form) under ``MODEL_KEY + name``."""
+    from whowrote.style.explain import typography_stats
     from whowrote.style.features import extract_one, feature_names
 
-    return dict(zip(feature_names("full"), extract_one(text, "full"), strict=True))
+    out = dict(zip(feature_names("full"), extract_one(text, "full"), strict=True))
+    model, _ = _value_labels()
+    out.update(zip((MODEL_KEY + n for n in model.feature_names_), map(float, model.features([text])[0]),
+                   strict=True))
+    # typography tells are measured on the raw text (the canonical form has no em-dash or curly quote)
+    out.update({MODEL_KEY + n: float(v) for n, v in typography_stats(text).items()})
+    return out
+
+
+@lru_cache(maxsize=1)
+def _value_labels() -> tuple[object, re.Pattern[str]]:
+    """The bundled model and one pattern for "<any tell label>: <number>" (labels longest first,
+    so "the word 'however'" is not read as a shorter label; literal alternatives: linear time)."""
+    from whowrote.style import load_model
+    from whowrote.style.explain import _label, typography_stats
+    from whowrote.style.features import FEATURES
+
+    model = load_model()
+    labels = {_label(model, n).lower(): n for n in model.feature_names_}
+    labels.update({FEATURES[n].label.lower(): n for n in typography_stats("")})  # the raw-text tells
+    alts = "|".join(re.escape(lab) for lab in sorted(labels, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![a-z'])(?P<label>{alts})\s*:\s*(?P<num>\d[\d,]*(?:\.\d+)?)")
+    _VALUE_FEATURE.update(labels)
+    return model, pattern
+
+
+_VALUE_FEATURE: dict[str, str] = {}  # tell label (lower case) -> feature name, filled with the pattern
+
+
+def _value_claims(clause: str, text: str, feats: Mapping[str, float]) -> list[tuple[int, int, Claim]]:
+    """(start, end, claim) for every stated tell value in ``clause`` (see the module docstring)."""
+    _, pattern = _value_labels()
+    out = []
+    values: Mapping[str, float] | None = None
+    for m in pattern.finditer(clause):
+        name = _VALUE_FEATURE[m.group("label")]
+        if values is None:
+            values = feats if any(k.startswith(MODEL_KEY) for k in feats) else measured(text)
+        value = float(values[MODEL_KEY + name])
+        stated = float(m.group("num").replace(",", ""))
+        true = abs(stated - value) <= VALUE_REL * abs(value) + VALUE_ABS
+        out.append((m.start(), m.end(), Claim(f"value:{name}", "value", value, stated, true,
+                                              clause[m.start():m.end()].strip()[:120])))
+    return out
 
 
 def _kind(family: str, before: Sequence[str], after: Sequence[str], default: str) -> str:
@@ -132,10 +185,11 @@ def check_claims(reason: str, text: str, *, features: Mapping[str, float] | None
     ref = reference if reference is not None else default_reference()
     claims: list[Claim] = []
     for clause in _CLAUSE.split(reason.lower()):
-        found: list[tuple[int, Claim]] = []
+        spans = _value_claims(clause, text, feats)
+        found: list[tuple[int, Claim]] = [(a, c) for a, _, c in spans]
         for family, (pat, names, default) in CHECKABLE.items():
             m = pat.search(clause)
-            if not m:
+            if not m or any(a <= m.start() < b for a, b, _ in spans):  # a stated value counts once
                 continue
             # Polarity words count only inside the mention's comma segment: "few headers, heavy em-dashes".
             before = _WORD.findall(clause[:m.start()].rsplit(",", 1)[-1])

@@ -153,6 +153,7 @@ def analyze_records(records: Sequence[dict], texts: dict[str, str] | None = None
     feats_cache: dict[str, dict[str, float]] = {}  # k samples share one text: measure it once
     grams_cache: dict[str, set] = {}
     rows = []
+    checked: list[tuple[dict[str, Any], str]] = []  # (row, its text) for the other-text baseline
     for rec in records:
         reason = reason_text(str(rec.get("completion") or ""))
         # A pair/trio block is several texts: a claim cannot be checked against their mixture.
@@ -167,7 +168,16 @@ def analyze_records(records: Sequence[dict], texts: dict[str, str] | None = None
                     feats_cache[text], grams_cache[text] = measured(text), text_ngrams(text)
                 row["claims"] = check_claims(reason, text, features=feats_cache[text])
                 row["echo"] = echo(reason, grams_cache[text])
+                checked.append((row, text))
         rows.append(row)
+    # The baseline: each rationale's claims checked against the next example's text. A rationale that
+    # says nothing about its own text (typical numbers, stock phrases) scores the same on both.
+    distinct = list(feats_cache)
+    if len(distinct) >= 2:
+        following = {t: distinct[(i + 1) % len(distinct)] for i, t in enumerate(distinct)}
+        for row, text in checked:
+            other = following[text]
+            row["claims_other"] = check_claims(row["reason"], other, features=feats_cache[other])
     return summarize_rows(rows, texts_found=sum(_text_of(r, texts) is not None for r in records))
 
 
@@ -181,6 +191,8 @@ def summarize_rows(rows: Sequence[dict], texts_found: int = 0) -> dict[str, Any]
         entry["n"] += 1
         entry["true"] += int(c.true)
     faith = [sum(c.true for c in r["claims"]) / len(r["claims"]) for r in rats if r.get("claims")]
+    faith_other = [sum(c.true for c in r["claims_other"]) / len(r["claims_other"]) for r in rats
+                   if r.get("claims_other")]
     preds: dict[str, int] = {}
     for r in rows:
         preds[r["pred"] or "<none>"] = preds.get(r["pred"] or "<none>", 0) + 1
@@ -208,6 +220,7 @@ def summarize_rows(rows: Sequence[dict], texts_found: int = 0) -> dict[str, Any]
         "n_checked": len(faith),
         "n_claims": len(claims),
         "faithfulness": _mean(faith),
+        "faithfulness_other_text": _mean(faith_other),
         "claims_true_share": round(sum(c.true for c in claims) / len(claims), 4) if claims else None,
         "claims_by_family": dict(sorted(by_family.items())),
         "per_provider": per_provider,

@@ -18,10 +18,11 @@ from typing import Any
 from whowrote.study.figures import _plt, _png
 from whowrote.traces.analyze import FAMILIES
 
-RATES = ("concrete_fraction", "confident_fraction", "hedged_fraction", "faithfulness", "median_repetition",
-         "truncation_rate")
+RATES = ("concrete_fraction", "confident_fraction", "hedged_fraction", "faithfulness", "faithfulness_other_text",
+         "median_repetition", "truncation_rate")
 HEADLINE = ("n", "accuracy", "truncation_rate", "n_with_reason", "median_reason_words", "concrete_fraction",
-            "confident_fraction", "hedged_fraction", "faithfulness", "n_checked", "median_repetition", "median_echo")
+            "confident_fraction", "hedged_fraction", "faithfulness", "faithfulness_other_text", "n_checked",
+            "median_repetition", "median_echo")
 
 
 def fig_cues(stats: dict[str, dict[str, Any]]) -> bytes:
@@ -79,7 +80,9 @@ def fig_rates(stats: dict[str, dict[str, Any]]) -> bytes:
 FIGURES = {"cues.png": (fig_cues, "Share of each source's rationales citing each cue family (spec §5.8 regexes)."),
            "lengths.png": (fig_lengths, "Rationale length in words (log scale); the box spans the middle half."),
            "rates.png": (fig_rates, "Concrete = cites a surface family; faithfulness = share of checkable claims "
-                                    "true of the text's measured features; repetition = repeated 4-grams.")}
+                                    "true of the text's measured features (other text: the same claims checked "
+                                    "against the next example's text, the no-information baseline); "
+                                    "repetition = repeated 4-grams.")}
 
 
 def _cell(v: Any) -> str:
