@@ -27,7 +27,8 @@ def test_python_snippet_prints_what_it_says(monkeypatch):
         exec(compile(snippet, str(DOC), "exec"), {})
     lines = out.getvalue().splitlines()
     assert lines[:2] == ["1.0", "0.0"]  # the values the comments in the snippet promise
-    assert [line.split()[:2] for line in lines[2:]] == [["headers", "scarce"], ["em_dash", "abundant"]]
+    assert [line.split()[:2] for line in lines[2:]] == [["headers", "scarce"], ["em_dash", "abundant"],
+                                                     ["value:punc_semicolon", "value"]]
 
 
 def test_packaging_commands_run(tmp_path):
