@@ -38,6 +38,8 @@
 #   QWEN_INNER=1     every trainer trains on the inner train and evaluates in the loop on the inner val
 #                    (scripts/gpu/inner_split.py, ids in scripts/gpu/inner_val_ids.json): settings are
 #                    chosen there; the k = 4 queue still scores the ladder's val
+#   QWEN_STAR_ROWS   a folder with star.jsonl + star.stats.json an earlier session kept (carry it): callA's
+#                    STaR chain copies them and goes straight to the cold-start SFT
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
 # Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall. callB/callC arms are ARM:SEED or
@@ -160,9 +162,16 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
   local dl=$1 d=$Q/cs_star rows rc
   # every train row a candidate (session 4's 240 kept 58, 51 of them CLAUDE), at most QWEN_STAR_CAP per class
   local star=(data.n_train=0 "star.cap_per_class=${QWEN_STAR_CAP:-40}")  # the STaR data and its SFT alike
-  wt star "$dl" 29631 6 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
-    'coldstart.stages=["star"]' "${star[@]}" ${DRY:+data.n_train=12 'star.fallback_round="goldcond"' star.min_rows=3}
-  rc=$?
+  if [[ -n ${QWEN_STAR_ROWS:-} && -z $CHECK ]]; then  # rows an earlier call kept (carried): its SFT starts at once
+    mkdir -p "$d" && cp "$QWEN_STAR_ROWS/star.jsonl" "$QWEN_STAR_ROWS/star.stats.json" "$d/"
+    rc=$?
+    echo "$rc" > "$LOGS/star.rc"
+    log "STaR: rows from $QWEN_STAR_ROWS (rc=$rc), no sampling"
+  else
+    wt star "$dl" 29631 6 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$d\"" \
+      'coldstart.stages=["star"]' "${star[@]}" ${DRY:+data.n_train=12 'star.fallback_round="goldcond"' star.min_rows=3}
+    rc=$?
+  fi
   rows=$(cat "$d/star.jsonl" 2>/dev/null | wc -l)
   log "STaR kept $rows rows (rc=$rc): $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print({k: s.get(k) for k in ("n_items","final_rows","by_gold","round1","round2","kept_modes","tokens_per_s")})' "$d/star.stats.json" 2>/dev/null)"
   if (( rc != 0 )) && grep -q "STaR kept no rows" "$LOGS/star.log"; then
