@@ -36,6 +36,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from whowrote.types import PROVIDERS
 
@@ -106,7 +107,7 @@ def measured(text: str) -> dict[str, float]:
     from whowrote.style.features import extract_one, feature_names
 
     out = dict(zip(feature_names("full"), extract_one(text, "full"), strict=True))
-    model, _ = _value_labels()
+    model, _, _ = _value_labels()
     out.update(zip((MODEL_KEY + n for n in model.feature_names_), map(float, model.features([text])[0]),
                    strict=True))
     # typography tells are measured on the raw text (the canonical form has no em-dash or curly quote)
@@ -115,9 +116,10 @@ def measured(text: str) -> dict[str, float]:
 
 
 @lru_cache(maxsize=1)
-def _value_labels() -> tuple[object, re.Pattern[str]]:
-    """The bundled model and one pattern for "<any tell label>: <number>" (labels longest first,
-    so "the word 'however'" is not read as a shorter label; literal alternatives: linear time)."""
+def _value_labels() -> tuple[Any, re.Pattern[str], dict[str, str]]:
+    """The bundled model, one pattern for "<any tell label>: <number>" (labels longest first, so
+    "the word 'however'" is not read as a shorter label; literal alternatives: linear time) and
+    each label's (lower case) feature name."""
     from whowrote.style import load_model
     from whowrote.style.explain import _label, typography_stats
     from whowrote.style.features import FEATURES
@@ -127,20 +129,16 @@ def _value_labels() -> tuple[object, re.Pattern[str]]:
     labels.update({FEATURES[n].label.lower(): n for n in typography_stats("")})  # the raw-text tells
     alts = "|".join(re.escape(lab) for lab in sorted(labels, key=len, reverse=True))
     pattern = re.compile(rf"(?<![a-z'])(?P<label>{alts})\s*:\s*(?P<num>\d[\d,]*(?:\.\d+)?)")
-    _VALUE_FEATURE.update(labels)
-    return model, pattern
-
-
-_VALUE_FEATURE: dict[str, str] = {}  # tell label (lower case) -> feature name, filled with the pattern
+    return model, pattern, labels
 
 
 def _value_claims(clause: str, text: str, feats: Mapping[str, float]) -> list[tuple[int, int, Claim]]:
     """(start, end, claim) for every stated tell value in ``clause`` (see the module docstring)."""
-    _, pattern = _value_labels()
+    _, pattern, feature_of = _value_labels()
     out = []
     values: Mapping[str, float] | None = None
     for m in pattern.finditer(clause):
-        name = _VALUE_FEATURE[m.group("label")]
+        name = feature_of[m.group("label")]
         if values is None:
             values = feats if any(k.startswith(MODEL_KEY) for k in feats) else measured(text)
         value = float(values[MODEL_KEY + name])

@@ -250,17 +250,18 @@ class NonFiniteGuard(TrainerCallback):
         self._handles = [p.register_post_accumulate_grad_hook(hook_for(n))
                          for n, p in model.named_parameters() if p.requires_grad]
 
-    def _origin(self) -> dict[str, Any]:
+    @staticmethod
+    def _origin(flags: list[tuple[str, Any]]) -> dict[str, Any]:
         """The micro-batch and the first parameters whose gradient went non-finite (backward order)."""
         import torch
 
-        if not self._flags:
+        if not flags:
             return {}
-        ok = torch.stack([f for _, f in self._flags]).tolist()
+        ok = torch.stack([f for _, f in flags]).tolist()
         seen: dict[str, int] = {}
         first: list[str] = []
         micro = None
-        for (name, _), fine in zip(self._flags, ok, strict=True):
+        for (name, _), fine in zip(flags, ok, strict=True):
             k = seen[name] = seen.get(name, -1) + 1  # how many micro-batches this parameter saw before
             if not fine and micro is None:
                 micro = k
@@ -285,13 +286,11 @@ class NonFiniteGuard(TrainerCallback):
         named = [(n, p.grad) for n, p in (model.named_parameters() if model is not None else ()) if p.grad is not None]
         # one device sync for all tensors; gradients are all-reduced already, so every rank agrees
         finite = torch.stack([torch.linalg.vector_norm(g.float()) for _, g in named]).isfinite() if named else None
-        flags, self._flags = self._flags, []
+        flags, self._flags = self._flags, []  # this step's hook records; the next step starts afresh
         if finite is None or bool(finite.all()):
             self.in_a_row = 0
             return
-        self._flags = flags
-        origin = self._origin()
-        self._flags = []
+        origin = self._origin(flags)
         where = [named[i][0] for i in (~finite).nonzero().flatten().tolist()]
         step = state.global_step + 1  # the step this optimizer update would complete
         self.in_a_row += 1
