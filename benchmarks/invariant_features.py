@@ -184,18 +184,21 @@ def fast_binning():
         binning._find_binning_thresholds = original
 
 
+def trees_proxy(X: np.ndarray, y: np.ndarray, g: np.ndarray) -> SubsetModel:
+    """Both members with ``TREE_ITER`` boosting rounds on at most ``TREE_CAP`` texts per (genre,
+    label) cell (seeded): the ``trees`` proxy (also benchmarks/lexical_features.py's)."""
+    rng = np.random.default_rng(0)
+    idx = np.concatenate([rng.permutation(np.flatnonzero((g == a) & (y == b)))[:TREE_CAP]
+                          for a, b in sorted(set(zip(g.tolist(), y.tolist(), strict=True)))])
+    with fast_binning():
+        return SubsetModel(tree_iter=TREE_ITER, calibrate=False).fit(X[idx], y[idx], genres=g[idx])
+
+
 def proxy_3way(X: np.ndarray, y: np.ndarray, g: np.ndarray, Xt: np.ndarray, yt: np.ndarray, scorer: str) -> float:
     """The inner scorer fitted and scored 3-way: ``lr``, the cheap member (StyleModel's standardised
     LR, its row weights); ``trees``, both members with ``TREE_ITER`` boosting rounds, fitted on at
     most ``TREE_CAP`` texts per (genre, label) cell (seeded)."""
-    if scorer == "trees":
-        rng = np.random.default_rng(0)
-        idx = np.concatenate([rng.permutation(np.flatnonzero((g == a) & (y == b)))[:TREE_CAP]
-                              for a, b in sorted(set(zip(g.tolist(), y.tolist(), strict=True)))])
-        with fast_binning():
-            m = SubsetModel(tree_iter=TREE_ITER, calibrate=False).fit(X[idx], y[idx], genres=g[idx])
-    else:
-        m = SubsetModel(use_trees=False, calibrate=False).fit(X, y, genres=g)
+    m = trees_proxy(X, y, g) if scorer == "trees" else SubsetModel(use_trees=False, calibrate=False).fit(X, y, genres=g)
     three = yt != OTHER
     return float((three_way(m, m.predict_proba(Xt[three])) == yt[three]).mean())
 

@@ -65,7 +65,7 @@ import numpy as np
 from scipy import sparse
 
 sys.path.insert(0, str(Path(__file__).parent))
-from invariant_features import DEFAULT_MODEL, SubsetModel, _Fold, _write, fast_binning, fit_full  # noqa: E402
+from invariant_features import DEFAULT_MODEL, SubsetModel, _Fold, _write, fit_full, trees_proxy  # noqa: E402
 from lexical_terms import choose_vocabulary, term_counts, term_name, tokens  # noqa: E402
 from robustness import Features  # noqa: E402
 
@@ -78,7 +78,6 @@ from whowrote.types import OTHER  # noqa: E402
 SIZES = (100, 300, 1000)
 MIN_DF, MIN_GENRES = 0.05, 3
 THIRD_WEIGHT = 1 / 3
-TREE_ITER, TREE_CAP = 50, 200
 MIN_GAIN = 0.005
 MEMBERS = ("alone", "concat", "third")
 
@@ -164,14 +163,7 @@ class Lexicon:
 # ---- the inner LOGO ------------------------------------------------------------------------
 def proxy_proba(X, y, g, Xt, scorer: str) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, probabilities on Xt)`` of the inner proxy (module docstring)."""
-    if scorer == "trees":
-        rng = np.random.default_rng(0)
-        idx = np.concatenate([rng.permutation(np.flatnonzero((g == a) & (y == b)))[:TREE_CAP]
-                              for a, b in sorted(set(zip(g.tolist(), y.tolist(), strict=True)))])
-        with fast_binning():
-            m = SubsetModel(tree_iter=TREE_ITER, calibrate=False).fit(X[idx], y[idx], genres=g[idx])
-    else:
-        m = lr_member(X, y, g)
+    m = trees_proxy(X, y, g) if scorer == "trees" else lr_member(X, y, g)
     return m.classes_, m.predict_proba(Xt)
 
 
