@@ -359,7 +359,7 @@ def extended_values(s: Scan) -> list[float]:
     curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
     apos_words = 0
     if c[APOSTROPHE] or curly_apos:
-        apos_words = len(voc.apostrophe_tokens())  # shape's words are voc's tokens
+        apos_words = len(voc.apostrophe_at())  # shape's words are voc's tokens
     vals += [
         _std(sw),  # sent_len_std
         _median(sent),  # sent_len_median

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,6 +39,9 @@ def word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
 class Vocab:
     """Counts of the space-separated tokens of a WORD_TABLE-translated buffer (like a
     ``Counter`` of its ``split()``), computed with a few numpy passes."""
+
+    batch: VocabBatch | None = None  # the batch's arrays, for a Vocab made by vocabs()
+    index = 0  # this text's place in it
 
     def __init__(self, buf: bytes) -> None:
         n = len(buf)
@@ -92,10 +96,16 @@ class Vocab:
                 self._ids[self._short] = self._h
         return self._ids
 
+    def apostrophe_at(self) -> np.ndarray:
+        """Indices of the tokens that hold an apostrophe, ascending, once each (cached)."""
+        if self._apos_at is None:
+            self._apos_at = _holding(self.buf, self.starts)
+        return self._apos_at
+
     def apostrophe_tokens(self) -> list[bytes]:
-        """The distinct tokens that hold an apostrophe (few; cached)."""
+        """The tokens that hold an apostrophe, one per occurrence (few; cached)."""
         if self._apos is None:
-            idx = self._apos_at if self._apos_at is not None else _holding(self.buf, self.starts)
+            idx = self.apostrophe_at()
             self._apos = [self.buf[a:a + m] for a, m in
                           zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
         return self._apos
@@ -129,6 +139,9 @@ class Vocab:
             else:
                 ok[med] = False
         return np.where(ok, j, -1)
+
+
+_NONE = np.zeros(0, dtype=np.int64)  # no token holds an apostrophe
 
 
 def _run_lengths(first: np.ndarray, total: int) -> np.ndarray:
@@ -181,6 +194,24 @@ def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint6
         _HASHED[key] = hit
     return hit[0], hit[1]
 
+
+
+@dataclass
+class VocabBatch:
+    """The arrays :func:`vocabs` made for a whole batch (tokens in the joined buffer's order), for
+    features counted over all its texts at once."""
+
+    sizes: np.ndarray  # each text's buffer length
+    starts: np.ndarray  # each token's offset in the buffers joined by one byte
+    lens: np.ndarray
+    hashes: np.ndarray  # each token's hash (0: longer than 16 bytes)
+    tid: np.ndarray  # each token's text
+    lo: np.ndarray  # text i's tokens are lo[i]:hi[i]
+    hi: np.ndarray
+    run_count: np.ndarray  # text i's distinct tokens' counts are run_count[rlo[i]:...]
+    rlo: np.ndarray
+    mult: tuple
+    presets: dict  # id of a preset's k1 -> (keys, (texts, words) lookup)
 
 
 def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Vocab]:
@@ -240,6 +271,7 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     made = [(k, _preset(k, mult, (mh, mk1, mk2), distinct, run, rlo, n)) for k in presets]
     apos = _holding(joined, starts)
     alo, ahi = np.searchsorted(apos, lo).tolist(), np.searchsorted(apos, hi).tolist()
+    info = VocabBatch(lengths, starts, lens, hashes, tid, lo, hi, run_count, rlo, mult, {id(k[0]): (k, j) for k, j in made})
     out = []
     for i, (a, b, ra, rb, hp) in enumerate(zip(lo.tolist(), hi.tolist(), rlo.tolist(), rhi.tolist(),
                                                 hapax.tolist(), strict=True)):
@@ -252,9 +284,10 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
         v._hapax = hp + (sum(1 for c in v.long.values() if c == 1) if v.long else 0)
         v._pre = {id(k[0]): (k, j[i]) for k, j in made}
         if alo[i] == ahi[i]:
-            v._apos, v._apos_at = [], None
+            v._apos, v._apos_at = [], _NONE
         else:
             v._apos_at = apos[alo[i]:ahi[i]] - a
+        v.batch, v.index = info, i
         out.append(v)
     return out
 
