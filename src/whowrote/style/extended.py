@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 
 from whowrote.style.literals import LONG, long_counts
+from whowrote.style.phrases import phrase_counts
 from whowrote.style.research41 import (
     APOSTROPHE,
     ASTERISK,
@@ -31,7 +32,6 @@ from whowrote.style.research41 import (
     word_keys,
 )
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
-from whowrote.style.vocab import phrase_counts
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
 

@@ -6,7 +6,7 @@ made together share those passes here: sentence and paragraph lengths come from 
 batch's sentence ends and paragraph breaks among its word starts, first words, long words, the
 function-word and lexicon counts from one array operation each, the multi-byte literals from
 one positions pass (:func:`whowrote.style.literals.counts_many`) and the stock phrases from one
-vectorised match over the batch's token hashes (:func:`phrase_starts`). Per text there remain its
+vectorised match over the batch's token hashes (:func:`whowrote.style.phrases.phrase_starts`). Per text there remain its
 single-byte and non-ASCII literals, two standard deviations (numpy's own summation order, so each stays a per-text
 ``np.add.reduce``), a median and a few scalars. Every value is what
 :func:`~whowrote.style.extended.extended_values` gives for that text alone
@@ -21,6 +21,7 @@ import numpy as np
 
 from whowrote.style import extended as ex
 from whowrote.style.literals import counts_many
+from whowrote.style.phrases import phrase_starts
 from whowrote.style.research41 import APOSTROPHE, ASTERISK, BACKTICK, DQUOTE, UTF8_F0, Scan
 from whowrote.style.vocab import VocabBatch, _hashed
 
@@ -203,63 +204,3 @@ def _text_values(s: Scan, split: dict[str, int], sent: list[int], paras: list[in
         max(c[BACKTICK] - 3 * fences, 0) * k,  # inline_code
     ]
     return vals, kw
-
-
-_PAD = 3  # zero keys either side of the token hashes: a phrase of <= 4 words read around its anchor stays inside
-
-
-def phrase_starts(th: np.ndarray, phrases: list[list[int]], anchors: list[int],
-                  tid: np.ndarray) -> list[np.ndarray]:
-    """Where each phrase (its words' hashes, <= 4, never 0) starts among the token hashes ``th``
-    of several texts (``tid``: each token's text), left to right and non-overlapping within a
-    text as :func:`whowrote.style.vocab.phrase_counts` counts: a hit uses up the token after it.
-
-    The positions of every anchor word (``anchors``: which word of each phrase) are found in one
-    pass, the 3 tokens either side of each compared with every phrase at once; only phrases
-    found twice too close together in one text (rare) are replayed one hit at a time."""
-    n_ph = len(phrases)
-    width = 2 * _PAD + 1
-    want = np.zeros((n_ph, width), dtype=np.uint64)  # each phrase's words around its anchor (slot _PAD)
-    need = np.zeros((n_ph, width), dtype=bool)
-    for p, (hs, a) in enumerate(zip(phrases, anchors, strict=True)):
-        for k, h in enumerate(hs):
-            want[p, _PAD + k - a], need[p, _PAD + k - a] = h, True
-    uniq = sorted(set(want[:, _PAD].tolist()))
-    mask = th == uniq[0]
-    for h in uniq[1:]:
-        mask |= th == h
-    pos = mask.nonzero()[0]
-    padded = np.zeros(len(th) + 2 * _PAD, dtype=np.uint64)
-    padded[_PAD:len(padded) - _PAD] = th  # 0 is no phrase word's hash: reading past an end never matches
-    rows = padded[pos[:, None] + np.arange(width)]  # the tokens around each anchor position
-    hit = ((rows[:, None, :] == want[None]) | ~need[None]).all(axis=2)  # (position, phrase)
-    at, ph = hit.nonzero()
-    lens = np.array([len(hs) for hs in phrases], dtype=np.int64)
-    starts = pos[at] - np.array(anchors, dtype=np.int64)[ph]
-    ok = tid[starts] == tid[starts + lens[ph] - 1]  # all words in one text
-    starts, ph = starts[ok], ph[ok]
-    order = np.lexsort((starts, ph))
-    starts, ph = starts[order], ph[order]
-    cuts = np.searchsorted(ph, np.arange(n_ph + 1)).tolist()
-    out = []
-    for p in range(n_ph):
-        st = starts[cuts[p]:cuts[p + 1]]
-        if len(st) > 1:
-            close = (st[1:] - st[:-1] <= lens[p]) & (tid[st[1:]] == tid[st[:-1]])
-            if close.any():
-                st = _greedy(st, int(lens[p]), tid)
-        out.append(st)
-    return out
-
-
-def _greedy(st: np.ndarray, m: int, tid: np.ndarray) -> np.ndarray:
-    """The hits ``st`` (ascending) that ``bytes.count`` keeps: each at least ``m + 1`` tokens
-    after the last kept one of its text."""
-    kept, nxt, text = [], 0, -1
-    for q, t in zip(st.tolist(), tid[st].tolist(), strict=True):
-        if t != text:
-            text, nxt = t, 0
-        if q >= nxt:
-            kept.append(q)
-            nxt = q + m + 1
-    return np.array(kept, dtype=np.int64)

@@ -139,7 +139,7 @@ def scan(text: str) -> Scan:
     return s
 
 
-BATCH_VOCAB_BYTES = 6000  # texts up to this long share their token counting (measured crossover ~8k)
+BATCH_VOCAB_BYTES = 1 << 16  # texts up to this long share their token counting and extended values (extended_batch)
 
 
 def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Scan]:
