@@ -103,8 +103,7 @@ def _init_worker(model_path: str | None) -> None:
 
 def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
     """``items`` in lists of ``size``; with ``grow_after``, the size doubles after every
-    ``grow_after`` lists until it is :data:`BATCH` (``--jobs``: small first batches set every
-    worker going at once, larger ones then cost less per text)."""
+    ``grow_after`` lists until it is :data:`BATCH`."""
     batch: list = []
     made = 0
     for it in items:
@@ -117,6 +116,30 @@ def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
                 size = min(2 * size, BATCH)
     if batch:
         yield batch
+
+
+TAIL_MIN = 16  # the smallest batch the end of a --jobs run is cut into
+
+
+def _job_batches(items: Iterable, jobs: int) -> Iterator[list]:
+    """The batches of ``--jobs``: 64 texts per worker first (every worker starts at once), then
+    128, then :data:`BATCH`; the last ``jobs`` batches' worth of texts is held back and, once the
+    input ends, cut into shrinking batches (each a ``2 * jobs``-th of what is left, at least
+    :data:`TAIL_MIN`) so that the workers finish together instead of one waiting for the other's
+    last full batch."""
+    hold = jobs * BATCH
+    buf: deque = deque()
+    size, made = max(8, BATCH // 4), 0
+    for it in items:
+        buf.append(it)
+        if len(buf) >= size + (hold if size == BATCH else 0):
+            yield [buf.popleft() for _ in range(size)]
+            made += 1
+            if made % jobs == 0:
+                size = min(2 * size, BATCH)
+    while buf:
+        n = min(len(buf), max(TAIL_MIN, -(-len(buf) // (2 * jobs)), size if len(buf) > hold else 0))
+        yield [buf.popleft() for _ in range(n)]
 
 
 def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[object, object]]:
@@ -170,9 +193,7 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                              initializer=_init_worker, initargs=(path,)) as pool:
         pending: deque = deque()
-        # 64 texts per worker first, then 128, then 256: batches of 64 throughout cost the
-        # workers ~20 % more CPU than one process (measured on 3,000 chat answers)
-        for batch in _batches(items, max(8, BATCH // 4), grow_after=jobs):
+        for batch in _job_batches(items, jobs):
             texts = [it.text for it in batch if not it.error]
             fn, extra = _job(batch, lines)
             pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra) if texts else None))
