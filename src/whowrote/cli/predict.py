@@ -138,7 +138,7 @@ def _job_batches(items: Iterable, jobs: int) -> Iterator[list]:
             if made % jobs == 0:
                 size = min(2 * size, BATCH)
     while buf:
-        n = min(len(buf), max(TAIL_MIN, -(-len(buf) // (2 * jobs)), size if len(buf) > hold else 0))
+        n = min(len(buf), max(TAIL_MIN, -(-len(buf) // (2 * jobs))))
         yield [buf.popleft() for _ in range(n)]
 
 
@@ -170,8 +170,8 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``.
     With ``jobs > 1`` the batches go to ``jobs - 1`` worker processes, two per worker at a time
     (one running, one waiting), and this process attributes the batches that come while every
-    worker is full; at most ``4 * jobs`` batches are held ahead of the output, so memory stays
-    bounded."""
+    worker is full; at most ``4 * jobs * BATCH`` texts are held ahead of the output, so memory
+    stays bounded."""
     if jobs <= 1:
         for batch in _batches(items, BATCH):
             texts = [it.text for it in batch if not it.error]
@@ -196,6 +196,7 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                              initializer=_init_worker, initargs=(path,)) as pool:
         pending: deque = deque()  # (batch, its future, or its attributions made here), input order
+        held = 0  # texts in pending
         for batch in _job_batches(items, jobs):
             texts = [it.text for it in batch if not it.error]
             fn, extra = _job(batch, lines)
@@ -205,8 +206,11 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
                 pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra), None))
             else:  # every worker has a batch running and one waiting: this process takes this one
                 pending.append((batch, None, fn(texts, n_tells, model, *extra)))
-            while pending and (pending[0][1] is None or pending[0][1].done() or len(pending) > 4 * jobs):
+            held += len(batch)
+            # (a bound in texts, not batches: the small batches at the end must not wait on a big one)
+            while pending and (pending[0][1] is None or pending[0][1].done() or held > 4 * jobs * BATCH):
                 done, fut, found = pending.popleft()
+                held -= len(done)
                 yield from _merge(done, fut.result() if fut is not None else found, lines)
         while pending:
             done, fut, found = pending.popleft()
