@@ -147,7 +147,8 @@ def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarr
     (:func:`whowrote.style.vocab.vocabs`; ``presets``: word lists whose lookups it makes too)."""
     scans = [_scan(t) for t in texts]
     # Batching pays for short texts (fixed numpy costs shared); a long text's own sort is cheaper.
-    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES]
+    # (one text alone is counted by itself: fewer numpy calls, and no batch arrays to set up)
+    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES] if len(scans) > 1 else []
     for s, v in zip(short, vocabs([s.word_bytes for s in short], presets), strict=True):
         s.vocab = v
     for s in scans:
