@@ -3,7 +3,8 @@ one text at a time or for a batch of texts at once (:func:`vocabs`).
 
 A batch shares every numpy pass: the buffers are joined with a space (no token crosses it), the
 tokens are found, keyed and hashed once, and each text's distinct tokens and counts come from one
-sort of ``(text, token id)`` pairs; the lookups of fixed word lists (function words, lexicons) are
+sort of ``(text, token id)`` pairs (for long texts, from a sort of each text's own tokens:
+:data:`PER_TEXT_SORT`); the lookups of fixed word lists (function words, lexicons) are
 made for all texts with one search. Each text's :class:`Vocab` then holds views of those arrays, so
 the per-text cost of a short text is a few slices instead of ~50 small numpy calls, and every count,
 hash and lookup equals what ``Vocab(buf)`` gives for that text alone. Phrases are counted in
