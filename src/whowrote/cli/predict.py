@@ -6,7 +6,7 @@ style package and the standard library only. The Typer app lists ``predict`` and
 arguments to :func:`run` unchanged, so the options are defined once, below.
 
 Inputs and outputs are streamed in batches: memory does not grow with the number of texts.
-``--jobs N`` attributes the batches in N worker processes (results stay in input order).
+``--jobs N`` attributes the batches in N processes, this one and N-1 workers (results stay in input order).
 
 Exit codes of ``predict``: 0 every input attributed; 3 some inputs could not be read (each still
 gets an explicit "cannot tell" result); 1 no input could be read, or a fatal error (bad model);
@@ -54,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--column", help="Text column of table inputs (default: text/content/...).")
     p.add_argument("--model", dest="model_path", type=Path, help="A model directory from train-probe.")
     p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
-                   help="Worker processes attributing batches in parallel (default 1).")
+                   help="Processes attributing batches in parallel: this one and N-1 workers (default 1).")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help=f"Progress bar on stderr (default: on a terminal, once more than {AUTO_PROGRESS} texts).")
     return p
@@ -103,8 +103,7 @@ def _init_worker(model_path: str | None) -> None:
 
 def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
     """``items`` in lists of ``size``; with ``grow_after``, the size doubles after every
-    ``grow_after`` lists until it is :data:`BATCH` (``--jobs``: small first batches set every
-    worker going at once, larger ones then cost less per text)."""
+    ``grow_after`` lists until it is :data:`BATCH`."""
     batch: list = []
     made = 0
     for it in items:
@@ -117,6 +116,30 @@ def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
                 size = min(2 * size, BATCH)
     if batch:
         yield batch
+
+
+TAIL_MIN = 16  # the smallest batch the end of a --jobs run is cut into
+
+
+def _job_batches(items: Iterable, jobs: int) -> Iterator[list]:
+    """The batches of ``--jobs``: 64 texts per worker first (every worker starts at once), then
+    128, then :data:`BATCH`; the last ``jobs`` batches' worth of texts is held back and, once the
+    input ends, cut into shrinking batches (each a ``2 * jobs``-th of what is left, at least
+    :data:`TAIL_MIN`) so that the workers finish together instead of one waiting for the other's
+    last full batch."""
+    hold = jobs * BATCH
+    buf: deque = deque()
+    size, made = max(8, BATCH // 4), 0
+    for it in items:
+        buf.append(it)
+        if len(buf) >= size + (hold if size == BATCH else 0):
+            yield [buf.popleft() for _ in range(size)]
+            made += 1
+            if made % jobs == 0:
+                size = min(2 * size, BATCH)
+    while buf:
+        n = min(len(buf), max(TAIL_MIN, -(-len(buf) // (2 * jobs))))
+        yield [buf.popleft() for _ in range(n)]
 
 
 def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[object, object]]:
@@ -145,8 +168,10 @@ def _job(batch: list, lines: bool) -> tuple:
 def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1,
                      lines: bool = False) -> Iterator[tuple[object, object]]:
     """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``.
-    With ``jobs > 1`` the batches go to worker processes, at most ``2 * jobs`` batches ahead of the
-    output, so memory stays bounded."""
+    With ``jobs > 1`` the batches go to ``jobs - 1`` worker processes, two per worker at a time
+    (one running, one waiting), and this process attributes the batches that come while every
+    worker is full; at most ``4 * jobs * BATCH`` texts are held ahead of the output, so memory
+    stays bounded."""
     if jobs <= 1:
         for batch in _batches(items, BATCH):
             texts = [it.text for it in batch if not it.error]
@@ -167,21 +192,29 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
 
         gc.freeze()  # the workers' collector leaves the inherited objects alone (fewer copied pages)
     path = None if model_path is None else str(model_path)
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
+    workers = jobs - 1  # this process attributes batches too: N processes in all
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                              initializer=_init_worker, initargs=(path,)) as pool:
-        pending: deque = deque()
-        # 64 texts per worker first, then 128, then 256: batches of 64 throughout cost the
-        # workers ~20 % more CPU than one process (measured on 3,000 chat answers)
-        for batch in _batches(items, max(8, BATCH // 4), grow_after=jobs):
+        pending: deque = deque()  # (batch, its future, or its attributions made here), input order
+        held = 0  # texts in pending
+        for batch in _job_batches(items, jobs):
             texts = [it.text for it in batch if not it.error]
             fn, extra = _job(batch, lines)
-            pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra) if texts else None))
-            while len(pending) > 2 * jobs:
-                done, fut = pending.popleft()
-                yield from _merge(done, fut.result() if fut else [], lines)
+            if not texts:
+                pending.append((batch, None, []))
+            elif sum(1 for _, fut, _ in pending if fut is not None and not fut.done()) < 2 * workers:
+                pending.append((batch, pool.submit(fn, texts, n_tells, None, *extra), None))
+            else:  # every worker has a batch running and one waiting: this process takes this one
+                pending.append((batch, None, fn(texts, n_tells, model, *extra)))
+            held += len(batch)
+            # (a bound in texts, not batches: the small batches at the end must not wait on a big one)
+            while pending and (pending[0][1] is None or pending[0][1].done() or held > 4 * jobs * BATCH):
+                done, fut, found = pending.popleft()
+                held -= len(done)
+                yield from _merge(done, fut.result() if fut is not None else found, lines)
         while pending:
-            done, fut = pending.popleft()
-            yield from _merge(done, fut.result() if fut else [], lines)
+            done, fut, found = pending.popleft()
+            yield from _merge(done, fut.result() if fut is not None else found, lines)
 
 
 # ---- output ------------------------------------------------------------------------------------

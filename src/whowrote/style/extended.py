@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 
 from whowrote.style.literals import LONG, long_counts
+from whowrote.style.phrases import phrase_counts
 from whowrote.style.research41 import (
     APOSTROPHE,
     ASTERISK,
@@ -31,7 +32,6 @@ from whowrote.style.research41 import (
     word_keys,
 )
 from whowrote.style.specs import PER_1K_CHARS, PER_1K_WORDS, FeatureSpec
-from whowrote.style.vocab import phrase_counts
 
 _C, _W = PER_1K_CHARS, PER_1K_WORDS
 
@@ -359,7 +359,7 @@ def extended_values(s: Scan) -> list[float]:
     curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
     apos_words = 0
     if c[APOSTROPHE] or curly_apos:
-        apos_words = len(voc.apostrophe_tokens())  # shape's words are voc's tokens
+        apos_words = len(voc.apostrophe_at())  # shape's words are voc's tokens
     vals += [
         _std(sw),  # sent_len_std
         _median(sent),  # sent_len_median

@@ -139,7 +139,7 @@ def scan(text: str) -> Scan:
     return s
 
 
-BATCH_VOCAB_BYTES = 6000  # texts up to this long share their token counting (measured crossover ~8k)
+BATCH_VOCAB_BYTES = 1 << 16  # texts up to this long share their token counting and extended values (extended_batch)
 
 
 def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Scan]:
@@ -147,7 +147,8 @@ def scan_many(texts: Sequence[str], presets: Sequence[tuple[np.ndarray, np.ndarr
     (:func:`whowrote.style.vocab.vocabs`; ``presets``: word lists whose lookups it makes too)."""
     scans = [_scan(t) for t in texts]
     # Batching pays for short texts (fixed numpy costs shared); a long text's own sort is cheaper.
-    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES]
+    # (one text alone is counted by itself: fewer numpy calls, and no batch arrays to set up)
+    short = [s for s in scans if len(s.word_bytes) <= BATCH_VOCAB_BYTES] if len(scans) > 1 else []
     for s, v in zip(short, vocabs([s.word_bytes for s in short], presets), strict=True):
         s.vocab = v
     for s in scans:
@@ -188,19 +189,82 @@ def _char_is_word(raw: bytes, i: int, before: bool) -> bool:
 
 
 def _vocab_counts(s: Scan) -> list[int]:
+    """Hits of ``\\bw\\b`` for each research word ``w`` in the lower-cased text.
+
+    A hit is a maximal letter run equal to ``w`` with no digit, ``_`` or non-ASCII word
+    character on either side. Letter runs are the pieces of the [A-Za-z']+ tokens between
+    apostrophes, so the hits of a word are its whole tokens (counted by :class:`Vocab`
+    already) less those next to such a character, plus pieces of apostrophe tokens. Only
+    the few tokens next to a digit, '_' or a non-ASCII byte are looked at one by one; a word
+    that occurs as a piece of an apostrophe token (rare) is counted over the bytes
+    (:func:`_vocab_counts_bytes`)."""
     out = [0] * len(RESEARCH_WORDS)
-    # A \b-hit of a word is a maximal letter run, so it is a whole token or a piece of one
-    # next to an apostrophe: words that are neither cannot occur and need no scan (most).
-    pieces = b"'" + b"'".join(s.vocab.apostrophe_tokens()) + b"'" if s.counts[APOSTROPHE] else b""
-    present = s.vocab.lookup(WORDS_KEYS).tolist()
-    cands = [i for i, w in enumerate(_WORDS_B) if present[i] >= 0 or (pieces and b"'" + w + b"'" in pieces)]
-    if not cands:
-        return out
+    v, c = s.vocab, s.counts
+    present = v.lookup(WORDS_KEYS).tolist()
+    pieces = _apostrophe_pieces(v) if c[APOSTROPHE] else b""
+    slow = [i for i, w in enumerate(_WORDS_B) if pieces and b"'" + w + b"'" in pieces]
+    whole = [i for i in range(len(_WORDS_B)) if present[i] >= 0 and i not in slow]
+    if whole:
+        for i, n in zip(whole, v.counts[[present[i] for i in whole]].tolist(), strict=True):
+            out[i] = n
+        exact = not (s.nonascii and _NONASCII_WORD_RE.search(s.nonascii))
+        if sum(c[DIGITS]) + c[_UNDERSCORE] or not exact:  # some tokens may touch a word character
+            _drop_touching(s, whole, [v.uh[present[i]] for i in whole], out, exact)
+    if slow:
+        found = _vocab_counts_bytes(s, slow)
+        for i in slow:
+            out[i] = found[i]
+    return out
+
+
+_MIN_WORD = min(map(len, _WORDS_B))  # a token shorter than this + 1 cannot hold a word and an apostrophe
+
+
+def _apostrophe_pieces(v: Vocab) -> bytes:
+    """The apostrophe tokens long enough to hold a research word, joined and framed by "'"."""
+    at = v.apostrophe_at()
+    at = at[v.lens[at] > _MIN_WORD]
+    if not len(at):
+        return b""
+    buf = v.buf
+    return b"'" + b"'".join(buf[a:a + m] for a, m in
+                            zip(v.starts[at].tolist(), v.lens[at].tolist(), strict=True)) + b"'"
+
+
+def _drop_touching(s: Scan, words: list[int], hashes: list, out: list[int], exact: bool) -> None:
+    """Take off ``out[i]`` the tokens of word ``i`` that touch a digit, '_' or (``exact``
+    False) a non-ASCII word character: the token's neighbours are never letters or
+    apostrophes (tokens are maximal runs of them), so only these make ``\\b`` fail."""
+    v, raw = s.vocab, s.raw
+    th = v.token_hashes
+    mask = th == hashes[0]
+    for h in hashes[1:]:
+        mask |= th == h
+    at = mask.nonzero()[0]
+    which = dict(zip([int(h) for h in hashes], words, strict=True))
+    end = len(raw)
+    for a, m, h in zip(v.starts[at].tolist(), v.lens[at].tolist(), th[at].tolist(), strict=True):
+        b = a + m
+        if a > 0:
+            p = raw[a - 1]
+            if p in _ASCII_WORD or (p >= NON_ASCII and not exact and _char_is_word(raw, a, True)):
+                out[which[h]] -= 1
+                continue
+        if b < end:
+            p = raw[b]
+            if p in _ASCII_WORD or (p >= NON_ASCII and not exact and _char_is_word(raw, b, False)):
+                out[which[h]] -= 1
+
+
+def _vocab_counts_bytes(s: Scan, words: list[int]) -> list[int]:
+    """The hits of the research words ``words`` counted over the bytes: each word between the
+    boundary spaces of BOUNDARY_TABLE (what the spec's regex finds; the slow, plain way)."""
+    out = [0] * len(RESEARCH_WORDS)
     raw = s.raw
     bound = b" " + raw.translate(BOUNDARY_TABLE) + b" "
     exact = not (s.nonascii and _NONASCII_WORD_RE.search(s.nonascii))
     spaced = b""  # bound with each space doubled, made only for a text with a chain
-    for i in cands:
+    for i in words:
         one, two = _NEEDLES[i]
         if exact:
             if two not in bound:

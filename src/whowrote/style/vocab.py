@@ -3,17 +3,19 @@ one text at a time or for a batch of texts at once (:func:`vocabs`).
 
 A batch shares every numpy pass: the buffers are joined with a space (no token crosses it), the
 tokens are found, keyed and hashed once, and each text's distinct tokens and counts come from one
-sort of ``(text, token id)`` pairs; the lookups of fixed word lists (function words, lexicons) are
+sort of ``(text, token id)`` pairs (for long texts, from a sort of each text's own tokens:
+:data:`PER_TEXT_SORT`); the lookups of fixed word lists (function words, lexicons) are
 made for all texts with one search. Each text's :class:`Vocab` then holds views of those arrays, so
 the per-text cost of a short text is a few slices instead of ~50 small numpy calls, and every count,
-hash and lookup equals what ``Vocab(buf)`` gives for that text alone. :func:`phrase_counts`
-counts multi-word phrases in a :class:`Vocab`'s token sequence.
+hash and lookup equals what ``Vocab(buf)`` gives for that text alone. Phrases are counted in
+:mod:`whowrote.style.phrases`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,6 +40,9 @@ def word_keys(words: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
 class Vocab:
     """Counts of the space-separated tokens of a WORD_TABLE-translated buffer (like a
     ``Counter`` of its ``split()``), computed with a few numpy passes."""
+
+    batch: VocabBatch | None = None  # the batch's arrays, for a Vocab made by vocabs()
+    index = 0  # this text's place in it
 
     def __init__(self, buf: bytes) -> None:
         n = len(buf)
@@ -92,10 +97,16 @@ class Vocab:
                 self._ids[self._short] = self._h
         return self._ids
 
+    def apostrophe_at(self) -> np.ndarray:
+        """Indices of the tokens that hold an apostrophe, ascending, once each (cached)."""
+        if self._apos_at is None:
+            self._apos_at = _holding(self.buf, self.starts)
+        return self._apos_at
+
     def apostrophe_tokens(self) -> list[bytes]:
-        """The distinct tokens that hold an apostrophe (few; cached)."""
+        """The tokens that hold an apostrophe, one per occurrence (few; cached)."""
         if self._apos is None:
-            idx = self._apos_at if self._apos_at is not None else _holding(self.buf, self.starts)
+            idx = self.apostrophe_at()
             self._apos = [self.buf[a:a + m] for a, m in
                           zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
         return self._apos
@@ -129,6 +140,9 @@ class Vocab:
             else:
                 ok[med] = False
         return np.where(ok, j, -1)
+
+
+_NONE = np.zeros(0, dtype=np.int64)  # no token holds an apostrophe
 
 
 def _run_lengths(first: np.ndarray, total: int) -> np.ndarray:
@@ -183,6 +197,24 @@ def _hashed(keys: tuple[np.ndarray, np.ndarray], mult: tuple[np.uint64, np.uint6
 
 
 
+@dataclass
+class VocabBatch:
+    """The arrays :func:`vocabs` made for a whole batch (tokens in the joined buffer's order), for
+    features counted over all its texts at once."""
+
+    sizes: np.ndarray  # each text's buffer length
+    starts: np.ndarray  # each token's offset in the buffers joined by one byte
+    lens: np.ndarray
+    hashes: np.ndarray  # each token's hash (0: longer than 16 bytes)
+    tid: np.ndarray  # each token's text
+    lo: np.ndarray  # text i's tokens are lo[i]:hi[i]
+    hi: np.ndarray
+    run_count: np.ndarray  # text i's distinct tokens' counts are run_count[rlo[i]:...]
+    rlo: np.ndarray
+    mult: tuple
+    presets: dict  # id of a preset's k1 -> (keys, (texts, words) lookup)
+
+
 def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> list[Vocab]:
     """``[Vocab(b) for b in bufs]`` (the same tokens, counts, hashes and lookups) from numpy passes
     over all buffers at once; ``lookup(keys)`` of each of ``presets`` (:func:`word_keys` tuples,
@@ -219,7 +251,40 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     hashes = h if short is None else np.zeros(len(starts), dtype=np.uint64)
     if short is not None:
         hashes[short] = h
-    # Each text's distinct tokens: ids of the batch's distinct hashes, then one sort of text * G + id.
+    if len(h) > PER_TEXT_SORT * n:  # long texts: a sort of each beats the batch-wide search for ids
+        run_hash, run_count, rlo, rhi, hapax = _sorted_per_text(h, lo, hi, short, n)
+        made = [(k, _preset_per_text(k, mult, (mh, mk1, mk2), run_hash, rlo, rhi)) for k in presets]
+    else:
+        run_hash, run_count, rlo, rhi, hapax, made = _sorted_together(h, tid, short, n, mult, (mh, mk1, mk2), presets)
+    apos = _holding(joined, starts)
+    alo, ahi = np.searchsorted(apos, lo).tolist(), np.searchsorted(apos, hi).tolist()
+    info = VocabBatch(lengths, starts, lens, hashes, tid, lo, hi, run_count, rlo, mult, {id(k[0]): (k, j) for k, j in made})
+    out = []
+    for i, (a, b, ra, rb, hp) in enumerate(zip(lo.tolist(), hi.tolist(), rlo.tolist(), rhi.tolist(),
+                                                hapax.tolist(), strict=True)):
+        v = Vocab.__new__(Vocab)
+        v.n, v.buf, v._apos, v.long = b - a, bufs[i], None, longs.get(i, Counter())
+        v.starts, v.lens = starts[a:b] - off[i], lens[a:b]
+        v.mult, v.mh, v.mk1, v.mk2 = mult, mh, mk1, mk2
+        v.uh, v.counts = run_hash[ra:rb], run_count[ra:rb]
+        v._h, v._short, v._ids = hashes[a:b], None, None
+        v._hapax = hp + (sum(1 for c in v.long.values() if c == 1) if v.long else 0)
+        v._pre = {id(k[0]): (k, j[i]) for k, j in made}
+        if alo[i] == ahi[i]:
+            v._apos, v._apos_at = [], _NONE
+        else:
+            v._apos_at = apos[alo[i]:ahi[i]] - a
+        v.batch, v.index = info, i
+        out.append(v)
+    return out
+
+
+PER_TEXT_SORT = 1000  # tokens per text above which vocabs() sorts each text's tokens on its own
+
+
+def _sorted_together(h, tid, short, n, mult, med_keys, presets):
+    """Each text's distinct token hashes and counts from one sort of text * G + id, where id is
+    the token's place among the batch's distinct hashes; and the presets' lookups."""
     hs = np.sort(h)
     new = np.ones(len(hs), dtype=bool)
     new[1:] = hs[1:] != hs[:-1]
@@ -237,40 +302,62 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     rlo = np.searchsorted(run, texts[:-1])
     rhi = np.searchsorted(run, texts[1:])
     hapax = np.bincount(run[run_count == 1] // g, minlength=n) if g else np.zeros(n, dtype=np.int64)
-    made = [(k, _preset(k, mult, (mh, mk1, mk2), distinct, run, rlo, n)) for k in presets]
-    apos = _holding(joined, starts)
-    alo, ahi = np.searchsorted(apos, lo).tolist(), np.searchsorted(apos, hi).tolist()
-    out = []
-    for i, (a, b, ra, rb, hp) in enumerate(zip(lo.tolist(), hi.tolist(), rlo.tolist(), rhi.tolist(),
-                                                hapax.tolist(), strict=True)):
-        v = Vocab.__new__(Vocab)
-        v.n, v.buf, v._apos, v.long = b - a, bufs[i], None, longs.get(i, Counter())
-        v.starts, v.lens = starts[a:b] - off[i], lens[a:b]
-        v.mult, v.mh, v.mk1, v.mk2 = mult, mh, mk1, mk2
-        v.uh, v.counts = run_hash[ra:rb], run_count[ra:rb]
-        v._h, v._short, v._ids = hashes[a:b], None, None
-        v._hapax = hp + (sum(1 for c in v.long.values() if c == 1) if v.long else 0)
-        v._pre = {id(k[0]): (k, j[i]) for k, j in made}
-        if alo[i] == ahi[i]:
-            v._apos, v._apos_at = [], None
-        else:
-            v._apos_at = apos[alo[i]:ahi[i]] - a
-        out.append(v)
+    made = [(k, _preset(k, mult, med_keys, distinct, run, rlo, n)) for k in presets]
+    return run_hash, run_count, rlo, rhi, hapax, made
+
+
+def _sorted_per_text(h, lo, hi, short, n):
+    """Each text's distinct token hashes and counts, as ``Vocab`` sorts them, one text at a time."""
+    if short is not None:  # h holds the short tokens only
+        lo, hi = np.searchsorted(short, lo), np.searchsorted(short, hi)
+    uhs, cnts = [], []
+    for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+        sh = np.sort(h[a:b])
+        new = np.ones(len(sh), dtype=bool)
+        new[1:] = sh[1:] != sh[:-1]
+        first = new.nonzero()[0]
+        uhs.append(sh[first])
+        cnts.append(_run_lengths(first, len(sh)))
+    sizes = np.array([len(u) for u in uhs], dtype=np.int64)
+    rhi = np.cumsum(sizes)
+    rlo = rhi - sizes
+    run_count = np.concatenate(cnts) if cnts else np.zeros(0, dtype=np.int64)
+    owner = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    hapax = np.bincount(owner[run_count == 1], minlength=n)
+    return (np.concatenate(uhs) if uhs else np.zeros(0, dtype=np.uint64)), run_count, rlo, rhi, hapax
+
+
+def _preset_per_text(keys, mult, med_keys, run_hash, rlo, rhi) -> np.ndarray:
+    """``(n, words)``: each text's :meth:`Vocab.lookup` of ``keys``, one text at a time."""
+    med, h = _hashed(keys, mult)
+    ok = _medium_ok(keys, med, h, med_keys)
+    out = np.full((len(rlo), len(h)), -1, dtype=np.int64)
+    for t, (a, b) in enumerate(zip(rlo.tolist(), rhi.tolist(), strict=True)):
+        if a < b:
+            uh = run_hash[a:b]
+            j = np.minimum(uh.searchsorted(h), b - a - 1)
+            out[t] = np.where((uh[j] == h) & ok, j, -1)
     return out
 
 
-def _preset(keys, mult, med_keys, distinct, run, rlo, n) -> np.ndarray:
-    """``(n, words)``: each text's :meth:`Vocab.lookup` of ``keys``, from the batch's arrays."""
+def _medium_ok(keys, med, h, med_keys) -> np.ndarray:
+    """False for each hashed (9-16 byte) word whose hash no batch token with its keys has."""
     mh, mk1, mk2 = med_keys
-    med, h = _hashed(keys, mult)
     ok = np.ones(len(h), dtype=bool)
-    if len(med):  # a hashed word must have the keys of the batch's tokens with its hash
+    if len(med):
         hm = h[med]
         if len(mh):
             i = np.minimum(np.searchsorted(mh, hm), len(mh) - 1)
             ok[med] = (mh[i] == hm) & (mk1[i] == keys[0][med]) & (mk2[i] == keys[1][med])
         else:
             ok[med] = False
+    return ok
+
+
+def _preset(keys, mult, med_keys, distinct, run, rlo, n) -> np.ndarray:
+    """``(n, words)``: each text's :meth:`Vocab.lookup` of ``keys``, from the batch's arrays."""
+    med, h = _hashed(keys, mult)
+    ok = _medium_ok(keys, med, h, med_keys)
     g = len(distinct)
     if not g or not len(run):
         return np.full((n, len(h)), -1, dtype=np.int64)
@@ -280,44 +367,3 @@ def _preset(keys, mult, med_keys, distinct, run, rlo, n) -> np.ndarray:
     pos = np.searchsorted(run, q)
     found = ok[None, :] & (run[np.minimum(pos, len(run) - 1)] == q)
     return np.where(found, pos - rlo[:, None], -1)
-
-
-_ZERO3 = np.zeros(3, dtype=np.uint64)  # padding: 0 is no token's key
-_NEAR = np.arange(7)  # the 3 tokens either side of a phrase anchor, in the padded keys
-
-
-def phrase_counts(voc: Vocab, phrases: list[list[int]]) -> list[int]:
-    """Non-overlapping occurrences of each token sequence (distinct-entry indices, <= 4
-    words), as ``bytes.count`` finds b" w1 w2 " in b" " + b" ".join(tokens) + b" ": a hit
-    uses up the space after it, so the next hit must start one token after its end.
-
-    Each phrase is anchored on its rarest word; one vectorised pass finds every anchor
-    position and the keys of the 3 tokens either side, checked in Python (few)."""
-    n, th = voc.n, voc.token_hashes
-    used = sorted({i for ids in phrases for i in ids})  # the phrases' words: their counts and keys only
-    cnt = dict(zip(used, voc.counts[used].tolist(), strict=True))
-    key = dict(zip(used, voc.uh[used].tolist(), strict=True))
-    anchors = []
-    for ids in phrases:
-        cs = [cnt[i] for i in ids]
-        anchors.append(cs.index(min(cs)))
-    # One pass for all anchors: == per anchor value (a few) beats searchsorted/isin here.
-    hv = voc.uh[sorted({ids[a] for ids, a in zip(phrases, anchors, strict=True)})]
-    mask = th == hv[0]
-    for h in hv[1:]:
-        mask |= th == h
-    pos = mask.nonzero()[0]
-    padded = np.concatenate((_ZERO3, th, _ZERO3))  # no clipping needed near the ends
-    found: dict[int, list[tuple[int, list[int]]]] = {}
-    for q, row in zip(pos.tolist(), padded[pos[:, None] + _NEAR].tolist(), strict=True):
-        found.setdefault(row[3], []).append((q, row))  # row[3] is the anchor's own key
-    out = []
-    for ids, a in zip(phrases, anchors, strict=True):
-        m, hs = len(ids), [key[i] for i in ids]
-        hits, nxt = 0, 0
-        for q, row in found.get(hs[a], ()):
-            p = q - a  # phrase start; positions ascend, as bytes.count scans
-            if 0 <= p <= n - m and p >= nxt and all(row[3 + k - a] == hs[k] for k in range(m)):
-                hits, nxt = hits + 1, p + m + 1
-        out.append(hits)
-    return out
