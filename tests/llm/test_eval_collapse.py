@@ -55,3 +55,16 @@ def test_thresholds_are_configurable():
     g = summ(0.4, 0.0, {"CLAUDE": 70, "CHATGPT": 15, "GEMINI": 15, "<none>": 0})
     assert [x.severity for x in detect_collapse([g])] == ["warning"]
     assert [x.severity for x in detect_collapse([g], Thresholds(class_share=0.7))] == ["collapse"]
+
+
+def test_a_vanishing_class_is_a_warning():
+    # session 7's lr-5e-6 run on the inner val: CLAUDE 0.325 -> 0.20 -> 0.10 while the others rose
+    start = summ(0.30, 0.0, {"CLAUDE": 45, "CHATGPT": 38, "GEMINI": 37}, {"CLAUDE": 0.325, "CHATGPT": 0.25, "GEMINI": 0.325})
+    mid = summ(0.45, 0.0, {"CLAUDE": 13, "CHATGPT": 24, "GEMINI": 83}, {"CLAUDE": 0.2, "CHATGPT": 0.3, "GEMINI": 0.85})
+    late = summ(0.40, 0.0, {"CLAUDE": 13, "CHATGPT": 71, "GEMINI": 36}, {"CLAUDE": 0.1, "CHATGPT": 0.675, "GEMINI": 0.425})
+    assert not [x for x in detect_collapse([start, mid]) if "vanishing" in x.message]
+    f = detect_collapse([start, mid, late])
+    assert [(x.kind, x.severity, x.message) for x in f] == [("class", "warning", "CLAUDE recall 0.33 -> 0.10 (vanishing)")]
+    # a class that never had recall is not vanishing; one at ~0 is the (absorbing) collapse rule's
+    assert not detect_collapse([summ(0.3, 0.0, {"CLAUDE": 40, "CHATGPT": 40, "GEMINI": 40},
+                                     {"CLAUDE": 0.05, "CHATGPT": 0.5, "GEMINI": 0.5})] * 2)

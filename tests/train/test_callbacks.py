@@ -57,6 +57,15 @@ def test_best_is_kept_and_new_class_collapse_stops(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "best" / "eval.json").read_text())["accuracy"] == 0.5
 
 
+def test_warnings_are_recorded_without_stopping(tmp_path, monkeypatch):
+    script = [summary(0.30, (0.34, 0.33, 0.33)), summary(0.45, (0.30, 0.35, 0.35)), summary(0.45, (0.65, 0.2, 0.15))]
+    c, state, control, _ = run(tmp_path, monkeypatch, script)
+    recs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    warnings = [r for r in recs if r.get("kind") == "warning"]
+    assert not control.should_training_stop and c.collapse is None
+    assert [r["step"] for r in warnings] == [4] and warnings[0]["findings"][0]["severity"] == "warning"
+
+
 def test_collapse_already_present_at_step0_does_not_stop(tmp_path, monkeypatch):
     collapsed = (0.9, 0.05, 0.05)
     script = [summary(0.33, collapsed), summary(0.34, collapsed), summary(0.35, collapsed)]

@@ -18,7 +18,11 @@ GRPO because all-wrong groups carry no gradient):
 - ``collapse`` when one predicted class takes >= ``class_share`` (0.8) of the parsed predictions;
 - ``collapse`` when some class's recall is <= ``zero_recall`` (0.02) for ``zero_recall_steps``
   (2) consecutive summaries, or two classes take >= ``pair_share`` (0.95) of predictions;
-- ``warning`` when one class takes >= ``class_warn`` (0.6) of predictions.
+- ``warning`` when one class takes >= ``class_warn`` (0.6) of predictions;
+- ``warning`` when a class is vanishing: its recall is <= ``vanish_recall`` (0.1) and at most
+  ``vanish_frac`` (1/3) of its recall in the first summary, while another class's recall is at
+  least its first one (session 7's lr-5e-6 GRPO: CLAUDE
+  0.325 -> 0.10 in 21 steps while the other two classes kept theirs, so no collapse rule fired).
 A rising reward can hide class collapse; these checks read the marginal and recalls only.
 """
 
@@ -45,6 +49,8 @@ class Thresholds:
     pair_share: float = 0.95
     zero_recall: float = 0.02
     zero_recall_steps: int = 2
+    vanish_recall: float = 0.1
+    vanish_frac: float = 1 / 3
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,14 @@ def _class(history: Sequence[dict], t: Thresholds) -> list[Finding]:
                                f"{top[0][0]}+{top[1][0]} take {two:.0%} of predictions", two))
         elif share >= t.class_warn:
             out.append(Finding("class", "warning", i, f"{lab} takes {share:.0%} of predictions", share))
+    if len(history) >= 2:
+        first, now = _recalls(history[0]), _recalls(history[-1])
+        # one class going while another holds or gains (all of them falling is truncation's signature)
+        held = any(r >= first.get(lab, 1.0) for lab, r in now.items())
+        for lab, r in now.items():
+            r0 = first.get(lab)
+            if held and r0 and r <= t.vanish_recall and r <= t.vanish_frac * r0 and r > t.zero_recall:
+                out.append(Finding("class", "warning", i, f"{lab} recall {r0:.2f} -> {r:.2f} (vanishing)", r))
     steps = history[-t.zero_recall_steps:]
     if len(steps) == t.zero_recall_steps:
         recalls = [_recalls(h) for h in steps]

@@ -151,6 +151,9 @@ class PeriodicEvalCallback(TrainerCallback):
             append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "collapse", **self.collapse})
             if self.cfg.stop_on_collapse and new_kinds:
                 control.should_training_stop = True
+        elif findings:  # warnings only (rising truncation, a dominant or vanishing class): recorded, no stop
+            append_jsonl(self.out / "metrics.jsonl", {"stage": self.stage, "kind": "warning", "step": rec["step"],
+                                                      "findings": findings})
 
     def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
                        model: Any = None, **kwargs: Any) -> None:
