@@ -322,6 +322,41 @@ def _geometry(shape: bytes, voc: Vocab) -> tuple[np.ndarray, np.ndarray, int, in
     return per_sent[per_sent > 0], per_para[per_para > 0], conj, the
 
 
+def distribution_values(s: Scan, voc: Vocab, sent: list[int], paras: list[int], conj: int, the: int,
+                        long_words: int, apos_words: int, curly_apos: int) -> tuple[list[float], float]:
+    """``(DIST_FEATURES values, 1000 / words)`` of one text from its words per sentence and per
+    paragraph (empty ones dropped) and counts; :func:`extended_values` and ``extended_batch`` share it."""
+    c, na, k = s.counts, s.nonascii, 1000.0 / s.n_char
+    sent = sent or [0]
+    ns, sw, n_para = len(sent), np.array(sent, dtype=np.float64), len(paras)
+    nw = max(voc.n, 1)
+    kw = 1000.0 / nw
+    bold, fences = s.runs(b"*", 2), s.runs(b"`", 3)
+    curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
+    return [
+        _std(sw),  # sent_len_std
+        _median(sent),  # sent_len_median
+        int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,  # sent_short_frac
+        int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,  # sent_long_frac
+        conj / ns,  # sent_start_conj
+        the / ns,  # sent_start_the
+        sum(paras) / n_para if n_para else 0.0,  # para_len_mean
+        _std(np.array(paras, dtype=np.float64)) if n_para else 0.0,  # para_len_std
+        sum(1 for x in paras if x <= SHORT_PARAGRAPH) / n_para if n_para else 0.0,  # para_short_frac
+        n_para * kw,  # para_per_1k_words
+        long_words / nw,  # long_word_frac
+        voc.hapax / nw,  # hapax_ratio
+        apos_words * kw,  # contraction_rate
+        curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,  # curly_apostrophe_share
+        curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,  # curly_dquote_share
+        len(na) / s.n_char,  # nonascii_ratio
+        # characters >= U+1F000, looked for only when a U+10000..U+3FFFF lead byte occurs
+        sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,  # emoji
+        max(c[ASTERISK] - 2 * bold, 0) * k,  # italic_asterisk
+        max(c[BACKTICK] - 3 * fences, 0) * k,  # inline_code
+    ], kw
+
+
 def extended(s: Scan) -> dict[str, float]:
     """The extended values of one scanned text by name (the names, in order, are :data:`NAMES`)."""
     return dict(zip(NAMES, extended_values(s), strict=True))
@@ -329,8 +364,7 @@ def extended(s: Scan) -> dict[str, float]:
 
 def extended_values(s: Scan) -> list[float]:
     """:func:`extended`'s values in :data:`NAMES` order (what the feature matrix needs: no dict)."""
-    raw, c, na = s.raw, s.counts, s.nonascii
-    k = 1000.0 / s.n_char
+    raw, c, na, k = s.raw, s.counts, s.nonascii, 1000.0 / s.n_char
     if len(raw) > LONG:  # one positions pass for the multi-byte literals (literals.long_counts)
         split = long_counts(raw)
         split["emdash_spaced"] = _spaced(raw.split(_EMDASH)) if EM_DASH in na else 0
@@ -341,47 +375,14 @@ def extended_values(s: Scan) -> list[float]:
         vals[i] = (split[name] if name in split else _literal(plan, raw, c, na)) * k
     for i, name in _SPLIT_NAMES:
         vals[i] = split[name] * k
-
     apos_raw = raw.replace("\u2019".encode(), b"'") if "\u2019" in na else raw
-    shape = apos_raw.translate(_SHAPE_TABLE)
     voc = Vocab(apos_raw.translate(WORD_TABLE)) if apos_raw is not raw else s.vocab
-    lengths = voc.lens
-    sw_int, pw_int, conj, the = _geometry(shape, voc)
-    ns = max(len(sw_int), 1)
-    sent = sw_int.tolist() or [0]
-    sw = np.array(sent, dtype=np.float64)
-    paras = pw_int.tolist()
-    n_para = len(paras)
-    nw = max(voc.n, 1)
-    kw = 1000.0 / nw
-    bold, fences = s.runs(b"*", 2), s.runs(b"`", 3)
+    sw_int, pw_int, conj, the = _geometry(apos_raw.translate(_SHAPE_TABLE), voc)
     curly_apos = na.count("\u2019") if na else 0
-    curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
-    apos_words = 0
-    if c[APOSTROPHE] or curly_apos:
-        apos_words = len(voc.apostrophe_at())  # shape's words are voc's tokens
-    vals += [
-        _std(sw),  # sent_len_std
-        _median(sent),  # sent_len_median
-        int(np.count_nonzero(sw <= SHORT_SENTENCE)) / ns,  # sent_short_frac
-        int(np.count_nonzero(sw >= LONG_SENTENCE)) / ns,  # sent_long_frac
-        conj / ns,  # sent_start_conj
-        the / ns,  # sent_start_the
-        sum(paras) / n_para if n_para else 0.0,  # para_len_mean
-        _std(pw_int.astype(np.float64)) if n_para else 0.0,  # para_len_std
-        int(np.count_nonzero(pw_int <= SHORT_PARAGRAPH)) / n_para if n_para else 0.0,  # para_short_frac
-        n_para * kw,  # para_per_1k_words
-        int(np.count_nonzero(lengths >= LONG_WORD)) / nw,  # long_word_frac
-        voc.hapax / nw,  # hapax_ratio
-        apos_words * kw,  # contraction_rate
-        curly_apos / (curly_apos + c[APOSTROPHE]) if curly_apos + c[APOSTROPHE] else 0.0,  # curly_apostrophe_share
-        curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,  # curly_dquote_share
-        len(na) / s.n_char,  # nonascii_ratio
-        # characters >= U+1F000, looked for only when a U+10000..U+3FFFF lead byte occurs
-        sum(1 for ch in na if ord(ch) >= EMOJI_FROM) * k if c[UTF8_F0] else 0.0,  # emoji
-        max(c[ASTERISK] - 2 * bold, 0) * k,  # italic_asterisk
-        max(c[BACKTICK] - 3 * fences, 0) * k,  # inline_code
-    ]
+    apos_words = len(voc.apostrophe_at()) if c[APOSTROPHE] or curly_apos else 0  # shape's words are voc's tokens
+    dist, kw = distribution_values(s, voc, sw_int.tolist(), pw_int.tolist(), conj, the,
+                                   int(np.count_nonzero(voc.lens >= LONG_WORD)), apos_words, curly_apos)
+    vals += dist
     # One lookup for every function, lexicon and phrase word (numpy calls cost per call).
     j = voc.lookup(ALL_KEYS)
     cnt = np.where(j >= 0, voc.counts[j] if len(voc.counts) else 0, 0).tolist()

@@ -22,7 +22,7 @@ import numpy as np
 from whowrote.style import extended as ex
 from whowrote.style.literals import counts_many
 from whowrote.style.phrases import phrase_starts
-from whowrote.style.research41 import APOSTROPHE, ASTERISK, BACKTICK, DQUOTE, UTF8_F0, Scan
+from whowrote.style.research41 import APOSTROPHE, Scan
 from whowrote.style.vocab import VocabBatch, _hashed
 
 _N = len(ex.NAMES)
@@ -174,33 +174,6 @@ def _text_values(s: Scan, split: dict[str, int], sent: list[int], paras: list[in
     for i, name in _COUNTED_LITS:
         vals[i] = split[name] * k
     voc = s.vocab
-    ns = max(len(sent), 1)
-    sent = sent or [0]
-    n_para = len(paras)
-    nw = max(voc.n, 1)
-    kw = 1000.0 / nw
-    bold, fences = s.runs(b"*", 2), s.runs(b"`", 3)
-    curly_dq = (na.count("\u201c") + na.count("\u201d")) if na else 0
-    apos_words = len(voc.apostrophe_at()) if c[APOSTROPHE] else 0
-    vals += [
-        ex._std(np.array(sent, dtype=np.float64)),  # sent_len_std
-        ex._median(sent),  # sent_len_median
-        sum(1 for x in sent if x <= ex.SHORT_SENTENCE) / ns,  # sent_short_frac
-        sum(1 for x in sent if x >= ex.LONG_SENTENCE) / ns,  # sent_long_frac
-        conj / ns,  # sent_start_conj
-        the / ns,  # sent_start_the
-        sum(paras) / n_para if n_para else 0.0,  # para_len_mean
-        ex._std(np.array(paras, dtype=np.float64)) if n_para else 0.0,  # para_len_std
-        sum(1 for x in paras if x <= ex.SHORT_PARAGRAPH) / n_para if n_para else 0.0,  # para_short_frac
-        n_para * kw,  # para_per_1k_words
-        long_words / nw,  # long_word_frac
-        voc.hapax / nw,  # hapax_ratio
-        apos_words * kw,  # contraction_rate
-        0.0,  # curly_apostrophe_share: no curly apostrophe (batchable)
-        curly_dq / (curly_dq + c[DQUOTE]) if curly_dq + c[DQUOTE] else 0.0,  # curly_dquote_share
-        len(na) / s.n_char,  # nonascii_ratio
-        sum(1 for ch in na if ord(ch) >= ex.EMOJI_FROM) * k if c[UTF8_F0] else 0.0,  # emoji
-        max(c[ASTERISK] - 2 * bold, 0) * k,  # italic_asterisk
-        max(c[BACKTICK] - 3 * fences, 0) * k,  # inline_code
-    ]
-    return vals, kw
+    apos_words = len(voc.apostrophe_at()) if c[APOSTROPHE] else 0  # (no curly apostrophe: batchable)
+    dist, kw = ex.distribution_values(s, voc, sent, paras, conj, the, long_words, apos_words, 0)
+    return vals + dist, kw
