@@ -13,12 +13,10 @@ from whowrote.cli.predict import BATCH, TAIL_MIN, _batches, _job_batches
 ENTRY = "from whowrote.cli import main; main()"
 
 
-def test_batches_double_after_every_round_up_to_batch():
-    got = [len(b) for b in _batches(range(1000), 64, grow_after=2)]
-    assert got == [64, 64, 128, 128, 256, 256, 104] and BATCH == 256
-    assert [x for b in _batches(range(1000), 64, grow_after=2) for x in b] == list(range(1000))
-    assert [len(b) for b in _batches(range(300), 100)] == [100, 100, 100]  # fixed without grow_after
-    assert list(_batches([], 64, grow_after=2)) == []
+def test_batches_are_fixed_size_in_order():
+    assert [len(b) for b in _batches(range(300), 100)] == [100, 100, 100] and BATCH == 256
+    assert [x for b in _batches(range(1000), 64) for x in b] == list(range(1000))
+    assert list(_batches([], 64)) == []
 
 
 def test_job_batches_grow_then_shrink_at_the_end_and_keep_the_order():

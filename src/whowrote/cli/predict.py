@@ -101,19 +101,14 @@ def _init_worker(model_path: str | None) -> None:
         _worker_model = load_model(model_path)
 
 
-def _batches(items: Iterable, size: int, grow_after: int = 0) -> Iterator[list]:
-    """``items`` in lists of ``size``; with ``grow_after``, the size doubles after every
-    ``grow_after`` lists until it is :data:`BATCH`."""
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    """``items`` in lists of ``size`` (``--jobs`` has its own: :func:`_job_batches`)."""
     batch: list = []
-    made = 0
     for it in items:
         batch.append(it)
         if len(batch) >= size:
             yield batch
             batch = []
-            made += 1
-            if grow_after and made % grow_after == 0:
-                size = min(2 * size, BATCH)
     if batch:
         yield batch
 

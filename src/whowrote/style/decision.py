@@ -26,7 +26,7 @@ def _credit_adder(trees: TreeEnsemble, slot: np.ndarray, size: int):
     (a pair that already sits on a leaf adds 0.0, which changes no sum)."""
     credits = np.zeros(size)
     change = trees.step_change()
-    step_feature = trees._step_tables()[4]
+    step_feature = trees.step_tables().step_feature
 
     def on_step(active: np.ndarray, step: np.ndarray) -> None:
         np.add(credits, np.bincount(slot[active] + step_feature[step], weights=change[step], minlength=size),

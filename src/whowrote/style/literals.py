@@ -26,11 +26,6 @@ _KEEP = bytes(c if c in b"-\n.:#]|" else 0 for c in range(256))
 _PAD = 5  # zero bytes after the text (the longest look-ahead is 4)
 
 
-def _run_lengths(p: np.ndarray, step: int) -> np.ndarray:
-    """Lengths of the maximal runs of ascending positions ``p`` spaced exactly ``step`` apart."""
-    return _runs(p, step)[1]
-
-
 def _runs(p: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
     """(first position, length) of each maximal run of ascending positions ``p`` spaced ``step`` apart."""
     if not len(p):

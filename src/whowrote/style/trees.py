@@ -11,6 +11,7 @@ attributions both come from it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,17 @@ def log_transform(X: np.ndarray) -> np.ndarray:
 # makes a batch of short texts' walk about twice as fast as 256 rows at once.
 WALK_ROWS = 32
 COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
+class StepTables(NamedTuple):
+    """:meth:`TreeEnsemble.walk`'s node arrays as ``intp``, every leaf's feature 0; ``child[2 * node
+    + goes_right]`` (a leaf is both its children); ``step_feature[step]``, each step's split feature."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    child: np.ndarray
+    is_leaf: np.ndarray
+    step_feature: np.ndarray
+
+
 ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
 
@@ -81,17 +93,17 @@ class TreeEnsemble:
         ``row * n_trees + tree``, ascending), default all.
 
         Every pair walks down one level per step. A pair that reached a leaf stays on it (in
-        :meth:`_step_tables` a leaf is its own child), and the walking pairs are compacted only
+        :meth:`step_tables` a leaf is its own child), and the walking pairs are compacted only
         once a quarter of them sit on leaves, so a batch costs about the total path length rather
         than ``depth x trees``, with few compactions. ``on_step``, if given, is called at each step
         with ``(active, step)``: the pairs taking it (indices into ``pairs``, ascending) and, per
-        pair, the step's index into :meth:`_step_tables`'s per-step arrays (``2 * node + goes
+        pair, the step's index into :meth:`step_tables`'s per-step arrays (``2 * node + goes
         right``; a pair already on a leaf takes a step that changes nothing: feature 0, expectation
         change 0.0). The path attributions of ``whowrote.style.decision`` ride on this walk."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         n_trees = len(self.roots)
-        feature, threshold, child, leaf = self._step_tables()[:4]
+        feature, threshold, child, leaf, _ = self.step_tables()
         roots = self.roots.astype(np.intp)
         if pairs is None:
             node = np.tile(roots, n)
@@ -123,11 +135,8 @@ class TreeEnsemble:
                 active, nd, off = active.compress(keep), nd.compress(keep), off.compress(keep)
         return node
 
-    def _step_tables(self) -> tuple[np.ndarray, ...]:
-        """``(feature, threshold, child, is_leaf, step_feature)`` for :meth:`walk`: the node
-        arrays as ``intp`` with every leaf's feature 0; ``child[2 * node + goes_right]`` (a leaf
-        is both its children); ``step_feature[step]``, the split feature of each step (0 from a
-        leaf). Made once per ensemble (the arrays do not change after loading)."""
+    def step_tables(self) -> StepTables:
+        """The :class:`StepTables` of this ensemble, made once (the arrays do not change after loading)."""
         tables = self.__dict__.get("_tables")
         if tables is None:
             leaf = self.is_leaf.astype(bool)
@@ -137,7 +146,8 @@ class TreeEnsemble:
             right = np.where(leaf, own, self.right.astype(np.intp))
             feature = np.where(leaf, 0, self.feature).astype(np.intp)
             child = np.stack([left, right], axis=1).ravel()
-            tables = (feature, np.asarray(self.threshold, dtype=np.float64), child, leaf, np.repeat(feature, 2))
+            tables = StepTables(feature, np.asarray(self.threshold, dtype=np.float64), child, leaf,
+                                np.repeat(feature, 2))
             self.__dict__["_tables"] = tables
         return tables
 
@@ -147,7 +157,7 @@ class TreeEnsemble:
         (0.0 from a leaf, which stays put); made once per ensemble."""
         change = self.__dict__.get("_step_change")
         if change is None:
-            child = self._step_tables()[2]
+            child = self.step_tables().child
             change = self.expected[child] - np.repeat(self.expected, 2)
             change[np.repeat(self.is_leaf.astype(bool), 2)] = 0.0
             self.__dict__["_step_change"] = change
