@@ -45,7 +45,7 @@ def test_batched_vocabularies_equal_one_text_at_a_time(texts):
         assert got.uh.tobytes() == want.uh.tobytes() and got.counts.tobytes() == want.counts.tobytes()
         assert got.starts.tobytes() == want.starts.tobytes() and got.lens.tobytes() == want.lens.tobytes()
         assert got.token_hashes.tobytes() == want.token_hashes.tobytes()
-        assert got.apostrophe_tokens() == want.apostrophe_tokens()
+        assert got.apostrophe_at().tolist() == want.apostrophe_at().tolist()  # same buf, starts, lens: same tokens
         for k in keys:  # the lookups made for the batch, and a fresh one of the same words
             assert got.lookup(k).tolist() == want.lookup(k).tolist()
             assert got.lookup((k[0].copy(), k[1].copy())).tolist() == want.lookup(k).tolist()

@@ -54,7 +54,6 @@ class Vocab:
         self.n = len(starts)
         self.starts, self.lens = starts, lens  # byte offset and length of each token
         self.buf = buf
-        self._apos: list[bytes] | None = None
         self._apos_at: np.ndarray | None = None  # indices of the tokens holding one (vocabs() sets it)
         win = np.ndarray((n + 9,), dtype="<u8", buffer=buf + bytes(16), strides=(1,))  # 8 bytes at each offset
         keys = win[starts] & _MASKS[np.minimum(lens, 8)]  # first 8 bytes (all of a short token)
@@ -102,14 +101,6 @@ class Vocab:
         if self._apos_at is None:
             self._apos_at = _holding(self.buf, self.starts)
         return self._apos_at
-
-    def apostrophe_tokens(self) -> list[bytes]:
-        """The tokens that hold an apostrophe, one per occurrence (few; cached)."""
-        if self._apos is None:
-            idx = self.apostrophe_at()
-            self._apos = [self.buf[a:a + m] for a, m in
-                          zip(self.starts[idx].tolist(), self.lens[idx].tolist(), strict=True)]
-        return self._apos
 
     @property
     def distinct(self) -> int:
@@ -263,7 +254,7 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
     for i, (a, b, ra, rb, hp) in enumerate(zip(lo.tolist(), hi.tolist(), rlo.tolist(), rhi.tolist(),
                                                 hapax.tolist(), strict=True)):
         v = Vocab.__new__(Vocab)
-        v.n, v.buf, v._apos, v.long = b - a, bufs[i], None, longs.get(i, Counter())
+        v.n, v.buf, v.long = b - a, bufs[i], longs.get(i, Counter())
         v.starts, v.lens = starts[a:b] - off[i], lens[a:b]
         v.mult, v.mh, v.mk1, v.mk2 = mult, mh, mk1, mk2
         v.uh, v.counts = run_hash[ra:rb], run_count[ra:rb]
@@ -271,7 +262,7 @@ def vocabs(bufs: Sequence[bytes], presets: Sequence[tuple[np.ndarray, np.ndarray
         v._hapax = hp + (sum(1 for c in v.long.values() if c == 1) if v.long else 0)
         v._pre = {id(k[0]): (k, j[i]) for k, j in made}
         if alo[i] == ahi[i]:
-            v._apos, v._apos_at = [], _NONE
+            v._apos_at = _NONE
         else:
             v._apos_at = apos[alo[i]:ahi[i]] - a
         v.batch, v.index = info, i
