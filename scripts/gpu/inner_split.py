@@ -6,7 +6,7 @@ the held-out rows per provider, and write only *ids* (no corpus text) to a small
 committed: ``val`` (the inner val) and ``drop`` (rows of a held-out topic that balancing left out:
 they may not go to the inner train either, or a topic would cross).
 
-``apply`` (on the GPU machine, stdlib only): read ``DIR/train.jsonl.gz`` and write
+``apply`` (on the GPU machine): read ``DIR/train.jsonl.gz`` and write
 ``DIR/inner_train.jsonl.gz`` (train minus val and drop) and ``DIR/inner_val.jsonl.gz`` atomically;
 it refuses if an id is missing, so a different train split cannot be cut by a stale id list.
 
@@ -17,7 +17,6 @@ it refuses if an id is missing, so a different train split cannot be cut by a st
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
@@ -25,10 +24,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-
-def read_rows(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
-        return [json.loads(line) for line in f.read().split("\n") if line.strip()]
+from whowrote.train.data import read_rows, write_rows
 
 
 def ids_digest(ids: list[str]) -> str:
@@ -60,11 +56,8 @@ def make(train: Path, out: Path, seed: int, val_frac: float) -> dict:
 
 
 def write_rows_gz(path: Path, rows: list[dict]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8", newline="\n") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    """The project's ``write_rows``, atomically (a tmp name beside ``path``, then one rename)."""
+    os.replace(write_rows(path.with_name(f".tmp-{path.name}"), rows), path)
 
 
 def apply(data: Path, ids_file: Path) -> tuple[int, int]:

@@ -15,10 +15,11 @@ lowest lr wins (the research's, the conservative choice).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
+
+from summarize_05b import read_jsonl
 
 
 def lr_of(run: Path) -> float:
@@ -36,16 +37,10 @@ def evals(run: Path) -> tuple[dict[int, dict], list[int]]:
         raise SystemExit(f"pick_lr: no metrics.jsonl in {run}")
     by_step: dict[int, dict] = {}
     collapses: list[int] = []
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(r, dict):
-            continue
-        if r.get("kind") == "eval" and isinstance(r.get("step"), int) and isinstance(r.get("accuracy"), (int, float)):
+    for r in read_jsonl(path):  # summarize_05b's reader: a torn line (a run killed mid-write) is left out
+        if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float)):
             by_step[r["step"]] = r  # a resumed run re-evaluates a step: the last record wins
-        if r.get("kind") == "collapse" and r.get("kinds") and isinstance(r.get("step"), int):
+        if r.get("kind") == "collapse" and r.get("kinds"):
             collapses.append(r["step"])
     return by_step, collapses
 
