@@ -409,12 +409,11 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   fi
   start_queue
   # registered now, so the queue waits for them (done markers)
-  local sfts=" ${QWEN_A_SFTS:-tells answer star fallback} "
-  [[ $sfts == *" answer "* ]] && job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
-  [[ $sfts == *" tells "* ]] && job "$Q/cs_tells/sft/eval_k4" "$Q/cs_tells/sft/final" 3way "$N3" "$Q/cs_tells/sft/.done"
-  [[ $sfts == *" tellsall "* ]] && job "$Q/cs_tellsall/sft/eval_k4" "$Q/cs_tellsall/sft/final" 3way "$N3" "$Q/cs_tellsall/sft/.done"
-  [[ $sfts == *" star "* ]] && job "$Q/cs_star/sft/eval_k4" "$Q/cs_star/sft/final" 3way "$N3" "$Q/cs_star/sft/.done"
-  [[ $sfts == *" fallback "* ]] && job "$Q/cs_fallback/sft/eval_k4" "$Q/cs_fallback/sft/final" 3way "$N3" "$Q/cs_fallback/sft/.done"
+  local sfts=" ${QWEN_A_SFTS:-tells answer star fallback} " a
+  for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
+    if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
+    else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi
+  done
   [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))
   # tellsall trains the longest (130 steps, ~160 s alone): the latest deadline (session 7's first
   # callA gave it D - 6 x EVAL_S after a 2.5-min install and it stopped at step 39)
