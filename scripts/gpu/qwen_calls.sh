@@ -40,6 +40,9 @@
 #                    chosen there; the k = 4 queue still scores the ladder's val
 #   QWEN_STAR_ROWS   a folder with star.jsonl + star.stats.json an earlier session kept (carry it): callA's
 #                    STaR chain copies them and goes straight to the cold-start SFT
+#   QWEN_RESEARCH_STEPS  grpo.max_steps of every issue-16 run (fixes the surprisal schedule across calls)
+#   QWEN_RESEARCH_RESUME=1  issue-16 runs are resumable: a later call's run of the same recipe goes on
+#   QWEN_BENCH_ARGS  extra bench_generate.py arguments of the bench stage (e.g. --max-num-batched-tokens 65536)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
 # Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall. callB/callC arms are ARM:SEED or
@@ -238,9 +241,14 @@ go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval re
   case $r in opcd|pureacc_grpo) start=$MODEL ;; *) start=$Q/cs_$(headline)/sft/final ;; esac
   [[ $r == pureacc_grpo ]] && variant=answer_only maxnew=$NA
   job "$R/$r/eval_k4" "$R/$r/final" "$variant" "$maxnew" "$R/$r/.done"
-  # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~20 s/step shared)
-  [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]] && extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 20 + 1 ))")
+  # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~20 s/step
+  # shared), or to QWEN_RESEARCH_STEPS when the runs go on over several calls (the schedule must not move)
+  if [[ -n ${QWEN_RESEARCH_STEPS:-} ]]; then extra=("grpo.max_steps=$QWEN_RESEARCH_STEPS")
+  elif [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]]; then extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 20 + 1 ))"); fi
   [[ -n $DRY ]] && extra=()
+  # QWEN_RESEARCH_RESUME=1: resumable like the headline arms (a time-limit stop leaves a checkpoint, the
+  # next call's run of the same recipe goes on from it)
+  [[ -n ${QWEN_RESEARCH_RESUME:-} ]] && extra+=('run.resume="auto"' run.save_steps=1000 run.save_total_limit=1)
   # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
   # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
   case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
@@ -265,10 +273,10 @@ go_arms() {  # go_arms ARM:SEED[:LR]...: cold start -> GRPO runs (resumable), st
     fi
   done
 }
-headline() {  # the cold start of the headline rung and of callC's research runs: tells (session 4's best
-  # cold start), else STaR, else fallback
+headline() {  # the cold start of the headline rung and of callC's research runs: tellsall (session 7's
+  # best cold start, 0.470 / 0.912), else tells, else STaR, else fallback
   local arm
-  for arm in tells star fallback; do
+  for arm in tellsall tells star fallback; do
     if [[ -n $CHECK || -f $Q/cs_$arm/sft/final/config.json ]]; then echo "$arm"; return; fi
   done
   echo none
@@ -280,6 +288,11 @@ begin_call() {  # TAG CALL_S
   : > "$JOBS"; PIDS=(); RUNNING=()
   [[ -d $DATA ]] && { inner_data || log "call $TAG: the inner split failed"; }
   log "call $TAG: deadline in $(( D - T0 )) s (max colocate $MAX_CO${QWEN_SEQUENTIAL:+, sequential})"
+  MEMPID=""  # GPU memory every 10 s, so the next session can size how many processes share the GPU
+  if [[ -z $DRY && -z $CHECK ]] && command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,memory.used,utilization.gpu --format=csv,noheader -l 10 > "$LOGS/gpumem_$TAG.log" 2>&1 &
+    MEMPID=$!
+  fi
   catch_up
 }
 catch_up() {  # k = 4 evals an earlier call registered but did not get to (its model exists)
@@ -317,6 +330,10 @@ end_call() {  # wait for every run, then the queue; pack; report
   if [[ -z $CHECK ]]; then
     wait "$QPID"; rc=$?
     echo "$rc" > "$LOGS/queue_$TAG.rc"
+    if [[ -n $MEMPID ]]; then
+      kill "$MEMPID" 2> /dev/null; wait "$MEMPID" 2> /dev/null
+      log "GPU memory used, peak: $(cut -d, -f2 "$LOGS/gpumem_$TAG.log" | sort -n | tail -n 1)"
+    fi
     grep -E '\[eval-queue' "$LOGS/queue_$TAG.log" | cut -c1-220
     report
     pack "$TAG"
@@ -445,9 +462,12 @@ callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's
   begin_call C 480
   start_queue
   # shellcheck disable=SC2206
-  local runs=(${QWEN_C_RUNS:-rlsd rlsd_anchored cheatsheet}) i
-  go_arms ${QWEN_C_ARMS:-tells:0 tells:1}
-  for i in "${!runs[@]}"; do go_research "${runs[$i]}" $(( D - EVAL_S * (${#runs[@]} + 2 - i) - 5 )) $((29641 + i)); done
+  local runs=(${QWEN_C_RUNS:-rlsd rlsd_anchored cheatsheet}) i arms
+  # shellcheck disable=SC2206
+  arms=(${QWEN_C_ARMS:-tells:0 tells:1})
+  go_arms "${arms[@]}"
+  # the research runs end before the arms (whose two latest ends go_arms takes), one eval apart
+  for i in "${!runs[@]}"; do go_research "${runs[$i]}" $(( D - EVAL_S * (${#runs[@]} + ${#arms[@]} - i) - 5 )) $((29641 + i)); done
   end_call
 }
 
@@ -487,7 +507,7 @@ case "${1:-}" in
     if [[ -n $DRY ]]; then log "bench: GPU only"; exit 0; fi
     [[ -d $X/wheels ]] || bash scripts/gpu/stage.sh recv "${QWEN_LAST_CHUNK:-$(bash scripts/gpu/stage.sh last)}" || exit 1
     timeout "${QWEN_BENCH_S:-300}" python3 scripts/gpu/bench_generate.py --shape smollm2-135m --reps 5 --hf-reps 3 \
-      --temperature-only --no-hf-nomask --work "$H/bench_models" --out "$OUT/bench_smollm2-135m.json" > "$OUT/bench.log" 2>&1
+      --temperature-only --no-hf-nomask --work "$H/bench_models" --out "$OUT/bench_smollm2-135m.json" ${QWEN_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
     rc=$?
     grep -v -E '^(INFO|DEBUG|WARNING|\(EngineCore)' "$OUT/bench.log" | tail -n 20
     log "bench rc=$rc"; exit $rc ;;

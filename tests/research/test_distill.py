@@ -203,3 +203,18 @@ def test_curriculum_rows_keep_their_own_prompts(tmp_path, tiny_model):
     cfg, recipe = load_research_config(None, [f'data.train="{path}"', "grpo.prompts_per_step=6"])
     with pytest.raises(WhowroteError, match="prompts_per_step = 12"):
         run_research(cfg, recipe)
+
+
+def test_a_time_limit_stop_of_rlsd_leaves_a_checkpoint_that_resume_continues(tiny_model, splits, tmp_path):
+    # the GPU calls run each issue-16 recipe over two device calls (QWEN_RESEARCH_RESUME): the first
+    # stops on time with a checkpoint, the second goes on from it instead of starting again
+    out = tmp_path / "rlsd_slot"
+    base = [*research_overrides(tiny_model, splits, out), "research.mode=rlsd", "research.cheatsheet=default",
+            "grpo.max_steps=3", "run.save_steps=1000", "run.save_total_limit=1"]
+    run_research(*load_research_config(None, [*base, "run.max_minutes=1e-9", "run.save_final=false"]))
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-1"]
+    run_research(*load_research_config(None, [*base, 'run.resume="auto"']))
+    state = json.loads((out / "checkpoint-3" / "trainer_state.json").read_text())
+    assert state["global_step"] == 3
+    steps = [r["step"] for r in _train_lines(out) if "loss" in r]
+    assert steps == [1, 2, 3], steps  # steps 2-3 in the second attempt, not 1-3 again
