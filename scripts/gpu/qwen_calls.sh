@@ -189,9 +189,11 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
     done_mark "$d/sft" "skip: STaR kept $rows rows (< $STAR_MIN_ROWS)"
   fi
 }
-r_lmfree_data() {  # tells + fallback (+ tellsall) rows (no LM; the GGUF's tokenizer cuts the texts as the SFT will)
-  local dl=$1 m sets arms=(tells fallback)
-  [[ " ${QWEN_A_SFTS:-} " == *" tellsall "* ]] && arms+=(tellsall)
+r_lmfree_data() {  # the tells / fallback / tellsall rows callA's SFTs need (no LM; the GGUF's tokenizer cuts the
+  # texts as the SFT will). Only those asked: each takes ~60 s, one after the other, and session 8's
+  # callA lost 2 minutes of its tellsall SFT to building the tells and fallback rows it did not train on
+  local dl=$1 m sets arms=() sfts=" ${QWEN_A_SFTS:-tells answer star fallback} "
+  for m in tells fallback tellsall; do [[ $sfts == *" $m "* ]] && arms+=("$m"); done
   for m in "${arms[@]}"; do
     read -ra sets <<< "$(arm_sets "$m")"
     wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
