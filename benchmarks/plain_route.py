@@ -12,7 +12,8 @@ by markup the features already count (:data:`MARKUP`, per 1,000 characters):
 Measured only on an inner split of the topic hold-out's train part (``topic_holdout_split(outer
 train, seed=100)``, as ``benchmarks/augmentation_mix.py``), raw and under every edit (all inner
 val texts), and with ``--logo`` leave-one-genre-out on the outer train part (raw and Markdown
-stripped, 3-way).
+stripped, 3-way). ``--html``: a variant whose specialist also gets each training text's Markdown
+-> HTML -> text view as a second copy (weight 0.5, beside its plain view's copy).
 
 Decision rule, written here before the first run. Adopt a routing only if, against ``current``
 (the general model alone) on the inner split:
@@ -38,7 +39,7 @@ import numpy as np
 from whowrote.data import load_corpus
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
-from whowrote.style.edits import edits, strip_markdown
+from whowrote.style.edits import edits, markdown_html_roundtrip, strip_markdown
 from whowrote.style.features import feature_names
 from whowrote.style.heldout import three_way
 from whowrote.style.train import copy_features, fit_augmented
@@ -102,6 +103,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-plain-route"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
+    ap.add_argument("--html", action="store_true",
+                    help="variant: the specialist also sees each text's HTML round trip as a second copy")
     args = ap.parse_args()
     t0 = time.perf_counter()
 
@@ -124,6 +127,9 @@ def main() -> None:
     Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
     Xp = cache.get("plain", plain, feat)
     Xpa = cache.get("plain-copies", plain, lambda t: copy_features(feat, t, args.seed))
+    if args.html:  # the HTML round trip of every text, a second copy of its plain view (weight 0.5)
+        Xh = cache.get("html", texts, lambda t: feat([markdown_html_roundtrip(s) for s in t]))
+        Xpa = np.concatenate([Xpa if Xpa.ndim == 3 else Xpa[:, None], Xh[:, None]], axis=1)
     vt = va["text"].tolist()
     edited = {name: cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
               for name, fn in edits(args.seed).items()}
@@ -139,7 +145,7 @@ def main() -> None:
     log("general model fitted")
     special = fit(Xp[r], Xpa[r], tr)
     log("plain-text specialist fitted")
-    results: dict = {"n_train": len(tr), "n_val": len(va), "m0": m0, "markup_columns": list(MARKUP), "inner": {}}
+    results: dict = {"specialist": "plain + HTML round trip" if args.html else "plain", "n_train": len(tr), "n_val": len(va), "m0": m0, "markup_columns": list(MARKUP), "inner": {}}
     for how in ("current", "hard", "soft"):
         ed = {e: scores(general, routed_proba(general, special, Xe, how, m0), yv) for e, Xe in edited.items()}
         raw = ed["raw"]["accuracy"]
@@ -154,7 +160,7 @@ def main() -> None:
         results["logo"] = logo(outer, X, Xa, Xp, Xpa, fit, m0, log)
     results["decision"] = decide(results)
     args.out.mkdir(parents=True, exist_ok=True)
-    name = "plain_route_logo.json" if args.logo else "plain_route.json"
+    name = "plain_route" + ("_html" if args.html else "") + ("_logo" if args.logo else "") + ".json"
     tmp = args.out / (name + ".tmp")
     tmp.write_text(json.dumps(results, indent=1) + "\n")
     tmp.replace(args.out / name)
@@ -193,5 +199,37 @@ def decide(results: dict) -> dict:
     return out
 
 
+def table(out: Path) -> str:
+    """The Markdown table of docs/predict.md from the JSON files under ``out``."""
+    cols = ("strip_markdown", "markdown_html", "first_800_chars", "first_300_words", "sent_shuffle", "combined")
+    lines = ["| specialist | routing | raw (3-way) | " + " | ".join(cols) + " | MD drop | worst drop | adopt |",
+             "|---|---|---:|" + "---:|" * (len(cols) + 3)]
+    for f in sorted(out.glob("plain_route*.json")):
+        r = json.loads(f.read_text())
+        if "logo" in r:
+            continue
+        for how, c in r["inner"].items():
+            raw = c["edits"]["raw"]
+            adopt = r["decision"][how]["adopt"] if how in r["decision"] else "—"
+            lines.append(f"| {r.get('specialist', 'plain')} ({f.name}) | {how} | {raw['accuracy']:.3f} ({raw['accuracy_3way']:.3f}) | "
+                         + " | ".join(f"{c['edits'][e]['accuracy']:.3f} ({-c['drops'][e] * 100:+.1f})" for e in cols)
+                         + f" | {c['md_drop'] * 100:.1f} | {c['worst_drop'] * 100:.1f} | {adopt} |")
+    for f in sorted(out.glob("plain_route*_logo.json")):
+        lo = json.loads(f.read_text())["logo"]
+        genres = [g for g in lo if g != "mean_3way"]
+        lines += ["", f"Leave-one-genre-out on the outer train part, 3-way, raw / Markdown stripped ({f.name}):", "",
+                  "| routing | " + " | ".join(genres) + " | mean (raw) |", "|---|" + "---:|" * (len(genres) + 1)]
+        for how in lo["mean_3way"]:
+            lines.append(f"| {how} | " + " | ".join(f"{lo[g][how]['raw']['accuracy_3way']:.3f} / "
+                                                  f"{lo[g][how]['strip_markdown']['accuracy_3way']:.3f}" for g in genres)
+                         + f" | {lo['mean_3way'][how]:.3f} |")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["--table"]:  # python benchmarks/plain_route.py --table results/plain_route
+        print(table(Path(sys.argv[2])))
+    else:
+        main()
