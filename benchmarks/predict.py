@@ -19,7 +19,10 @@ contender's ratio to the first ``--src``. Peak RSS comes from ``os.wait4`` of ea
   (for the memory check: RSS should not grow with the number of rows);
 - ``jobs``: the batch with ``--jobs 2`` on two cores against ``--jobs 1`` on the same two cores
   (``--jobs`` only where the source tree has it); the time is wall time, so the two cores must
-  be idle for the ratio to mean anything (the table also gives each run's CPU seconds).
+  be idle for the ratio to mean anything (the table also gives each run's CPU seconds);
+- ``identity``: no timing: the output of every contender on a mixed table (``--per-genre`` texts
+  of each ``*.jsonl`` beside ``--corpus``: every genre) compared byte for byte, for ``--jsonl
+  --explain 8``, ``--csv`` and ``--jsonl --jobs 2``; exits 1 on a difference.
 """
 
 from __future__ import annotations
@@ -104,6 +107,22 @@ def same_output(srcs: list[str], args: list[str], cores: str) -> bool:
     return len(set(outs)) == 1
 
 
+def identity(srcs: list[str], corpus_dir: Path, per_genre: int, d: Path, cores: str) -> bool:
+    """Whether every contender writes the same bytes on ``per_genre`` texts of every genre."""
+    rows = d / "mixed.jsonl"
+    with open(rows, "w", encoding="utf-8") as f:
+        for path in sorted(corpus_dir.glob("*.jsonl")):
+            for i, text in enumerate(texts_of(path)[:per_genre]):
+                f.write(json.dumps({"id": f"{path.stem}-{i}", "text": text}, ensure_ascii=False) + "\n")
+    print(f"identity: {rows.read_text(encoding='utf-8').count(chr(10))} rows ({per_genre} per genre at most)")
+    same = True
+    for extra in (["--jsonl", "--explain", "8"], ["--csv"], ["--jsonl", "--jobs", "2"]):
+        ok = same_output(srcs, ["predict", str(rows), "--no-progress", *extra], cores)
+        print(f"identity {' '.join(extra):24s} identical across contenders: {ok}", flush=True)
+        same &= ok
+    return same
+
+
 def has_jobs(src: str) -> bool:
     return "--jobs" in (Path(src) / "whowrote" / "cli" / "predict.py").read_text()
 
@@ -133,7 +152,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cores", default="0", help="taskset core list for the one-core runs")
     ap.add_argument("--jobs-cores", default="0,1", help="taskset core list for the --jobs run")
-    ap.add_argument("--parts", default="startup,batch", help="comma list of startup,batch,table,jobs")
+    ap.add_argument("--parts", default="startup,batch", help="comma list of startup,batch,table,jobs,identity")
+    ap.add_argument("--per-genre", type=int, default=500, help="texts per genre in the identity check")
     args = ap.parse_args()
     here = str(Path(__file__).resolve().parents[1] / "src")
     with contextlib.ExitStack() as stack:
@@ -172,6 +192,8 @@ def run_parts(args, srcs: list[str]) -> None:
             print(f"table: {args.rows} rows, {rows.stat().st_size / 1e6:.0f} MB")
             compare("table", srcs, lambda s: ["predict", str(rows), "--jsonl", "--no-progress"], 1, args.cores,
                     args.rows, warm=False)
+        if "identity" in parts and not identity(srcs, args.corpus.parent, args.per_genre, d, args.cores):
+            raise SystemExit(1)
         if "jobs" in parts:
             for s in srcs:
                 if has_jobs(s):
