@@ -45,6 +45,18 @@ def choose(results: dict) -> str:
     return min(ok, key=lambda m: (ok[m]["worst_drop"], -ok[m]["edits"]["raw"]["accuracy"]))
 
 
+def inner_split(paths: list[str], seed: int):
+    """The outer topic hold-out's train part (index reset, a ``row`` column numbering it) and its
+    inner topic split (seed 100 + seed): (outer, inner train, inner val)."""
+    corpus = load_corpus(paths).reset_index(drop=True)
+    if "truncated" in corpus.columns:  # as train-probe drops them
+        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
+    outer = topic_holdout_split(corpus, seed=seed, balance=False)["train"].reset_index(drop=True)
+    outer["row"] = range(len(outer))
+    inner = topic_holdout_split(outer, seed=100 + seed, balance=False)
+    return outer, inner["train"], inner["val"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+", required=True)
@@ -57,12 +69,7 @@ def main() -> None:
     def log(msg: str) -> None:
         print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
 
-    corpus = load_corpus(args.corpus).reset_index(drop=True)
-    if "truncated" in corpus.columns:  # as train-probe drops them
-        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
-    outer = topic_holdout_split(corpus, seed=args.seed, balance=False)["train"]
-    inner = topic_holdout_split(outer.reset_index(drop=True), seed=100 + args.seed, balance=False)
-    tr, va = inner["train"], inner["val"]
+    _, tr, va = inner_split(args.corpus, args.seed)
     log(f"inner split: train {len(tr)}, val {len(va)} ({va['genre'].value_counts().to_dict()})")
     params = {"feature_set": "full", "seed": args.seed, "calibrate": False}
     feat = StyleModel(**params).features

@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from augmentation_mix import inner_split
 
-from whowrote.data import load_corpus
-from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
+from whowrote.data.splits import leave_one_genre_out, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits, markdown_html_roundtrip, strip_markdown
 from whowrote.style.features import feature_names
@@ -111,13 +111,7 @@ def main() -> None:
     def log(msg: str) -> None:
         print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
 
-    corpus = load_corpus(args.corpus).reset_index(drop=True)
-    if "truncated" in corpus.columns:  # as train-probe drops them
-        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
-    outer = topic_holdout_split(corpus, seed=args.seed, balance=False)["train"].reset_index(drop=True)
-    outer["row"] = np.arange(len(outer))
-    inner = topic_holdout_split(outer, seed=100 + args.seed, balance=False)
-    tr, va = inner["train"], inner["val"]
+    outer, tr, va = inner_split(args.corpus, args.seed)
     log(f"inner split: train {len(tr)}, val {len(va)} ({va['genre'].value_counts().to_dict()})")
     feat = StyleModel(**PARAMS).features
     cache = Cache(args.cache, log)
