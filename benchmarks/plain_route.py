@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 from augmentation_mix import inner_split
 
+from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits, markdown_html_roundtrip, strip_markdown
@@ -155,9 +156,7 @@ def main() -> None:
     results["decision"] = decide(results)
     args.out.mkdir(parents=True, exist_ok=True)
     name = "plain_route" + ("_html" if args.html else "") + ("_logo" if args.logo else "") + ".json"
-    tmp = args.out / (name + ".tmp")
-    tmp.write_text(json.dumps(results, indent=1) + "\n")
-    tmp.replace(args.out / name)
+    atomic_write(args.out / name, json.dumps(results, indent=1) + "\n")
     log(f"decision: {results['decision']}")
 
 

@@ -88,10 +88,14 @@ ENGINE_UTIL=${QWEN_ENGINE_UTIL:-0.04}
 MAX_CO=${QWEN_MAX_COLOCATE:-5}
 N3=256; NA=16                           # new tokens of 3-way / answer-only evals
 INNER=${QWEN_INNER:-}
+A_SFTS=" ${QWEN_A_SFTS:-tells answer star fallback} "  # callA's SFTs (their rows, their evals)
 [[ -z $DRY ]] && : "${QWEN_CS_LONG_STEPS:=130}"
 if [[ -n $INNER ]]; then TRAIN_F=$DATA/inner_train.jsonl.gz VAL_F=$DATA/inner_val.jsonl.gz
 else TRAIN_F=$DATA/train.jsonl.gz VAL_F=$DATA/val.jsonl.gz; fi
 COMMON=("data.train=\"$TRAIN_F\"" "data.val=\"$VAL_F\"" 'run.resume=""')
+# a run that goes on over calls: a time-limit stop saves a checkpoint (save_steps only arms it: no
+# periodic 6 GB saves), and a later call's run in the same folder resumes from it
+RESUMABLE=('run.resume="auto"' run.save_steps=1000 run.save_total_limit=1)
 RL=()
 [[ -n ${QWEN_RL_LR:-} ]] && RL=("grpo.lr=$QWEN_RL_LR")
 if [[ -n $DRY ]]; then  # CPU: tiny model, few rows/steps, short generations, transformers instead of vLLM
@@ -192,8 +196,8 @@ r_star_chain() {  # STaR (plain + cheatsheet-hint rounds, gold never shown) on v
 r_lmfree_data() {  # the tells / fallback / tellsall rows callA's SFTs need (no LM; the GGUF's tokenizer cuts the
   # texts as the SFT will). Only those asked: each takes ~60 s, one after the other, and session 8's
   # callA lost 2 minutes of its tellsall SFT to building the tells and fallback rows it did not train on
-  local dl=$1 m sets arms=() sfts=" ${QWEN_A_SFTS:-tells answer star fallback} "
-  for m in tells fallback tellsall; do [[ $sfts == *" $m "* ]] && arms+=("$m"); done
+  local dl=$1 m sets arms=()
+  for m in tells fallback tellsall; do [[ $A_SFTS == *" $m "* ]] && arms+=("$m"); done
   for m in "${arms[@]}"; do
     read -ra sets <<< "$(arm_sets "$m")"
     wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
@@ -225,10 +229,9 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
 # cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
 r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]
   local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}
-  # resumable: a time-limit stop saves a checkpoint (save_steps only arms it: no periodic 6 GB saves),
-  # and a later call's run of the same arm and seed goes on from it
+  # resumable (RESUMABLE): a later call's run of the same arm and seed goes on from its checkpoint
   grpo_run "cs_${arm}_grpo_s$seed$sfx" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed$sfx" "$Q/cs_$arm/sft/final" \
-    data.n_train=0 "run.seed=$seed" 'run.resume="auto"' run.save_steps=1000 run.save_total_limit=1 \
+    data.n_train=0 "run.seed=$seed" "${RESUMABLE[@]}" \
     ${DRY:+data.n_train=12} ${lr:+"grpo.lr=$lr"}
 }
 research_run() {  # research_run RECIPE DEADLINE PORT START_MODEL [section.key=value ...]
@@ -248,9 +251,8 @@ go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval re
   if [[ -n ${QWEN_RESEARCH_STEPS:-} ]]; then extra=("grpo.max_steps=$QWEN_RESEARCH_STEPS")
   elif [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]]; then extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 20 + 1 ))"); fi
   [[ -n $DRY ]] && extra=()
-  # QWEN_RESEARCH_RESUME=1: resumable like the headline arms (a time-limit stop leaves a checkpoint, the
-  # next call's run of the same recipe goes on from it)
-  [[ -n ${QWEN_RESEARCH_RESUME:-} ]] && extra+=('run.resume="auto"' run.save_steps=1000 run.save_total_limit=1)
+  # QWEN_RESEARCH_RESUME=1: resumable like the headline arms
+  [[ -n ${QWEN_RESEARCH_RESUME:-} ]] && extra+=("${RESUMABLE[@]}")
   # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
   # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
   case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
@@ -428,7 +430,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   fi
   start_queue
   # registered now, so the queue waits for them (done markers)
-  local sfts=" ${QWEN_A_SFTS:-tells answer star fallback} " a
+  local sfts=$A_SFTS a
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi

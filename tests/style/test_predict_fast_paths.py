@@ -22,10 +22,10 @@ from whowrote.style.explain import (
     CUES,
     UNIT_SHORT,
     Tell,
-    _label,
     attribute,
     is_fragile,
     sentence,
+    tell_label,
     tells_of_rows,
 )
 from whowrote.style.textcheck import count_words
@@ -47,11 +47,11 @@ def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, 
         for j in sorted(js, key=lambda j: -support[j]):
             spec = FEATURES[names[j]]
             unit = UNIT_SHORT.get(spec.unit, spec.unit)
-            said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
+            said = sentence(tell_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                             model.norms_[versus, j])
             if said:
                 norms = {c: round(float(model.norms_[k, j]), 4) for k, c in enumerate(classes)}
-                tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
+                tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                   round(float(support[js].sum()), 4), said, cue, vs, is_fragile(model, names[j])))
                 break
     return tells

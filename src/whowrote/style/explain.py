@@ -169,7 +169,8 @@ def sentence(label: str, value: float, unit: str, fav: str, n_fav: float, vs: st
     return None
 
 
-def _label(model, name: str) -> str:
+def tell_label(model, name: str) -> str:
+    """The words a tell uses for feature ``name`` (the canonical reading has its own labels)."""
     return CANONICAL_LABELS.get(name, FEATURES[name].label) if model.canonical else FEATURES[name].label
 
 
@@ -220,11 +221,11 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
             for j in (js_c if len(js_c) == 1 else sorted(js_c, key=lambda j: -sup[j])):  # the strongest that reads true
                 spec = FEATURES[names[j]]
                 unit = UNIT_SHORT.get(spec.unit, spec.unit)
-                said = sentence(_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
+                said = sentence(tell_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                                 model.norms_[vs_k, j])
                 if said:
                     norms = dict(rounded[j])
-                    tells.append(Tell(names[j], _label(model, names[j]), float(x[j]), spec.unit, norms, fav,
+                    tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                       round(float(tot[cue]), 4), said, cue_names[cue], vs, is_fragile(model, names[j])))
                     break
         out.append(tells)

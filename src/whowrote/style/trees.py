@@ -25,6 +25,9 @@ def log_transform(X: np.ndarray) -> np.ndarray:
 # makes a batch of short texts' walk about twice as fast as 256 rows at once.
 WALK_ROWS = 32
 COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
+ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
+
+
 class StepTables(NamedTuple):
     """:meth:`TreeEnsemble.walk`'s node arrays as ``intp``, every leaf's feature 0; ``child[2 * node
     + goes_right]`` (a leaf is both its children); ``step_feature[step]``, each step's split feature."""
@@ -34,9 +37,6 @@ class StepTables(NamedTuple):
     child: np.ndarray
     is_leaf: np.ndarray
     step_feature: np.ndarray
-
-
-ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
 
 @dataclass

@@ -121,11 +121,11 @@ def _value_labels() -> tuple[Any, re.Pattern[str], dict[str, str]]:
     "the word 'however'" is not read as a shorter label; literal alternatives: linear time) and
     each label's (lower case) feature name."""
     from whowrote.style import load_model
-    from whowrote.style.explain import _label, typography_stats
+    from whowrote.style.explain import tell_label, typography_stats
     from whowrote.style.features import FEATURES
 
     model = load_model()
-    labels = {_label(model, n).lower(): n for n in model.feature_names_}
+    labels = {tell_label(model, n).lower(): n for n in model.feature_names_}
     labels.update({FEATURES[n].label.lower(): n for n in typography_stats("")})  # the raw-text tells
     alts = "|".join(re.escape(lab) for lab in sorted(labels, key=len, reverse=True))
     pattern = re.compile(rf"(?<![a-z'])(?P<label>{alts})\s*:\s*(?P<num>\d[\d,]*(?:\.\d+)?)")
