@@ -41,6 +41,8 @@
 #   QWEN_STAR_ROWS   a folder with star.jsonl + star.stats.json an earlier session kept (carry it): callA's
 #                    STaR chain copies them and goes straight to the cold-start SFT
 #   QWEN_RESEARCH_STEPS  grpo.max_steps of every issue-16 run (fixes the surprisal schedule across calls)
+#   QWEN_RESEARCH_FROM=base  issue-16 runs all start from the base model (default: opcd and pureacc from
+#                    base, the others from the headline cold start)
 #   QWEN_RESEARCH_RESUME=1  issue-16 runs are resumable: a later call's run of the same recipe goes on
 #   QWEN_BENCH_ARGS  extra bench_generate.py arguments of the bench stage (e.g. --max-num-batched-tokens 65536)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
@@ -244,6 +246,9 @@ go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval re
   [[ $r == cheatsheet ]] && r=cheatsheet_grpo
   [[ $r == pureacc ]] && r=pureacc_grpo
   case $r in opcd|pureacc_grpo) start=$MODEL ;; *) start=$Q/cs_$(headline)/sft/final ;; esac
+  # QWEN_RESEARCH_FROM=base: every recipe from the base model, as the research ran OPCD, RLSD(-anchored)
+  # and cheatsheet GRPO (its step-0 val 0.22; the 0.5B base scores 0.14 on the 3-way val)
+  [[ ${QWEN_RESEARCH_FROM:-} == base ]] && start=$MODEL
   [[ $r == pureacc_grpo ]] && variant=answer_only maxnew=$NA
   job "$R/$r/eval_k4" "$R/$r/final" "$variant" "$maxnew" "$R/$r/.done"
   # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~20 s/step
