@@ -387,7 +387,7 @@ pack() {  # small results of RUNS -> OUT/results_TAG.tgz (qwen05b/ with logs/cal
   tmp=$(mktemp -d)
   (cd "$RUNS" && find qwen05b research -path '*/final' -prune -o -path '*/best' -prune -o -path '*/checkpoint-*' -prune -o \
       -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.csv' -o -name '*.png' -o -name '*.toml' \) -print 2>/dev/null |
-      grep -v -E 'traces\.jsonl$|star\.jsonl$|/internalization/val\.jsonl$' | tar -cf - -T - | tar -xf - -C "$tmp")
+      grep -v -E 'traces\.jsonl$|star\.jsonl$|/internalization/(step[0-9]+/)?val\.jsonl$' | tar -cf - -T - | tar -xf - -C "$tmp")
   local lg=$tmp/qwen05b/logs/call_$tag
   mkdir -p "$lg"
   for f in "$LOGS"/*; do  # logs: the lines that are not vLLM/TRL chatter, and the tail

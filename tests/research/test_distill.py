@@ -95,11 +95,12 @@ def test_one_step_runs_and_moves_the_policy(tiny_model, splits, tmp_path, extra,
     assert any(metric in line for line in lines)
     if with_val:
         check = json.loads((out / "internalization.json").read_text())
-        assert set(check) == {"with_cheatsheet", "without_cheatsheet", "internalized_share"}
-        assert (out / "internalization" / "with_cheatsheet" / "traces.jsonl").is_file()
-        run = json.loads((out / "internalization" / "with_cheatsheet" / "run.json").read_text())
+        assert set(check) == {"step", "with_cheatsheet", "without_cheatsheet", "internalized_share"}
+        here = out / "internalization" / f"step{check['step']:05d}"
+        assert check["step"] == 1 and (here / "with_cheatsheet" / "traces.jsonl").is_file()
+        run = json.loads((here / "with_cheatsheet" / "run.json").read_text())
         assert run["cheatsheet"] == DEFAULT_CHEATSHEET
-        assert json.loads((out / "internalization" / "without_cheatsheet" / "run.json").read_text())["cheatsheet"] is None
+        assert json.loads((here / "without_cheatsheet" / "run.json").read_text())["cheatsheet"] is None
 
 
 def _constant_rewards(monkeypatch):
@@ -218,3 +219,31 @@ def test_a_time_limit_stop_of_rlsd_leaves_a_checkpoint_that_resume_continues(tin
     assert state["global_step"] == 3
     steps = [r["step"] for r in _train_lines(out) if "loss" in r]
     assert steps == [1, 2, 3], steps  # steps 2-3 in the second attempt, not 1-3 again
+
+
+def test_internalization_checks_of_later_weights_do_not_reuse_earlier_traces(tiny_model, splits, tmp_path):
+    # a run resumed over calls checks again after more steps: the harness resumes the traces in its
+    # folder, so a check must not find the earlier weights' traces there (session 9 reported a
+    # 15-step run with its 3-step check); each step gets its own folder and its own completions
+    from whowrote.train.data import read_rows
+    from whowrote.train.distill import internalization_check
+
+    cfg, _ = load_research_config(None, [*research_overrides(tiny_model, splits, tmp_path / "run", val=True),
+                                         "research.mode=opcd", "research.cheatsheet=default"])
+    tok = AutoTokenizer.from_pretrained(tiny_model)
+    rows = read_rows(splits["val"])[:3]
+    out = tmp_path / "run"
+
+    def completions(step):
+        return [json.loads(x)["completion"] for x in
+                (out / "internalization" / f"step{step:05d}" / "without_cheatsheet" / "traces.jsonl").read_text().splitlines()]
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model)
+    internalization_check(model, tok, rows, cfg, DEFAULT_CHEATSHEET, out, step=3)
+    first = completions(3)
+    with torch.no_grad():  # "later weights": the same model, perturbed
+        for p in model.parameters():
+            p.add_(torch.randn_like(p))
+    second = internalization_check(model, tok, rows, cfg, DEFAULT_CHEATSHEET, out, step=15)
+    assert second["step"] == 15 and json.loads((out / "internalization.json").read_text())["step"] == 15
+    assert completions(3) == first and completions(15) != first

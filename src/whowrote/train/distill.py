@@ -225,24 +225,28 @@ def _trainer_class() -> type:
 
 
 def internalization_check(model: Any, tokenizer: Any, rows: Sequence[dict], cfg: TrainConfig, cheatsheet: str,
-                          out: Path) -> dict[str, Any]:
-    """Val accuracy of the final policy with and without the cheatsheet (the eval harness, traces kept)."""
+                          out: Path, step: int) -> dict[str, Any]:
+    """Val accuracy of the policy after ``step`` training steps with and without the cheatsheet (the eval
+    harness, traces kept under ``internalization/stepNNNNN/``). The step names the folder because the
+    harness resumes the traces it finds: a run resumed over several calls would otherwise reuse the first
+    call's traces for later weights (session 9 did, until this)."""
     from whowrote.llm.backends import TransformersBackend
     from whowrote.llm.evaluate import run_eval
     from whowrote.train.data import write_rows
     from whowrote.train.evaluation import harness_config
 
     ev, d = cfg.eval, cfg.data
-    split = write_rows(out / "internalization" / "val.jsonl",
+    here = out / "internalization" / f"step{step:05d}"
+    split = write_rows(here / "val.jsonl",
                        [{"id": str(r.get("id", i)), "text": r[d.text_field], "provider": r[d.label_field],
                          "genre": r.get("genre", ""), "topic": r.get("topic", ""), "category": r.get("category", ""),
                          "model": r.get("model", "")} for i, r in enumerate(rows)])
     hcfg = harness_config(dataclasses.replace(ev, variant=ev.variant or cfg.grpo.variant), d.labels, split=str(split),
                           seed=cfg.run.seed, dtype=cfg.model.dtype, chat_template_kwargs=cfg.model.chat_template_kwargs)
     backend = TransformersBackend(model, tokenizer, batch_size=hcfg.batch_size, template_kwargs=hcfg.chat_template_kwargs)
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"step": step}
     for name, sheet in (("with_cheatsheet", cheatsheet), ("without_cheatsheet", None)):
-        summary = run_eval(dataclasses.replace(hcfg, out=str(out / "internalization" / name), cheatsheet=sheet),
+        summary = run_eval(dataclasses.replace(hcfg, out=str(here / name), cheatsheet=sheet),
                            backend=backend)
         result[name] = {k: summary.get(k) for k in ("accuracy", "macro_recall", "truncation_rate", "pred_share")}
     result["internalized_share"] = (round(result["without_cheatsheet"]["accuracy"] / result["with_cheatsheet"]["accuracy"], 4)
@@ -308,5 +312,6 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     final = run_recipe(cfg, stage, build, eval_cfg=eval_cfg, train_rows=train_rows)
     prep, trainer = built["prep"], built["trainer"]
     if cheat and recipe.internalization_check and prep.val_rows and trainer.is_world_process_zero():
-        internalization_check(prep.model, prep.tokenizer, prep.val_rows, cfg, cheat, prep.out)
+        internalization_check(prep.model, prep.tokenizer, prep.val_rows, cfg, cheat, prep.out,
+                              step=trainer.state.global_step)
     return final
