@@ -49,7 +49,11 @@ Decision rule, written here before the first outer result:
   the five genres, is higher with it than with ``1-top``.
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/genre_jackknife.py \\
-        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/genre_jackknife
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/genre_jackknife [--topic]
+
+(``--fit-only`` fits and caches the 25 models and scores nothing. Added after the first report,
+outside the rule: each member's own 3-way accuracy per outer genre, and ``--topic``, an in-genre
+sanity check on train-probe's topic hold-out. Results: docs/predict.md, "Genre-jackknife ensemble".)
 """
 
 from __future__ import annotations
@@ -109,16 +113,17 @@ def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.nda
 
 
 def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, seed: int, cache: Path,
-               log: Log) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, d)`` of the recipe fitted on the genres in ``subset``, for every corpus row: P the
-    uncalibrated averaged member probabilities in ``LABELS`` order (absent classes 0), d the
-    distance to the training cells. Cached per subset."""
-    f = cache / f"fit-{'+'.join(subset)}-seed{seed}.npz"
+               log: Log, among: np.ndarray | None = None, tag: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """``(P, d)`` of the recipe fitted on the genres in ``subset`` (of the rows ``among``, default
+    all), for every corpus row: P the uncalibrated averaged member probabilities in ``LABELS``
+    order (absent classes 0), d the distance to the training cells. Cached per subset."""
+    f = cache / f"fit-{tag}{'+'.join(subset)}-seed{seed}.npz"
     if f.exists():
         d = np.load(f)
         return d["P"], d["d"]
     t0, c0 = time.perf_counter(), cpu_seconds()
-    r = np.flatnonzero(corpus["genre"].isin(subset).to_numpy())
+    mask = corpus["genre"].isin(subset).to_numpy()
+    r = np.flatnonzero(mask if among is None else mask & among)
     tr = corpus.iloc[r]
     m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], seed=seed, **PARAMS)
     p = np.exp(m.logits(X))
@@ -127,7 +132,7 @@ def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, s
         P[:, LABELS.index(c)] = p[:, j]
     dist = m.distance(X)
     np.savez(f, P=P, d=dist)
-    log(f"fitted on {'+'.join(subset)} ({len(r)} texts, classes {'/'.join(m.classes_)}) in "
+    log(f"fitted on {tag}{'+'.join(subset)} ({len(r)} texts, classes {'/'.join(m.classes_)}) in "
         f"{time.perf_counter() - t0:.0f}s wall, {cpu_seconds() - c0:.0f}s CPU")
     return P, dist
 
@@ -238,8 +243,41 @@ def outer_fold(G: str, genres: list[str], fits: dict, corpus, yi: np.ndarray) ->
                             "selective_at_0.6": selective_at(s, correct, COVERAGE),
                             "fitted_coverage": float(kept.mean()),
                             "fitted_selective": float(correct[kept].mean()) if kept.any() else None}
+    # diagnostic (added after the first report, not part of the rule): each member alone
+    out["members_3way"] = {f"without {h}": float((m[three][:, :OTHER_I].argmax(axis=1) == y[three]).mean())
+                           for h, m in zip(T, mem, strict=True)}
     out["_curve"] = {"correct": correct, "scores": scores,
                      "mix": {n: (softmax(log_p(P), temps[n]), y) for n, P in mix.items()}}
+    return out
+
+
+def topic_sanity(corpus, X: np.ndarray, Xa: np.ndarray, genres: list[str], seed: int, cache: Path,
+                 log: Log) -> dict[str, Any]:
+    """In-genre sanity check (added after the first report; not part of the rule): train-probe's
+    topic hold-out (seed 0). ``full`` = the recipe on the topic-train rows of all five genres,
+    members = the same without one genre each (five); mixtures as above, uncalibrated (accuracy and
+    the error ranking of 1-top / tv / flip need no temperature), scored on the val rows."""
+    from whowrote.data.splits import topic_holdout_split
+
+    frame = corpus.assign(row_idx=np.arange(len(corpus)))
+    split = topic_holdout_split(frame, seed=seed, balance=False)
+    among = np.zeros(len(corpus), dtype=bool)
+    among[split["train"]["row_idx"].to_numpy()] = True
+    va = split["val"]["row_idx"].to_numpy()
+    Pf = fit_subset(tuple(genres), corpus, X, Xa, seed, cache, log, among, "topic-")[0][va]
+    mem = [fit_subset(tuple(g for g in genres if g != h), corpus, X, Xa, seed, cache, log, among, "topic-")[0][va]
+           for h in genres]
+    y = np.array([LABELS.index(v) for v in corpus["provider"].to_numpy(object)[va]])
+    gv = corpus["genre"].to_numpy(object)[va]
+    out: dict[str, Any] = {"n": int(len(va)), "mixtures": {}}
+    for name, P in mixtures(Pf, mem).items():
+        pred = P.argmax(axis=1)
+        out["mixtures"][name] = {"accuracy": float((pred == y).mean()),
+                                 "per_genre": {g: float((pred[gv == g] == y[gv == g]).mean()) for g in genres}}
+    correct = Pf.argmax(axis=1) == y
+    tv, flip = disagreement(mem, Pf)
+    out["scores"] = {k: {"error_auroc": auroc(~correct, s), "selective_at_0.6": selective_at(s, correct, COVERAGE)}
+                     for k, s in {"1-top": 1 - Pf.max(axis=1), "tv": tv, "flip": flip}.items()}
     return out
 
 
@@ -347,6 +385,18 @@ def table(res: dict[str, Any]) -> str:
         mx = folds[g]["mixtures"]
         lines.append(f"| {g} | " + " | ".join(f"{f3(mx[m]['own_1-top_auroc'])} / {f3(mx[m]['own_1-top_selective_at_0.6'])}"
                                               for m in MIXTURES) + " |")
+    lines += ["", "Each jackknife member alone, 3-way (diagnostic):", ""]
+    for g in gs:
+        lines.append(f"- {g}: " + ", ".join(f"{k} {v:.3f}" for k, v in folds[g]["members_3way"].items()))
+    top = res.get("topic_holdout")
+    if top:
+        lines += ["", f"Topic hold-out val ({top['n']:,} texts), 4-way, uncalibrated:", "",
+                  "| mixture | all | " + " | ".join(top["mixtures"]["full"]["per_genre"]) + " |",
+                  "|---|---:|" + "---:|" * len(top["mixtures"]["full"]["per_genre"])]
+        for m, r in top["mixtures"].items():
+            lines.append(f"| {m} | {r['accuracy']:.3f} | " + " | ".join(f"{v:.3f}" for v in r["per_genre"].values()) + " |")
+        lines += ["", "In-genre error AUROC / selective accuracy at 0.6 of full: "
+                  + ", ".join(f"{k} {f3(v['error_auroc'])} / {f3(v['selective_at_0.6'])}" for k, v in top["scores"].items())]
     return "\n".join(lines)
 
 
@@ -357,6 +407,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fit-only", action="store_true", help="fit (and cache) every model, report nothing")
+    ap.add_argument("--topic", action="store_true", help="also the in-genre sanity check on the topic hold-out (6 fits)")
     args = ap.parse_args()
     t0 = time.perf_counter()
 
@@ -381,12 +432,13 @@ def main() -> None:
     for G in genres:
         folds[G] = outer_fold(G, genres, fits, corpus, yi)
         log(f"outer {G} scored")
+    topic = topic_sanity(corpus, X, Xa, genres, args.seed, args.cache, log) if args.topic else None
     curves = pooled_curves(folds)
     for f in folds.values():
         f.pop("_curve")
     res = {"command": "benchmarks/genre_jackknife.py", "seed": args.seed, "n_texts": len(corpus),
            "genres": genres, "coverage": COVERAGE, "outer": folds, "decision": decide(folds),
-           "pooled_curves": curves, "cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - t0}
+           "pooled_curves": curves, "topic_holdout": topic, "cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - t0}
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "genre_jackknife.json", json.dumps(res, indent=1, default=float) + "\n")
     figure(curves, args.out / "selective.png")
