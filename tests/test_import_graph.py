@@ -9,8 +9,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-# package -> the packages it may import (the top-level modules whowrote, whowrote.types and
-# whowrote.formats are shared by all); docs/architecture.md, "Rules we keep".
+# package -> the packages it may import (the top-level modules whowrote, whowrote.types,
+# whowrote.formats and whowrote.typography are shared by all); docs/architecture.md, "Rules we keep".
 USERS = {"style", "task", "llm", "data"}
 ALLOWED: dict[str, set[str]] = {
     "data": set(),
@@ -111,5 +111,5 @@ def test_packages_import_in_the_documented_direction():
 
 
 def test_shared_top_level_modules_import_no_package():
-    for name in ("whowrote", "whowrote.types", "whowrote.formats"):
+    for name in ("whowrote", "whowrote.types", "whowrote.formats", "whowrote.typography"):
         assert all(not _package(d) for d in GRAPH[name]), (name, GRAPH[name])

@@ -72,7 +72,8 @@ vf = pytest.importorskip("verifiers.v1", reason="verifiers (the optional extra) 
 @pytest.fixture()
 def split_dir(tmp_path):
     rows = [
-        {"id": "c1", "text": "Synthetic sample one. " * 5, "provider": "CLAUDE", "category": "x", "topic": "t1"},
+        {"id": "c1", "text": "Synthetic sample\u2019s \u201cone\u201d \u2014 " * 5, "provider": "CLAUDE", "category": "x",
+         "topic": "t1"},
         {"id": "p1", "text": "Synthetic sample two. " * 5, "provider": "CHATGPT", "category": "x", "topic": "t2"},
         {"id": "g1", "text": "Synthetic sample three. " * 5, "provider": "GEMINI", "category": "x", "topic": "t3"},
         {"id": "o1", "text": "Synthetic sample four. " * 5, "provider": "OTHER", "category": "x", "topic": "t4"},
@@ -113,6 +114,8 @@ def test_verifiers_taskset_loads_and_scores(split_dir):
     tasks = list(env.taskset)
     assert [t.data.answer for t in tasks] == ["CLAUDE", "CHATGPT", "GEMINI"]  # OTHER dropped
     assert "<reason_why>" in tasks[0].data.system_prompt and tasks[0].data.prompt.startswith("Synthetic")
+    # the text in ASCII typography, as every whowrote prompt carries it (curly in the split file)
+    assert "sample\u2019s" not in tasks[0].data.prompt and "sample's \"one\" -- " in tasks[0].data.prompt
     want = {"CLAUDE": 1.0, "CHATGPT": 0.0, "GEMINI": 0.0}
     for task in tasks:
         for content, expect in ((GOOD, want[task.data.answer]), (NO_REASON, 0.0)):

@@ -28,6 +28,7 @@ from whowrote.task.examples import Example, load_examples
 from whowrote.task.prompts import BINARY_LABELS, system_prompt
 from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms
 from whowrote.types import PROVIDERS
+from whowrote.typography import to_ascii
 
 TASKSET_ID = "whowrote-provider-id"
 LABEL_SCHEMES = {"binary": BINARY_LABELS, "provider3": PROVIDERS}
@@ -144,14 +145,16 @@ class WhowroteTaskset(vf.Taskset[WhowroteTask, WhowroteTasksetConfig]):
             if ex.prompt:  # per-row messages are used as they are; no env system prompt
                 if cfg.answer_only:
                     raise ValueError("answer_only cannot be combined with per-row prompts")
-                prompt = [dict(m) for m in ex.prompt]
+                # the texts in ASCII typography, as build_messages writes them (whowrote.task.prompts)
+                prompt = [dict(m, content=to_ascii(str(m.get("content", "")))) if m.get("role") == "user" else dict(m)
+                          for m in ex.prompt]
                 if cheat:
                     first = next((m for m in prompt if m.get("role") == "system"), None)
                     if first is not None:
                         first["content"] = f"{first['content']}\n\n{cheat}"
                 data = WhowroteData(id=ex.id, prompt=prompt, answer=ex.gold, task_type=ex.kind)
             else:
-                data = WhowroteData(id=ex.id, prompt=ex.text, system_prompt=_row_system(ex, cfg, labels, cheat),
+                data = WhowroteData(id=ex.id, prompt=to_ascii(ex.text), system_prompt=_row_system(ex, cfg, labels, cheat),
                                     answer=ex.gold, task_type=ex.kind)
             yield WhowroteTask(data, task_cfg)
 

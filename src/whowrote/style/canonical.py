@@ -4,7 +4,8 @@
 (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) == canonical(t.lower())`` up to the
 quote/dash spelling), so those edits cannot move the verdict. It lives here, apart from the other
 edits, because ``whowrote predict`` needs it on every text and nothing else of them: their
-regexes are not compiled at its start-up. ``whowrote.style.edits`` re-exports both functions.
+regexes are not compiled at its start-up. ``to_ascii`` itself lives in :mod:`whowrote.typography`
+(the task's prompts use it too); ``whowrote.style.edits`` re-exports both functions.
 
 Both are exact and cheap on the common inputs: an ASCII text is returned (lower-cased) as it is,
 and a non-ASCII one is replaced only for the typographic characters it holds.
@@ -13,27 +14,9 @@ and a non-ASCII one is replaced only for the typographic characters it holds.
 from __future__ import annotations
 
 from whowrote.style.textcheck import utf8_parts
+from whowrote.typography import to_ascii
 
-# Typographic -> ASCII as plain-text pipelines do it (the unidecode spellings): em-dash "--".
-_TO_ASCII = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"', "\u2033": '"',
-    "\u2014": "--", "\u2015": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-",
-    "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
-})
-
-
-_ASCII_PAIRS = tuple((chr(k), v) for k, v in _TO_ASCII.items())
-
-
-def to_ascii(text: str) -> str:
-    """Curly quotes and apostrophes -> straight, em-dash -> ``--``, en-dash -> ``-``, ``…`` -> ``...``."""
-    if text.isascii():  # most texts: nothing to do (str.translate to multi-character strings is slow)
-        return text
-    for src, dst in _ASCII_PAIRS:
-        if src in text:
-            text = text.replace(src, dst)
-    return text
+__all__ = ["canonical", "to_ascii"]
 
 
 def canonical(text: str) -> str:

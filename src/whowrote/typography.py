@@ -1,0 +1,30 @@
+"""ASCII typography: the one-keystroke edit that neither the style model nor the LLM task may read.
+
+Curly quotes and apostrophes, em- and en-dashes, the ellipsis character and non-breaking spaces are
+what a word processor, a CMS or a chat window's copy button adds or removes without changing a word
+(in the corpus, 1 of 1,234 CLAUDE texts has a curly apostrophe against most CHATGPT texts, so a model
+that sees them learns "straight apostrophes => CLAUDE"). :func:`to_ascii` writes them the way
+plain-text pipelines do (the unidecode spellings: em-dash ``--``). It is shared, standard library
+only, by the style model's canonical form (:mod:`whowrote.style.canonical`) and by the task's prompts
+(:mod:`whowrote.task.prompts`), so both read the same text whatever its typography.
+"""
+
+from __future__ import annotations
+
+TO_ASCII: dict[str, str] = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"', "\u2033": '"',
+    "\u2014": "--", "\u2015": "--", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-",
+    "\u2026": "...", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
+}
+_PAIRS = tuple(TO_ASCII.items())
+
+
+def to_ascii(text: str) -> str:
+    """Curly quotes and apostrophes -> straight, em-dash -> ``--``, en-dash -> ``-``, ``…`` -> ``...``."""
+    if text.isascii():  # most texts: nothing to do (str.translate to multi-character strings is slow)
+        return text
+    for src, dst in _PAIRS:
+        if src in text:
+            text = text.replace(src, dst)
+    return text
