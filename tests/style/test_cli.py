@@ -188,6 +188,10 @@ def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
     res = run("predict", "-", "--model", str(tmp_path / "m"), "--jsonl", input=sample["text"].iloc[0])
     assert res.exit_code == 0 and json.loads(res.stdout)["provider"] in LABELS
     assert (tmp_path / "m" / "MODEL_CARD.md").exists()
+    import sklearn
+
+    versions = json.loads((tmp_path / "m" / "model.json").read_text())["training"]["versions"]
+    assert versions["scikit-learn"] == sklearn.__version__ and set(versions) == {"python", "numpy", "scikit-learn", "scipy"}
 
 
 def test_results_keep_input_order_when_some_inputs_are_unreadable(tmp_path):
