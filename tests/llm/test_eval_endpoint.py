@@ -129,6 +129,36 @@ def test_cli_eval_against_endpoint(tmp_path, server, split_writer):
     assert len(lines) == 12
 
 
+def test_cli_eval_with_an_everyday_edit_sends_the_edited_texts(tmp_path, server, corpus_sample):
+    # --edit: every text goes through the robustness suite's edit before the prompt is built (the
+    # research system's adversarial eval); real corpus texts, so the edit has Markdown to strip
+    from typer.testing import CliRunner
+
+    from whowrote.cli import app  # noqa: F401  (registers every command)
+    from whowrote.cli.app import app as typer_app
+    from whowrote.style.edits import strip_markdown, to_ascii
+
+    texts = [t for t in corpus_sample([("blogs", 6)]) if "**" in t or "\n#" in t][:3]
+    assert texts
+    split = tmp_path / "val.jsonl"
+    split.write_text("".join(json.dumps({"id": f"b{i}", "text": t, "provider": "CLAUDE", "topic": f"t{i}"}) + "\n"
+                             for i, t in enumerate(texts)))
+    out = tmp_path / "o"
+    res = CliRunner().invoke(typer_app, ["eval", "--split", str(split), "--out", str(out), "--endpoint", server.url,
+                                         "--api-model", "m", "--max-new-tokens", "16", "--edit", "strip_markdown"])
+    assert res.exit_code == 0, res.output
+    sent = {r["messages"][-1]["content"] for r in server.requests}  # (the server fails twice: retries repeat some)
+    assert sent == {to_ascii(strip_markdown(t)) for t in texts} and all("**" not in t for t in sent)
+    assert json.loads((out / "summary.json").read_text())["run"]["split"].endswith("split.strip_markdown.jsonl")
+    res = CliRunner().invoke(typer_app, ["eval", "--split", str(split), "--out", str(out), "--endpoint", server.url,
+                                         "--api-model", "m", "--edit", "nope"])
+    assert res.exit_code == 1 and "--edit must be one of" in str(res.exception)
+    (tmp_path / "bad.jsonl").write_text('{"text": "a"}\nnot json\n')
+    res = CliRunner().invoke(typer_app, ["eval", "--split", str(tmp_path / "bad.jsonl"), "--out", str(out),
+                                         "--endpoint", server.url, "--api-model", "m", "--edit", "lower"])
+    assert res.exit_code == 1 and "line 2: not JSON" in str(res.exception)
+
+
 def test_rejects_a_non_http_url_without_retrying():
     with pytest.raises(WhowroteError, match="not an http"):
         OpenAIBackend("127.0.0.1:9/v1", "m")

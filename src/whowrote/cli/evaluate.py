@@ -64,6 +64,9 @@ def eval_command(
     quiet: bool = typer.Option(False, "--quiet", help="No console summary."),
     backend: str = typer.Option("transformers", "--backend",
                                 help="Local engine for --model: transformers, or vllm (GPU; HF folder or hub id)."),
+    edit: str = typer.Option(None, "--edit", help="Apply one everyday edit to every text first (robustness): "
+                             "to_ascii, smart_quotes, strip_markdown, markdown_html, lower, first_800_chars, "
+                             "first_300_words, sent_shuffle or combined."),
 ) -> None:
     """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
     from whowrote.llm.collapse import detect_collapse
@@ -86,6 +89,8 @@ def eval_command(
         if not quiet:
             typer.echo(f"  {done}/{total} texts", err=True)
 
+    if edit is not None:  # the edited split lives in --out: the harness hashes and resumes it like any split
+        cfg = dataclasses.replace(cfg, split=str(_edited_split(split, edit, out, seed)))
     if backend not in ("transformers", "vllm"):
         raise WhowroteError("--backend must be 'transformers' or 'vllm'")
     engine = None
@@ -117,3 +122,35 @@ def _cheatsheet(value: str | None) -> str | None:
     if not path.is_file():
         raise WhowroteError(f"--cheatsheet: {value!r} is not 'style', 'default' or a file")
     return path.read_text(encoding="utf-8")
+
+
+def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
+    """``split`` with every row's text (``text``, or ``question`` in the qa layout) put through the
+    robustness suite's edit ``name`` (:func:`whowrote.style.edits.edits`), written to
+    ``out/split.<name>.jsonl``: the research system's adversarial eval, for any model."""
+    from whowrote.data.generate.store import atomic_write
+    from whowrote.style.edits import edits
+
+    table = {k: v for k, v in edits(seed).items() if k != "raw"}
+    if name not in table:
+        raise WhowroteError(f"--edit must be one of {', '.join(table)}, got {name!r}")
+    try:
+        lines = split.read_text(encoding="utf-8").split("\n")  # JSONL: "\n" only (U+2028 is text)
+    except (OSError, UnicodeDecodeError) as e:
+        raise WhowroteError(f"--split {split}: {getattr(e, 'strerror', None) or e}") from None
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise WhowroteError(f"--split {split}, line {n}: not JSON ({e.msg})") from None
+        field = "text" if isinstance(row, dict) and "text" in row else "question"
+        if not isinstance(row, dict) or not isinstance(row.get(field), str):
+            raise WhowroteError(f"--split {split}, line {n}: no text (a 'text' or 'question' string) to edit")
+        rows.append(json.dumps({**row, field: table[name](row[field])}, ensure_ascii=False))
+    out.mkdir(parents=True, exist_ok=True)
+    dest = out / f"split.{name}.jsonl"
+    atomic_write(dest, "".join(r + "\n" for r in rows))
+    return dest
