@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from whowrote.cli.predict import BATCH, TAIL_MIN, _batches, _job_batches
+from whowrote.cli.batches import BATCH, TAIL_MIN, _batches, _job_batches
 
 ENTRY = "from whowrote.cli import main; main()"
 
