@@ -8,7 +8,9 @@ import json
 import subprocess
 import sys
 
-from whowrote.cli.batches import BATCH, TAIL_MIN, _batches, _job_batches
+import pytest
+
+from whowrote.cli.batches import BATCH, TAIL_MIN, _batches, _job_batches, _to_workers
 
 ENTRY = "from whowrote.cli import main; main()"
 
@@ -70,9 +72,10 @@ def test_defer_leaves_plain_files_unread_and_reading_them_later_gives_the_same_i
     assert late == now and [it.path for it in now[:4]] == [read_file(it.path).path for it in now[:4]]
 
 
-def test_two_jobs_let_the_worker_read_its_files_and_write_what_one_process_writes(tmp_path, corpus, monkeypatch):
-    """The parent reads only the files of the batches it attributes itself; the worker reads the
-    rest (its texts never cross the pipe), and the lines are those of one process, in order."""
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_jobs_let_the_workers_read_their_files_and_write_what_one_process_writes(tmp_path, corpus, monkeypatch, jobs):
+    """The parent reads only the files of the batches it attributes itself; the workers read the
+    rest (their texts never cross a pipe), and the lines are those of one process, in order."""
     import gc
 
     from whowrote.cli import inputs
@@ -89,10 +92,34 @@ def test_two_jobs_let_the_worker_read_its_files_and_write_what_one_process_write
     real = inputs.read_file
     monkeypatch.setattr(inputs, "read_file", lambda p: read_here.append(str(p)) or real(p))
     try:
-        got = list(attribute_stream(model, None, iter_items([str(tmp_path)], defer=True), 3, 2, lines=True))
+        got = list(attribute_stream(model, None, iter_items([str(tmp_path)], defer=True), 3, jobs, lines=True))
     finally:
         gc.unfreeze()  # attribute_stream froze this process's objects for the fork
     assert [line for _, line in got] == one and len(one) == 401
-    assert 0 < len(read_here) < 401 - 64  # the worker read its batches' files (64 at least)
+    assert 0 < len(read_here) < 401 - 64  # the workers read their batches' files (64 at least)
     errors = [it.error for it, _ in got if it.error]
     assert errors == ["binary file, not text"] and all(it.unread is False for it, _ in got)
+
+
+class _Batch:
+    """A worker's batch in ``pending``, finished or not."""
+
+    def __init__(self, done: bool) -> None:
+        self._done = done
+
+    def done(self) -> bool:
+        return self._done
+
+
+def test_a_worker_gets_the_next_batch_unless_its_unfinished_batches_hold_twice_its_size():
+    def pending(*batches: tuple[int, bool | None]) -> list[tuple]:  # (size, done); None: made here
+        return [(list(range(n)), None if done is None else _Batch(done), None) for n, done in batches]
+
+    # a worker with two 64-text batches still has too little to do while this process attributes
+    # 128 (a count of batches said "full", and the worker then sat idle for this process's batch)
+    assert _to_workers(pending((64, False), (64, False)), 128, 1)
+    assert not _to_workers(pending((128, False), (256, False)), 128, 1)  # 384 >= 2 * 128: this one takes it
+    assert _to_workers(pending((256, True), (256, False), (128, None)), 256, 1)  # done and own batches: not work
+    assert not _to_workers(pending((16, False), (16, False), (16, False)), 256, 1)  # three waiting: memory
+    assert _to_workers(pending((256, False), (256, False)), 256, 2)  # two workers need 2 * 2 * 256
+    assert not _to_workers(pending((256, False), (256, False), (256, False), (256, False)), 256, 2)

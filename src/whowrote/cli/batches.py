@@ -151,11 +151,11 @@ def _took_reads(batch: list, reads: list) -> list:
 def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1,
                      lines: bool = False) -> Iterator[tuple[object, object]]:
     """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``.
-    With ``jobs > 1`` the batches go to ``jobs - 1`` worker processes, two per worker at a time
-    (one running, one waiting), and this process attributes the batches that come while every
-    worker is full; at most ``4 * jobs * BATCH`` items are held ahead of the output, so memory
-    stays bounded. Unread items (plain files, ``iter_items(defer=True)``) are read by the process
-    that attributes them: one a worker read comes back with its error and warnings, not its text."""
+    With ``jobs > 1`` the batches go to ``jobs - 1`` worker processes, and this process attributes
+    those that come while the workers have enough to do (:func:`_to_workers`); at most
+    ``4 * jobs * BATCH`` items are held ahead of the output, so memory stays bounded. Unread
+    items (plain files, ``iter_items(defer=True)``) are read by the process that attributes them:
+    one a worker read comes back with its error and warnings, not its text."""
     if jobs <= 1:
         for batch in _batches(items, BATCH):
             yield from _merge(batch, _attribute_items(batch, n_tells, lines, model)[1], lines)
@@ -182,9 +182,9 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
         for batch in _job_batches(items, jobs):
             if all(it.error for it in batch):
                 pending.append((batch, None, []))
-            elif sum(1 for _, fut, _ in pending if fut is not None and not fut.done()) < 2 * workers:
+            elif _to_workers(pending, len(batch), workers):
                 pending.append((batch, pool.submit(_attribute_items, batch, n_tells, lines), None))
-            else:  # every worker has a batch running and one waiting: this process takes this one
+            else:  # the workers have enough to do meanwhile: this process takes this one
                 pending.append((batch, None, _attribute_items(batch, n_tells, lines, model)[1]))
             held += len(batch)
             # (a bound in texts, not batches: the small batches at the end must not wait on a big one)
@@ -194,6 +194,17 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
                 yield from _merge(*_finished(done, fut, found), lines)
         while pending:
             yield from _merge(*_finished(*pending.popleft()), lines)
+
+
+def _to_workers(pending: Iterable[tuple], size: int, workers: int) -> bool:
+    """Whether the next batch (``size`` items) goes to a worker: unless the workers' unfinished
+    batches hold twice its size each (so none runs dry while this process attributes it, however
+    far its running batch is), or three batches each (memory). Counted in items, not batches: a
+    worker's 64-item start must not count as a 256-item batch; and a worker's batch that has just
+    finished may not be marked done yet (the pool's thread waits for this process's GIL): a count
+    of batches (at most two each) then left a worker idle for this process's whole next batch."""
+    busy = [len(b) for b, fut, _ in pending if fut is not None and not fut.done()]
+    return len(busy) < 3 * workers and sum(busy) < 2 * workers * size
 
 
 def _finished(batch: list, fut: Future | None, found: list) -> tuple[list, list]:
