@@ -370,7 +370,7 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
             yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")
         elif table_suffix(target) in TABLE_SUFFIXES:
             yield from read_table(target, column)
-        elif defer and _is_regular_file(target):  # not a pipe: a worker would not see it
+        elif defer and _is_regular_file(target):  # a pipe or device is read here, once, as before
             yield Item(str(target), unread=True)
         else:
             yield read_file(target)
