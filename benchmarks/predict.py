@@ -22,7 +22,8 @@ contender's ratio to the first ``--src``. Peak RSS comes from ``os.wait4`` of ea
   be idle for the ratio to mean anything (the table also gives each run's CPU seconds);
 - ``identity``: no timing: the output of every contender on a mixed table (``--per-genre`` texts
   of each ``*.jsonl`` beside ``--corpus``: every genre) compared byte for byte, for ``--jsonl
-  --explain 8``, ``--csv`` and ``--jsonl --jobs 2``; exits 1 on a difference.
+  --explain 8``, ``--csv`` and ``--jsonl --jobs 2``, and the same texts as files with ``--jsonl
+  --jobs 2``; exits 1 on a difference.
 """
 
 from __future__ import annotations
@@ -109,16 +110,20 @@ def same_output(srcs: list[str], args: list[str], cores: str) -> bool:
 
 def identity(srcs: list[str], corpus_dir: Path, per_genre: int, d: Path, cores: str) -> bool:
     """Whether every contender writes the same bytes on ``per_genre`` texts of every genre."""
-    rows = d / "mixed.jsonl"
+    rows, files = d / "mixed.jsonl", d / "mixed"
+    files.mkdir()
     with open(rows, "w", encoding="utf-8") as f:
         for path in sorted(corpus_dir.glob("*.jsonl")):
             for i, text in enumerate(texts_of(path)[:per_genre]):
                 f.write(json.dumps({"id": f"{path.stem}-{i}", "text": text}, ensure_ascii=False) + "\n")
-    print(f"identity: {rows.read_text(encoding='utf-8').count(chr(10))} rows ({per_genre} per genre at most)")
+                (files / f"{path.stem}-{i:04d}.md").write_text(text, encoding="utf-8")
+    print(f"identity: {rows.read_text(encoding='utf-8').count(chr(10))} rows ({per_genre} per genre at most), "
+          "also as files")
     same = True
-    for extra in (["--jsonl", "--explain", "8"], ["--csv"], ["--jsonl", "--jobs", "2"]):
-        ok = same_output(srcs, ["predict", str(rows), "--no-progress", *extra], cores)
-        print(f"identity {' '.join(extra):24s} identical across contenders: {ok}", flush=True)
+    for target, extra in ((rows, ["--jsonl", "--explain", "8"]), (rows, ["--csv"]), (rows, ["--jsonl", "--jobs", "2"]),
+                          (files, ["--jsonl", "--jobs", "2"])):  # files: --jobs workers read their own
+        ok = same_output(srcs, ["predict", str(target), "--no-progress", *extra], cores)
+        print(f"identity {target.name:12s} {' '.join(extra):24s} identical across contenders: {ok}", flush=True)
         same &= ok
     return same
 

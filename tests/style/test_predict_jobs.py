@@ -8,7 +8,9 @@ import json
 import subprocess
 import sys
 
-from whowrote.cli.predict import BATCH, TAIL_MIN, _batches, _job_batches
+import pytest
+
+from whowrote.cli.batches import BATCH, TAIL_MIN, _batches, _job_batches, _to_workers
 
 ENTRY = "from whowrote.cli import main; main()"
 
@@ -46,3 +48,78 @@ def test_two_jobs_write_what_one_process_writes(tmp_path, corpus):
                                capture_output=True, text=True) for j in ("1", "2"))
     assert one.returncode == two.returncode == 0
     assert two.stdout == one.stdout and len(one.stdout.splitlines()) == 700
+
+
+def test_defer_leaves_plain_files_unread_and_reading_them_later_gives_the_same_items(tmp_path):
+    from whowrote.cli.batches import _read_unread
+    from whowrote.cli.inputs import iter_items, read_file
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.md").write_text("plain words " * 30)
+    (folder / "b.md").write_bytes(b"\x00\x01 binary")
+    (folder / "c.txt").write_bytes("caf\xe9 ".encode("latin-1") * 40)  # bad bytes: a warning
+    named = tmp_path / "named.txt"
+    named.write_text("another text " * 20)
+    rows = tmp_path / "t.jsonl"
+    rows.write_text(json.dumps({"text": "a table row " * 10}) + "\n")
+    args = [str(folder), str(named), str(rows), str(tmp_path / "missing.md")]
+    late = list(iter_items(args, defer=True))
+    now = list(iter_items(args))
+    assert [it.unread for it in late] == [True, True, True, True, False, False]
+    assert all(it.text == "" and it.error is None for it in late[:4])
+    assert _read_unread(late) == [(it.error, it.warnings) for it in now[:4]]
+    assert late == now and [it.path for it in now[:4]] == [read_file(it.path).path for it in now[:4]]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_jobs_let_the_workers_read_their_files_and_write_what_one_process_writes(tmp_path, corpus, monkeypatch, jobs):
+    """The parent reads only the files of the batches it attributes itself; the workers read the
+    rest (their texts never cross a pipe), and the lines are those of one process, in order."""
+    import gc
+
+    from whowrote.cli import inputs
+    from whowrote.cli.batches import attribute_stream
+    from whowrote.cli.inputs import iter_items
+    from whowrote.style.io import load_model
+
+    for i, text in enumerate(corpus["text"].iloc[:400]):
+        (tmp_path / f"{i:04d}.md").write_text(text, encoding="utf-8")
+    (tmp_path / "0100a.md").write_bytes(b"\x00 binary")  # an unreadable file in a worker's batch
+    model = load_model()
+    one = [line for _, line in attribute_stream(model, None, iter_items([str(tmp_path)]), 3, 1, lines=True)]
+    read_here: list[str] = []
+    real = inputs.read_file
+    monkeypatch.setattr(inputs, "read_file", lambda p: read_here.append(str(p)) or real(p))
+    try:
+        got = list(attribute_stream(model, None, iter_items([str(tmp_path)], defer=True), 3, jobs, lines=True))
+    finally:
+        gc.unfreeze()  # attribute_stream froze this process's objects for the fork
+    assert [line for _, line in got] == one and len(one) == 401
+    assert 0 < len(read_here) < 401 - 64  # the workers read their batches' files (64 at least)
+    errors = [it.error for it, _ in got if it.error]
+    assert errors == ["binary file, not text"] and all(it.unread is False for it, _ in got)
+
+
+class _Batch:
+    """A worker's batch in ``pending``, finished or not."""
+
+    def __init__(self, done: bool) -> None:
+        self._done = done
+
+    def done(self) -> bool:
+        return self._done
+
+
+def test_a_worker_gets_the_next_batch_unless_its_unfinished_batches_hold_twice_its_size():
+    def pending(*batches: tuple[int, bool | None]) -> list[tuple]:  # (size, done); None: made here
+        return [(list(range(n)), None if done is None else _Batch(done), None) for n, done in batches]
+
+    # a worker with two 64-text batches still has too little to do while this process attributes
+    # 128 (a count of batches said "full", and the worker then sat idle for this process's batch)
+    assert _to_workers(pending((64, False), (64, False)), 128, 1)
+    assert not _to_workers(pending((128, False), (256, False)), 128, 1)  # 384 >= 2 * 128: this one takes it
+    assert _to_workers(pending((256, True), (256, False), (128, None)), 256, 1)  # done and own batches: not work
+    assert not _to_workers(pending((16, False), (16, False), (16, False)), 256, 1)  # three waiting: memory
+    assert _to_workers(pending((256, False), (256, False)), 256, 2)  # two workers need 2 * 2 * 256
+    assert not _to_workers(pending((256, False), (256, False), (256, False), (256, False)), 256, 2)

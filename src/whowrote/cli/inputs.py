@@ -45,6 +45,7 @@ class Item:
     warnings: list[str] = field(default_factory=list)
     id: str | None = None
     nothing_in_table: bool = False  # the error says a whole table has no text to attribute
+    unread: bool = False  # a plain file, read later by the process that attributes it (``--jobs``)
 
 
 @dataclass
@@ -353,17 +354,30 @@ def _parquet_items(path: Path, column: str | None) -> Iterator[Item]:
 
 
 def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes] | None = None,
-               warn: Callable[[str], None] = _warn) -> Iterator[Item]:
-    """The items of ``whowrote predict PATHS``, in argument order (folders and globs sorted)."""
+               warn: Callable[[str], None] = _warn, defer: bool = False) -> Iterator[Item]:
+    """The items of ``whowrote predict PATHS``, in argument order (folders and globs sorted).
+
+    ``defer``: plain regular files come unread (``unread`` set, no text; :func:`read_file` of
+    their path reads them), so that ``--jobs`` workers read their own files instead of getting
+    the texts through a pipe."""
     for target in expand(paths, warn):
         if isinstance(target, Missing):
             yield Item(target.name, error=target.reason)
         elif type(target) is TextFile:  # found in a folder: a text file, never a table
-            yield read_file(target)
+            yield Item(str(target), unread=True) if defer else read_file(target)
         elif target == STDIN:
             raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_BYTES + 1)
             yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")
         elif table_suffix(target) in TABLE_SUFFIXES:
             yield from read_table(target, column)
+        elif defer and _is_regular_file(target):  # a pipe or device is read here, once, as before
+            yield Item(str(target), unread=True)
         else:
             yield read_file(target)
+
+
+def _is_regular_file(path: Path | str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # read here, which says why it cannot be read
