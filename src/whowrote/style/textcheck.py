@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from whowrote.style.transcript import assistant_turns
+
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
 _HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
@@ -186,6 +188,13 @@ def inspect_text(text: str) -> TextCheck:
         text = html_to_text(text)
         warnings.append("input looks like HTML: tags were removed and the visible text attributed "
                         "(Markdown formatting tells are lost)")
+    conversation = assistant_turns(text)  # (an ordinary text: its first line is read, nothing more)
+    if conversation is not None:
+        text = conversation.text
+        warnings.append(f"looks like a pasted conversation: only the assistant's {conversation.assistant_turns} "
+                        f"turn(s) were attributed, not the user's {conversation.user_turns}"
+                        + (f"; the transcript itself labels the assistant {conversation.named} (the verdict "
+                           "reads the writing only)" if conversation.named else ""))
     if not text or text.isspace():  # = not text.strip(), without the copy
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     raw, nonascii = utf8_parts(text)

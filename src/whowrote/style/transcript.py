@@ -1,0 +1,65 @@
+"""Pasted conversations: keep the assistant's turns, drop the user's.
+
+People paste whole chats ("User: ... / Assistant: ...", or a chat window's copy: "You said: ... /
+ChatGPT said: ..."). The user's turns are not the assistant's writing, and their style pulls the
+verdict (wrapping the corpus's chat answers in a one-line user turn moves their verdicts; see
+docs/predict.md, "Pasted conversations"). A text counts as a conversation only when it *starts* with
+a role line and holds turns of both sides, so an essay that quotes a "User:" line stays whole; the
+check of an ordinary text reads its first line only. Role lines are matched by line-anchored
+patterns of literals (linear time).
+
+A transcript that labels the assistant by name ("ChatGPT said:") states the answer outright; the
+caller says so in a warning, and the verdict still comes from the writing alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+USER_ROLES = ("user", "human", "you", "me", "prompt")
+ASSISTANT_ROLES = ("assistant", "ai", "bot", "model", "chatbot", "chatgpt", "gpt-4o", "gpt-4", "gpt", "claude",
+                   "gemini", "bard", "copilot")
+NAMED = {"chatgpt": "ChatGPT", "gpt-4o": "GPT-4o", "gpt-4": "GPT-4", "gpt": "GPT", "claude": "Claude",
+         "gemini": "Gemini", "bard": "Bard", "copilot": "Copilot"}
+# "**User:**", "### Assistant", "You said:", "ChatGPT said:" at a line start; the rest of the line is the
+# turn's first line. Longer names first, so "gpt-4o" is not read as "gpt".
+_ROLES = "|".join(sorted((re.escape(r) for r in (*USER_ROLES, *ASSISTANT_ROLES)), key=len, reverse=True))
+# (one whitespace run between the name and the colon, an optional "**" after it: no two adjacent
+# runs, so a line of spaces is scanned once)
+_ROLE_LINE = re.compile(rf"^[ \t]*(?:#{{1,6}}[ \t]*)?(?:\*\*)?({_ROLES})(?:[ \t]+said)?[ \t]*(?:\*\*[ \t]*)?:(?:\*\*)?[ \t]*",
+                        re.IGNORECASE | re.MULTILINE)
+_HEAD = 300  # characters of the first line that are looked at for an ordinary text
+_SPACE = re.compile(r"\s*")
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """The assistant's turns of a pasted conversation."""
+
+    text: str  # the assistant's turns, a blank line between them
+    assistant_turns: int
+    user_turns: int
+    named: str | None  # the product the transcript labels the assistant with, if any
+
+
+def assistant_turns(text: str) -> Conversation | None:
+    """The assistant's side of ``text`` when it is a pasted conversation (it starts with a role line
+    and has turns of both sides), else None."""
+    start = _SPACE.match(text).end()
+    if not _ROLE_LINE.match(text, start, start + _HEAD):
+        return None
+    marks = list(_ROLE_LINE.finditer(text, start))
+    roles = [m.group(1).lower() for m in marks]
+    if not any(r in USER_ROLES for r in roles) or not any(r in ASSISTANT_ROLES for r in roles):
+        return None
+    turns = []
+    for i, m in enumerate(marks):
+        if roles[i] in ASSISTANT_ROLES:
+            end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+            turn = text[m.end() : end].strip()
+            if turn:
+                turns.append(turn)
+    named = next((NAMED[r] for r in roles if r in NAMED), None)
+    n_user = sum(r in USER_ROLES for r in roles)
+    return Conversation("\n\n".join(turns), len(roles) - n_user, n_user, named)
