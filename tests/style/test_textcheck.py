@@ -40,8 +40,10 @@ def test_hostile_html_is_linear(unit):
 
 def test_plain_text_with_angle_brackets_is_not_html():
     # (varied words: a sentence repeated 30 times is a degenerate text, flagged by the repetition check)
-    chk = inspect_text("I think 3 < 4 and 5 > 2, which is " + " ".join(
-        f"sentence {i} of plain English words about the weather, the garden and the river." for i in range(30)))
+    prose = ("the river runs past old mills where farmers once ground wheat into flour for bread sold at "
+             "markets across every valley town near our coast, while children watched boats drift slowly "
+             "toward harbours full of fishing nets and gulls. ")
+    chk = inspect_text("I think 3 < 4 and 5 > 2, which is " + prose * 3)
     assert not any("HTML" in w for w in chk.warnings) and not chk.force_uncertain
 
 
