@@ -266,19 +266,38 @@ def typography_tells(model, text: str, target: int, versus: int, check: TextChec
     norms = (getattr(model, "training_", None) or {}).get("typography_norms") or {}
     classes = [str(c) for c in model.classes_]
     fav, vs = classes[target], classes[versus]
-    out = []
     stats = typography_stats(text, (check.raw, check.nonascii) if check is not None and check.raw else None)
+    if any(stats.values()):
+        rows = _typography_rows(norms, fav, vs, stats)
+    else:  # most texts (no curly quote, no em-dash): the same tells for every one of them, made once
+        key = (fav, vs)
+        hit = _ZERO_TYPOGRAPHY.get(id(norms))
+        if hit is None or hit[0] is not norms:
+            if len(_ZERO_TYPOGRAPHY) > 8:
+                _ZERO_TYPOGRAPHY.clear()
+            hit = _ZERO_TYPOGRAPHY[id(norms)] = (norms, {})
+        if key not in hit[1]:
+            hit[1][key] = _typography_rows(norms, fav, vs, stats)
+        rows = hit[1][key]
+    return [Tell(name, label, value, unit, dict(cls_norms), fav, 0.0, said, "typography", vs, True)
+            for name, label, value, unit, cls_norms, said in rows]
+
+
+_ZERO_TYPOGRAPHY: dict[int, tuple[dict, dict[tuple[str, str], list[tuple]]]] = {}
+
+
+def _typography_rows(norms: dict, fav: str, vs: str, stats: dict[str, float]) -> list[tuple]:
+    """(feature, label, value, unit, norms, sentence) of each typography tell that favours ``fav``."""
+    out = []
     for name, value in stats.items():
         cls_norms = norms.get(name) or {}
         if fav not in cls_norms or vs not in cls_norms or (value == 0 and name == "punc_emdash"):
             continue
         spec = FEATURES[name]
-        unit = UNIT_SHORT.get(spec.unit, spec.unit)
-        said = sentence(spec.label, value, unit, fav, cls_norms[fav], vs, cls_norms[vs])
+        said = sentence(spec.label, value, UNIT_SHORT.get(spec.unit, spec.unit), fav, cls_norms[fav], vs, cls_norms[vs])
         if said:
-            out.append(Tell(name, spec.label, float(value), spec.unit, {k: round(float(v), 4) for k, v in cls_norms.items()},
-                            fav, 0.0, said + " (typography: an editor can change it; not used for the verdict)",
-                            "typography", vs, True))
+            out.append((name, spec.label, float(value), spec.unit, {k: round(float(v), 4) for k, v in cls_norms.items()},
+                        said + " (typography: an editor can change it; not used for the verdict)"))
     return out
 
 
