@@ -63,5 +63,5 @@ def test_hostile_inputs_are_linear(unit):
         assistant_turns(text)
         return time.perf_counter() - t
 
-    cost(1000)
-    assert cost(200_000) < 0.5 and cost(200_000) < 40 * max(cost(20_000), 1e-4)
+    cost(1000)  # (growth, not seconds: 10x the input may cost at most 40x the time)
+    assert min(cost(200_000) for _ in range(2)) < 40 * max(min(cost(20_000) for _ in range(2)), 1e-3)
