@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
-from robustness import RECIPES, Features
+from robustness import RECIPES, Features, indexed_corpus, timed_log
 
-from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
@@ -56,13 +54,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
-    corpus = load_corpus(args.corpus).reset_index(drop=True)
-    corpus["row_idx"] = np.arange(len(corpus))
+    log = timed_log()
+    corpus = indexed_corpus(args.corpus)
     splits = topic_holdout_split(corpus, seed=args.seed, balance=False)
     train, val = splits["train"], splits["val"]
     feats = Features(corpus, args.cache, log)

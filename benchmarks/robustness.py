@@ -83,6 +83,26 @@ class Features:
         return X
 
 
+def timed_log():
+    """``log(msg)``: print ``msg`` with the seconds since this call."""
+    t_start = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t_start:6.0f}s] {msg}", flush=True)
+
+    return log
+
+
+def indexed_corpus(paths, sample: int = 0):
+    """The corpus table with ``row_idx`` (its row number: the feature cache's key); ``sample``: at most
+    that many texts per (genre, provider) cell (for smoke runs)."""
+    corpus = load_corpus(paths).reset_index(drop=True)
+    if sample:
+        corpus = corpus.groupby(["genre", "provider"], group_keys=False).head(sample).reset_index(drop=True)
+    corpus["row_idx"] = np.arange(len(corpus))
+    return corpus
+
+
 def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict, dict]:
     """Fit on ``train``; score every test frame raw and (on a capped sample) under every edit."""
     r = train["row_idx"].to_numpy()
@@ -128,15 +148,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0, help="texts per (genre, provider) cell; 0 = all (for smoke runs)")
     args = ap.parse_args()
-    t_start = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t_start:6.0f}s] {msg}", flush=True)
-
-    corpus = load_corpus(args.corpus).reset_index(drop=True)
-    if args.sample:
-        corpus = corpus.groupby(["genre", "provider"], group_keys=False).head(args.sample).reset_index(drop=True)
-    corpus["row_idx"] = np.arange(len(corpus))
+    log = timed_log()
+    corpus = indexed_corpus(args.corpus, args.sample)
     feats = Features(corpus, args.cache, log)
     results: dict = {"n_texts": len(corpus), "cap": args.cap, "seed": args.seed}
     for recipe in args.recipes:
