@@ -74,6 +74,17 @@ def test_highlights_spans(client):
     assert marked["md_h1"] == "# Heading"
 
 
+def test_highlights_of_a_pasted_conversation_stay_in_the_assistants_turns(client):
+    # the user's turn has the same tells (em-dashes, bold, a heading): none of it is marked
+    turn = "😀 emoji first — then **bold** and perhaps a hedge.\n# Heading\n" * 15
+    text = f"User: {turn}\n\nAssistant: {turn}"
+    body = client.post("/v1/predict", json={"text": text, "highlight": True}).json()
+    start = text.index("Assistant: ") + len("Assistant: ")
+    assert body["highlights"] and all(s["start"] >= start for s in body["highlights"])
+    whole = client.post("/v1/predict", json={"text": turn * 2, "highlight": True}).json()
+    assert any(s["start"] < len(turn) for s in whole["highlights"])  # (an ordinary text: marked throughout)
+
+
 BAD_INPUTS = [
     ("malformed json", b'{"text": "abc"', "application/json", 400),
     ("binary body", b"\xff\xfe\x00\x81\x00garbage\x00", "application/json", 400),

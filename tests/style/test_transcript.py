@@ -22,8 +22,10 @@ LAYOUTS = [
 def test_real_answers_come_back_exactly_from_a_transcript(corpus_sample, layout):
     texts = [t.strip() for t in corpus_sample([("chat", 20), ("debates", 5), ("blogs", 3)])]
     for text in texts:
-        conv = assistant_turns(LAYOUTS[layout]("Please explain how tides work, briefly.", text))
+        pasted = LAYOUTS[layout]("Please explain how tides work, briefly.", text)
+        conv = assistant_turns(pasted)
         assert conv is not None and conv.text == text and conv.assistant_turns == 1
+        assert [pasted[a:b] for a, b in conv.spans] == [text]  # where the turn stands in the paste
 
 
 def test_several_turns_and_the_named_assistant():

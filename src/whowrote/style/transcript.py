@@ -41,6 +41,7 @@ class Conversation:
     assistant_turns: int
     user_turns: int
     named: str | None  # the product the transcript labels the assistant with, if any
+    spans: tuple[tuple[int, int], ...] = ()  # where those turns stand in the pasted text (start, end)
 
 
 def assistant_turns(text: str) -> Conversation | None:
@@ -53,13 +54,16 @@ def assistant_turns(text: str) -> Conversation | None:
     roles = [m.group(1).lower() for m in marks]
     if not any(r in USER_ROLES for r in roles) or not any(r in ASSISTANT_ROLES for r in roles):
         return None
-    turns = []
+    turns, spans = [], []
     for i, m in enumerate(marks):
         if roles[i] in ASSISTANT_ROLES:
             end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-            turn = text[m.end() : end].strip()
-            if turn:
-                turns.append(turn)
+            turn = text[m.end() : end]
+            stripped = turn.strip()
+            if stripped:
+                start = m.end() + len(turn) - len(turn.lstrip())
+                turns.append(stripped)
+                spans.append((start, start + len(stripped)))
     named = next((NAMED[r] for r in roles if r in NAMED), None)
     n_user = sum(r in USER_ROLES for r in roles)
-    return Conversation("\n\n".join(turns), len(roles) - n_user, n_user, named)
+    return Conversation("\n\n".join(turns), len(roles) - n_user, n_user, named, tuple(spans))
