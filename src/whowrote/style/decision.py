@@ -27,9 +27,12 @@ def _credit_adder(trees: TreeEnsemble, slot: np.ndarray, size: int):
     credits = np.zeros(size)
     change = trees.step_change()
     step_feature = trees.step_tables().step_feature
+    last = [None, None]  # the walk passes the same ``active`` array until it compacts: its slots, gathered once
 
     def on_step(active: np.ndarray, step: np.ndarray) -> None:
-        np.add(credits, np.bincount(slot[active] + step_feature[step], weights=change[step], minlength=size),
+        if last[0] is not active:
+            last[0], last[1] = active, slot.take(active)
+        np.add(credits, np.bincount(last[1] + step_feature.take(step), weights=change.take(step), minlength=size),
                out=credits)
 
     return credits, on_step
