@@ -25,7 +25,6 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from whowrote.style.highlight import highlight_spans
-from whowrote.style.transcript import assistant_turns
 
 MAX_CONTROL_FRACTION = 0.01  # more C0 control characters than this (besides \t \n \r) = binary
 _ALLOWED_CONTROLS = {"\t", "\n", "\r", "\f"}
@@ -69,11 +68,7 @@ def predict_body(model: Any, texts: list[str], n_tells: int | None, highlight: b
     results = [a.to_dict() for a in found]
     if highlight:
         for text, result in zip(texts, results, strict=True):
-            spans = highlight_spans(text, [t["feature"] for t in result.get("tells", [])])
-            conversation = assistant_turns(text)  # the page shows the whole paste: mark the assistant's turns only
-            if conversation is not None:
-                spans = [h for h in spans if any(a <= h["start"] and h["end"] <= b for a, b in conversation.spans)]
-            result["highlights"] = spans
+            result["highlights"] = highlight_spans(text, [t["feature"] for t in result.get("tells", [])])
     # Rendered here, with Starlette's own JSON renderer, so the bytes equal what JSONResponse
     # would answer and the server process only copies them out.
     return bytes(JSONResponse({"results": results} if batch else results[0]).body)

@@ -12,7 +12,8 @@ Offsets count Unicode code points (Python ``str`` indices; ``Array.from(text)`` 
 - ``tell_spans(text, feature)`` -> ``[(start, end), ...]`` character offsets of the matches.
 - ``tell_spans_many(text, features)`` -> ``{feature: [(start, end), ...]}``.
 - ``highlight_spans(text, features)`` -> non-overlapping ``{feature, start, end}`` in text order,
-  what ``POST /v1/predict`` answers as ``highlights``.
+  what ``POST /v1/predict`` answers as ``highlights``; in a pasted conversation, only in the
+  assistant's turns (the text the model attributed; :mod:`whowrote.style.transcript`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from whowrote.style.features import FEATURES, feature_specs
+from whowrote.style.transcript import assistant_turns
 
 MAX_SPANS = 2000  # spans per text (and per feature): a UI cannot show more, and a 50 MB text has millions
 
@@ -59,11 +61,17 @@ def tell_spans_many(text: str, features: Iterable[str], limit: int = MAX_SPANS) 
 def highlight_spans(text: str, features: Iterable[str], limit: int = MAX_SPANS) -> list[dict[str, int | str]]:
     """Non-overlapping ``{"feature", "start", "end"}`` spans of ``features`` (a model's tells, most
     important first) in text order, at most ``limit``. Where spans overlap, the one that starts
-    first wins, then the longer, then the earlier feature; names of no known feature are skipped."""
+    first wins, then the longer, then the earlier feature; names of no known feature are skipped.
+    A pasted conversation is searched in its assistant turns only, so the user's turns neither
+    get marks nor use up ``limit``."""
+    conversation = assistant_turns(text)
+    regions = conversation.spans if conversation is not None else ((0, len(text)),)
     found: list[tuple[int, int, int, str]] = []  # (start, -length, rank, feature)
     for rank, feature in enumerate(dict.fromkeys(features)):
         if feature in FEATURES:
-            found.extend((a, a - b, rank, feature) for a, b in tell_spans(text, feature, limit))
+            for lo, hi in regions:
+                part = text if conversation is None else text[lo:hi]
+                found.extend((lo + a, a - b, rank, feature) for a, b in tell_spans(part, feature, limit))
     found.sort()
     out: list[dict[str, int | str]] = []
     last_end = 0
