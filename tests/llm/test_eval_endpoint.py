@@ -156,7 +156,7 @@ def test_cli_eval_with_an_everyday_edit_sends_the_edited_texts(tmp_path, server,
     (tmp_path / "bad.jsonl").write_text('{"text": "a"}\nnot json\n')
     res = CliRunner().invoke(typer_app, ["eval", "--split", str(tmp_path / "bad.jsonl"), "--out", str(out),
                                          "--endpoint", server.url, "--api-model", "m", "--edit", "lower"])
-    assert res.exit_code == 1 and "line 2: not JSON" in str(res.exception)
+    assert res.exit_code == 1 and "bad.jsonl:2: invalid JSON" in str(res.exception)  # (the project's JSONL reader)
 
 
 def test_rejects_a_non_http_url_without_retrying():

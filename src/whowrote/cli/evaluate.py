@@ -127,27 +127,19 @@ def _cheatsheet(value: str | None) -> str | None:
 def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
     """``split`` with every row's text (``text``, or ``question`` in the qa layout) put through the
     robustness suite's edit ``name`` (:func:`whowrote.style.edits.edits`), written to
-    ``out/split.<name>.jsonl``: the research system's adversarial eval, for any model."""
+    ``out/split.<name>.jsonl``: the research system's adversarial eval, for any model. Rows are read
+    with the project's one JSONL reader (``.jsonl.gz`` too; a bad line is a one-line error)."""
     from whowrote.data.generate.store import atomic_write
+    from whowrote.data.readers import iter_json_rows
     from whowrote.style.edits import edits
 
     table = {k: v for k, v in edits(seed).items() if k != "raw"}
     if name not in table:
         raise WhowroteError(f"--edit must be one of {', '.join(table)}, got {name!r}")
-    try:
-        lines = split.read_text(encoding="utf-8").split("\n")  # JSONL: "\n" only (U+2028 is text)
-    except (OSError, UnicodeDecodeError) as e:
-        raise WhowroteError(f"--split {split}: {getattr(e, 'strerror', None) or e}") from None
     rows = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise WhowroteError(f"--split {split}, line {n}: not JSON ({e.msg})") from None
-        field = "text" if isinstance(row, dict) and "text" in row else "question"
-        if not isinstance(row, dict) or not isinstance(row.get(field), str):
+    for n, row in iter_json_rows(split):
+        field = "text" if "text" in row else "question"
+        if not isinstance(row.get(field), str):
             raise WhowroteError(f"--split {split}, line {n}: no text (a 'text' or 'question' string) to edit")
         rows.append(json.dumps({**row, field: table[name](row[field])}, ensure_ascii=False))
     out.mkdir(parents=True, exist_ok=True)
