@@ -26,7 +26,8 @@
 #   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 5; session 4 ran 2 + the queue)
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
 #   QWEN_A_SFTS      callA's SFTs (default: tells answer star fallback; answer = answer-only SFT)
-#   QWEN_A_RUNS, QWEN_C_RUNS  issue-16 runs of callA / callC (opcd rlsd rlsd_anchored cheatsheet pureacc)
+#   QWEN_A_RUNS, QWEN_C_RUNS  issue-16 runs of callA / callC (opcd rlsd rlsd_anchored cheatsheet pureacc;
+#                    rlsd_unscored = RLSD with the research's reward: cut-off completions scored)
 #   QWEN_C_ARMS      callC's resumed cold start -> GRPO runs (default: tells:0 tells:1)
 #   QWEN_RL_LR       overrides grpo.lr of every RL run (default: the configs' 1e-6)
 #   QWEN_B_ARMS      callB's runs as ARM:SEED words (default: tells:0 tells:1 star:0 fallback:0; the
@@ -239,7 +240,8 @@ r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]
 research_run() {  # research_run RECIPE DEADLINE PORT START_MODEL [section.key=value ...]
   local recipe=$1 dl=$2 port=$3 start=$4
   shift 4
-  grpo_run "$recipe" "$dl" "$port" research "configs/research/qwen25_05b_$recipe.toml" "$R/$recipe" "$start" "$@"
+  # RECIPE_unscored: the recipe's config in its own folder (the reward switch comes from go_research)
+  grpo_run "$recipe" "$dl" "$port" research "configs/research/qwen25_05b_${recipe%_unscored}.toml" "$R/$recipe" "$start" "$@"
 }
 go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval registered) in the background
   local r=$1 dl=$2 port=$3 start extra=() fx=0 variant=3way maxnew=$N3
@@ -250,17 +252,22 @@ go_research() {  # go_research RUN DEADLINE PORT: an issue-16 run (k = 4 eval re
   # and cheatsheet GRPO (its step-0 val 0.22; the 0.5B base scores 0.14 on the 3-way val)
   [[ ${QWEN_RESEARCH_FROM:-} == base ]] && start=$MODEL
   [[ $r == pureacc_grpo ]] && variant=answer_only maxnew=$NA
+  # rlsd_unscored: RLSD with the research's reward, which scores a cut-off completion by its fallback
+  # answer (grpo.score_unfinished=true), beside "rlsd" with the shipped one (issue 16's ablation)
+  local reward=()
+  [[ $r == *_unscored ]] && reward=(grpo.score_unfinished=true)
   job "$R/$r/eval_k4" "$R/$r/final" "$variant" "$maxnew" "$R/$r/.done"
   # the surprisal schedule is a fraction of max_steps: set it near the steps the time allows (~20 s/step
   # shared), or to QWEN_RESEARCH_STEPS when the runs go on over several calls (the schedule must not move)
   if [[ -n ${QWEN_RESEARCH_STEPS:-} ]]; then extra=("grpo.max_steps=$QWEN_RESEARCH_STEPS")
   elif [[ $r == cheatsheet_grpo || $r == pureacc_grpo ]]; then extra=("grpo.max_steps=$(( (dl - $(date +%s) - GRPO_START_S) / 20 + 1 ))"); fi
   [[ -n $DRY ]] && extra=()
+  extra+=("${reward[@]}")
   # QWEN_RESEARCH_RESUME=1: resumable like the headline arms
   [[ -n ${QWEN_RESEARCH_RESUME:-} ]] && extra+=("${RESUMABLE[@]}")
   # the cheatsheet run ends with the internalization check (two more HF evals of 120 texts); the
   # teacher modes would run it too (they have a cheatsheet), but here their minutes go to training
-  case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd|rlsd_anchored) extra+=(research.internalization_check=false) ;; esac
+  case $r in cheatsheet_grpo) fx=60 ;; opcd|rlsd*) extra+=(research.internalization_check=false) ;; esac
   if [[ -n ${QWEN_SEQUENTIAL:-} || -n $CHECK ]]; then FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}"
   else FINAL_EXTRA=$fx research_run "$r" "$dl" "$port" "$start" "${extra[@]}" & PIDS+=($!); RUNNING+=("$r"); fi
 }
