@@ -2,6 +2,8 @@
 
     python scripts/gpu/summarize.py --layout 05b results/qwen05b results/research \\
         results/session5/qwen05b results/session5/research [--plot docs/figures/ladder_05b.png]
+    python scripts/gpu/summarize.py --layout 05b results/session9/research results/session10/research \\
+        --plot-steps docs/figures/rlsd_reward_ablation.png   # per step: accuracy, truncation, CLAUDE share
 
 Every run under the roots is found from its files: a folder with ``metrics.jsonl`` is a training run
 (its k = 4 eval of the final weights in ``eval_k4*/summary.json``, the last by name when there are
@@ -35,14 +37,15 @@ NAMES = [  # (path pattern relative to its root, row name), in table order
     (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)(?:_lr(?P<lr>[0-9.e+-]+))?", "5. cold start ({arm}) -> GRPO, seed {seed}{lr}"),
     (r"opcd", "R1. OPCD"),
     (r"rlsd", "R2. RLSD"),
+    (r"rlsd_unscored", "R2b. RLSD, research reward (cut-off completions scored)"),
     (r"rlsd_anchored", "R3. RLSD-anchored"),
     (r"cheatsheet_grpo", "R4. cheatsheet GRPO"),
     (r"pureacc_grpo", "R5. pure-accuracy GRPO"),
 ]
-FAMILY = {"5.": "coldstart", "R1": "opcd", "R2": "rlsd", "R3": "rlsd_anchored", "R4": "cheatsheet",
+FAMILY = {"5.": "coldstart", "R1": "opcd", "R2b": "rlsd_unscored", "R2": "rlsd", "R3": "rlsd_anchored", "R4": "cheatsheet",
           "R5": "pureacc", "3.": "grpo_base"}
 ARM_COLOR = {"tells": "#4c72b0", "fallback": "#64b5cd", "star": "#1f3a68", "tellsall": "#2ca02c"}
-COLOR = {"coldstart": "#4c72b0", "opcd": "#c44e52", "rlsd": "#dd8452", "rlsd_anchored": "#937860",
+COLOR = {"coldstart": "#4c72b0", "opcd": "#c44e52", "rlsd": "#dd8452", "rlsd_unscored": "#e8b04a", "rlsd_anchored": "#937860",
          "cheatsheet": "#55a868", "pureacc": "#8172b3", "grpo_base": "#444444"}
 # The research's in-loop val numbers (Qwen3.5-9B, its own val), from /work/shared/docs/research-spec.md
 # §3.6.4: "Cold-start, Phase 2" (val .670 at step 0 -> .895 at step 40), "E2 OPCD" (peak .2911 at 12),
@@ -56,6 +59,9 @@ REFERENCE = [
     ("cheatsheet", "cheatsheet GRPO, without it", [(28, 0.348)], "X"),
     ("pureacc", "pure-accuracy peak", [(16, 0.650)], "*"),
 ]
+# research-spec §3.6.4, "E3 RLSD": val reward and truncation share per step (24-40: .0000 and 100 %)
+RLSD_VAL = [(0, .2222), (4, .2585), (8, .2874), (12, .4094), (16, .2983), (20, .0024), (24, 0.0), (40, 0.0)]
+RLSD_TRUNC = [(0, .378), (4, .355), (8, .289), (12, .092), (16, .086), (20, .986), (24, 1.0), (40, 1.0)]
 HEADER = ("| rung | session | steps | eval (texts x k) | pass@1 | pass@4 | recall C / P / G | truncation | "
           "faithfulness (coverage) | in-loop step 0 -> best -> final | collapse | NaN skips | ended |")
 
@@ -299,7 +305,7 @@ def plot(roots: list[str], out: Path) -> None:
     ax1.set_title("Qwen2.5-Coder-0.5B ladder: k = 4 eval of the final weights", fontsize=10)
     for i, run in enumerate(r for r in runs if _rl(r)):
         ev = run.evals
-        fam = FAMILY.get(run.name[:2], "")
+        fam = FAMILY.get(run.name.split(".")[0], FAMILY.get(run.name[:2], ""))  # "R2b" before "R2"
         stop = ended(run)
         color = ARM_COLOR.get(run.order[2], COLOR[fam]) if fam == "coldstart" else COLOR.get(fam, f"C{i % 10}")
         ax2.plot([r["step"] for r in ev], [r["accuracy"] for r in ev], color=color,
@@ -322,19 +328,62 @@ def plot(roots: list[str], out: Path) -> None:
     os.replace(tmp, out)
 
 
+def plot_steps(roots: list[str], out: Path) -> None:
+    """Per training step, for every RL run: in-loop val accuracy, the share of train completions cut
+    off at the length limit, and CLAUDE's share of the train answers (the truncation and the one-class
+    collapse the research reports, side by side)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = (("in-loop val accuracy (k = 1)", None), ("train completions cut off", "completions/clipped_ratio"),
+              ("train answers: CLAUDE share", "rewards/pred_claude/mean"))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
+    for i, run in enumerate(r for r in collect(roots) if _rl(r)):
+        label = f"s{run.session} {run.name.split('. ', 1)[-1]}"
+        style = {"marker": "osD^v"[i % 5], "ms": 3, "lw": 1.2, "color": f"C{i % 10}", "label": label}
+        axes[0].plot([r["step"] for r in run.evals], [r["accuracy"] for r in run.evals], **style)
+        train = {r["step"]: r for r in run.records if r.get("kind") == "train"}  # a resumed step: the last wins
+        for ax, (_, key) in zip(axes[1:], panels[1:], strict=True):
+            steps = [st for st in sorted(train) if isinstance(train[st].get(key), (int, float))]
+            ax.plot(steps, [train[st][key] for st in steps], **style)
+    ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
+    axes[0].plot(*zip(*RLSD_VAL), **ref, label="research RLSD (Qwen3.5-9B), val reward")
+    axes[1].plot(*zip(*RLSD_TRUNC), **ref, label="research RLSD (Qwen3.5-9B), val truncation")
+    axes[1].legend(fontsize=7)
+    for ax, (title, _) in zip(axes, panels, strict=True):
+        ax.set_title(title, fontsize=10), ax.set_xlabel("training step"), ax.set_ylim(0, 1)
+    axes[0].axhline(1 / 3, color="grey", ls=":", lw=1)
+    axes[2].axhline(1 / 3, color="grey", ls=":", lw=1)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.stem}.tmp{out.suffix}")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, out)
+
+
+def _take(args: list[str], flag: str) -> tuple[list[str], Path | None]:
+    if flag not in args:
+        return args, None
+    i = args.index(flag)
+    if i + 1 >= len(args):
+        raise SystemExit(f"error: {flag} needs a file name")
+    return args[:i] + args[i + 2:], Path(args[i + 1])
+
+
 def main(args: list[str]) -> None:
-    out = None
-    if "--plot" in args:
-        i = args.index("--plot")
-        if i + 1 >= len(args):
-            raise SystemExit("error: --plot needs a file name")
-        out = Path(args[i + 1])
-        args = args[:i] + args[i + 2:]
+    args, out = _take(args, "--plot")
+    args, steps_out = _take(args, "--plot-steps")
     if not args or any(a.startswith("-") for a in args):
-        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png]")
+        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png] [--plot-steps OUT.png]")
     print(table(args))
     if out is not None:
         plot(args, out)
+    if steps_out is not None:
+        plot_steps(args, steps_out)
 
 
 if __name__ == "__main__":

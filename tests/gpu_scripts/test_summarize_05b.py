@@ -107,3 +107,28 @@ def test_lr_suffix_and_inner_val_runs(tmp_path: Path) -> None:
     assert a["session"] == b["session"] == "7"
     assert a["in-loop"].startswith("inner val: 0.300 -> 0.450@10")
     assert b["in-loop"].startswith("0.300 -> 0.450@10")
+
+
+def test_rlsd_reward_ablation_row_and_step_figure(tmp_path: Path) -> None:
+    """``rlsd_unscored`` (RLSD with the research's reward) gets its own row after RLSD, and
+    ``--plot-steps`` draws accuracy, cut-off share and CLAUDE share per step from the train records."""
+    import json
+
+    root = tmp_path / "session10" / "research"
+    for name, clipped in (("rlsd", 0.05), ("rlsd_unscored", 0.9)):
+        d = root / name
+        d.mkdir(parents=True)
+        recs = [{"kind": "start", "stage": "research", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.1}]
+        recs += [{"kind": "train", "step": s, "completions/clipped_ratio": clipped, "rewards/pred_claude/mean": 0.4}
+                 for s in (1, 2, 3)]
+        recs += [{"kind": "eval", "step": 3, "accuracy": 0.2}]
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    png = tmp_path / "steps.png"
+    res = _run(str(root), "--plot-steps", str(png))
+    assert res.returncode == 0, res.stderr
+    rows = _rows(res.stdout)
+    assert [r["rung"] for r in rows] == ["R2. RLSD", "R2b. RLSD, research reward (cut-off completions scored)"]
+    assert [r["steps"] for r in rows] == ["3", "3"] and {r["session"] for r in rows} == {"10"}
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    res = _run(str(root), "--plot-steps")
+    assert res.returncode != 0 and "needs a file name" in res.stderr and "Traceback" not in res.stderr
