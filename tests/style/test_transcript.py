@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -61,9 +62,16 @@ def test_predict_attributes_the_assistant_side_and_says_so(corpus_sample):
 def test_hostile_inputs_are_linear(unit):
     def cost(n: int) -> float:
         text = "User: a\n" + unit * n + "x\nAssistant: b"
-        t = time.perf_counter()
-        assistant_turns(text)
-        return time.perf_counter() - t
+        # the collector off while timing: 200,000 role lines are 200,000 match objects, and a full
+        # collection inside a test run scans the whole suite's heap (0.57 s against 0.16 s alone),
+        # which measures the heap, not the regex
+        gc.disable()
+        try:
+            t = time.perf_counter()
+            assistant_turns(text)
+            return time.perf_counter() - t
+        finally:
+            gc.enable()
 
     cost(1000)  # (growth, not seconds: 10x the input may cost at most 40x the time)
     assert min(cost(200_000) for _ in range(2)) < 40 * max(min(cost(20_000) for _ in range(2)), 1e-3)
