@@ -349,8 +349,8 @@ def plot_steps(roots: list[str], out: Path) -> None:
             steps = [st for st in sorted(train) if isinstance(train[st].get(key), (int, float))]
             ax.plot(steps, [train[st][key] for st in steps], **style)
     ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
-    axes[0].plot(*zip(*RLSD_VAL), **ref, label="research RLSD (Qwen3.5-9B), val reward")
-    axes[1].plot(*zip(*RLSD_TRUNC), **ref, label="research RLSD (Qwen3.5-9B), val truncation")
+    axes[0].plot(*zip(*RLSD_VAL, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val reward")
+    axes[1].plot(*zip(*RLSD_TRUNC, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val truncation")
     axes[1].legend(fontsize=7)
     for ax, (title, _) in zip(axes, panels, strict=True):
         ax.set_title(title, fontsize=10), ax.set_xlabel("training step"), ax.set_ylim(0, 1)

@@ -55,6 +55,8 @@ def test_zero_advantage_gives_no_update(tiny_model, splits, tmp_path, monkeypatc
     recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in recs if r.get("kind") == "train" and "frac_reward_zero_std" in r]
     assert train and all(r["frac_reward_zero_std"] == 1.0 for r in train)
+    # every logged step says how long its rollouts took (whowrote.train.phases), within the step
+    assert all(0 < r["time/rollouts_s"] < r["step_time"] for r in train)
     assert [r["step"] for r in recs if r.get("kind") == "eval"][0] == 0
     assert (out / "final_eval.json").is_file()
 
@@ -105,3 +107,42 @@ def test_reward_funcs_read_truncation_off_completion_ids_with_the_models_stop_id
     (f, *_diag) = grpo_mod.reward_funcs(cfg, {2})
     done = "<reason_why>x</reason_why><answer>CLAUDE</answer>"
     assert f(completions=[done, done], gold=["CLAUDE"] * 2, completion_ids=[[5, 2], [5, 6]]) == [1.0, 0.0]
+
+
+def test_time_phases_records_rollouts_and_the_engines_calls_into_trl_metrics():
+    from collections import defaultdict
+    from types import SimpleNamespace
+
+    from whowrote.train.phases import time_phases
+
+    calls = []
+
+    class Engine:
+        def sync_weights(self):
+            calls.append("sync")
+
+        def generate(self, prompts, num_generations=1):
+            calls.append("generate")
+            return [p * num_generations for p in prompts]
+
+    class Trainer:
+        def __init__(self):
+            self.model = SimpleNamespace(training=True)
+            self._metrics = {"train": defaultdict(list), "eval": defaultdict(list)}
+            self.vllm_generation = Engine()
+
+        def _generate_and_score_completions(self, inputs):
+            self.vllm_generation.sync_weights()
+            return self.vllm_generation.generate(inputs, num_generations=2)
+
+    t = time_phases(Trainer())
+    assert t._generate_and_score_completions(["a", "b"]) == ["aa", "bb"]  # results pass through
+    assert calls == ["sync", "generate"]
+    m = t._metrics["train"]
+    assert {k: len(v) for k, v in m.items()} == {"time/rollouts_s": 1, "time/vllm_sync_s": 1, "time/vllm_generate_s": 1}
+    assert m["time/rollouts_s"][0] >= m["time/vllm_generate_s"][0] + m["time/vllm_sync_s"][0] > 0
+    t.model.training = False  # an eval-time call goes to TRL's eval metrics
+    t.vllm_generation.sync_weights()
+    assert len(t._metrics["eval"]["time/vllm_sync_s"]) == 1
+    plain = SimpleNamespace(model=None)  # not a GRPO trainer: left as it is
+    assert time_phases(plain) is plain and not hasattr(plain, "_generate_and_score_completions")

@@ -20,6 +20,7 @@ from whowrote.train.callbacks import (
 from whowrote.train.config import InLoopEval, TrainConfig, dump_toml
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
+from whowrote.train.phases import time_phases
 from whowrote.types import WhowroteError
 
 
@@ -146,7 +147,7 @@ def run_recipe(cfg: TrainConfig, stage: str, build: Callable[[Prepared, list[Any
     """Prepare, ``build(prep, callbacks)`` the TRL trainer, train, save; returns the final model dir."""
     prep = prepare(cfg, stage, train_rows=train_rows, model=model, tokenizer=tokenizer)
     callbacks = _callbacks(cfg, prep, stage, eval_cfg)
-    trainer = build(prep, callbacks)
+    trainer = time_phases(build(prep, callbacks))  # rollout vs optimisation time in metrics.jsonl
     for cb in callbacks:  # in-loop evals sample on the trainer's colocated vLLM engine when it has one
         if isinstance(cb, PeriodicEvalCallback):
             cb.trainer = trainer
