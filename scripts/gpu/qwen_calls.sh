@@ -45,6 +45,8 @@
 #   QWEN_RESEARCH_FROM=base  issue-16 runs all start from the base model (default: opcd and pureacc from
 #                    base, the others from the headline cold start)
 #   QWEN_RESEARCH_RESUME=1  issue-16 runs are resumable: a later call's run of the same recipe goes on
+#   QWEN_BATCHED_TOKENS  max_num_batched_tokens of every vLLM engine (scripts/gpu/wt.py; TRL's colocated
+#                    engine hard-codes 4096)
 #   QWEN_BENCH_ARGS  extra bench_generate.py arguments of the bench stage (e.g. --max-num-batched-tokens 65536)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
@@ -133,6 +135,8 @@ wt() {
   log "$name: train $cmd -c $config (timeout ${t} s)"
   local engine=()  # only a process that runs a vLLM engine gets its KV size (and imports vLLM early: wt.py)
   (( kv > 0 )) && engine=("WT_VLLM_KV_GIB=$kv" "WT_VLLM_UTIL=$ENGINE_UTIL" "VLLM_CACHE_ROOT=$H/.cache/vllm-$name")
+  # QWEN_BATCHED_TOKENS: the engines' max_num_batched_tokens (TRL's colocated engine hard-codes 4096)
+  (( kv > 0 )) && [[ -n ${QWEN_BATCHED_TOKENS:-} ]] && engine+=("WT_VLLM_BATCHED_TOKENS=$QWEN_BATCHED_TOKENS")
   env MASTER_PORT="$port" "${engine[@]}" \
     timeout -k 10 "$t" "${WT[@]}" "$cmd" -c "$config" "${args[@]}" > "$LOGS/$name.log" 2>&1
   rc=$?

@@ -42,6 +42,9 @@ def test_engine_overrides_fill_in_what_the_environment_says() -> None:
     got = wt.engine_overrides(env, {"dtype": "float16", "max_model_len": 2048})
     assert "dtype" not in got and "max_model_len" not in got
     assert wt.engine_overrides({}, {"dtype": None}) == {}
+    # TRL's colocated engine hard-codes max_num_batched_tokens=4096: the environment's value wins
+    assert wt.engine_overrides({"WT_VLLM_BATCHED_TOKENS": "65536"}, {"max_num_batched_tokens": 4096}) == {
+        "max_num_batched_tokens": 65536}
 
 
 def test_patch_is_off_without_an_engine_variable() -> None:
