@@ -1,0 +1,113 @@
+"""The optimisation half of a GRPO step on one GPU, without TRL: is it what keeps the step over 3 s?
+
+Issue 14 asks for a GRPO step of 96 rollouts in <= 3 s; session 7 measured 7.2 s with TRL and
+vLLM colocated, and nothing said how much of it is sampling. This times, on random weights of the
+model's shape (only the shape matters), what TRL's step does after the rollouts, with the
+SmolLM2 GRPO config's batch (96 sequences of ``--prompt-len`` + ``--completion`` tokens, micro-batches
+of ``--micro``, one AdamW step), as ``configs/smollm2_grpo.toml`` runs it (fp32 weights, no gradient
+checkpointing) and with bf16 autocast:
+
+- ``train_fp32`` / ``train_bf16``: forward + backward of every micro-batch (the loss on the
+  completion tokens' log-probabilities only, the logits made for those positions only, as TRL's
+  ``logits_to_keep`` does) and the optimizer step;
+- ``logps_fp32`` / ``logps_bf16``: the no-grad log-probability pass over the same batch (TRL's
+  old-policy pass for the vLLM importance-sampling correction).
+
+Contenders interleaved, ``--reps`` each after one warm-up, medians in the JSON (``--out``).
+
+    python scripts/gpu/bench_train_pass.py --out results/session10/train_pass.json
+    python scripts/gpu/bench_train_pass.py --shape tiny --prompts 4 --prompt-len 16 --completion 8 --micro 2 --out /tmp/t.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+SHAPES = {  # the public config of SmolLM2-135M-Instruct (as bench_generate.py), and a tiny one for CPU tests
+    "smollm2-135m": dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+                         num_key_value_heads=3, vocab_size=49152, max_position_embeddings=8192,
+                         rope_theta=100000.0, rms_norm_eps=1e-5, tie_word_embeddings=True),
+    "tiny": dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2, vocab_size=256, max_position_embeddings=256, tie_word_embeddings=True),
+}
+MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")
+
+
+def completion_logps(model: Any, ids: Any, completion: int) -> Any:
+    """Log-probabilities of the last ``completion`` tokens of each row (logits for those only)."""
+    import torch
+
+    logits = model(input_ids=ids, logits_to_keep=completion + 1).logits[:, :-1].float()
+    return torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -completion:, None]).squeeze(-1)
+
+
+def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode: str) -> float:
+    """Seconds of one step of ``mode`` over ``batch`` (synchronised before and after)."""
+    import torch
+
+    cuda = batch.is_cuda
+    bf16 = mode.endswith("bf16")
+    autocast = torch.autocast("cuda" if cuda else "cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+    if cuda:
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    if mode.startswith("train"):
+        opt.zero_grad(set_to_none=True)
+        for a in range(0, len(batch), micro):
+            with autocast:
+                lp = completion_logps(model, batch[a:a + micro], completion)
+            (-lp.mean() * (len(batch[a:a + micro]) / len(batch))).backward()
+        opt.step()
+    else:
+        with torch.no_grad(), autocast:
+            for a in range(0, len(batch), micro):
+                completion_logps(model, batch[a:a + micro], completion)
+    if cuda:
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="smollm2-135m")
+    ap.add_argument("--prompts", type=int, default=96, help="sequences per step (12 prompts x 8 rollouts)")
+    ap.add_argument("--prompt-len", type=int, default=2300)
+    ap.add_argument("--completion", type=int, default=256)
+    ap.add_argument("--micro", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", type=Path, required=True)
+    a = ap.parse_args()
+
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.backends.cuda.matmul.allow_tf32 = False  # torch's default, which whowrote's trainers keep (no tf32 / bf16 argument)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(**SHAPES[a.shape])).to(dev).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
+    g = torch.Generator().manual_seed(0)
+    batch = torch.randint(0, SHAPES[a.shape]["vocab_size"], (a.prompts, a.prompt_len + a.completion), generator=g).to(dev)
+    times: dict[str, list[float]] = {m: [] for m in MODES}
+    for m in MODES:  # warm-up (kernels, allocator)
+        one_pass(model, opt, batch, a.micro, a.completion, m)
+    for _ in range(a.reps):
+        for m in MODES:
+            times[m].append(one_pass(model, opt, batch, a.micro, a.completion, m))
+    res = {"shape": a.shape, "device": torch.cuda.get_device_name() if dev == "cuda" else "cpu",
+           "torch": torch.__version__, "batch": [a.prompts, a.prompt_len + a.completion], "micro": a.micro,
+           "tf32": False, "median_s": {m: statistics.median(v) for m, v in times.items()}, "times_s": times,
+           "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if dev == "cuda" else None}
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(res, indent=1) + "\n")
+    print(" ".join(f"{m} {s:.3f}s" for m, s in res["median_s"].items()), f"peak {res['peak_gib']} GiB")
+
+
+if __name__ == "__main__":
+    main()
