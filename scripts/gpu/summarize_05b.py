@@ -320,6 +320,13 @@ def plot(roots: list[str], out: Path) -> None:
     ax2.set_ylim(0, 1), ax2.set_title("RL runs, in-loop val (solid: latest session; *: research-spec §3.6.4)",
                                       fontsize=10)
     ax2.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _save(fig, out)
+
+
+def _save(fig, out: Path) -> None:
+    """Write the figure through a temporary name, then rename (never half a PNG)."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.stem}.tmp{out.suffix}")
@@ -357,12 +364,7 @@ def plot_steps(roots: list[str], out: Path) -> None:
     axes[0].axhline(1 / 3, color="grey", ls=":", lw=1)
     axes[2].axhline(1 / 3, color="grey", ls=":", lw=1)
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.stem}.tmp{out.suffix}")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, out)
+    _save(fig, out)
 
 
 def _take(args: list[str], flag: str) -> tuple[list[str], Path | None]:
