@@ -1,0 +1,99 @@
+""""None of the three" as distance from the three assistants (issue 17): does it transfer across genres?
+
+Why: under leave-one-genre-out the model's P(OTHER) ranks OTHER texts above the three assistants'
+at AUROC 0.549 (chat 0.607, debate 0.439, fiction 0.602): OTHER is a class learned from each genre's
+own open models, which differ from genre to genre. A text that is *unlike all three assistants*
+might be a better sign of OTHER than one *like the OTHER texts seen*: an open-set score. Here, the
+distance of a text (standardised features, as ``whowrote.style.ood``) to the nearest training
+(genre, provider) cell of CLAUDE, CHATGPT and GEMINI only, and the same minus the distance to the
+nearest OTHER cell (unlike the assistants *and* like the open models).
+
+Features come from the genre-jackknife trial's cache (``benchmarks/genre_jackknife.py``: the
+canonical features of every corpus row, ``X``); the model's probabilities for the P(OTHER) reference
+from its cached leave-one-genre-out fits. For each held-out genre with OTHER texts (chat, debate,
+fiction), the cells and the standardisation come from the other four genres' rows only.
+
+Rule (written before the first result): the open-set score is worth building into the model only if
+its LOGO mean AUROC beats P(OTHER)'s by >= 0.05 and it is not below P(OTHER) on any of the three
+genres.
+
+    OMP_NUM_THREADS=1 python benchmarks/other_distance.py \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/other_distance
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from genre_jackknife import load  # noqa: E402  (the same corpus rows and order as the cache)
+
+from whowrote.data.generate.store import atomic_write  # noqa: E402
+from whowrote.style.ood import FeatureDensity  # noqa: E402
+from whowrote.style.trees import log_transform  # noqa: E402
+from whowrote.types import LABELS, OTHER, PROVIDERS  # noqa: E402
+
+
+def main() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", nargs="+", required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    corpus = load(args.corpus)
+    feats = sorted(args.cache.glob(f"features-*-seed{args.seed}.npz"))
+    if len(feats) != 1:
+        raise SystemExit(f"error: need exactly one features-*-seed{args.seed}.npz in {args.cache} "
+                         "(run benchmarks/genre_jackknife.py --fit-only first)")
+    X = np.load(feats[0])["X"]
+    if len(X) != len(corpus):
+        raise SystemExit(f"error: {feats[0]} has {len(X)} rows, the corpus {len(corpus)}")
+    Z_all = log_transform(X)
+    genres = corpus["genre"].to_numpy(object)
+    prov = corpus["provider"].to_numpy(object)
+    names = sorted(set(genres.tolist()))
+    result: dict = {"genres": {}}
+    for g in names:
+        te = genres == g
+        if not (prov[te] == OTHER).any():
+            continue
+        tr = ~te
+        mu, sd = Z_all[tr].mean(axis=0), Z_all[tr].std(axis=0)
+        Z = (Z_all - mu) / np.where(sd > 0, sd, 1.0)
+        yi = np.array([LABELS.index(p) for p in prov])
+        is_prov = np.isin(prov, PROVIDERS)
+        d_prov = FeatureDensity.fit(Z[tr & is_prov], yi[tr & is_prov], genres[tr & is_prov]).distance(Z[te])
+        d_other = FeatureDensity.fit(Z[tr & ~is_prov], yi[tr & ~is_prov], genres[tr & ~is_prov]).distance(Z[te])
+        P = np.load(args.cache / f"fit-{'+'.join(h for h in names if h != g)}-seed{args.seed}.npz")["P"][te]
+        p_other = P[:, LABELS.index(OTHER)] / P.sum(axis=1)
+        pos = prov[te] == OTHER
+        result["genres"][g] = {
+            "n": int(te.sum()), "n_other": int(pos.sum()),
+            "p_other": float(roc_auc_score(pos, p_other)),
+            "dist_to_assistants": float(roc_auc_score(pos, d_prov)),
+            "dist_to_assistants_minus_to_other": float(roc_auc_score(pos, d_prov - d_other)),
+        }
+    keys = ("p_other", "dist_to_assistants", "dist_to_assistants_minus_to_other")
+    result["mean"] = {k: float(np.mean([v[k] for v in result["genres"].values()])) for k in keys}
+    best = max(keys[1:], key=lambda k: result["mean"][k])
+    result["decision"] = {"best_open_set_score": best, "gain": result["mean"][best] - result["mean"]["p_other"],
+                          "adopt": bool(result["mean"][best] - result["mean"]["p_other"] >= 0.05 and all(
+                              v[best] >= v["p_other"] for v in result["genres"].values()))}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "other_distance.json", json.dumps(result, indent=1) + "\n")
+    for g, v in result["genres"].items():
+        print(f"{g:8s} n {v['n']:5d} (OTHER {v['n_other']:5d}) AUROC " + ", ".join(f"{k} {v[k]:.3f}" for k in keys))
+    print("mean " + ", ".join(f"{k} {result['mean'][k]:.3f}" for k in keys))
+    print("decision:", result["decision"])
+
+
+if __name__ == "__main__":
+    main()
