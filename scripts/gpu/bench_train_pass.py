@@ -4,18 +4,18 @@ Issue 14 asks for a GRPO step of 96 rollouts in <= 3 s; session 7 measured 7.2 s
 vLLM colocated, and nothing said how much of it is sampling. This times, on random weights of the
 model's shape (only the shape matters), what TRL's step does after the rollouts, with the
 SmolLM2 GRPO config's batch (96 sequences of ``--prompt-len`` + ``--completion`` tokens, micro-batches
-of ``--micro``, one AdamW step), as ``configs/smollm2_grpo.toml`` runs it (fp32 weights, no gradient
-checkpointing) and with bf16 autocast:
+of ``--micro``, one AdamW step; fp32 weights, no gradient checkpointing, as ``configs/smollm2_grpo.toml``),
+with bf16 autocast (what the runs use: ``run.bf16 = "auto"`` turns it on on a GPU) and in pure fp32:
 
-- ``train_fp32`` / ``train_bf16``: forward + backward of every micro-batch (the loss on the
+- ``train_bf16`` / ``train_fp32``: forward + backward of every micro-batch (the loss on the
   completion tokens' log-probabilities only, the logits made for those positions only, as TRL's
   ``logits_to_keep`` does) and the optimizer step;
-- ``logps_fp32`` / ``logps_bf16``: the no-grad log-probability pass over the same batch (TRL's
+- ``logps_bf16`` / ``logps_fp32``: the no-grad log-probability pass over the same batch (TRL's
   old-policy pass for the vLLM importance-sampling correction).
 
 Contenders interleaved, ``--reps`` each after one warm-up, medians in the JSON (``--out``).
 
-    python scripts/gpu/bench_train_pass.py --out results/session10/train_pass.json
+    python scripts/gpu/bench_train_pass.py --reps 2 --micro 8 --out results/session10/train_pass.json
     python scripts/gpu/bench_train_pass.py --shape tiny --prompts 4 --prompt-len 16 --completion 8 --micro 2 --out /tmp/t.json
 """
 
@@ -88,7 +88,7 @@ def main() -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     dev = "cuda" if torch.cuda.is_available() else "cpu"
-    torch.backends.cuda.matmul.allow_tf32 = False  # torch's default, which whowrote's trainers keep (no tf32 / bf16 argument)
+    torch.backends.cuda.matmul.allow_tf32 = False  # torch's default, which whowrote's trainers keep (no tf32 argument)
     torch.manual_seed(0)
     model = LlamaForCausalLM(LlamaConfig(**SHAPES[a.shape])).to(dev).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
