@@ -8,6 +8,9 @@
 #   bash scripts/gpu/vllm_calls.sh bench2    # the same on a machine that is already staged
 #   bash scripts/gpu/vllm_calls.sh grpo      # 10 GRPO steps with TRL's vLLM (colocate), 3 with HF generate
 #   bash scripts/gpu/vllm_calls.sh eval      # whowrote eval --backend vllm vs transformers; STaR on vLLM
+#   bash scripts/gpu/vllm_calls.sh grpo_split  # issue 14's 7.2 s step split: 10 GRPO steps at TRL's 4,096
+#                                            # batched tokens, then 10 at 65,536 (scripts/gpu/wt.py), with
+#                                            # time/rollouts_s beside step_time (whowrote.train.phases)
 # Everything small lands in $OUT (logs, metrics, summaries; no weights, no corpus text).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,6 +79,17 @@ for run in ("grpo_vllm", "grpo_hf"):
 EOF
     pack grpo
     ;;
+  grpo_split)  # after bench (or eval) on this machine: the SmolLM2 export is there
+    for tokens in 4096 65536; do
+      log "GRPO, vLLM colocate, max_num_batched_tokens $tokens"
+      WT_VLLM_UTIL=0.3 WT_VLLM_BATCHED_TOKENS=$tokens timeout 270 python3 scripts/gpu/wt.py train grpo "${GRPO[@]}" \
+        --set grpo.max_steps=10 --set grpo.use_vllm=true --set 'grpo.vllm_mode="colocate"' \
+        --set "run.output_dir=\"$RUNS/grpo_split_$tokens\"" > "$RUNS/grpo_split_$tokens.log" 2>&1
+      log "rc=$?"; grep -E '^\[wt\]' "$RUNS/grpo_split_$tokens.log" | head -n 1
+    done
+    python3 scripts/gpu/step_split.py "$RUNS"/grpo_split_*/metrics.jsonl | tee "$OUT/grpo_split.txt"
+    pack grpo_split
+    ;;
   eval)  # on a fresh machine: carry .stage/p5 after stage 1..4
     [[ -d $X ]] || { bash scripts/gpu/stage.sh recv 5 || exit 1; }
     [[ -f $MODEL/config.json ]] || timeout 200 $WT export-model "$X/smol.gguf" "$MODEL" --dtype bfloat16 | tail -n 1
@@ -96,5 +110,5 @@ EOF
     log "rc=$?"; tail -n 4 "$RUNS/star_vllm.log" | cut -c1-300
     pack eval
     ;;
-  *) echo "usage: vllm_calls.sh stage N|bench|grpo|eval" >&2; exit 2 ;;
+  *) echo "usage: vllm_calls.sh stage N|bench|grpo|grpo_split|eval" >&2; exit 2 ;;
 esac

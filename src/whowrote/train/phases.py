@@ -12,8 +12,9 @@ and logs with the rest (so they reach ``metrics.jsonl``):
 - ``time/vllm_sync_s`` and ``time/vllm_generate_s``: the parts of it on the vLLM engine, when
   there is one (an in-loop eval on the colocated engine syncs through the same call).
 
-The optimisation is ``step_time`` less ``time/rollouts_s`` (per step, when a step makes one
-generation batch: ``steps_per_generation`` 1, TRL's default with these configs).
+The optimisation is ``step_time`` less ``time/rollouts_s`` when each optimizer step makes one
+generation batch (``steps_per_generation`` = ``gradient_accumulation_steps``, TRL's default, which
+``whowrote.train.grpo.grpo_batch_plan`` sets: all of a step's rollouts are sampled at once).
 """
 
 from __future__ import annotations
