@@ -3,7 +3,7 @@
 # because the machine (and ~/stage, ~/site) is gone 30 s after a call:
 #
 #   bash scripts/gpu/vllm_calls.sh stage N   # N = 1..4: carry .stage/pN; check the chunk into ~/stage
-#   bash scripts/gpu/vllm_calls.sh bench     # carry .stage/p5: join + install, export SmolLM2, then
+#   bash scripts/gpu/vllm_calls.sh bench     # carry .stage/pLAST (stage.sh last): join + install, export SmolLM2, then
 #                                            # scripts/gpu/bench_generate.py for both shapes
 #   bash scripts/gpu/vllm_calls.sh bench2    # the same on a machine that is already staged
 #   bash scripts/gpu/vllm_calls.sh grpo      # 10 GRPO steps with TRL's vLLM (colocate), 3 with HF generate
@@ -46,7 +46,7 @@ case "${1:-}" in
     bash scripts/gpu/stage.sh recv "$2"
     ;;
   bench)
-    bash scripts/gpu/stage.sh recv 5 || exit 1
+    bash scripts/gpu/stage.sh recv "$(bash scripts/gpu/stage.sh last)" || exit 1
     nvidia-smi --query-gpu=name,memory.total,memory.used,clocks.sm --format=csv
     # the real SmolLM2 as a bf16 HF folder (bf16 config, so vLLM runs it in bf16; trainers upcast)
     (timeout 200 $WT export-model "$X/smol.gguf" "$MODEL" --dtype bfloat16 > "$OUT/export.log" 2>&1; echo "export rc=$?" >> "$OUT/export.log") &
@@ -91,7 +91,7 @@ EOF
     pack grpo_split
     ;;
   eval)  # on a fresh machine: carry .stage/p5 after stage 1..4
-    [[ -d $X ]] || { bash scripts/gpu/stage.sh recv 5 || exit 1; }
+    [[ -d $X ]] || { bash scripts/gpu/stage.sh recv "$(bash scripts/gpu/stage.sh last)" || exit 1; }
     [[ -f $MODEL/config.json ]] || timeout 200 $WT export-model "$X/smol.gguf" "$MODEL" --dtype bfloat16 | tail -n 1
     gunzip -kf "$X/data/val.jsonl.gz"
     for backend in vllm transformers; do
