@@ -400,12 +400,17 @@ def table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def cache_args(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The arguments of this trial and of the ones that read its cache (genre_novelty, other_distance)."""
     ap.add_argument("--corpus", nargs="+", required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
     ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def main() -> None:
+    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--fit-only", action="store_true", help="fit (and cache) every model, report nothing")
     ap.add_argument("--topic", action="store_true", help="also the in-genre sanity check on the topic hold-out (6 fits)")
     args = ap.parse_args()

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from genre_jackknife import load  # noqa: E402  (the same corpus rows and order as the cache)
+from genre_jackknife import cache_args, load  # noqa: E402  (the same corpus rows and order as the cache)
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.data.splits import topic_holdout_split  # noqa: E402
@@ -121,11 +121,7 @@ def auroc(pos: np.ndarray, score: np.ndarray) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
-    ap.add_argument("--seed", type=int, default=0)
+    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--novelty", choices=("centroid", "knn"), default="centroid")
     args = ap.parse_args()
     t0 = time.perf_counter()

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from genre_jackknife import load  # noqa: E402  (the same corpus rows and order as the cache)
+from genre_jackknife import cache_args, load  # noqa: E402  (the same corpus rows and order as the cache)
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.style.ood import FeatureDensity  # noqa: E402
@@ -42,11 +42,7 @@ from whowrote.types import LABELS, OTHER, PROVIDERS  # noqa: E402
 def main() -> None:
     from sklearn.metrics import roc_auc_score
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
-    ap.add_argument("--seed", type=int, default=0)
+    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     args = ap.parse_args()
     corpus = load(args.corpus)
     feats = sorted(args.cache.glob(f"features-*-seed{args.seed}.npz"))
