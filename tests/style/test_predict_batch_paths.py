@@ -117,7 +117,8 @@ def test_model_arrays_read_in_one_pass_equal_np_load():
 def test_folders_are_walked_as_os_walk_walks_them(tmp_path, monkeypatch):
     from whowrote.cli.inputs import iter_items
 
-    for rel in ("b.md", "A.TXT", "z.markdown", "skip.json", "sub/q.md", "sub/deeper/r.txt", ".hid/h.md", "a/1.md"):
+    for rel in ("b.md", "A.TXT", "z.markdown", "skip.json", "sub/q.md", "sub/deeper/r.txt", ".hid/h.md", "a/1.md",
+                "page.HTML", "sub/p.htm", "skip.xml"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("words " * 30)
     os.symlink(tmp_path / "a", tmp_path / "linked")  # a symlinked folder is not entered (os.walk's default)
@@ -125,7 +126,8 @@ def test_folders_are_walked_as_os_walk_walks_them(tmp_path, monkeypatch):
     want = []
     for root, dirs, files in os.walk(tmp_path):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        want += [str(tmp_path.__class__(root, f)) for f in sorted(files) if f.lower().endswith((".md", ".markdown", ".txt"))]
+        want += [str(tmp_path.__class__(root, f)) for f in sorted(files)
+                 if f.lower().endswith((".md", ".markdown", ".txt", ".html", ".htm"))]
     got = [it.path for it in iter_items([str(tmp_path)])]
     assert got == want and str(tmp_path / "broken.md") in got
     monkeypatch.chdir(tmp_path)

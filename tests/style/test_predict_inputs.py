@@ -166,3 +166,22 @@ def test_utf8_files_decode_as_the_utf8_sig_codec(corpus_files):
             assert item.error is None and item.text == data.decode("utf-8-sig") and not item.warnings
     item = decode(bom + b"ab\xff cd", "x")
     assert item.text == (bom + b"ab\xff cd").decode("utf-8", "replace") and item.warnings
+
+
+def test_a_saved_web_page_in_a_folder_is_attributed_by_its_visible_text(tmp_path, capsys):
+    from whowrote.cli import main
+
+    (tmp_path / "a.md").write_text(TEXT)
+    (tmp_path / "b.html").write_text(f"<!DOCTYPE html><html><head><style>p {{color: red}}</style></head>"
+                                     f"<body><p>{TEXT}</p><script>var x = 1;</script></body></html>")
+    (tmp_path / "c.json").write_text("[]")  # a table in a folder is not an input
+    with pytest.raises(SystemExit) as done:
+        main(["predict", str(tmp_path), "--jsonl", "--no-progress"])
+    assert done.value.code in (0, None)
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["path"] for r in rows] == [str(tmp_path / "a.md"), str(tmp_path / "b.html")]
+    page = rows[1]
+    assert any("looks like HTML" in w for w in page["warnings"]) and not page.get("error")
+    # the page's words are the text's (none of its style sheet or script): the same words, the same verdict
+    assert page["n_words"] == rows[0]["n_words"] == len(TEXT.split())
+    assert page["provider"] == rows[0]["provider"]

@@ -44,7 +44,7 @@ def _positive(value: str) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="Files, folders (recursing into .md/.txt), globs, '-' for stdin, "
+                   help="Files, folders (recursing into .md/.txt/.html), globs, '-' for stdin, "
                         "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row).")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", dest="json_out", action="store_true", help="One JSON array of results.")
@@ -105,7 +105,7 @@ def _held_back(items: Iterable) -> Iterator:
         yield it
     if not other:
         if not held:
-            raise WhowroteError("no input texts found (folders are searched for .md and .txt files)")
+            raise WhowroteError("no input texts found (folders are searched for .md, .markdown, .txt, .html and .htm files)")
         raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in held))
 
 
