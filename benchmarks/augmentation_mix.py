@@ -19,12 +19,11 @@ import json
 import time
 from pathlib import Path
 
-from whowrote.data import load_corpus
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies
-from whowrote.style.train import copy_features, fit_augmented
+from whowrote.style.train import copy_features, fit_augmented, training_corpus
 
 # A mix: one copy per group for each training text (its edit drawn from the group), and its weight.
 MIXES = {
@@ -48,9 +47,7 @@ def choose(results: dict) -> str:
 def inner_split(paths: list[str], seed: int):
     """The outer topic hold-out's train part (index reset, a ``row`` column numbering it) and its
     inner topic split (seed 100 + seed): (outer, inner train, inner val)."""
-    corpus = load_corpus(paths).reset_index(drop=True)
-    if "truncated" in corpus.columns:  # as train-probe drops them
-        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
+    corpus = training_corpus(paths)
     outer = topic_holdout_split(corpus, seed=seed, balance=False)["train"].reset_index(drop=True)
     outer["row"] = range(len(outer))
     inner = topic_holdout_split(outer, seed=100 + seed, balance=False)

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import numpy as np
-from robustness import RECIPES, Features, indexed_corpus, timed_log
+from robustness import RECIPES, Features, corpus_args, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
@@ -48,11 +47,7 @@ def user_turn(row) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
-    ap.add_argument("--seed", type=int, default=0)
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     args = ap.parse_args()
     log = timed_log()
     corpus = indexed_corpus(args.corpus)

@@ -69,14 +69,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from robustness import corpus_args
 
-from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
 from whowrote.style.calibration import expected_calibration_error, fit_temperature, softmax
-from whowrote.style.train import augmented_features, fit_augmented
+from whowrote.style.train import augmented_features, fit_augmented, training_corpus
 from whowrote.types import LABELS, OTHER
 
+CACHE = "/tmp/whowrote-jackknife"  # the fits and features, kept between runs (genre_novelty and other_distance read them)
 PARAMS: dict[str, Any] = {"feature_set": "full", "calibrate": False}
 MIXTURES = ("full", "jack", "full+jack")
 SCORES = ("1-top", "tv", "flip", "distance")
@@ -90,14 +91,6 @@ def cpu_seconds() -> float:
     """CPU time (user + system) of this process and its finished children."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def load(paths: Sequence[str]):
-    """The corpus as train-probe loads it (same row order, so the same edited copies)."""
-    corpus = load_corpus(list(paths)).reset_index(drop=True)
-    if "truncated" in corpus.columns:
-        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
-    return corpus
 
 
 def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.ndarray, np.ndarray]:
@@ -400,17 +393,8 @@ def table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cache_args(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The arguments of this trial and of the ones that read its cache (genre_novelty, other_distance)."""
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-jackknife"))
-    ap.add_argument("--seed", type=int, default=0)
-    return ap
-
-
 def main() -> None:
-    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
     ap.add_argument("--fit-only", action="store_true", help="fit (and cache) every model, report nothing")
     ap.add_argument("--topic", action="store_true", help="also the in-genre sanity check on the topic hold-out (6 fits)")
     args = ap.parse_args()
@@ -420,7 +404,7 @@ def main() -> None:
         print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
 
     args.cache.mkdir(parents=True, exist_ok=True)
-    corpus = load(args.corpus)
+    corpus = training_corpus(args.corpus)
     genres = sorted(corpus["genre"].unique())
     log(f"loaded {len(corpus)} texts; genres {genres}")
     X, Xa = features(corpus["text"].tolist(), args.seed, args.cache, log)

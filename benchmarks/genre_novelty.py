@@ -36,20 +36,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from genre_jackknife import CACHE
+from robustness import corpus_args
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from genre_jackknife import cache_args, load  # noqa: E402  (the same corpus rows and order as the cache)
-
-from whowrote.data.generate.store import atomic_write  # noqa: E402
-from whowrote.data.splits import topic_holdout_split  # noqa: E402
-from whowrote.style.calibration import IN_GENRE_WEIGHT, expected_calibration_error, softmax  # noqa: E402
-from whowrote.types import LABELS  # noqa: E402
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import topic_holdout_split
+from whowrote.style.calibration import IN_GENRE_WEIGHT, expected_calibration_error, softmax
+from whowrote.style.train import training_corpus
+from whowrote.types import LABELS
 
 N_HASH = 1 << 18
 
@@ -121,11 +119,11 @@ def auroc(pos: np.ndarray, score: np.ndarray) -> float:
 
 
 def main() -> None:
-    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
     ap.add_argument("--novelty", choices=("centroid", "knn"), default="centroid")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    corpus = load(args.corpus)
+    corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
     genres = corpus["genre"].to_numpy(object)
     names = sorted(set(genres.tolist()))
     y = np.array([LABELS.index(v) for v in corpus["provider"].to_numpy(object)])

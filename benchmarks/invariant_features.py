@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from robustness import Features  # noqa: E402
+from robustness import Features, corpus_args  # noqa: E402
 
 from whowrote.data import load_corpus  # noqa: E402
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split  # noqa: E402
@@ -351,16 +351,12 @@ def _write(path: Path, obj) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--stage", choices=["select", "confirm", "report"], required=True)
     ap.add_argument("--folds", nargs="+", default=["topic", "blog", "chat", "debate", "fiction", "longform"])
     ap.add_argument("--scorer", choices=["lr", "trees"], default="lr", help="the inner scorer (select) / the selection used")
     ap.add_argument("--rule", help="diagnostic: this rule on every fold instead of the nested choice (an oracle when "
                     "read on the outer LOGO, never a result)")
-    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     t_start = time.perf_counter()
 

@@ -67,7 +67,7 @@ from scipy import sparse
 sys.path.insert(0, str(Path(__file__).parent))
 from invariant_features import DEFAULT_MODEL, SubsetModel, _Fold, _write, fit_full, trees_proxy  # noqa: E402
 from lexical_terms import choose_vocabulary, term_counts, term_name, tokens  # noqa: E402
-from robustness import Features  # noqa: E402
+from robustness import Features, corpus_args  # noqa: E402
 
 from whowrote.data import load_corpus  # noqa: E402
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split  # noqa: E402
@@ -335,17 +335,13 @@ def table(res: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--stage", choices=["lexicon", "select", "confirm", "report", "edits", "speed", "figure"], required=True)
     ap.add_argument("--scorer", choices=["lr", "trees"], default="lr")
     ap.add_argument("--folds", nargs="+", default=["topic", "blog", "chat", "debate", "fiction", "longform"])
     ap.add_argument("--rule", help="diagnostic: this candidate on every fold (an oracle when read on the outer LOGO)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--cap", type=int, default=600, help="edits: val texts scored under the edits (robustness.py's default)")
-    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     t_start = time.perf_counter()
 

@@ -25,26 +25,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
+from genre_jackknife import CACHE
+from robustness import corpus_args
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from genre_jackknife import cache_args, load  # noqa: E402  (the same corpus rows and order as the cache)
-
-from whowrote.data.generate.store import atomic_write  # noqa: E402
-from whowrote.style.ood import FeatureDensity  # noqa: E402
-from whowrote.style.trees import log_transform  # noqa: E402
-from whowrote.types import LABELS, OTHER, PROVIDERS  # noqa: E402
+from whowrote.data.generate.store import atomic_write
+from whowrote.style.ood import FeatureDensity
+from whowrote.style.train import training_corpus
+from whowrote.style.trees import log_transform
+from whowrote.types import LABELS, OTHER, PROVIDERS
 
 
 def main() -> None:
     from sklearn.metrics import roc_auc_score
 
-    ap = cache_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
     args = ap.parse_args()
-    corpus = load(args.corpus)
+    corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
     feats = sorted(args.cache.glob(f"features-*-seed{args.seed}.npz"))
     if len(feats) != 1:
         raise SystemExit(f"error: need exactly one features-*-seed{args.seed}.npz in {args.cache} "

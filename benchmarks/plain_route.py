@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from augmentation_mix import inner_split
+from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_keys
@@ -98,11 +99,7 @@ class Cache:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-plain-route"))
-    ap.add_argument("--seed", type=int, default=0)
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
     ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
     ap.add_argument("--html", action="store_true",
                     help="variant: the specialist also sees each text's HTML round trip as a second copy")

@@ -137,15 +137,21 @@ def generation_splits(corpus):
         yield f"{src}->{dst}", train, test
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def corpus_args(ap: argparse.ArgumentParser, cache: str = "/tmp/whowrote-robustness") -> argparse.ArgumentParser:
+    """The arguments every corpus trial in benchmarks/ takes: ``--corpus``, ``--out``, ``--cache``
+    (default ``cache``: where its features or fits are kept between runs) and ``--seed``."""
     ap.add_argument("--corpus", nargs="+", required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"))
+    ap.add_argument("--cache", type=Path, default=Path(cache))
+    ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--recipes", nargs="+", default=["default", "legacy"], choices=list(RECIPES))
     ap.add_argument("--splits", nargs="+", default=["topic", "logo", "generation"])
     ap.add_argument("--cap", type=int, default=600, help="test texts per test set scored under the edits")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0, help="texts per (genre, provider) cell; 0 = all (for smoke runs)")
     args = ap.parse_args()
     log = timed_log()

@@ -123,13 +123,10 @@ def train_probe(
 
     The check also scores up to ``robustness_cap`` held-out texts per test set under every edit
     of the suite (0 skips it)."""
-    from whowrote.data import load_corpus
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
-    corpus = load_corpus(list(corpus_paths)).reset_index(drop=True)
-    if "truncated" in corpus.columns:  # generations cut off at their output budget (whowrote data generate)
-        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
+    corpus = training_corpus(corpus_paths)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
     params = {"feature_set": feature_set, "seed": seed}
@@ -175,6 +172,17 @@ def train_probe(
         f"abstain below {model.abstain_below_:.3f}) "
         f"in {time.perf_counter() - t0:.1f}s total")
     return metrics
+
+
+def training_corpus(paths: Sequence[str | Path]):
+    """The corpus table as :func:`train_probe` fits on it: every file in order, index reset, without
+    the generations cut off at their output budget (``truncated``, from ``whowrote data generate``)."""
+    from whowrote.data import load_corpus
+
+    corpus = load_corpus(list(paths)).reset_index(drop=True)
+    if "truncated" in corpus.columns:
+        corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
+    return corpus
 
 
 def library_versions() -> dict[str, str]:
