@@ -10,23 +10,17 @@ keys (a run before they existed) shows dashes; a torn line is skipped.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
+
+from summarize_05b import read_jsonl  # the same folder: a torn line is skipped
 
 KEYS = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s")
 
 
 def split(path: Path) -> dict[str, float | int | None]:
-    rows = []
-    for line in path.read_text(encoding="utf-8", errors="replace").split("\n"):
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(r, dict) and r.get("kind") == "train" and isinstance(r.get("step_time"), (int, float)):
-            rows.append(r)
+    rows = [r for r in read_jsonl(path) if r.get("kind") == "train" and isinstance(r.get("step_time"), (int, float))]
     steps = {r["step"]: r for r in rows}  # a resumed step: the last record wins
     later = [steps[s] for s in sorted(steps)][1:]
 

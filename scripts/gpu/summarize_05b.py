@@ -98,7 +98,7 @@ def read_jsonl(p: Path) -> list[dict]:
     """The records of a metrics.jsonl; a torn line (a run killed mid-write) is left out."""
     out = []
     try:
-        lines = p.read_text().splitlines()
+        lines = p.read_text(encoding="utf-8", errors="replace").split("\n")  # JSONL: "\n" only, as every reader here
     except OSError:
         return out
     for line in lines:
