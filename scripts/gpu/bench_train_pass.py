@@ -29,13 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-SHAPES = {  # the public config of SmolLM2-135M-Instruct (as bench_generate.py), and a tiny one for CPU tests
-    "smollm2-135m": dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
-                         num_key_value_heads=3, vocab_size=49152, max_position_embeddings=8192,
-                         rope_theta=100000.0, rms_norm_eps=1e-5, tie_word_embeddings=True),
-    "tiny": dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-                 num_key_value_heads=2, vocab_size=256, max_position_embeddings=256, tie_word_embeddings=True),
-}
+from bench_generate import SHAPES as MODEL_SHAPES  # the same folder: the public configs of the two models
+
+SHAPES = {**MODEL_SHAPES, "tiny": dict(model_type="llama", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                       num_attention_heads=4, num_key_value_heads=2, vocab_size=256,
+                                       max_position_embeddings=256, tie_word_embeddings=True)}  # CPU tests
 MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")
 
 
@@ -85,12 +83,13 @@ def main() -> None:
     a = ap.parse_args()
 
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM
 
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     torch.backends.cuda.matmul.allow_tf32 = False  # torch's default, which whowrote's trainers keep (no tf32 argument)
     torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(**SHAPES[a.shape])).to(dev).train()
+    spec = dict(SHAPES[a.shape])
+    model = AutoModelForCausalLM.from_config(AutoConfig.for_model(spec.pop("model_type"), **spec)).to(dev).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
     g = torch.Generator().manual_seed(0)
     batch = torch.randint(0, SHAPES[a.shape]["vocab_size"], (a.prompts, a.prompt_len + a.completion), generator=g).to(dev)

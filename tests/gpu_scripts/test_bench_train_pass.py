@@ -16,6 +16,8 @@ SCRIPT = REPO / "scripts" / "gpu" / "bench_train_pass.py"
 
 
 def _module():
+    if str(SCRIPT.parent) not in sys.path:  # it imports bench_generate from its own folder, as a script does
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("bench_train_pass", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
