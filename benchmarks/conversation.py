@@ -62,12 +62,14 @@ def main() -> None:
     featurise = StyleModel(**RECIPES["default"]).features
     y = val["provider"].to_numpy(object)
     results: dict = {"n": int(len(val)), "raw": accuracies(model, feats.get("default", val["row_idx"].to_numpy(), "raw"), y)}
+    whole = {}  # each layout's transcripts, featurised once (the per-genre rows below reuse them)
     for name, layout in LAYOUTS.items():
         wrapped = [layout(user_turn(row), row.text) for row in val.itertuples()]
         kept = [assistant_turns(w) for w in wrapped]
         exact = float(np.mean([k is not None and k.text == row.text.strip() for k, row in zip(kept, val.itertuples(), strict=True)]))
+        whole[name] = featurise(wrapped)
         results[name] = {
-            "read_whole": accuracies(model, featurise(wrapped), y),
+            "read_whole": accuracies(model, whole[name], y),
             "assistant_turns": accuracies(model, featurise([k.text if k else w for k, w in zip(kept, wrapped, strict=True)]), y),
             "recognised": float(np.mean([k is not None for k in kept])),
             "exact_original": exact,
@@ -78,11 +80,9 @@ def main() -> None:
     per_genre = {}
     for genre in sorted(val["genre"].unique()):
         m = (val["genre"] == genre).to_numpy()
-        g = val[m]
-        wrapped = [LAYOUTS["user_assistant"](user_turn(row), row.text) for row in g.itertuples()]
         per_genre[genre] = {"n": int(m.sum()),
-                            "raw": accuracies(model, feats.get("default", g["row_idx"].to_numpy(), "raw"), y[m])["accuracy"],
-                            "read_whole": accuracies(model, featurise(wrapped), y[m])["accuracy"]}
+                            "raw": accuracies(model, feats.get("default", val["row_idx"].to_numpy()[m], "raw"), y[m])["accuracy"],
+                            "read_whole": accuracies(model, whole["user_assistant"][m], y[m])["accuracy"]}
     results["per_genre_user_assistant"] = per_genre
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "conversation.json", json.dumps(results, indent=2) + "\n")
