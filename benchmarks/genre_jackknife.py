@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from robustness import corpus_args
+from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
@@ -399,10 +399,7 @@ def main() -> None:
     ap.add_argument("--topic", action="store_true", help="also the in-genre sanity check on the topic hold-out (6 fits)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
+    log = timed_log()
     args.cache.mkdir(parents=True, exist_ok=True)
     corpus = training_corpus(args.corpus)
     genres = sorted(corpus["genre"].unique())
