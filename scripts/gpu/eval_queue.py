@@ -6,9 +6,10 @@
 ``JOBS.tsv`` is read again on every poll, so the caller appends jobs while it launches trainers.
 One job per line, tab-separated::
 
-    OUT_DIR  MODEL_DIR  VARIANT  MAX_NEW_TOKENS  DONE_FILE
+    OUT_DIR  MODEL_DIR  VARIANT  MAX_NEW_TOKENS  DONE_FILE  [SPLIT]
 
-A job is ready when ``DONE_FILE`` exists (``-``: at once): the caller writes it when the process
+``SPLIT`` (optional) is a split file that job scores instead of ``--split`` (an edited copy of val,
+another genre). A job is ready when ``DONE_FILE`` exists (``-``: at once): the caller writes it when the process
 that trains ``MODEL_DIR`` exits. Ready jobs run in file order, those of the model already loaded
 first. A job whose model is missing once its DONE_FILE exists is recorded as failed. A line ``END``
 says no more jobs will come; the queue exits when every job is done or failed, or when the deadline
@@ -47,6 +48,7 @@ class Job:
     variant: str
     max_new: int
     done_file: str
+    split: str = ""
 
     def ready(self) -> bool:
         return self.done_file == "-" or Path(self.done_file).exists()
@@ -68,9 +70,9 @@ def read_jobs(path: Path) -> tuple[list[Job], bool]:
             end = True
             continue
         parts = line.split("\t")
-        if len(parts) != 5:
-            raise SystemExit(f"{path}:{n}: want 5 tab-separated fields, got {len(parts)}: {line!r}")
-        jobs.append(Job(parts[0], parts[1], parts[2], int(parts[3]), parts[4]))
+        if len(parts) not in (5, 6):
+            raise SystemExit(f"{path}:{n}: want 5 or 6 tab-separated fields, got {len(parts)}: {line!r}")
+        jobs.append(Job(parts[0], parts[1], parts[2], int(parts[3]), *parts[4:]))
     return jobs, end
 
 
@@ -197,7 +199,7 @@ def main() -> int:
         try:
             backend, load_s = engines.get(job.model)
             hcfg = dataclasses.replace(base, out=job.out, model=job.model, variant=job.variant,
-                                       max_new_tokens=job.max_new)
+                                       max_new_tokens=job.max_new, split=job.split or base.split)
             t0 = time.perf_counter()
             s = run_eval(hcfg, backend=backend)
         except Exception as e:  # one broken checkpoint must not stop the queue
@@ -205,7 +207,7 @@ def main() -> int:
             log(f"failed {job.out}: {type(e).__name__}: {e}")
             continue
         k = hcfg.k
-        record(job, "ok", load_s=round(load_s, 1), eval_s=round(time.perf_counter() - t0, 1),
+        record(job, "ok", split=hcfg.split, load_s=round(load_s, 1), eval_s=round(time.perf_counter() - t0, 1),
                accuracy=s.get("accuracy"), **{f"pass@{k}": s.get(f"pass@{k}")},
                truncation_rate=s.get("truncation_rate"), faithfulness=s.get("faithfulness"),
                tokens_per_s=getattr(backend, "tokens_per_s", None))

@@ -48,6 +48,8 @@
 #   QWEN_BATCHED_TOKENS  max_num_batched_tokens of every vLLM engine (scripts/gpu/wt.py; TRL's colocated
 #                    engine hard-codes 4096)
 #   QWEN_BENCH_ARGS  extra bench_generate.py arguments of the bench stage (e.g. --max-num-batched-tokens 65536)
+#   QWEN_SPLITS      a carried folder of *.jsonl.gz (scripts/gpu/edit_splits.py): every call's queue also scores
+#                    the answer-only SFT on each (issue 17: edited val, the unseen chat genre)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
 # Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall. callB/callC arms are ARM:SEED or
@@ -317,11 +319,26 @@ begin_call() {  # TAG CALL_S
 }
 catch_up() {  # k = 4 evals an earlier call registered but did not get to (its model exists)
   [[ -f $RUNS/eval_jobs.tsv ]] || return 0
-  local out model variant maxnew donef
-  while IFS=$'\t' read -r out model variant maxnew donef; do
+  local out model variant maxnew donef split
+  while IFS=$'\t' read -r out model variant maxnew donef split; do
     [[ -f $out/summary.json || ! -f $model/config.json ]] && continue
-    grep -q -F "$out	" "$JOBS" || printf '%s\t%s\t%s\t%s\t%s\n' "$out" "$model" "$variant" "$maxnew" "$donef" >> "$JOBS"
+    grep -q -F "$out	" "$JOBS" || printf '%s\t%s\t%s\t%s\t%s%s\n' "$out" "$model" "$variant" "$maxnew" "$donef" "${split:+	$split}" >> "$JOBS"
   done < "$RUNS/eval_jobs.tsv"
+}
+split_evals() {  # QWEN_SPLITS=DIR (carried *.jsonl.gz, scripts/gpu/edit_splits.py): the answer-only SFT scored on
+  # each file too (its 6th job field), once callA trained it: issue 17's edits and the unseen chat genre
+  [[ -n ${QWEN_SPLITS:-} ]] || return 0
+  local f name d=$Q/sft_answer_only
+  mkdir -p "$H/splits"
+  for f in "$QWEN_SPLITS"/*.jsonl.gz; do
+    [[ -f $f ]] || continue
+    name=$(basename "$f" .jsonl.gz)
+    [[ -f $d/eval_k4_$name/summary.json ]] && continue  # an earlier call scored it
+    [[ -n $CHECK ]] || gunzip -c "$f" > "$H/splits/$name.jsonl"
+    # not job(): the model is already trained, so its done marker must stay
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$d/eval_k4_$name" "$d/final" answer_only "$NA" "$d/.done" "$H/splits/$name.jsonl" \
+      | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+  done
 }
 start_queue() {  # one eval engine for the call, warm on the base model, until END + all jobs done
   if [[ -n $CHECK ]]; then
@@ -445,6 +462,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
     job "$Q/base_eval_answer_only" "$MODEL" answer_only "$NA" -
   fi
   start_queue
+  split_evals
   # registered now, so the queue waits for them (done markers)
   local sfts=$A_SFTS a
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
@@ -466,6 +484,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
 callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR and fallback on one
   begin_call B 575
   start_queue
+  split_evals
   local arms=() a
   arms=(tells:0 tells:1)
   for a in star fallback; do [[ -n $CHECK || -f $Q/cs_$a/sft/final/config.json ]] && arms+=("$a:0"); done
@@ -481,6 +500,7 @@ callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR
 callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's runs from the tells cold start
   begin_call C 480
   start_queue
+  split_evals
   # shellcheck disable=SC2206
   local runs=(${QWEN_C_RUNS:-rlsd rlsd_anchored cheatsheet}) i arms
   # shellcheck disable=SC2206

@@ -9,8 +9,9 @@
 #   bash scripts/gpu/vllm_calls.sh grpo      # 10 GRPO steps with TRL's vLLM (colocate), 3 with HF generate
 #   bash scripts/gpu/vllm_calls.sh eval      # whowrote eval --backend vllm vs transformers; STaR on vLLM
 #   bash scripts/gpu/vllm_calls.sh grpo_split  # issue 14's 7.2 s step split: 10 GRPO steps at TRL's 4,096
-#                                            # batched tokens, then 10 at 65,536 (scripts/gpu/wt.py), with
-#                                            # time/rollouts_s beside step_time (whowrote.train.phases)
+#                                            # batched tokens, then at 65,536 with micro-batches of 48
+#                                            # (scripts/gpu/wt.py), time/rollouts_s beside step_time
+#                                            # (whowrote.train.phases); joins + installs a fresh stage itself
 # Everything small lands in $OUT (logs, metrics, summaries; no weights, no corpus text).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -79,13 +80,18 @@ for run in ("grpo_vllm", "grpo_hf"):
 EOF
     pack grpo
     ;;
-  grpo_split)  # after bench (or eval) on this machine: the SmolLM2 export is there
-    for tokens in 4096 65536; do
-      log "GRPO, vLLM colocate, max_num_batched_tokens $tokens"
-      WT_VLLM_UTIL=0.3 WT_VLLM_BATCHED_TOKENS=$tokens timeout 270 python3 scripts/gpu/wt.py train grpo "${GRPO[@]}" \
-        --set grpo.max_steps=10 --set grpo.use_vllm=true --set 'grpo.vllm_mode="colocate"' \
-        --set "run.output_dir=\"$RUNS/grpo_split_$tokens\"" > "$RUNS/grpo_split_$tokens.log" 2>&1
-      log "rc=$?"; grep -E '^\[wt\]' "$RUNS/grpo_split_$tokens.log" | head -n 1
+  grpo_split)  # after bench or eval on this machine, or first on a fresh stage (carry .stage/pLAST of a "qwen smol" pack)
+    [[ -d $X/wheels ]] || { bash scripts/gpu/stage.sh recv "$(bash scripts/gpu/stage.sh last)" || exit 1; }
+    [[ -f $MODEL/config.json ]] || { timeout 200 $WT export-model "$X/smol.gguf" "$MODEL" --dtype bfloat16 | tail -n 1; }
+    # arms (TOKENS:MICRO_BATCH): TRL's 4,096 batched tokens with session 7's 6 micro-batches of 16, then
+    # 65,536 with 2 of 48 (time/rollouts_s and the rest split each step, so one arm per change suffices)
+    for arm in ${SPLIT_ARMS:-4096:16 65536:48}; do
+      tokens=${arm%%:*} mb=${arm##*:} name=grpo_split_${arm/:/_mb}
+      log "GRPO, vLLM colocate, max_num_batched_tokens $tokens, micro-batch $mb"
+      WT_VLLM_UTIL=0.3 WT_VLLM_BATCHED_TOKENS=$tokens timeout "${SPLIT_S:-220}" python3 scripts/gpu/wt.py train grpo "${GRPO[@]}" \
+        --set grpo.max_steps=10 --set grpo.use_vllm=true --set 'grpo.vllm_mode="colocate"' --set "grpo.micro_batch=$mb" \
+        --set "run.output_dir=\"$RUNS/$name\"" > "$RUNS/$name.log" 2>&1
+      log "rc=$?"; grep -E '^\[wt\]' "$RUNS/$name.log" | head -n 1
     done
     python3 scripts/gpu/step_split.py "$RUNS"/grpo_split_*/metrics.jsonl | tee "$OUT/grpo_split.txt"
     pack grpo_split

@@ -55,15 +55,17 @@ def test_patch_is_off_without_an_engine_variable() -> None:
 def test_eval_queue_job_file(tmp_path: Path) -> None:
     done = tmp_path / "run" / ".done"
     jobs = tmp_path / "jobs.tsv"
-    jobs.write_text(f"{tmp_path}/a\tM\t3way\t256\t-\n# comment\n{tmp_path}/b\tM2\tanswer_only\t16\t{done}\nEND\n")
+    jobs.write_text(f"{tmp_path}/a\tM\t3way\t256\t-\n# comment\n{tmp_path}/b\tM2\tanswer_only\t16\t{done}\n"
+                    f"{tmp_path}/c\tM2\tanswer_only\t16\t{done}\tchat.jsonl\nEND\n")
     got, end = eval_queue.read_jobs(jobs)
-    assert end and [(j.variant, j.max_new) for j in got] == [("3way", 256), ("answer_only", 16)]
+    assert end and [(j.variant, j.max_new, j.split) for j in got] == [
+        ("3way", 256, ""), ("answer_only", 16, ""), ("answer_only", 16, "chat.jsonl")]  # the 6th field: its own split
     assert got[0].ready() and not got[1].ready()
     done.parent.mkdir()
     done.write_text("skip: STaR kept 3 rows\n")
     assert got[1].ready() and got[1].not_run()
     jobs.write_text("only\ttwo\n")
-    with pytest.raises(SystemExit, match="5 tab-separated"):
+    with pytest.raises(SystemExit, match="5 or 6 tab-separated"):
         eval_queue.read_jobs(jobs)
 
 

@@ -1,0 +1,66 @@
+"""The answer-only LM under issue 17's edits and on an unseen genre: the splits the device call scores.
+
+Writes, into a git-ignored folder (default ``.gguf/edits``; carry it to the device, never commit it):
+
+- ``val.EDIT.jsonl.gz`` for every edit of the robustness suite but ``raw``
+  (:func:`whowrote.style.edits.edits`, seed 0): the ladder's 3-way val (``prepare_data.py``), each
+  text put through the edit exactly as ``whowrote eval --edit EDIT`` would;
+- ``chat.jsonl.gz``: ``--n-chat`` AlpacaEval answers of the three assistants from
+  ``chat.jsonl``, provider-balanced and seeded. The ladder's LM never saw the chat genre (its train
+  split reads blogs, debates, fiction, longform), so this is its leave-one-genre-out test, on the
+  texts where the style model's 4-genre fit is scored for the side-by-side
+  (``scripts/gpu/edit_splits.py --style-logo``).
+
+    python scripts/gpu/edit_splits.py --val .gguf/data/val.jsonl.gz --corpus ../shared/corpus --out .gguf/edits
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from whowrote.cli.evaluate import _edited_split
+from whowrote.data import load_corpus
+from whowrote.style.edits import edits
+from whowrote.train.data import balanced_subset, write_rows
+from whowrote.types import PROVIDERS
+
+COLS = ("id", "text", "provider", "model", "genre", "topic")
+
+
+def chat_rows(corpus_dir: Path, n: int, max_chars: int, seed: int) -> list[dict]:
+    chat = load_corpus([corpus_dir / "chat.jsonl"])
+    chat = chat[chat["provider"].isin(PROVIDERS)]
+    rows = [{**{c: r[c] for c in COLS}, "text": str(r["text"])[:max_chars], "topic": str(r["topic"])}
+            for r in chat[list(COLS)].to_dict("records")]
+    return balanced_subset(rows, n, PROVIDERS, seed=seed)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
+    ap.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
+    ap.add_argument("--out", type=Path, default=Path(".gguf/edits"))
+    ap.add_argument("--n-chat", type=int, default=240)
+    ap.add_argument("--max-chars", type=int, default=12000, help="as prepare_data.py cut the ladder's texts")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    tmp = a.out / "tmp"
+    for name in edits(a.seed):
+        if name == "raw":
+            continue
+        plain = _edited_split(a.val, name, tmp, a.seed)
+        rows = [json.loads(line) for line in plain.read_text(encoding="utf-8").splitlines()]
+        write_rows(a.out / f"val.{name}.jsonl.gz", rows)
+        plain.unlink()
+    tmp.rmdir()
+    chat = chat_rows(a.corpus, a.n_chat, a.max_chars, a.seed)
+    write_rows(a.out / "chat.jsonl.gz", chat)
+    print(json.dumps({"edits": sorted(p.name for p in a.out.glob("val.*.jsonl.gz")), "chat": len(chat),
+                      "chat_providers": {p: sum(r["provider"] == p for r in chat) for p in PROVIDERS}}))
+
+
+if __name__ == "__main__":
+    main()
