@@ -5,7 +5,9 @@ Per run (one line each): the number of logged steps and the medians, over every 
 sampling, weight sync, rewards, the old-policy log-probability pass), the vLLM sampling and weight
 sync within them (``time/vllm_generate_s``, ``time/vllm_sync_s``), and the optimisation
 (``step_time - time/rollouts_s``), as ``whowrote.train.phases`` logs them. A file without those
-keys (a run before they existed) shows dashes; a torn line is skipped.
+keys (a run before they existed) shows dashes; a torn line is skipped. ``--plot PNG`` also draws
+each run's step as stacked bars (sampling, weight sync, the rest of the rollouts, the optimisation)
+against the 3 s target.
 """
 
 from __future__ import annotations
@@ -34,13 +36,50 @@ def split(path: Path) -> dict[str, float | int | None]:
     return out
 
 
+def plot(rows: dict[str, dict[str, float | int | None]], path: Path) -> None:
+    """Stacked bars of each run's median step (runs without the split are left out)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = {k: v for k, v in rows.items() if v["time/rollouts_s"] is not None}
+    parts = {"vLLM sampling": lambda r: r["time/vllm_generate_s"] or 0.0,
+             "weight sync": lambda r: r["time/vllm_sync_s"] or 0.0,
+             "rest of the rollouts": lambda r: r["time/rollouts_s"] - (r["time/vllm_generate_s"] or 0.0)
+             - (r["time/vllm_sync_s"] or 0.0),
+             "optimisation": lambda r: r["optimisation"] or 0.0}
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(runs)))
+    left = [0.0] * len(runs)
+    for label, part in parts.items():
+        widths = [part(r) for r in runs.values()]
+        ax.barh(list(runs), widths, left=left, label=label)
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    ax.axvline(3.0, color="black", linestyle="--", linewidth=1, label="3 s target")
+    ax.set_xlabel("seconds per GRPO step (median, first step left out)")
+    ax.invert_yaxis()
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=5, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str]) -> int:
+    png = None
+    if "--plot" in argv:
+        i = argv.index("--plot")
+        if i + 1 >= len(argv):
+            print("--plot needs a PNG path", file=sys.stderr)
+            return 2
+        png = Path(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
     if not argv:
-        print("usage: step_split.py RUN/metrics.jsonl ...", file=sys.stderr)
+        print("usage: step_split.py RUN/metrics.jsonl ... [--plot PNG]", file=sys.stderr)
         return 2
     cols = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s", "optimisation")
     print("run | steps | " + " | ".join(cols) + "  (medians in s, first step left out)")
     rc = 0
+    rows: dict[str, dict[str, float | int | None]] = {}
     for arg in argv:
         p = Path(arg)
         if not p.is_file():
@@ -48,7 +87,10 @@ def main(argv: list[str]) -> int:
             rc = 1
             continue
         got = split(p)
+        rows[p.parent.name] = got
         print(f"{p.parent.name} | {got['steps']} | " + " | ".join("—" if got[c] is None else f"{got[c]:.2f}" for c in cols))
+    if png is not None:
+        plot(rows, png)
     return rc
 
 

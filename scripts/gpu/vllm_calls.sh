@@ -85,12 +85,14 @@ EOF
     [[ -f $MODEL/config.json ]] || { timeout 200 $WT export-model "$X/smol.gguf" "$MODEL" --dtype bfloat16 | tail -n 1; }
     # arms (TOKENS:MICRO_BATCH): TRL's 4,096 batched tokens with session 7's 6 micro-batches of 16, then
     # 65,536 with 2 of 48 (time/rollouts_s and the rest split each step, so one arm per change suffices)
+    # SPLIT_SET: extra section.key=value words for every arm (e.g. grpo.trl.vllm_importance_sampling_correction=false)
+    extra=(); for kv in ${SPLIT_SET:-}; do extra+=(--set "$kv"); done
     for arm in ${SPLIT_ARMS:-4096:16 65536:48}; do
       tokens=${arm%%:*} mb=${arm##*:} name=grpo_split_${arm/:/_mb}
       log "GRPO, vLLM colocate, max_num_batched_tokens $tokens, micro-batch $mb"
       WT_VLLM_UTIL=0.3 WT_VLLM_BATCHED_TOKENS=$tokens timeout "${SPLIT_S:-220}" python3 scripts/gpu/wt.py train grpo "${GRPO[@]}" \
         --set grpo.max_steps=10 --set grpo.use_vllm=true --set 'grpo.vllm_mode="colocate"' --set "grpo.micro_batch=$mb" \
-        --set "run.output_dir=\"$RUNS/$name\"" > "$RUNS/$name.log" 2>&1
+        "${extra[@]}" --set "run.output_dir=\"$RUNS/$name\"" > "$RUNS/$name.log" 2>&1
       log "rc=$?"; grep -E '^\[wt\]' "$RUNS/$name.log" | head -n 1
     done
     python3 scripts/gpu/step_split.py "$RUNS"/grpo_split_*/metrics.jsonl | tee "$OUT/grpo_split.txt"

@@ -33,9 +33,14 @@ def test_medians_leave_out_the_first_step_and_torn_lines(tmp_path: Path) -> None
     # steps 2-4: step_time 7.0/8.0/7.5 -> 7.5; rollouts 5.0/5.5/6.0 -> 5.5; optimisation 2.0/2.5/1.5 -> 2.0
     assert lines[1] == "grpo_split_4096 | 4 | 7.50 | 5.50 | 3.50 | 0.25 | 2.00"
     assert lines[2] == "old | 2 | 7.40 | — | — | — | —"  # a run from before the split was logged
+    png = tmp_path / "split.png"
+    res = _run(str(d / "metrics.jsonl"), str(old / "metrics.jsonl"), "--plot", str(png))
+    assert res.returncode == 0, res.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
 def test_usage_and_missing_file(tmp_path: Path) -> None:
     assert _run().returncode == 2
+    assert _run(str(tmp_path / "x.jsonl"), "--plot").returncode == 2
     res = _run(str(tmp_path / "nope.jsonl"))
     assert res.returncode == 1 and "not found" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,65 @@
+"""scripts/gpu/edit_splits.py: the edited val files and the chat split the device call scores."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts" / "gpu"))
+
+import style_side_by_side  # noqa: E402
+
+from whowrote.style.edits import edits  # noqa: E402
+
+MD = "# A heading\n\nIt’s **bold** and\n\n- one item\n- two items\n\n" + "Words follow here. " * 40
+
+
+def read(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def test_edit_splits_writes_each_edit_and_a_balanced_chat_split(tmp_path: Path) -> None:
+    val = [{"id": f"v{i}", "text": MD + f" {i}", "provider": p, "model": "m", "genre": "blog", "topic": f"t{i}"}
+           for i, p in enumerate(["CLAUDE", "CHATGPT", "GEMINI"])]
+    with gzip.open(tmp_path / "val.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in val)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    models = {"CLAUDE": "claude-3-opus", "CHATGPT": "gpt-4o", "GEMINI": "gemini-pro", "OTHER": "llama-2-70b"}
+    rows = [{"id": f"c{p}{i}", "text": f"{p} answer number {i}. " * 30, "model": m, "topic": f"q{i}"}
+            for p, m in models.items() for i in range(5)]
+    (corpus / "chat.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "edits"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/edit_splits.py"), "--val", str(tmp_path / "val.jsonl.gz"),
+                        "--corpus", str(corpus), "--out", str(out), "--n-chat", "6", "--max-chars", "200"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    table = edits(0)
+    for name, edit in table.items():
+        if name == "raw":
+            assert not (out / "val.raw.jsonl.gz").exists()
+            continue
+        got = read(out / f"val.{name}.jsonl.gz")
+        assert [g["id"] for g in got] == [v["id"] for v in val]  # the val's rows, in order
+        assert [g["text"] for g in got] == [edit(v["text"]) for v in val]
+        assert all(g["provider"] == v["provider"] for g, v in zip(got, val, strict=True))
+    assert "**" not in read(out / "val.strip_markdown.jsonl.gz")[0]["text"]
+    chat = read(out / "chat.jsonl.gz")
+    assert sorted(c["provider"] for c in chat) == ["CHATGPT"] * 2 + ["CLAUDE"] * 2 + ["GEMINI"] * 2  # no OTHER
+    assert all(len(c["text"]) <= 200 and c["genre"] == "chat" for c in chat)
+    assert not (out / "tmp").exists()
+
+
+def test_three_way_reads_only_the_three_providers_columns() -> None:
+    # columns LABELS = CLAUDE, CHATGPT, GEMINI, OTHER: OTHER's large probability must not count
+    P = np.array([[0.2, 0.1, 0.0, 0.7], [0.0, 0.3, 0.1, 0.6], [0.1, 0.2, 0.3, 0.4], [0.5, 0.1, 0.1, 0.3]])
+    got = style_side_by_side.three_way(P, ["CLAUDE", "CHATGPT", "CLAUDE", "GEMINI"])
+    assert got["n"] == 4 and got["accuracy"] == 0.5
+    assert got["recall"] == {"CLAUDE": 0.5, "CHATGPT": 1.0, "GEMINI": 0.0}
