@@ -1,0 +1,120 @@
+"""A markup-blind model (issue 17): Markdown markers as fragile tells only, like typography.
+
+Typography already counts for nothing in the verdict (the canonical form drops it) because an
+editor adds or removes it without changing a word. Markdown markers are the same kind of evidence:
+a paste into a plain-text box, or a page read back from HTML, removes them. The *blind* model is
+the same recipe (``fit_augmented``, the current copies) with the :data:`plain_route.MARKUP`
+feature columns (headings, bullets, bold, code, tables, links, rules... per 1,000 characters) set
+to 0 in every matrix it fits on or scores, so a marker cannot move its verdict. What still carries
+the layout are the features that survive the edits: line and paragraph breaks, sentence and
+paragraph lengths.
+
+Measured on the same inner split as ``plain_route.py`` (``topic_holdout_split(outer train,
+seed=100)`` of the topic hold-out's train part; its feature cache), raw and under every edit, and
+leave-one-genre-out on the outer train part (3-way, raw and Markdown stripped).
+
+Decision rule, written here before the first run. Adopt ``blind`` (for a full retrain and the
+outer targets) only if, against ``current``:
+  (a) the worse of the two Markdown drops (strip_markdown, markdown_html) is <= 3 points;
+  (b) the worst drop over all edits does not grow by more than 0.5 points;
+  (c) raw inner 4-way accuracy falls by <= 0.5 points;
+  (d) the mean inner LOGO 3-way accuracy (raw) falls by <= 0.5 points.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/markup_blind.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/markup_blind
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+from augmentation_mix import inner_split
+from plain_route import MARKUP, PARAMS, SLACK, Cache, scores
+from robustness import corpus_args
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import leave_one_genre_out, topic_keys
+from whowrote.style import StyleModel
+from whowrote.style.edits import edits, strip_markdown
+from whowrote.style.features import feature_names
+from whowrote.style.train import copy_features, fit_augmented
+
+MD_TARGET = 0.03
+COLS = [feature_names("full").index(n) for n in MARKUP]
+
+
+def blind(X: np.ndarray) -> np.ndarray:
+    """``X`` with the markup columns set to 0 (the last axis is the features; copies too)."""
+    out = X.copy()
+    out[..., COLS] = 0.0
+    return out
+
+
+def decide(inner: dict, logo: dict) -> dict:
+    base, c = inner["current"], inner["blind"]
+    checks = {"md_drop_within_3pt": c["md_drop"] <= MD_TARGET,
+              "worst_drop_not_up_0.5pt": c["worst_drop"] <= base["worst_drop"] + SLACK,
+              "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
+              "logo_3way_not_down_0.5pt": logo["mean_3way"]["blind"] >= logo["mean_3way"]["current"] - SLACK}
+    return {"checks": checks, "adopt": all(checks.values())}
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
+
+    outer, tr, va = inner_split(args.corpus, args.seed)
+    log(f"inner split: train {len(tr)}, val {len(va)}")
+    feat = StyleModel(**PARAMS).features
+    cache = Cache(args.cache, log)  # plain_route's names: its runs' features are reused
+    texts = outer["text"].tolist()
+    X = cache.get("raw", texts, feat)
+    Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
+    Xp = cache.get("plain", [strip_markdown(t) for t in texts], feat)
+    vt = va["text"].tolist()
+    edited = {name: cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
+              for name, fn in edits(args.seed).items()}
+
+    def fit(Xr: np.ndarray, Xc: np.ndarray, frame) -> StyleModel:
+        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=args.seed, **PARAMS)
+
+    r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
+    views = {"current": lambda M: M, "blind": blind}
+    inner: dict = {}
+    for name, view in views.items():
+        m = fit(view(X[r]), view(Xa[r]), tr)
+        ed = {e: scores(m, m.predict_proba(view(Xe)), yv) for e, Xe in edited.items()}
+        raw = ed["raw"]["accuracy"]
+        drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
+        inner[name] = {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
+                       "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
+        log(f"{name}: raw {raw:.3f} / 3-way {ed['raw']['accuracy_3way']:.3f}; drops "
+            + ", ".join(f"{e} {d * 100:+.1f}" for e, d in drops.items()))
+    logo: dict = {}
+    for genre, gtr, gte in leave_one_genre_out(outer):
+        rr, t = gtr["row"].to_numpy(), gte["row"].to_numpy()
+        y = gte["provider"].to_numpy(object)
+        logo[str(genre)] = {}
+        for name, view in views.items():
+            m = fit(view(X[rr]), view(Xa[rr]), gtr)
+            logo[str(genre)][name] = {"raw": scores(m, m.predict_proba(view(X[t])), y),
+                                      "strip_markdown": scores(m, m.predict_proba(view(Xp[t])), y)}
+        log(f"logo {genre}: " + ", ".join(f"{n} {v['raw']['accuracy_3way']:.3f}/{v['strip_markdown']['accuracy_3way']:.3f}"
+                                          for n, v in logo[str(genre)].items()))
+    genres = [g for g in logo if g != "mean_3way"]
+    logo["mean_3way"] = {n: float(np.mean([logo[g][n]["raw"]["accuracy_3way"] for g in genres])) for n in views}
+    res = {"n_train": len(tr), "n_val": len(va), "markup_columns": list(MARKUP), "inner": inner, "logo": logo,
+           "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "markup_blind.json", json.dumps(res, indent=1) + "\n")
+    log(f"LOGO 3-way mean: {logo['mean_3way']}; decision: {res['decision']}")
+
+
+if __name__ == "__main__":
+    main()
