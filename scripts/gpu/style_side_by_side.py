@@ -9,10 +9,13 @@ Two side-by-sides, 3-way accuracy (the most probable of CLAUDE / CHATGPT / GEMIN
   fiction and longform only (the genre-jackknife cache's 4-genre fit: the LM's train genres).
 
 Features and the 4-genre fit come from ``benchmarks/genre_jackknife.py``'s cache (computed there if
-missing, ~15 min); the topic fit takes ~3 min on one core.
+missing, ~15 min); the topic fit takes ~3 min on one core. ``--plot PNG --lm DIR...`` instead draws
+that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), no corpus needed.
 
     OMP_NUM_THREADS=1 python scripts/gpu/style_side_by_side.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/session11/style_side_by_side.json
+    python scripts/gpu/style_side_by_side.py --out results/session11/style_side_by_side.json --plot docs/figures/lm_vs_style_edits.png \\
+        --lm results/session11/callA2/qwen05b/sft_answer_only results/session11/evalX/qwen05b/sft_answer_only
 """
 
 from __future__ import annotations
@@ -49,15 +52,62 @@ def three_way(P: np.ndarray, gold: list[str]) -> dict:
             "recall": {p: float((pred[g == p] == p).mean()) for p in PROVIDERS if (g == p).any()}}
 
 
+ORDER = ("raw", "to_ascii", "smart_quotes", "lower", "sent_shuffle", "strip_markdown", "markdown_html",
+         "combined", "first_300_words", "first_800_chars", "chat")
+
+
+def lm_scores(dirs: list[Path]) -> dict[str, float]:
+    """pass@1 of the LM's evals by test name (``eval_k4`` is raw, ``eval_k4_val.EDIT`` an edit)."""
+    out = {}
+    for d in dirs:
+        for f in sorted(d.glob("eval_k4*/summary.json")):
+            name = f.parent.name.removeprefix("eval_k4").removeprefix("_").removeprefix("val.") or "raw"
+            out[name] = float(json.loads(f.read_text())["accuracy"])
+    return out
+
+
+def plot(style: dict, lm: dict[str, float], path: Path) -> None:
+    """Grouped bars: the LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sty = {**{k: v["accuracy"] for k, v in style["edits"].items()}, "chat": style["chat_logo"]["accuracy"]}
+    names = [n for n in ORDER if n in sty and n in lm]
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(10, 3.6))
+    ax.bar(x - 0.2, [lm[n] for n in names], 0.4, label="answer-only SFT, Qwen 0.5B (pass@1, k = 4)")
+    ax.bar(x + 0.2, [sty[n] for n in names], 0.4, label="style model (3-way)")
+    ax.axhline(1 / 3, color="black", linestyle="--", linewidth=1, label="chance")
+    ax.set_xticks(x, [n.replace("_", " ") + (" (unseen genre)" if n == "chat" else "") for n in names],
+                  rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("3-way accuracy, 240 texts")
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", required=True)
+    ap.add_argument("--corpus", nargs="+")
+    ap.add_argument("--plot", type=Path, help="draw --out beside the LM's evals (--lm) instead of fitting")
+    ap.add_argument("--lm", type=Path, nargs="+", default=[])
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    if a.plot:
+        if not a.out.is_file() or not a.lm:
+            raise SystemExit("--plot needs the --out file of an earlier run and --lm DIR")
+        plot(json.loads(a.out.read_text()), lm_scores(a.lm), a.plot)
+        return
+    if not a.corpus:
+        raise SystemExit("--corpus is required (or --plot)")
     log = timed_log()
     a.cache.mkdir(parents=True, exist_ok=True)
     corpus = training_corpus(a.corpus)

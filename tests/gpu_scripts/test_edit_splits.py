@@ -63,3 +63,24 @@ def test_three_way_reads_only_the_three_providers_columns() -> None:
     got = style_side_by_side.three_way(P, ["CLAUDE", "CHATGPT", "CLAUDE", "GEMINI"])
     assert got["n"] == 4 and got["accuracy"] == 0.5
     assert got["recall"] == {"CLAUDE": 0.5, "CHATGPT": 1.0, "GEMINI": 0.0}
+
+
+def test_lm_scores_name_each_eval_and_the_plot_is_drawn(tmp_path: Path) -> None:
+    lm = tmp_path / "sft"
+    for name, acc in (("eval_k4", 0.6), ("eval_k4_val.strip_markdown", 0.37), ("eval_k4_chat", 0.36)):
+        (lm / name).mkdir(parents=True)
+        (lm / name / "summary.json").write_text(json.dumps({"accuracy": acc, "pass@4": 0.9}))
+    scores = style_side_by_side.lm_scores([lm])
+    assert scores == {"raw": 0.6, "strip_markdown": 0.37, "chat": 0.36}
+    style = {"edits": {"raw": {"accuracy": 1.0}, "strip_markdown": {"accuracy": 0.99}},
+             "chat_logo": {"accuracy": 0.42}}
+    out = tmp_path / "style.json"
+    out.write_text(json.dumps(style))
+    png = tmp_path / "fig.png"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out),
+                        "--plot", str(png), "--lm", str(lm)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 5000
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "--corpus is required" in r.stderr and "Traceback" not in r.stderr
