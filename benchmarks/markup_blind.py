@@ -20,6 +20,11 @@ outer targets) only if, against ``current``:
   (c) raw inner 4-way accuracy falls by <= 0.5 points;
   (d) the mean inner LOGO 3-way accuracy (raw) falls by <= 0.5 points.
 
+Second round, ``--blend`` (added after the first run, its rule written before the second):
+``P = (1 - w) P_current + w P_blind`` for w in :data:`BLENDS`, from the same fits. Each blend gets
+the same four checks against ``current``; among the blends that pass all four, the one with the
+smallest Markdown drop is picked (ties to the smaller w). None passing: nothing is adopted.
+
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/markup_blind.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/markup_blind
 """
 
@@ -42,6 +47,7 @@ from whowrote.style.features import feature_names
 from whowrote.style.train import copy_features, fit_augmented
 
 MD_TARGET = 0.03
+BLENDS = (0.25, 0.5, 0.75)
 COLS = [feature_names("full").index(n) for n in MARKUP]
 
 
@@ -52,17 +58,33 @@ def blind(X: np.ndarray) -> np.ndarray:
     return out
 
 
-def decide(inner: dict, logo: dict) -> dict:
-    base, c = inner["current"], inner["blind"]
+def decide(inner: dict, logo: dict, name: str = "blind") -> dict:
+    base, c = inner["current"], inner[name]
     checks = {"md_drop_within_3pt": c["md_drop"] <= MD_TARGET,
               "worst_drop_not_up_0.5pt": c["worst_drop"] <= base["worst_drop"] + SLACK,
               "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
-              "logo_3way_not_down_0.5pt": logo["mean_3way"]["blind"] >= logo["mean_3way"]["current"] - SLACK}
+              "logo_3way_not_down_0.5pt": logo["mean_3way"][name] >= logo["mean_3way"]["current"] - SLACK}
     return {"checks": checks, "adopt": all(checks.values())}
+
+
+def pick_blend(inner: dict, logo: dict) -> dict:
+    """The second round's rule: the passing blend with the smallest Markdown drop (ties: smaller w)."""
+    names = [f"blend {w}" for w in BLENDS]
+    verdicts = {n: decide(inner, logo, n) for n in names}
+    passing = [n for n in names if verdicts[n]["adopt"]]
+    return {"blends": verdicts, "picked": min(passing, key=lambda n: inner[n]["md_drop"]) if passing else None}
+
+
+def edit_scores(ed: dict) -> dict:
+    raw = ed["raw"]["accuracy"]
+    drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
+    return {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
+            "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
 
 
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    ap.add_argument("--blend", action="store_true", help="second round: blends of current and blind")
     args = ap.parse_args()
     t0 = time.perf_counter()
 
@@ -86,34 +108,43 @@ def main() -> None:
 
     r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
     views = {"current": lambda M: M, "blind": blind}
+    blends = {f"blend {w}": w for w in BLENDS} if args.blend else {}
+
+    def with_blends(P: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {**P, **{n: (1 - w) * P["current"] + w * P["blind"] for n, w in blends.items()}}
+
+    models = {name: fit(view(X[r]), view(Xa[r]), tr) for name, view in views.items()}
     inner: dict = {}
-    for name, view in views.items():
-        m = fit(view(X[r]), view(Xa[r]), tr)
-        ed = {e: scores(m, m.predict_proba(view(Xe)), yv) for e, Xe in edited.items()}
-        raw = ed["raw"]["accuracy"]
-        drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
-        inner[name] = {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
-                       "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
-        log(f"{name}: raw {raw:.3f} / 3-way {ed['raw']['accuracy_3way']:.3f}; drops "
-            + ", ".join(f"{e} {d * 100:+.1f}" for e, d in drops.items()))
+    for e, Xe in edited.items():
+        P = with_blends({name: models[name].predict_proba(view(Xe)) for name, view in views.items()})
+        for name, Pn in P.items():
+            inner.setdefault(name, {})[e] = scores(models["current"], Pn, yv)  # classes_ are the same
+    inner = {name: edit_scores(ed) for name, ed in inner.items()}
+    for name, v in inner.items():
+        log(f"{name}: raw {v['edits']['raw']['accuracy']:.3f} / 3-way {v['edits']['raw']['accuracy_3way']:.3f}; drops "
+            + ", ".join(f"{e} {d * 100:+.1f}" for e, d in v["drops"].items()))
     logo: dict = {}
     for genre, gtr, gte in leave_one_genre_out(outer):
         rr, t = gtr["row"].to_numpy(), gte["row"].to_numpy()
         y = gte["provider"].to_numpy(object)
-        logo[str(genre)] = {}
-        for name, view in views.items():
-            m = fit(view(X[rr]), view(Xa[rr]), gtr)
-            logo[str(genre)][name] = {"raw": scores(m, m.predict_proba(view(X[t])), y),
-                                      "strip_markdown": scores(m, m.predict_proba(view(Xp[t])), y)}
+        ms = {name: fit(view(X[rr]), view(Xa[rr]), gtr) for name, view in views.items()}
+        Praw = with_blends({n: ms[n].predict_proba(v(X[t])) for n, v in views.items()})
+        Pmd = with_blends({n: ms[n].predict_proba(v(Xp[t])) for n, v in views.items()})
+        logo[str(genre)] = {n: {"raw": scores(ms["current"], Praw[n], y), "strip_markdown": scores(ms["current"], Pmd[n], y)}
+                            for n in Praw}
         log(f"logo {genre}: " + ", ".join(f"{n} {v['raw']['accuracy_3way']:.3f}/{v['strip_markdown']['accuracy_3way']:.3f}"
                                           for n, v in logo[str(genre)].items()))
     genres = [g for g in logo if g != "mean_3way"]
-    logo["mean_3way"] = {n: float(np.mean([logo[g][n]["raw"]["accuracy_3way"] for g in genres])) for n in views}
+    logo["mean_3way"] = {n: float(np.mean([logo[g][n]["raw"]["accuracy_3way"] for g in genres])) for n in inner}
     res = {"n_train": len(tr), "n_val": len(va), "markup_columns": list(MARKUP), "inner": inner, "logo": logo,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
+    if blends:
+        res["blend_decision"] = pick_blend(inner, logo)
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "markup_blind.json", json.dumps(res, indent=1) + "\n")
-    log(f"LOGO 3-way mean: {logo['mean_3way']}; decision: {res['decision']}")
+    name = "markup_blind_blend.json" if blends else "markup_blind.json"
+    atomic_write(args.out / name, json.dumps(res, indent=1) + "\n")
+    log(f"LOGO 3-way mean: {logo['mean_3way']}; decision: {res['decision']}"
+        + (f"; blends: {res['blend_decision']}" if blends else ""))
 
 
 if __name__ == "__main__":
