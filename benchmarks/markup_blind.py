@@ -37,7 +37,7 @@ import time
 import numpy as np
 from augmentation_mix import inner_split
 from plain_route import MARKUP, PARAMS, SLACK, Cache, scores
-from robustness import corpus_args
+from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_keys
@@ -87,10 +87,7 @@ def main() -> None:
     ap.add_argument("--blend", action="store_true", help="second round: blends of current and blind")
     args = ap.parse_args()
     t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
+    log = timed_log()
     outer, tr, va = inner_split(args.corpus, args.seed)
     log(f"inner split: train {len(tr)}, val {len(va)}")
     feat = StyleModel(**PARAMS).features
