@@ -37,7 +37,7 @@ GRPO=(-c configs/smollm2_grpo.toml --set "model.name_or_path=\"$MODEL\"" --set "
 
 pack() {  # small files of RUNS -> OUT/$1.tgz
   (cd "$RUNS" && find . -path '*/final' -prune -o -path '*/best' -prune -o -type f \( -name '*.json' -o -name '*.jsonl' \
-     -o -name '*.csv' -o -name '*.png' -o -name '*.toml' -o -name '*.log' \) -print | grep -v -E 'traces.jsonl$|star.jsonl$' |
+     -o -name '*.csv' -o -name '*.png' -o -name '*.toml' -o -name '*.log' -o -name 'profile.txt' \) -print | grep -v -E 'traces.jsonl$|star.jsonl$' |
      tar -czf "$OUT/$1.tgz" -T -)
   ls -la "$OUT"
 }

@@ -116,6 +116,7 @@ def test_bad_split_fails_before_the_model_load(tmp_path):
     ("grpo.lr=nan", "grpo.lr must be"),
     ("grpo.num_generations=1", "grpo.num_generations must be at least 2"),
     ("eval.k=0", "eval.k must be at least 1"),
+    ("run.profile_steps=-1", r"run.profile_steps must be >= 0 \(0 = off\)"),
 ])
 def test_out_of_range_values_are_one_line_errors_at_load(override, match):
     with pytest.raises(WhowroteError, match=match) as e:

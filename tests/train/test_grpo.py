@@ -74,6 +74,23 @@ def test_reward_signal_updates_weights_and_guard_stops(tiny_model, splits, tmp_p
     assert any(not torch.equal(before[k], after[k]) for k in before)
 
 
+def test_profile_steps_write_a_trace_summary_with_the_rollout_span(tiny_model, splits, tmp_path, monkeypatch):
+    def length_reward(completions, **kw):
+        return [float(len(str(c))) for c in completions]
+
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [length_reward])
+    monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+    out = tmp_path / "gp"
+    grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.max_steps=3", "run.profile_steps=1", 'data.val=""'))
+    summary = json.loads((out / "profile.json").read_text())
+    assert summary["steps"] == [2, 2] and summary["sorted_by"] == "self_cpu_ms"  # step 1 (warm-up) left out
+    rollouts = summary["phases"]["time/rollouts_s"]
+    assert rollouts["count"] == 1 and rollouts["cpu_total_ms"] > 0  # one step's rollouts, as a named span
+    top = [r["self_cpu_ms"] for r in summary["top"]]
+    assert top and top == sorted(top, reverse=True) and any(r["name"].startswith("aten::") for r in summary["top"])
+    assert "Self CPU" in (out / "profile.txt").read_text()
+
+
 def test_zero_trainable_guard_aborts(tiny_model, splits, tmp_path, monkeypatch):
     monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [_constant(0.0)])
     monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])

@@ -86,6 +86,9 @@ class RunConfig:
     # optimizer steps in a row whose gradients hold a NaN/inf that are skipped (weights and optimizer
     # state left untouched, as AMP's GradScaler does) before the run stops as diverged; 0 = stop at once
     max_nonfinite_skips: int = 3
+    # > 0: torch.profiler records this many optimizer steps from step 2 and writes profile.txt/.json
+    # into output_dir (whowrote.train.profiling; slows those steps, so a measuring run's switch)
+    profile_steps: int = 0
 
 
 @dataclass
@@ -261,6 +264,7 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("coldstart.sft_max_steps", lambda v: v >= 1, "at least 1"),
     ("run.max_minutes", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
     ("run.max_nonfinite_skips", lambda v: v >= 0, ">= 0"),
+    ("run.profile_steps", lambda v: v >= 0, ">= 0 (0 = off)"),
 )
 
 

@@ -24,13 +24,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from torch.profiler import record_function
+
+# the spans time_phases times (and labels for whowrote.train.profiling)
+PHASE_KEYS = ("time/rollouts_s", "time/vllm_sync_s", "time/vllm_generate_s")
+
 
 def _timed(fn: Callable[..., Any], trainer: Any, key: str) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
         try:
-            return fn(*args, **kwargs)
+            with record_function(key):  # a named span in a torch.profiler trace (run.profile_steps)
+                return fn(*args, **kwargs)
         finally:
             mode = "train" if getattr(trainer.model, "training", True) else "eval"
             trainer._metrics[mode][key].append(time.perf_counter() - t0)
@@ -45,10 +51,10 @@ def time_phases(trainer: Any) -> Any:
     if not isinstance(metrics, dict) or not hasattr(trainer, "_generate_and_score_completions"):
         return trainer
     trainer._generate_and_score_completions = _timed(trainer._generate_and_score_completions, trainer,
-                                                     "time/rollouts_s")
+                                                     PHASE_KEYS[0])
     engine = getattr(trainer, "vllm_generation", None)
     if engine is not None:
-        for name, key in (("sync_weights", "time/vllm_sync_s"), ("generate", "time/vllm_generate_s")):
+        for name, key in (("sync_weights", PHASE_KEYS[1]), ("generate", PHASE_KEYS[2])):
             if callable(getattr(engine, name, None)):
                 setattr(engine, name, _timed(getattr(engine, name), trainer, key))
     return trainer
