@@ -61,13 +61,18 @@ def test_zero_advantage_gives_no_update(tiny_model, splits, tmp_path, monkeypatc
     assert (out / "final_eval.json").is_file()
 
 
-def test_reward_signal_updates_weights_and_guard_stops(tiny_model, splits, tmp_path, monkeypatch):
-    # A reward that varies within groups (completion length) must move the weights ...
+def _length_reward_only(monkeypatch):
+    """The only reward: completion length, which varies within every group (a gradient each step)."""
     def length_reward(completions, **kw):
         return [float(len(str(c))) for c in completions]
 
     monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [length_reward])
     monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+
+
+def test_reward_signal_updates_weights_and_guard_stops(tiny_model, splits, tmp_path, monkeypatch):
+    # A reward that varies within groups (completion length) must move the weights ...
+    _length_reward_only(monkeypatch)
     out = tmp_path / "g1"
     final = grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.lr=1e-2", 'data.val=""'))
     before, after = _weights(tiny_model), _weights(final)
@@ -75,11 +80,7 @@ def test_reward_signal_updates_weights_and_guard_stops(tiny_model, splits, tmp_p
 
 
 def test_profile_steps_write_a_trace_summary_with_the_rollout_span(tiny_model, splits, tmp_path, monkeypatch):
-    def length_reward(completions, **kw):
-        return [float(len(str(c))) for c in completions]
-
-    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [length_reward])
-    monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
+    _length_reward_only(monkeypatch)
     out = tmp_path / "gp"
     grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, out, "grpo.max_steps=3", "run.profile_steps=1", 'data.val=""'))
     summary = json.loads((out / "profile.json").read_text())
