@@ -4,7 +4,7 @@ Writes, into a git-ignored folder (default ``.gguf/edits``; carry it to the devi
 
 - ``val.EDIT.jsonl.gz`` for every edit of the robustness suite but ``raw``
   (:func:`whowrote.style.edits.edits`, seed 0): the ladder's 3-way val (``prepare_data.py``), each
-  text put through the edit exactly as ``whowrote eval --edit EDIT`` would;
+  text put through the edit as ``whowrote eval --edit EDIT`` puts it;
 - ``chat.jsonl.gz``: ``--n-chat`` AlpacaEval answers of the three assistants from
   ``chat.jsonl``, provider-balanced and seeded. The ladder's LM never saw the chat genre (its train
   split reads blogs, debates, fiction, longform), so this is its leave-one-genre-out test, on the
@@ -20,10 +20,9 @@ import argparse
 import json
 from pathlib import Path
 
-from whowrote.cli.evaluate import _edited_split
 from whowrote.data import load_corpus
 from whowrote.style.edits import edits
-from whowrote.train.data import balanced_subset, write_rows
+from whowrote.train.data import balanced_subset, read_rows, write_rows
 from whowrote.types import PROVIDERS
 
 COLS = ("id", "text", "provider", "model", "genre", "topic")
@@ -46,16 +45,10 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=12000, help="as prepare_data.py cut the ladder's texts")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
-    tmp = a.out / "tmp"
-    for name in edits(a.seed):
-        if name == "raw":
-            continue
-        plain = _edited_split(a.val, name, tmp, a.seed)
-        rows = [json.loads(line) for line in plain.read_text(encoding="utf-8").splitlines()]
-        write_rows(a.out / f"val.{name}.jsonl.gz", rows)
-        plain.unlink()
-    tmp.rmdir()
+    val = read_rows(a.val)
+    for name, edit in edits(a.seed).items():  # the table `whowrote eval --edit NAME` applies
+        if name != "raw":
+            write_rows(a.out / f"val.{name}.jsonl.gz", [{**r, "text": edit(r["text"])} for r in val])
     chat = chat_rows(a.corpus, a.n_chat, a.max_chars, a.seed)
     write_rows(a.out / "chat.jsonl.gz", chat)
     print(json.dumps({"edits": sorted(p.name for p in a.out.glob("val.*.jsonl.gz")), "chat": len(chat),

@@ -21,7 +21,6 @@ that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), n
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -34,14 +33,10 @@ from robustness import timed_log  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.style.train import fit_augmented, training_corpus  # noqa: E402
+from whowrote.train.data import read_rows  # noqa: E402
 from whowrote.types import LABELS, PROVIDERS  # noqa: E402
 
 PI = [LABELS.index(p) for p in PROVIDERS]
-
-
-def read_rows(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def three_way(P: np.ndarray, gold: list[str]) -> dict:
