@@ -23,6 +23,8 @@ from typing import Any
 
 from transformers import TrainerCallback
 
+from whowrote.train.phases import PHASE_KEYS
+
 FIRST_STEP = 2  # step 1 holds compiles and engine warm-up
 TOP = 40
 
@@ -36,7 +38,7 @@ def _device_us(evt: Any, attr: str) -> float:
     return 0.0
 
 
-def summarize(prof: Any, on_device: bool, phase_keys: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
+def summarize(prof: Any, on_device: bool) -> tuple[str, dict[str, Any]]:
     """(the profiler's table, a JSON-able summary) of a finished ``torch.profiler.profile``."""
     events = prof.key_averages()
     sort = "self_device_time_total" if on_device else "self_cpu_time_total"
@@ -54,8 +56,8 @@ def summarize(prof: Any, on_device: bool, phase_keys: tuple[str, ...]) -> tuple[
 
     rows = [row(e) for e in events]
     key = "self_device_ms" if on_device else "self_cpu_ms"
-    top = sorted((r for r in rows if r["name"] not in phase_keys), key=lambda r: -r[key])[:TOP]
-    phases = {r["name"]: r for r in rows if r["name"] in phase_keys}
+    top = sorted((r for r in rows if r["name"] not in PHASE_KEYS), key=lambda r: -r[key])[:TOP]
+    phases = {r["name"]: r for r in rows if r["name"] in PHASE_KEYS}
     return table, {"sorted_by": key, "top": top, "phases": phases}
 
 
@@ -63,15 +65,14 @@ class ProfileCallback(TrainerCallback):
     """Record optimizer steps ``FIRST_STEP`` … ``FIRST_STEP + steps - 1``; write the summary after the
     last (or at the end of training, if it stops first)."""
 
-    def __init__(self, output_dir: str | Path, steps: int, phase_keys: tuple[str, ...] = ()) -> None:
+    def __init__(self, output_dir: str | Path, steps: int) -> None:
         if steps < 1:
             raise ValueError(f"profile steps must be >= 1, got {steps}")
-        self.out, self.steps, self.phase_keys = Path(output_dir), steps, phase_keys
+        self.out, self.steps = Path(output_dir), steps
         self.prof: Any = None
-        self.done = False
 
     def on_step_begin(self, args, state, control, **kwargs):
-        if self.prof is None and not self.done and state.global_step + 1 == FIRST_STEP:
+        if self.prof is None and state.global_step + 1 == FIRST_STEP:  # once: the step count only grows
             import torch
 
             acts = [torch.profiler.ProfilerActivity.CPU]
@@ -91,9 +92,9 @@ class ProfileCallback(TrainerCallback):
     def _finish(self, last_step: int) -> None:
         import torch
 
-        prof, self.prof, self.done = self.prof, None, True
+        prof, self.prof = self.prof, None
         prof.__exit__(None, None, None)
-        table, summary = summarize(prof, torch.cuda.is_available(), self.phase_keys)
+        table, summary = summarize(prof, torch.cuda.is_available())
         summary["steps"] = [FIRST_STEP, last_step]
         self.out.mkdir(parents=True, exist_ok=True)
         (self.out / "profile.txt").write_text(f"optimizer steps {FIRST_STEP}-{last_step}\n{table}\n")

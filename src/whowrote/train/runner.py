@@ -20,7 +20,7 @@ from whowrote.train.callbacks import (
 from whowrote.train.config import InLoopEval, TrainConfig, dump_toml
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
-from whowrote.train.phases import PHASE_KEYS, time_phases
+from whowrote.train.phases import time_phases
 from whowrote.train.profiling import ProfileCallback
 from whowrote.types import WhowroteError
 
@@ -92,7 +92,7 @@ def _callbacks(cfg: TrainConfig, prep: Prepared, stage: str, eval_cfg: InLoopEva
     if cfg.run.max_minutes > 0:  # after the eval callback: a stopped run still gets its final eval
         cbs.append(TimeLimitCallback(cfg.run.max_minutes, prep.out))
     if cfg.run.profile_steps > 0:
-        cbs.append(ProfileCallback(prep.out, cfg.run.profile_steps, PHASE_KEYS))
+        cbs.append(ProfileCallback(prep.out, cfg.run.profile_steps))
     return cbs
 
 
