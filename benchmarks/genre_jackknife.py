@@ -93,10 +93,24 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def texts_key(texts: Sequence[str]) -> str:
+    """The cache key of a list of texts (16 hex digits of their sha256)."""
+    return hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def label_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:
+    """The model's uncalibrated averaged member probabilities on feature rows ``X``, columns in
+    ``LABELS`` order (a class the model never saw gets 0)."""
+    p = np.exp(model.logits(X))
+    P = np.zeros((len(X), len(LABELS)))
+    for j, c in enumerate(model.classes_):
+        P[:, LABELS.index(c)] = p[:, j]
+    return P
+
+
 def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.ndarray, np.ndarray]:
     """``augmented_features`` of the texts (train-probe's X and Xa), cached under ``cache``."""
-    key = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    f = cache / f"features-{key}-seed{seed}.npz"
+    f = cache / f"features-{texts_key(texts)}-seed{seed}.npz"
     if f.exists():
         d = np.load(f)
         return d["X"], d["Xa"]
@@ -119,10 +133,7 @@ def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, s
     r = np.flatnonzero(mask if among is None else mask & among)
     tr = corpus.iloc[r]
     m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], seed=seed, **PARAMS)
-    p = np.exp(m.logits(X))
-    P = np.zeros((len(X), len(LABELS)))
-    for j, c in enumerate(m.classes_):
-        P[:, LABELS.index(c)] = p[:, j]
+    P = label_probs(m, X)
     dist = m.distance(X)
     np.savez(f, P=P, d=dist)
     log(f"fitted on {tag}{'+'.join(subset)} ({len(r)} texts, classes {'/'.join(m.classes_)}) in "

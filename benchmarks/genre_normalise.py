@@ -67,7 +67,6 @@ Features come from genre_jackknife's cache (``--features-cache``); fitted models
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -76,7 +75,7 @@ from typing import Any
 
 import numpy as np
 from genre_jackknife import CACHE as FEATURES_CACHE
-from genre_jackknife import PARAMS, auroc, cpu_seconds, features
+from genre_jackknife import PARAMS, auroc, cpu_seconds, features, label_probs, texts_key
 from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
@@ -142,15 +141,6 @@ def normalise(X: np.ndarray, Xa: np.ndarray | None, parts: list[np.ndarray], how
     return unlog(Zn), None if Zan is None else unlog(Zan), clipped
 
 
-def probs(m: StyleModel, X: np.ndarray) -> np.ndarray:
-    """Uncalibrated averaged member probabilities in ``LABELS`` order (absent classes 0)."""
-    p = np.exp(m.logits(X))
-    P = np.zeros((len(X), len(LABELS)))
-    for j, c in enumerate(m.classes_):
-        P[:, LABELS.index(c)] = p[:, j]
-    return P
-
-
 def metrics(P: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     three = y != OTHER_I
     return {"n": int(len(y)), "n_3way": int(three.sum()),
@@ -207,7 +197,7 @@ def batch_test(m: StyleModel, how: str, XG: np.ndarray, y: np.ndarray, P_none: n
         n3 = 0
         for b in idx:
             Xb = normalise(XG[b], None, [np.arange(len(b))], how, y[b])[0]
-            Pb, yb = probs(m, Xb), y[b]
+            Pb, yb = label_probs(m, Xb), y[b]
             three = yb != OTHER_I
             n3 += int(three.sum())
             for name, P in (("batch", Pb), ("none", P_none[b]), ("whole_genre", P_whole[b])):
@@ -234,7 +224,7 @@ def logo(corpus, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray, genres: list[str
         models = {}
         for how in NORMS:
             models[how] = fit(f"{how}-logo-{G}", tr, *mats[how], corpus, fkey, seed, cache, log)
-            P[how] = probs(models[how], mats[how][0][te])
+            P[how] = label_probs(models[how], mats[how][0][te])
             fold["norms"][how] = metrics(P[how], y)
         batches = draws(y, seed, gi)
         for how in CANDIDATES:
@@ -257,7 +247,7 @@ def topic_sanity(corpus, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray, genres: 
     out: dict[str, Any] = {}
     for how in TOPIC_NORMS:
         Xn, Xan, _ = normalise(X, Xa, parts, how, yi)
-        P = probs(fit(f"{how}-topic", tr, Xn, Xan, corpus, fkey, seed, cache, log), Xn[va])
+        P = label_probs(fit(f"{how}-topic", tr, Xn, Xan, corpus, fkey, seed, cache, log), Xn[va])
         out[how] = {**metrics(P, yi[va]),
                     "per_genre_3way": {g: metrics(P[g_of[va] == g], yi[va][g_of[va] == g])["accuracy_3way"]
                                        for g in genres}}
@@ -356,7 +346,7 @@ def main() -> None:
     corpus = training_corpus(args.corpus)
     genres = sorted(corpus["genre"].unique())
     texts = corpus["text"].tolist()
-    fkey = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]  # as features() keys it
+    fkey = texts_key(texts)
     cached = (args.features_cache / f"features-{fkey}-seed{args.seed}.npz").exists()
     log(f"loaded {len(corpus)} texts; genres {genres}; features key {fkey} ({'cached' if cached else 'computing'})")
     X, Xa = features(texts, args.seed, args.features_cache, log)

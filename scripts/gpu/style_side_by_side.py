@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from genre_jackknife import CACHE, PARAMS, features, fit_subset  # noqa: E402
+from genre_jackknife import CACHE, PARAMS, features, fit_subset, label_probs  # noqa: E402
 from robustness import timed_log  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
@@ -119,11 +119,7 @@ def main() -> None:
     gold = [r["provider"] for r in val]
 
     def probs(texts: list[str]) -> np.ndarray:
-        p = np.exp(model.logits(model.features(texts)))
-        P = np.zeros((len(texts), len(LABELS)))
-        for j, c in enumerate(model.classes_):
-            P[:, LABELS.index(c)] = p[:, j]
-        return P
+        return label_probs(model, model.features(texts))
 
     edits = {"raw": three_way(probs([r["text"] for r in val]), gold)}
     for f in sorted(a.edits.glob("val.*.jsonl.gz")):
