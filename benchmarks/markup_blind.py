@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 from augmentation_mix import inner_split
-from plain_route import MARKUP, PARAMS, SLACK, Cache, scores
+from plain_route import MARKUP, PARAMS, SLACK, Cache, edit_scores, scores
 from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
@@ -73,13 +73,6 @@ def pick_blend(inner: dict, logo: dict) -> dict:
     verdicts = {n: decide(inner, logo, n) for n in names}
     passing = [n for n in names if verdicts[n]["adopt"]]
     return {"blends": verdicts, "picked": min(passing, key=lambda n: inner[n]["md_drop"]) if passing else None}
-
-
-def edit_scores(ed: dict) -> dict:
-    raw = ed["raw"]["accuracy"]
-    drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
-    return {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
-            "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
 
 
 def main() -> None:

@@ -81,6 +81,15 @@ def scores(model, P: np.ndarray, y: np.ndarray) -> dict:
             "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean())}
 
 
+def edit_scores(ed: dict) -> dict:
+    """Scores under each edit (``scores`` by edit name, ``raw`` among them) with each edit's drop from
+    raw, the worst drop and the worse of the two Markdown drops."""
+    raw = ed["raw"]["accuracy"]
+    drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
+    return {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
+            "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
+
+
 class Cache:
     def __init__(self, root: Path, log) -> None:
         self.root, self.log = root, log
@@ -140,14 +149,10 @@ def main() -> None:
     results: dict = {"specialist": "plain + HTML round trip" if args.html else "plain", "n_train": len(tr), "n_val": len(va), "m0": m0, "markup_columns": list(MARKUP), "inner": {}}
     for how in ("current", "hard", "soft"):
         ed = {e: scores(general, routed_proba(general, special, Xe, how, m0), yv) for e, Xe in edited.items()}
-        raw = ed["raw"]["accuracy"]
-        drops = {e: raw - v["accuracy"] for e, v in ed.items() if e != "raw"}
         routed = {e: float((markup(Xe) == 0).mean()) for e, Xe in edited.items()}
-        results["inner"][how] = {"edits": ed, "drops": drops, "worst_drop": max(drops.values()),
-                                 "md_drop": max(drops["strip_markdown"], drops["markdown_html"]),
-                                 "share_without_markup": routed}
-        log(f"{how}: raw {raw:.3f} / 3-way {ed['raw']['accuracy_3way']:.3f}; drops "
-            + ", ".join(f"{e} {d * 100:+.1f}" for e, d in drops.items()))
+        results["inner"][how] = {**edit_scores(ed), "share_without_markup": routed}
+        log(f"{how}: raw {ed['raw']['accuracy']:.3f} / 3-way {ed['raw']['accuracy_3way']:.3f}; drops "
+            + ", ".join(f"{e} {d * 100:+.1f}" for e, d in results["inner"][how]["drops"].items()))
     if args.logo:
         results["logo"] = logo(outer, X, Xa, Xp, Xpa, fit, m0, log)
     results["decision"] = decide(results)
