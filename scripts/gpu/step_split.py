@@ -12,6 +12,7 @@ against the 3 s target.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -65,22 +66,15 @@ def plot(rows: dict[str, dict[str, float | int | None]], path: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    png = None
-    if "--plot" in argv:
-        i = argv.index("--plot")
-        if i + 1 >= len(argv):
-            print("--plot needs a PNG path", file=sys.stderr)
-            return 2
-        png = Path(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
-    if not argv:
-        print("usage: step_split.py RUN/metrics.jsonl ... [--plot PNG]", file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(prog="step_split.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("metrics", nargs="+", metavar="RUN/metrics.jsonl")
+    ap.add_argument("--plot", type=Path, metavar="PNG", help="also draw each run's step as stacked bars")
+    a = ap.parse_args(argv)  # a usage error exits 2
     cols = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s", "optimisation")
     print("run | steps | " + " | ".join(cols) + "  (medians in s, first step left out)")
     rc = 0
     rows: dict[str, dict[str, float | int | None]] = {}
-    for arg in argv:
+    for arg in a.metrics:
         p = Path(arg)
         if not p.is_file():
             print(f"{arg}: not found", file=sys.stderr)
@@ -89,8 +83,8 @@ def main(argv: list[str]) -> int:
         got = split(p)
         rows[p.parent.name] = got
         print(f"{p.parent.name} | {got['steps']} | " + " | ".join("—" if got[c] is None else f"{got[c]:.2f}" for c in cols))
-    if png is not None:
-        plot(rows, png)
+    if a.plot is not None:
+        plot(rows, a.plot)
     return rc
 
 
