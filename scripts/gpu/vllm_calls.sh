@@ -86,9 +86,10 @@ EOF
     # arms (TOKENS:MICRO_BATCH): TRL's 4,096 batched tokens with session 7's 6 micro-batches of 16, then
     # 65,536 with 2 of 48 (time/rollouts_s and the rest split each step, so one arm per change suffices)
     # SPLIT_SET: extra section.key=value words for every arm (e.g. grpo.trl.vllm_importance_sampling_correction=false)
+    # SPLIT_TAG: a suffix for the run folders, so a second grpo_split on the same machine keeps the first's runs
     extra=(); for kv in ${SPLIT_SET:-}; do extra+=(--set "$kv"); done
     for arm in ${SPLIT_ARMS:-4096:16 65536:48}; do
-      tokens=${arm%%:*} mb=${arm##*:} name=grpo_split_${arm/:/_mb}
+      tokens=${arm%%:*} mb=${arm##*:} name=grpo_split_${arm/:/_mb}${SPLIT_TAG:-}
       log "GRPO, vLLM colocate, max_num_batched_tokens $tokens, micro-batch $mb"
       WT_VLLM_UTIL=0.3 WT_VLLM_BATCHED_TOKENS=$tokens timeout "${SPLIT_S:-220}" python3 scripts/gpu/wt.py train grpo "${GRPO[@]}" \
         --set grpo.max_steps=10 --set grpo.use_vllm=true --set 'grpo.vllm_mode="colocate"' --set "grpo.micro_batch=$mb" \
