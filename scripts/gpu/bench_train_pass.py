@@ -13,9 +13,16 @@ with bf16 autocast (what the runs use: ``run.bf16 = "auto"`` turns it on on a GP
 - ``logps_bf16`` / ``logps_fp32``: the no-grad log-probability pass over the same batch (TRL's
   old-policy pass for the vLLM importance-sampling correction).
 
+``--left-pad N`` gives row ``b`` a random number of left pad tokens in ``[0, N]`` and passes the
+padding mask, as TRL's left-padded prompts do; ``--attn`` names the attention implementations to
+compare on that batch (``sdpa`` with the mask runs the memory-efficient kernel; ``sdpa_unpadded``,
+``whowrote.train.attention``, the flash kernel). Each mode then runs once per implementation, and
+the JSON records the largest difference of the completion log-probabilities from the first one.
+
 Contenders interleaved, ``--reps`` each after one warm-up, medians in the JSON (``--out``).
 
     python scripts/gpu/bench_train_pass.py --reps 2 --micro 8 --out results/session10/train_pass.json
+    python scripts/gpu/bench_train_pass.py --reps 3 --micro 48 --left-pad 600 --modes train_bf16 logps_bf16 --attn sdpa sdpa_unpadded --out results/session12/attention.json
     python scripts/gpu/bench_train_pass.py --shape tiny --prompts 4 --prompt-len 16 --completion 8 --micro 2 --out /tmp/t.json
 """
 
@@ -37,16 +44,17 @@ SHAPES = {**MODEL_SHAPES, "tiny": dict(model_type="llama", hidden_size=32, inter
 MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")
 
 
-def completion_logps(model: Any, ids: Any, completion: int) -> Any:
+def completion_logps(model: Any, ids: Any, completion: int, mask: Any = None) -> Any:
     """Log-probabilities of the last ``completion`` tokens of each row (logits for those only)."""
     import torch
 
-    logits = model(input_ids=ids, logits_to_keep=completion + 1).logits[:, :-1].float()
+    logits = model(input_ids=ids, attention_mask=mask, logits_to_keep=completion + 1).logits[:, :-1].float()
     return torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -completion:, None]).squeeze(-1)
 
 
-def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode: str) -> float:
-    """Seconds of one step of ``mode`` over ``batch`` (synchronised before and after)."""
+def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode: str, mask: Any = None) -> float:
+    """Seconds of one step of ``mode`` over ``batch`` (``mask``: its padding mask, or None;
+    synchronised before and after)."""
     import torch
 
     cuda = batch.is_cuda
@@ -59,13 +67,13 @@ def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode
         opt.zero_grad(set_to_none=True)
         for a in range(0, len(batch), micro):
             with autocast:
-                lp = completion_logps(model, batch[a:a + micro], completion)
+                lp = completion_logps(model, batch[a:a + micro], completion, None if mask is None else mask[a:a + micro])
             (-lp.mean() * (len(batch[a:a + micro]) / len(batch))).backward()
         opt.step()
     else:
         with torch.no_grad(), autocast:
             for a in range(0, len(batch), micro):
-                completion_logps(model, batch[a:a + micro], completion)
+                completion_logps(model, batch[a:a + micro], completion, None if mask is None else mask[a:a + micro])
     if cuda:
         torch.cuda.synchronize()
     return time.perf_counter() - t0
@@ -80,11 +88,19 @@ def main() -> None:
     ap.add_argument("--micro", type=int, default=16)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    ap.add_argument("--left-pad", type=int, default=0, metavar="N",
+                    help="up to N left pad tokens per row (random), with the padding mask passed")
+    ap.add_argument("--attn", nargs="+", default=["sdpa"], metavar="IMPL",
+                    help="attention implementations to compare (sdpa, sdpa_unpadded)")
     a = ap.parse_args()
 
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
+    from whowrote.train.attention import register
+
+    register()
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     torch.backends.cuda.matmul.allow_tf32 = False  # torch's default, which whowrote's trainers keep (no tf32 argument)
     torch.manual_seed(0)
@@ -92,21 +108,47 @@ def main() -> None:
     model = AutoModelForCausalLM.from_config(AutoConfig.for_model(spec.pop("model_type"), **spec)).to(dev).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
     g = torch.Generator().manual_seed(0)
-    batch = torch.randint(0, SHAPES[a.shape]["vocab_size"], (a.prompts, a.prompt_len + a.completion), generator=g).to(dev)
-    times: dict[str, list[float]] = {m: [] for m in MODES}
-    for m in MODES:  # warm-up (kernels, allocator)
-        one_pass(model, opt, batch, a.micro, a.completion, m)
+    batch = torch.randint(1, SHAPES[a.shape]["vocab_size"], (a.prompts, a.prompt_len + a.completion), generator=g)
+    mask = None
+    if a.left_pad > 0:
+        pads = torch.randint(0, min(a.left_pad, a.prompt_len - 1) + 1, (a.prompts,), generator=g)
+        mask = (torch.arange(batch.shape[1])[None, :] >= pads[:, None]).long()
+        batch, mask = (batch * mask).to(dev), mask.to(dev)
+    batch = batch.to(dev)
+    runs = [(m, attn) for m in a.modes for attn in a.attn]
+
+    def name(m: str, attn: str) -> str:
+        return m if len(a.attn) == 1 else f"{m}/{attn}"
+
+    def timed(m: str, attn: str) -> float:
+        model.config._attn_implementation = attn
+        return one_pass(model, opt, batch, a.micro, a.completion, m, mask)
+
+    times: dict[str, list[float]] = {name(m, attn): [] for m, attn in runs}
+    for m, attn in runs:  # warm-up (kernels, allocator)
+        timed(m, attn)
     for _ in range(a.reps):
-        for m in MODES:
-            times[m].append(one_pass(model, opt, batch, a.micro, a.completion, m))
+        for m, attn in runs:
+            times[name(m, attn)].append(timed(m, attn))
+    diffs = {}
+    if len(a.attn) > 1:  # the same weights, no grad: how far each implementation's log-probs are from the first's
+        with torch.no_grad(), torch.autocast("cuda" if dev == "cuda" else "cpu", dtype=torch.bfloat16):
+            lps = {}
+            for attn in a.attn:
+                model.config._attn_implementation = attn
+                lps[attn] = torch.cat([completion_logps(model, batch[i:i + a.micro], a.completion,
+                                                        None if mask is None else mask[i:i + a.micro])
+                                       for i in range(0, len(batch), a.micro)])
+        diffs = {attn: float((lps[attn] - lps[a.attn[0]]).abs().max()) for attn in a.attn[1:]}
     res = {"shape": a.shape, "device": torch.cuda.get_device_name() if dev == "cuda" else "cpu",
            "torch": torch.__version__, "batch": [a.prompts, a.prompt_len + a.completion], "micro": a.micro,
+           "left_pad_max": a.left_pad, "pad_tokens": 0 if mask is None else int((mask == 0).sum()),
            "tf32": False, "median_s": {m: statistics.median(v) for m, v in times.items()}, "times_s": times,
+           "max_abs_logp_diff_vs_first_attn": diffs,
            "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if dev == "cuda" else None}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(res, indent=1) + "\n")
-    print(" ".join(f"{m} {s:.3f}s" for m, s in res["median_s"].items()), f"peak {res['peak_gib']} GiB")
-
+    print(" ".join(f"{m} {s:.3f}s" for m, s in res["median_s"].items()), f"peak {res['peak_gib']} GiB", diffs)
 
 if __name__ == "__main__":
     main()

@@ -28,7 +28,9 @@ class ModelConfig:
     gguf_file: str = ""  # file name inside name_or_path when it is a GGUF checkpoint
     dtype: str = "bfloat16"  # "float32" on CPU tests; bf16 everywhere on GPUs
     gradient_checkpointing: bool = False  # the 9B recipe turns this on (spec §3.1)
-    attn_implementation: str = ""  # "" = transformers' default ("flash_attention_2" at 9B scale)
+    # "" = transformers' default ("flash_attention_2" at 9B scale); "sdpa_unpadded" = SDPA's flash
+    # kernel on left-padded batches (whowrote.train.attention; GRPO's optimisation pass)
+    attn_implementation: str = ""
     # Passed to the chat template everywhere this run renders a prompt (SFT data, GRPO rollouts,
     # in-loop eval, STaR), so training and eval prompts match; Qwen3.5 needs thinking off (spec §2.5).
     chat_template_kwargs: dict[str, Any] = field(default_factory=lambda: {"enable_thinking": False})

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from whowrote.train.attention import NAME as ATTENTION_NAME
+from whowrote.train.attention import register as register_attention
 from whowrote.train.config import ModelConfig
 
 
@@ -24,6 +26,8 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
 
     model, tok = load_causal_lm(cfg.name_or_path, gguf_file=cfg.gguf_file or None, dtype=cfg.dtype)
     if cfg.attn_implementation:
+        if cfg.attn_implementation == ATTENTION_NAME:  # ours: transformers must know it before the first forward
+            register_attention()
         model.config._attn_implementation = cfg.attn_implementation
     if device is None:
         # Under accelerate/torchrun each process owns the GPU of its LOCAL_RANK.
