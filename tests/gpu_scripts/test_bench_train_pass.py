@@ -52,3 +52,18 @@ def test_train_passes_move_the_weights_and_logp_passes_do_not() -> None:
     # the log-probabilities are of the last `completion` tokens, one per position, all <= 0
     lp = mod.completion_logps(model, batch, 8)
     assert lp.shape == (4, 8) and bool((lp <= 0).all())
+
+
+def test_the_cli_compares_attention_implementations_on_left_padded_rows(tmp_path: Path) -> None:
+    out = tmp_path / "a.json"
+    res = subprocess.run([sys.executable, str(SCRIPT), "--shape", "tiny", "--prompts", "4", "--prompt-len", "16",
+                          "--completion", "8", "--micro", "2", "--reps", "1", "--left-pad", "6",
+                          "--modes", "train_fp32", "logps_fp32", "--attn", "sdpa", "sdpa_unpadded", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(out.read_text())
+    assert set(got["median_s"]) == {"train_fp32/sdpa", "train_fp32/sdpa_unpadded", "logps_fp32/sdpa",
+                                    "logps_fp32/sdpa_unpadded"}
+    assert got["pad_tokens"] > 0 and got["left_pad_max"] == 6
+    assert set(got["max_abs_logp_diff_vs_first_attn"]) == {"sdpa_unpadded"}
+    assert 0 <= got["max_abs_logp_diff_vs_first_attn"]["sdpa_unpadded"] < 0.05  # bf16 rounding, not a wrong roll
