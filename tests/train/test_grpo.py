@@ -92,6 +92,27 @@ def test_profile_steps_write_a_trace_summary_with_the_rollout_span(tiny_model, s
     assert "Self CPU" in (out / "profile.txt").read_text()
 
 
+def test_sdpa_unpadded_trains_like_sdpa(tiny_model, splits, tmp_path, monkeypatch):
+    """The same run with ``model.attn_implementation = "sdpa_unpadded"`` takes the rolled path inside
+    TRL (left-padded prompts) and ends at the same weights as SDPA with the mask (fp32, same seed)."""
+    from whowrote.train import attention
+
+    _length_reward_only(monkeypatch)
+    finals = {}
+    for impl in ("sdpa", attention.NAME):
+        rolled = []
+        take = attention._take
+        monkeypatch.setattr(attention, "_take", lambda x, i, take=take, rolled=rolled: rolled.append(1) or take(x, i))
+        finals[impl] = _weights(grpo_mod.run_grpo(tiny_cfg(tiny_model, splits, tmp_path / impl, "grpo.lr=1e-2",
+                                                           f'model.attn_implementation="{impl}"', 'data.val=""')))
+        monkeypatch.setattr(attention, "_take", take)
+        assert bool(rolled) == (impl == attention.NAME)
+    before = _weights(tiny_model)
+    assert any(not torch.equal(before[k], finals["sdpa"][k]) for k in before)  # the runs did train
+    for k in before:
+        torch.testing.assert_close(finals[attention.NAME][k], finals["sdpa"][k], atol=1e-4, rtol=1e-3)  # lr 1e-2: Adam steps are 1e-2
+
+
 def test_zero_trainable_guard_aborts(tiny_model, splits, tmp_path, monkeypatch):
     monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: [_constant(0.0)])
     monkeypatch.setattr(grpo_mod, "reward_weights", lambda funcs: [1.0])
