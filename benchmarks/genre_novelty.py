@@ -23,6 +23,12 @@ genres (weight 0.75 in all), then scored on G's rows. Candidates, fixed before a
 
 Also reported: the AUROC of each signal for "out-of-genre vs in-genre" rows per held-out genre.
 
+``--novelty genre`` (added in session 12, before its first run, under the same rule): the novelty
+is ``1 - max P(genre)`` of a genre classifier (a class-balanced logistic regression on the
+standardised signed-log1p style features, fitted on the training rows' genres). A text of a genre
+the classifier never saw should fit none of its genres well, even where its style is near
+theirs on average.
+
 Decision rule (written before the first result): adopt ``distance+novelty`` only if its LOGO
 mean ECE is at least 0.02 lower than ``distance``'s, no genre's ECE rises by more than 0.02, and
 the in-genre ECE of the topic hold-out (val rows, calibrator fitted on all genres' rows) rises by
@@ -96,6 +102,18 @@ K = 10
 LSA_DIM = 200
 
 
+def genre_uncertainty(X: np.ndarray, train: np.ndarray, genres: np.ndarray) -> np.ndarray:
+    """``1 - max P(genre)`` of a class-balanced logistic regression fitted on the rows ``train``."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Z = np.sign(X) * np.log1p(np.abs(X))
+    clf = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, class_weight="balanced", max_iter=2000))
+    clf.fit(Z[train], genres[train])
+    return 1.0 - clf.predict_proba(Z).max(axis=1)
+
+
 def fit_log_temperature(logits: np.ndarray, signals: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``p`` of log T = p0 + signals @ p[1:] (p[1:] >= 0) minimising the weighted NLL."""
     from scipy.optimize import minimize
@@ -120,7 +138,7 @@ def auroc(pos: np.ndarray, score: np.ndarray) -> float:
 
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
-    ap.add_argument("--novelty", choices=("centroid", "knn"), default="centroid")
+    ap.add_argument("--novelty", choices=("centroid", "knn", "genre"), default="centroid")
     args = ap.parse_args()
     t0 = time.perf_counter()
     corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
@@ -139,18 +157,29 @@ def main() -> None:
         d = np.load(f)
         return np.log(np.clip(d["P"], 1e-300, None)), d["d"]
 
-    C = word_counts(corpus["text"].tolist())
-    print(f"word counts of {len(corpus)} texts in {time.perf_counter() - t0:.0f}s", flush=True)
+    if args.novelty == "genre":  # the style features of the genre-jackknife cache
+        from genre_jackknife import features
+
+        X = features(corpus["text"].tolist(), args.seed, args.cache, lambda m: print(m, flush=True))[0]
+
+        def novelty_of(train: np.ndarray) -> np.ndarray:
+            return genre_uncertainty(X, train, genres)
+    else:
+        C = word_counts(corpus["text"].tolist())
+
+        def novelty_of(train: np.ndarray) -> np.ndarray:
+            return novelty(C, train, genres, args.novelty)
+    print(f"novelty inputs of {len(corpus)} texts in {time.perf_counter() - t0:.0f}s", flush=True)
     # out-of-genre rows: each genre predicted by the fit that never saw it
     oog: dict[str, dict[str, np.ndarray]] = {}
     for g in names:
         L, d = cached(tuple(h for h in names if h != g))
         rows = np.flatnonzero(genres == g)
-        nov = novelty(C, genres != g, genres, args.novelty)
+        nov = novelty_of(genres != g)
         oog[g] = {"L": L[rows], "d": d[rows], "nov": nov[rows], "y": y[rows]}
     # in-genre rows: the topic hold-out's val, predicted by the fit on every genre's topic-train rows
     L, d = cached(tuple(names), "topic-")
-    nov = novelty(C, topic_train, genres, args.novelty)
+    nov = novelty_of(topic_train)
     ing = {"L": L[val], "d": d[val], "nov": nov[val], "y": y[val], "g": genres[val]}
 
     def signals(part: dict[str, np.ndarray], cand: str) -> np.ndarray:
