@@ -89,7 +89,8 @@ def test_profile_steps_write_a_trace_summary_with_the_rollout_span(tiny_model, s
     assert rollouts["count"] == 1 and rollouts["cpu_total_ms"] > 0  # one step's rollouts, as a named span
     top = [r["self_cpu_ms"] for r in summary["top"]]
     assert top and top == sorted(top, reverse=True) and any(r["name"].startswith("aten::") for r in summary["top"])
-    assert "Self CPU" in (out / "profile.txt").read_text()
+    text = (out / "profile.txt").read_text()
+    assert "Self CPU" in text and "by input shape:" in text and "Input Shapes" in text
 
 
 def test_sdpa_unpadded_trains_like_sdpa(tiny_model, splits, tmp_path, monkeypatch):

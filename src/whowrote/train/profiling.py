@@ -4,7 +4,9 @@
 kernel compiles and the vLLM engine's warm-up) and, when they are done, writes into the run folder:
 
 - ``profile.txt``: the operators by self time (device time on a GPU, CPU time otherwise), the
-  profiler's own table;
+  profiler's own table, then the same grouped by input shape (session 12's profile counted six
+  attention forwards per step where two passes of two micro-batches make four; the shapes say
+  which pass the others belong to);
 - ``profile.json``: the same top operators as numbers, and the spans that
   :mod:`whowrote.train.phases` labels (``time/rollouts_s``, ``time/vllm_generate_s``…), so a step's
   rollouts can be told from its optimisation inside one trace.
@@ -47,6 +49,8 @@ def summarize(prof: Any, on_device: bool) -> tuple[str, dict[str, Any]]:
     except (AttributeError, KeyError, ValueError):  # an older torch spells device time "cuda"
         sort = "self_cuda_time_total" if on_device else "self_cpu_time_total"
         table = events.table(sort_by=sort, row_limit=TOP)
+    by_shape = prof.key_averages(group_by_input_shape=True).table(sort_by=sort, row_limit=TOP)
+    table = f"{table}\n\nby input shape:\n{by_shape}"
 
     def row(evt: Any) -> dict[str, Any]:
         return {"name": evt.key, "count": int(evt.count), "self_cpu_ms": evt.self_cpu_time_total / 1e3,
@@ -78,7 +82,7 @@ class ProfileCallback(TrainerCallback):
             acts = [torch.profiler.ProfilerActivity.CPU]
             if torch.cuda.is_available():
                 acts.append(torch.profiler.ProfilerActivity.CUDA)
-            self.prof = torch.profiler.profile(activities=acts)
+            self.prof = torch.profiler.profile(activities=acts, record_shapes=True)
             self.prof.__enter__()
 
     def on_step_end(self, args, state, control, **kwargs):
