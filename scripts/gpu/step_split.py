@@ -5,7 +5,9 @@ Per run (one line each): the number of logged steps and the medians, over every 
 sampling, weight sync, rewards, the old-policy log-probability pass), the vLLM sampling and weight
 sync within them (``time/vllm_generate_s``, ``time/vllm_sync_s``), and the optimisation
 (``step_time - time/rollouts_s``), as ``whowrote.train.phases`` logs them. A file without those
-keys (a run before they existed) shows dashes; a torn line is skipped. ``--plot PNG`` also draws
+keys (a run before they existed) shows dashes; a torn line is skipped. ``--skip N`` leaves out the
+first N steps instead of one (a run with ``run.profile_steps = P`` profiled steps 2 ... P + 1, which
+the profiler slows: ``--skip P+1``). ``--plot PNG`` also draws
 each run's step as stacked bars (sampling, weight sync, the rest of the rollouts, the optimisation)
 against the 3 s target.
 """
@@ -22,10 +24,10 @@ from summarize_05b import read_jsonl  # the same folder: a torn line is skipped
 KEYS = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s")
 
 
-def split(path: Path) -> dict[str, float | int | None]:
+def split(path: Path, skip: int = 1) -> dict[str, float | int | None]:
     rows = [r for r in read_jsonl(path) if r.get("kind") == "train" and isinstance(r.get("step_time"), (int, float))]
     steps = {r["step"]: r for r in rows}  # a resumed step: the last record wins
-    later = [steps[s] for s in sorted(steps)][1:]
+    later = [steps[s] for s in sorted(steps)][skip:]
 
     def median(key: str) -> float | None:
         vals = [r[key] for r in later if isinstance(r.get(key), (int, float))]
@@ -37,7 +39,7 @@ def split(path: Path) -> dict[str, float | int | None]:
     return out
 
 
-def plot(rows: dict[str, dict[str, float | int | None]], path: Path) -> None:
+def plot(rows: dict[str, dict[str, float | int | None]], path: Path, left_out: str = "first step") -> None:
     """Stacked bars of each run's median step (runs without the split are left out)."""
     import matplotlib
 
@@ -57,7 +59,7 @@ def plot(rows: dict[str, dict[str, float | int | None]], path: Path) -> None:
         ax.barh(list(runs), widths, left=left, label=label)
         left = [a + b for a, b in zip(left, widths, strict=True)]
     ax.axvline(3.0, color="black", linestyle="--", linewidth=1, label="3 s target")
-    ax.set_xlabel("seconds per GRPO step (median, first step left out)")
+    ax.set_xlabel(f"seconds per GRPO step (median, {left_out} left out)")
     ax.invert_yaxis()
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=5, frameon=False)
     fig.tight_layout()
@@ -69,9 +71,13 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="step_split.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("metrics", nargs="+", metavar="RUN/metrics.jsonl")
     ap.add_argument("--plot", type=Path, metavar="PNG", help="also draw each run's step as stacked bars")
+    ap.add_argument("--skip", type=int, default=1, metavar="N", help="leave out the first N steps (default 1)")
     a = ap.parse_args(argv)  # a usage error exits 2
+    if a.skip < 0:
+        ap.error("--skip must be >= 0")
     cols = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s", "optimisation")
-    print("run | steps | " + " | ".join(cols) + "  (medians in s, first step left out)")
+    left_out = "first step" if a.skip == 1 else f"first {a.skip} steps"
+    print("run | steps | " + " | ".join(cols) + f"  (medians in s, {left_out} left out)")
     rc = 0
     rows: dict[str, dict[str, float | int | None]] = {}
     for arg in a.metrics:
@@ -80,11 +86,11 @@ def main(argv: list[str]) -> int:
             print(f"{arg}: not found", file=sys.stderr)
             rc = 1
             continue
-        got = split(p)
+        got = split(p, a.skip)
         rows[p.parent.name] = got
         print(f"{p.parent.name} | {got['steps']} | " + " | ".join("—" if got[c] is None else f"{got[c]:.2f}" for c in cols))
     if a.plot is not None:
-        plot(rows, a.plot)
+        plot(rows, a.plot, left_out)
     return rc
 
 

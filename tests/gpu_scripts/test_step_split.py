@@ -33,6 +33,11 @@ def test_medians_leave_out_the_first_step_and_torn_lines(tmp_path: Path) -> None
     # steps 2-4: step_time 7.0/8.0/7.5 -> 7.5; rollouts 5.0/5.5/6.0 -> 5.5; optimisation 2.0/2.5/1.5 -> 2.0
     assert lines[1] == "grpo_split_4096 | 4 | 7.50 | 5.50 | 3.50 | 0.25 | 2.00"
     assert lines[2] == "old | 2 | 7.40 | — | — | — | —"  # a run from before the split was logged
+    # --skip 2 (a run that profiled step 2): steps 3-4 -> step_time 7.75, rollouts 5.75, optimisation 2.0
+    res = _run(str(d / "metrics.jsonl"), "--skip", "2")
+    assert res.returncode == 0 and "first 2 steps left out" in res.stdout
+    assert res.stdout.splitlines()[1] == "grpo_split_4096 | 4 | 7.75 | 5.75 | 3.75 | 0.25 | 2.00"
+    assert _run(str(d / "metrics.jsonl"), "--skip", "-1").returncode == 2
     png = tmp_path / "split.png"
     res = _run(str(d / "metrics.jsonl"), str(old / "metrics.jsonl"), "--plot", str(png))
     assert res.returncode == 0, res.stderr
