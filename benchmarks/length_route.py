@@ -31,18 +31,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import time
 
 import numpy as np
-from augmentation_mix import inner_split
-from plain_route import PARAMS, SLACK, Cache, edit_scores, scores
+from plain_route import SLACK, edit_scores, inner_setup, scores, timed_log
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import leave_one_genre_out, topic_keys
-from whowrote.style import StyleModel
+from whowrote.data.splits import leave_one_genre_out
 from whowrote.style.edits import edits, first_chars, first_words
-from whowrote.style.train import copy_features, fit_augmented
+from whowrote.style.train import copy_features
 
 CROP_WORDS = (60, 400)
 HARD_WORDS = 250
@@ -100,31 +97,17 @@ def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
     ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
     args = ap.parse_args()
-    t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
-    outer, tr, va = inner_split(args.corpus, args.seed)
-    log(f"inner split: train {len(tr)}, val {len(va)}")
-    feat = StyleModel(**PARAMS).features
-    cache = Cache(args.cache, log)  # shares plain_route's cache: the same raw, copies and val features
+    log = timed_log()
+    inn = inner_setup(args, log)  # shares plain_route's cache: the same raw, copies and val features
+    outer, tr, va, feat, cache, X, Xa, fit = inn.outer, inn.train, inn.val, inn.feat, inn.cache, inn.X, inn.Xa, inn.fit
     texts = outer["text"].tolist()
     short = crops(texts, args.seed)
-    X = cache.get("raw", texts, feat)
-    Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
     Xs = cache.get("crops", short, feat)
     Xsa = cache.get("crop-copies", short, lambda t: copy_features(feat, t, args.seed))
+    edited = inn.edited
     vt = va["text"].tolist()
-    edited, n_words = {}, {}
-    for name, fn in edits(args.seed).items():
-        et = [fn(s) for s in vt]
-        edited[name] = cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
-        n_words[name] = words(et)
+    n_words = {name: words([fn(s) for s in vt]) for name, fn in edits(args.seed).items()}
     r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
-
-    def fit(Xr, Xc, frame):
-        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=args.seed, **PARAMS)
 
     general = fit(X[r], Xa[r], tr)
     log("general model fitted")

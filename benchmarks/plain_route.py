@@ -32,9 +32,12 @@ import argparse
 import hashlib
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from augmentation_mix import inner_split
 from robustness import corpus_args
 
@@ -90,6 +93,51 @@ def edit_scores(ed: dict) -> dict:
             "md_drop": max(drops["strip_markdown"], drops["markdown_html"])}
 
 
+@dataclass
+class Inner:
+    """The inner split of the outer topic hold-out's train part, the general model's training
+    features (``X``, its copies ``Xa``, rows numbered by ``outer["row"]``) and the inner val's
+    features under every edit: what each routing trial starts from."""
+
+    outer: pd.DataFrame
+    train: pd.DataFrame
+    val: pd.DataFrame
+    feat: Callable[[list[str]], np.ndarray]
+    cache: Cache
+    X: np.ndarray
+    Xa: np.ndarray
+    edited: dict[str, np.ndarray]
+    seed: int
+
+    def fit(self, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame) -> StyleModel:
+        """The bundled recipe (``fit_augmented``, the current copies) on rows ``Xr`` and copies ``Xc``."""
+        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=self.seed, **PARAMS)
+
+
+def inner_setup(args: argparse.Namespace, log) -> Inner:
+    outer, tr, va = inner_split(args.corpus, args.seed)
+    log(f"inner split: train {len(tr)}, val {len(va)} ({va['genre'].value_counts().to_dict()})")
+    feat = StyleModel(**PARAMS).features
+    cache = Cache(args.cache, log)
+    texts = outer["text"].tolist()
+    X = cache.get("raw", texts, feat)
+    Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
+    vt = va["text"].tolist()
+    edited = {name: cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
+              for name, fn in edits(args.seed).items()}
+    return Inner(outer, tr, va, feat, cache, X, Xa, edited, args.seed)
+
+
+def timed_log():
+    """A log function that prefixes the seconds since it was made."""
+    t0 = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
+
+    return log
+
+
 class Cache:
     def __init__(self, root: Path, log) -> None:
         self.root, self.log = root, log
@@ -113,34 +161,21 @@ def main() -> None:
     ap.add_argument("--html", action="store_true",
                     help="variant: the specialist also sees each text's HTML round trip as a second copy")
     args = ap.parse_args()
-    t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
-    outer, tr, va = inner_split(args.corpus, args.seed)
-    log(f"inner split: train {len(tr)}, val {len(va)} ({va['genre'].value_counts().to_dict()})")
-    feat = StyleModel(**PARAMS).features
-    cache = Cache(args.cache, log)
+    log = timed_log()
+    inn = inner_setup(args, log)
+    outer, tr, va, feat, cache, X, Xa, fit = inn.outer, inn.train, inn.val, inn.feat, inn.cache, inn.X, inn.Xa, inn.fit
     texts = outer["text"].tolist()
     plain = [strip_markdown(t) for t in texts]
-    X = cache.get("raw", texts, feat)
-    Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
     Xp = cache.get("plain", plain, feat)
     Xpa = cache.get("plain-copies", plain, lambda t: copy_features(feat, t, args.seed))
     if args.html:  # the HTML round trip of every text, a second copy of its plain view (weight 0.5)
         Xh = cache.get("html", texts, lambda t: feat([markdown_html_roundtrip(s) for s in t]))
         Xpa = np.concatenate([Xpa if Xpa.ndim == 3 else Xpa[:, None], Xh[:, None]], axis=1)
-    vt = va["text"].tolist()
-    edited = {name: cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
-              for name, fn in edits(args.seed).items()}
+    edited = inn.edited
     r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
     m_tr = markup(X[r])
     m0 = float(np.median(m_tr[m_tr > 0]))
     log(f"inner train: {float((m_tr == 0).mean()):.3f} without markup; M0 = {m0:.3f} per 1,000 characters")
-
-    def fit(Xr, Xc, frame):
-        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=args.seed, **PARAMS)
 
     general = fit(X[r], Xa[r], tr)
     log("general model fitted")
