@@ -33,7 +33,7 @@ import json
 import random
 
 import numpy as np
-from plain_route import SLACK, edit_scores, inner_setup, scores, timed_log
+from plain_route import SLACK, edit_scores, inner_setup, route_decision, scores, timed_log
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
@@ -78,19 +78,12 @@ def words(texts: list[str]) -> np.ndarray:
 
 
 def decide(results: dict) -> dict:
-    base = results["inner"]["current"]
-    others = lambda c: max(d for e, d in c["drops"].items() if e != "first_800_chars")  # noqa: E731
-    out = {}
-    for how in ("hard", "soft"):
-        c = results["inner"][how]
-        checks = {"first_800_drop_shrinks_2pt": c["drops"]["first_800_chars"] <= base["drops"]["first_800_chars"] - 0.02,
-                  "other_worst_drop_not_up_0.5pt": others(c) <= others(base) + SLACK,
-                  "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK}
-        if "logo" in results:
-            mean = results["logo"]["mean_3way"]
-            checks["logo_3way_not_down_0.5pt"] = mean[how] >= mean["current"] - SLACK
-        out[how] = {"checks": checks, "adopt": all(checks.values())}
-    return out
+    def others(c: dict) -> float:  # the worst drop over the edits other than the first 800 characters
+        return max(d for e, d in c["drops"].items() if e != "first_800_chars")
+
+    return route_decision(results, lambda c, base: {
+        "first_800_drop_shrinks_2pt": c["drops"]["first_800_chars"] <= base["drops"]["first_800_chars"] - 0.02,
+        "other_worst_drop_not_up_0.5pt": others(c) <= others(base) + SLACK})
 
 
 def main() -> None:

@@ -214,19 +214,27 @@ def logo(outer, X, Xa, Xp, Xpa, fit, m0: float, log) -> dict:
     return out
 
 
-def decide(results: dict) -> dict:
+def route_decision(results: dict, own_checks) -> dict:
+    """Per routing (hard, soft): the trial's own checks (``own_checks(routed, current)``), then raw
+    inner accuracy and, with ``--logo``, the LOGO 3-way mean each at most 0.5 points below the
+    general model's. Adopt when every check holds."""
     base = results["inner"]["current"]
     out = {}
     for how in ("hard", "soft"):
         c = results["inner"][how]
-        checks = {"md_drop_shrinks_1pt": c["md_drop"] <= base["md_drop"] - 0.01,
-                  "worst_drop_not_up_0.5pt": c["worst_drop"] <= base["worst_drop"] + SLACK,
+        checks = {**own_checks(c, base),
                   "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK}
         if "logo" in results:
             mean = results["logo"]["mean_3way"]
             checks["logo_3way_not_down_0.5pt"] = mean[how] >= mean["current"] - SLACK
         out[how] = {"checks": checks, "adopt": all(checks.values())}
     return out
+
+
+def decide(results: dict) -> dict:
+    return route_decision(results, lambda c, base: {
+        "md_drop_shrinks_1pt": c["md_drop"] <= base["md_drop"] - 0.01,
+        "worst_drop_not_up_0.5pt": c["worst_drop"] <= base["worst_drop"] + SLACK})
 
 
 def table(out: Path) -> str:
