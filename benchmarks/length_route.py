@@ -28,13 +28,11 @@ Decision rule, written here before the first run. Adopt a routing only if, again
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 
 import numpy as np
-from plain_route import SLACK, edit_scores, inner_setup, route_decision, scores, timed_log
-from robustness import corpus_args
+from plain_route import SLACK, edit_scores, route_decision, route_start, scores
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
@@ -87,11 +85,7 @@ def decide(results: dict) -> dict:
 
 
 def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
-    ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
-    args = ap.parse_args()
-    log = timed_log()
-    inn = inner_setup(args, log)  # shares plain_route's cache: the same raw, copies and val features
+    args, log, inn = route_start(__doc__)
     outer, tr, va, feat, cache, X, Xa, fit = inn.outer, inn.train, inn.val, inn.feat, inn.cache, inn.X, inn.Xa, inn.fit
     texts = outer["text"].tolist()
     short = crops(texts, args.seed)

@@ -128,6 +128,19 @@ def inner_setup(args: argparse.Namespace, log) -> Inner:
     return Inner(outer, tr, va, feat, cache, X, Xa, edited, args.seed)
 
 
+def route_start(doc: str, add_args=None) -> tuple[argparse.Namespace, Callable[[str], None], Inner]:
+    """A routing trial's start: its arguments (``--corpus --out --cache --seed --logo``, plus what
+    ``add_args(parser)`` adds), a timed log and the :class:`Inner` setup (features cached in
+    ``/tmp/whowrote-plain-route``, shared by every routing trial)."""
+    ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
+    if add_args is not None:
+        add_args(ap)
+    args = ap.parse_args()
+    log = timed_log()
+    return args, log, inner_setup(args, log)
+
+
 def timed_log():
     """A log function that prefixes the seconds since it was made."""
     t0 = time.perf_counter()
@@ -156,13 +169,8 @@ class Cache:
 
 
 def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
-    ap.add_argument("--logo", action="store_true", help="also leave-one-genre-out on the outer train part")
-    ap.add_argument("--html", action="store_true",
-                    help="variant: the specialist also sees each text's HTML round trip as a second copy")
-    args = ap.parse_args()
-    log = timed_log()
-    inn = inner_setup(args, log)
+    args, log, inn = route_start(__doc__, lambda ap: ap.add_argument(
+        "--html", action="store_true", help="variant: the specialist also sees each text's HTML round trip as a second copy"))
     outer, tr, va, feat, cache, X, Xa, fit = inn.outer, inn.train, inn.val, inn.feat, inn.cache, inn.X, inn.Xa, inn.fit
     texts = outer["text"].tolist()
     plain = [strip_markdown(t) for t in texts]
