@@ -110,3 +110,15 @@ def test_load_policy_registers_it(tmp_path):
     ids = torch.tensor([[0, 0, 5, 6, 7], [3, 4, 5, 6, 7]])
     out = model(input_ids=ids, attention_mask=(ids > 0).long()).logits
     assert torch.isfinite(out).all()
+
+
+def test_load_policy_refuses_an_unknown_attention_in_one_line(tmp_path):
+    from whowrote.train.config import ModelConfig
+    from whowrote.train.modeling import load_policy
+    from whowrote.train.tiny import build_tiny_model
+    from whowrote.types import WhowroteError
+
+    path = build_tiny_model(tmp_path / "tiny")
+    with pytest.raises(WhowroteError, match="model.attn_implementation = 'bogus'") as err:
+        load_policy(ModelConfig(name_or_path=str(path), dtype="float32", attn_implementation="bogus"), device="cpu")
+    assert "\n" not in str(err.value)

@@ -16,6 +16,7 @@ from typing import Any
 from whowrote.train.attention import NAME as ATTENTION_NAME
 from whowrote.train.attention import register as register_attention
 from whowrote.train.config import ModelConfig
+from whowrote.types import WhowroteError
 
 
 def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, Any]:
@@ -28,7 +29,11 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
     if cfg.attn_implementation:
         if cfg.attn_implementation == ATTENTION_NAME:  # ours: transformers must know it before the first forward
             register_attention()
-        model.config._attn_implementation = cfg.attn_implementation
+        try:  # transformers checks the name (and that its kernel package is installed) here, not mid-run
+            model.set_attn_implementation(cfg.attn_implementation)
+        except (ValueError, ImportError, KeyError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise WhowroteError(f"model.attn_implementation = {cfg.attn_implementation!r}: {first}") from None
     if device is None:
         # Under accelerate/torchrun each process owns the GPU of its LOCAL_RANK.
         device = f"cuda:{os.environ.get('LOCAL_RANK', '0')}" if torch.cuda.is_available() else "cpu"
