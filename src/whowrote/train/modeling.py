@@ -30,7 +30,10 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
         if cfg.attn_implementation == ATTENTION_NAME:  # ours: transformers must know it before the first forward
             register_attention()
         try:  # transformers checks the name (and that its kernel package is installed) here, not mid-run
-            model.set_attn_implementation(cfg.attn_implementation)
+            if hasattr(model, "set_attn_implementation"):
+                model.set_attn_implementation(cfg.attn_implementation)
+            else:  # transformers older than the setter (the llm extra allows >= 4.50)
+                model.config._attn_implementation = cfg.attn_implementation
         except (ValueError, ImportError, KeyError) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise WhowroteError(f"model.attn_implementation = {cfg.attn_implementation!r}: {first}") from None
