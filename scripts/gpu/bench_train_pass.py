@@ -91,8 +91,8 @@ def main() -> None:
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     ap.add_argument("--left-pad", type=int, default=0, metavar="N",
                     help="up to N left pad tokens per row (random), with the padding mask passed")
-    ap.add_argument("--attn", nargs="+", default=["sdpa"], metavar="IMPL",
-                    help="attention implementations to compare (sdpa, sdpa_unpadded)")
+    ap.add_argument("--attn", nargs="+", default=["sdpa"], choices=("eager", "sdpa", "sdpa_unpadded"),
+                    help="attention implementations to compare")
     a = ap.parse_args()
 
     import torch
