@@ -4,6 +4,8 @@
         results/session5/qwen05b results/session5/research [--plot docs/figures/ladder_05b.png]
     python scripts/gpu/summarize.py --layout 05b results/session9/research results/session10/research \\
         --plot-steps docs/figures/rlsd_reward_ablation.png   # per step: accuracy, truncation, CLAUDE share
+    python scripts/gpu/summarize.py --layout 05b results/session7/qwen05b results/session12/callA/qwen05b \
+        results/session12/callB/qwen05b --plot-steps docs/figures/headline_seeds.png --no-research-rlsd
 
 Every run under the roots is found from its files: a folder with ``metrics.jsonl`` is a training run
 (its k = 4 eval of the final weights in ``eval_k4*/summary.json``, the last by name when there are
@@ -335,10 +337,10 @@ def _save(fig, out: Path) -> None:
     os.replace(tmp, out)
 
 
-def plot_steps(roots: list[str], out: Path) -> None:
+def plot_steps(roots: list[str], out: Path, research_rlsd: bool = True) -> None:
     """Per training step, for every RL run: in-loop val accuracy, the share of train completions cut
     off at the length limit, and CLAUDE's share of the train answers (the truncation and the one-class
-    collapse the research reports, side by side)."""
+    collapse the research reports, side by side; ``research_rlsd``: with the research's RLSD curves)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -355,10 +357,11 @@ def plot_steps(roots: list[str], out: Path) -> None:
         for ax, (_, key) in zip(axes[1:], panels[1:], strict=True):
             steps = [st for st in sorted(train) if isinstance(train[st].get(key), (int, float))]
             ax.plot(steps, [train[st][key] for st in steps], **style)
-    ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
-    axes[0].plot(*zip(*RLSD_VAL, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val reward")
-    axes[1].plot(*zip(*RLSD_TRUNC, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val truncation")
-    axes[1].legend(fontsize=7)
+    if research_rlsd:
+        ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
+        axes[0].plot(*zip(*RLSD_VAL, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val reward")
+        axes[1].plot(*zip(*RLSD_TRUNC, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val truncation")
+        axes[1].legend(fontsize=7)
     for ax, (title, _) in zip(axes, panels, strict=True):
         ax.set_title(title, fontsize=10), ax.set_xlabel("training step"), ax.set_ylim(0, 1)
     axes[0].axhline(1 / 3, color="grey", ls=":", lw=1)
@@ -379,13 +382,16 @@ def _take(args: list[str], flag: str) -> tuple[list[str], Path | None]:
 def main(args: list[str]) -> None:
     args, out = _take(args, "--plot")
     args, steps_out = _take(args, "--plot-steps")
+    research_rlsd = "--no-research-rlsd" not in args  # the step figure without the research's RLSD curves
+    args = [a for a in args if a != "--no-research-rlsd"]
     if not args or any(a.startswith("-") for a in args):
-        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png] [--plot-steps OUT.png]")
+        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png] "
+                         "[--plot-steps OUT.png [--no-research-rlsd]]")
     print(table(args))
     if out is not None:
         plot(args, out)
     if steps_out is not None:
-        plot_steps(args, steps_out)
+        plot_steps(args, steps_out, research_rlsd)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,14 @@ def _run(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
+def _module():
+    """summarize_05b imported as a module (the script's folder on the path, as running it puts it)."""
+    import importlib
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    return importlib.import_module("summarize_05b")
+
+
 def _rows(out: str) -> list[dict[str, str]]:
     lines = [ln for ln in out.splitlines() if ln.startswith("| ")]
     assert lines[0].startswith("| rung | session | steps |")
@@ -132,3 +140,21 @@ def test_rlsd_reward_ablation_row_and_step_figure(tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     res = _run(str(root), "--plot-steps")
     assert res.returncode != 0 and "needs a file name" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_the_step_figure_draws_the_research_rlsd_curves_only_when_asked(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    mod = _module()
+    d = tmp_path / "session12" / "qwen05b" / "cs_tellsall" / "grpo_s1_lr5e-6"
+    d.mkdir(parents=True)
+    recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.4}]
+    recs += [{"kind": "train", "step": s, "completions/clipped_ratio": 0.0, "rewards/pred_claude/mean": 0.3} for s in (1, 2)]
+    (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    labels = {}
+    for flag in (True, False):
+        monkeypatch.setattr(mod, "_save", lambda fig, out, flag=flag: labels.setdefault(
+            flag, [ln.get_label() for ax in fig.axes for ln in ax.get_lines()]))
+        mod.plot_steps([str(tmp_path / "session12" / "qwen05b")], tmp_path / "x.png", research_rlsd=flag)
+    assert sum("research RLSD" in lab for lab in labels[True]) == 2
+    assert not any("research RLSD" in lab for lab in labels[False]) and len(labels[False]) >= 3
