@@ -11,7 +11,9 @@ with bf16 autocast (what the runs use: ``run.bf16 = "auto"`` turns it on on a GP
   completion tokens' log-probabilities only, the logits made for those positions only, as TRL's
   ``logits_to_keep`` does) and the optimizer step;
 - ``logps_bf16`` / ``logps_fp32``: the no-grad log-probability pass over the same batch (TRL's
-  old-policy pass for the vLLM importance-sampling correction).
+  old-policy pass for the vLLM importance-sampling correction);
+- ``train_bf16w`` / ``logps_bf16w`` (asked for with ``--modes``): the same on a bf16 copy of the
+  weights without autocast (``model.dtype = "bfloat16"``: no fp32 master weights, so no casts).
 
 ``--left-pad N`` gives row ``b`` a random number of left pad tokens in ``[0, N]`` and passes the
 padding mask, as TRL's left-padded prompts do; ``--attn`` names the attention implementations to
@@ -22,7 +24,7 @@ the JSON records the largest difference of the completion log-probabilities from
 Contenders interleaved, ``--reps`` each after one warm-up, medians in the JSON (``--out``).
 
     python scripts/gpu/bench_train_pass.py --reps 2 --micro 8 --out results/session10/train_pass.json
-    python scripts/gpu/bench_train_pass.py --reps 3 --micro 48 --left-pad 600 --modes train_bf16 logps_bf16 --attn sdpa sdpa_unpadded --out results/session12/attention.json
+    python scripts/gpu/bench_train_pass.py --reps 3 --micro 16 --left-pad 600 --modes train_bf16 logps_bf16 --attn sdpa sdpa_unpadded --out results/session12/attention/attention_mb16.json
     python scripts/gpu/bench_train_pass.py --shape tiny --prompts 4 --prompt-len 16 --completion 8 --micro 2 --out /tmp/t.json
 """
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import json
 import statistics
 import time
@@ -41,7 +44,8 @@ from bench_generate import SHAPES as MODEL_SHAPES  # the same folder: the public
 SHAPES = {**MODEL_SHAPES, "tiny": dict(model_type="llama", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                        num_attention_heads=4, num_key_value_heads=2, vocab_size=256,
                                        max_position_embeddings=256, tie_word_embeddings=True)}  # CPU tests
-MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")
+MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")  # the default set
+BF16_WEIGHTS = ("train_bf16w", "logps_bf16w")
 
 
 def completion_logps(model: Any, ids: Any, completion: int, mask: Any = None) -> Any:
@@ -88,7 +92,7 @@ def main() -> None:
     ap.add_argument("--micro", type=int, default=16)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    ap.add_argument("--modes", nargs="+", choices=MODES + BF16_WEIGHTS, default=list(MODES))
     ap.add_argument("--left-pad", type=int, default=0, metavar="N",
                     help="up to N left pad tokens per row (random), with the padding mask passed")
     ap.add_argument("--attn", nargs="+", default=["sdpa"], choices=("eager", "sdpa", "sdpa_unpadded"),
@@ -107,6 +111,9 @@ def main() -> None:
     spec = dict(SHAPES[a.shape])
     model = AutoModelForCausalLM.from_config(AutoConfig.for_model(spec.pop("model_type"), **spec)).to(dev).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-6)
+    if any(m in BF16_WEIGHTS for m in a.modes):  # a bf16 copy of the same weights, its own optimizer
+        model_w = copy.deepcopy(model).to(torch.bfloat16)
+        opt_w = torch.optim.AdamW(model_w.parameters(), lr=1e-6)
     g = torch.Generator().manual_seed(0)
     batch = torch.randint(1, SHAPES[a.shape]["vocab_size"], (a.prompts, a.prompt_len + a.completion), generator=g)
     mask = None
@@ -121,8 +128,9 @@ def main() -> None:
         return m if len(a.attn) == 1 else f"{m}/{attn}"
 
     def timed(m: str, attn: str) -> float:
-        model.config._attn_implementation = attn
-        return one_pass(model, opt, batch, a.micro, a.completion, m, mask)
+        mdl, op = (model_w, opt_w) if m in BF16_WEIGHTS else (model, opt)
+        mdl.config._attn_implementation = attn
+        return one_pass(mdl, op, batch, a.micro, a.completion, m, mask)
 
     times: dict[str, list[float]] = {name(m, attn): [] for m, attn in runs}
     for m, attn in runs:  # warm-up (kernels, allocator)

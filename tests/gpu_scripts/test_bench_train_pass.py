@@ -67,3 +67,23 @@ def test_the_cli_compares_attention_implementations_on_left_padded_rows(tmp_path
     assert got["pad_tokens"] > 0 and got["left_pad_max"] == 6
     assert set(got["max_abs_logp_diff_vs_first_attn"]) == {"sdpa_unpadded"}
     assert 0 <= got["max_abs_logp_diff_vs_first_attn"]["sdpa_unpadded"] < 0.05  # bf16 rounding, not a wrong roll
+
+
+def test_bf16_weight_modes_train_a_bf16_copy(tmp_path: Path) -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    mod = _module()
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(**mod.SHAPES["tiny"])).to(torch.bfloat16).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    batch = torch.randint(0, 256, (4, 24))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    mod.one_pass(model, opt, batch, 2, 8, "train_bf16w")
+    assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert all(v.dtype == torch.bfloat16 for v in model.state_dict().values())
+    out = tmp_path / "w.json"
+    res = subprocess.run([sys.executable, str(SCRIPT), "--shape", "tiny", "--prompts", "4", "--prompt-len", "16",
+                          "--completion", "8", "--micro", "2", "--reps", "1", "--modes", "train_bf16w", "logps_bf16w",
+                          "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert set(json.loads(out.read_text())["median_s"]) == {"train_bf16w", "logps_bf16w"}
