@@ -29,7 +29,6 @@ Decision rule, written here before the first run. Adopt a routing only if, again
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -39,7 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from augmentation_mix import inner_split
-from robustness import corpus_args
+from genre_jackknife import texts_key
+from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_keys
@@ -141,24 +141,13 @@ def route_start(doc: str, add_args=None) -> tuple[argparse.Namespace, Callable[[
     return args, log, inner_setup(args, log)
 
 
-def timed_log():
-    """A log function that prefixes the seconds since it was made."""
-    t0 = time.perf_counter()
-
-    def log(msg: str) -> None:
-        print(f"[{time.perf_counter() - t0:6.0f}s] {msg}", flush=True)
-
-    return log
-
-
 class Cache:
     def __init__(self, root: Path, log) -> None:
         self.root, self.log = root, log
         root.mkdir(parents=True, exist_ok=True)
 
     def get(self, name: str, texts: list[str], fn) -> np.ndarray:
-        key = hashlib.sha256(("\0".join(texts)).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        f = self.root / f"{name}-{key}.npy"
+        f = self.root / f"{name}-{texts_key(texts)}.npy"
         if f.exists():
             return np.load(f)
         t0 = time.perf_counter()
