@@ -56,6 +56,12 @@ def completion_logps(model: Any, ids: Any, completion: int, mask: Any = None) ->
     return torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -completion:, None]).squeeze(-1)
 
 
+def micro_batches(batch: Any, mask: Any, micro: int) -> Any:
+    """``(ids, mask)`` of each micro-batch of ``micro`` rows (the mask None when there is none)."""
+    for a in range(0, len(batch), micro):
+        yield batch[a:a + micro], None if mask is None else mask[a:a + micro]
+
+
 def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode: str, mask: Any = None) -> float:
     """Seconds of one step of ``mode`` over ``batch`` (``mask``: its padding mask, or None;
     synchronised before and after)."""
@@ -69,15 +75,15 @@ def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode
     t0 = time.perf_counter()
     if mode.startswith("train"):
         opt.zero_grad(set_to_none=True)
-        for a in range(0, len(batch), micro):
+        for ids, m in micro_batches(batch, mask, micro):
             with autocast:
-                lp = completion_logps(model, batch[a:a + micro], completion, None if mask is None else mask[a:a + micro])
-            (-lp.mean() * (len(batch[a:a + micro]) / len(batch))).backward()
+                lp = completion_logps(model, ids, completion, m)
+            (-lp.mean() * (len(ids) / len(batch))).backward()
         opt.step()
     else:
         with torch.no_grad(), autocast:
-            for a in range(0, len(batch), micro):
-                completion_logps(model, batch[a:a + micro], completion, None if mask is None else mask[a:a + micro])
+            for ids, m in micro_batches(batch, mask, micro):
+                completion_logps(model, ids, completion, m)
     if cuda:
         torch.cuda.synchronize()
     return time.perf_counter() - t0
@@ -144,9 +150,8 @@ def main() -> None:
             lps = {}
             for attn in a.attn:
                 model.config._attn_implementation = attn
-                lps[attn] = torch.cat([completion_logps(model, batch[i:i + a.micro], a.completion,
-                                                        None if mask is None else mask[i:i + a.micro])
-                                       for i in range(0, len(batch), a.micro)])
+                lps[attn] = torch.cat([completion_logps(model, ids, a.completion, m)
+                                       for ids, m in micro_batches(batch, mask, a.micro)])
         diffs = {attn: float((lps[attn] - lps[a.attn[0]]).abs().max()) for attn in a.attn[1:]}
     res = {"shape": a.shape, "device": torch.cuda.get_device_name() if dev == "cuda" else "cpu",
            "torch": torch.__version__, "batch": [a.prompts, a.prompt_len + a.completion], "micro": a.micro,
