@@ -9,7 +9,7 @@ Writes, into a git-ignored folder (default ``.gguf/edits``; carry it to the devi
   ``chat.jsonl``, provider-balanced and seeded. The ladder's LM never saw the chat genre (its train
   split reads blogs, debates, fiction, longform), so this is its leave-one-genre-out test, on the
   texts where the style model's 4-genre fit is scored for the side-by-side
-  (``scripts/gpu/edit_splits.py --style-logo``).
+  (``scripts/gpu/style_side_by_side.py``).
 
     python scripts/gpu/edit_splits.py --val .gguf/data/val.jsonl.gz --corpus ../shared/corpus --out .gguf/edits
 """
