@@ -35,16 +35,13 @@ import json
 import time
 
 import numpy as np
-from augmentation_mix import inner_split
-from plain_route import MARKUP, PARAMS, SLACK, Cache, edit_scores, scores
+from plain_route import MARKUP, SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import leave_one_genre_out, topic_keys
-from whowrote.style import StyleModel
-from whowrote.style.edits import edits, strip_markdown
+from whowrote.data.splits import leave_one_genre_out
+from whowrote.style.edits import strip_markdown
 from whowrote.style.features import feature_names
-from whowrote.style.train import copy_features, fit_augmented
 
 MD_TARGET = 0.03
 BLENDS = (0.25, 0.5, 0.75)
@@ -81,21 +78,9 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     log = timed_log()
-    outer, tr, va = inner_split(args.corpus, args.seed)
-    log(f"inner split: train {len(tr)}, val {len(va)}")
-    feat = StyleModel(**PARAMS).features
-    cache = Cache(args.cache, log)  # plain_route's names: its runs' features are reused
-    texts = outer["text"].tolist()
-    X = cache.get("raw", texts, feat)
-    Xa = cache.get("copies", texts, lambda t: copy_features(feat, t, args.seed))
-    Xp = cache.get("plain", [strip_markdown(t) for t in texts], feat)
-    vt = va["text"].tolist()
-    edited = {name: cache.get(f"val-{name}", vt, lambda t, fn=fn: feat([fn(s) for s in t]))
-              for name, fn in edits(args.seed).items()}
-
-    def fit(Xr: np.ndarray, Xc: np.ndarray, frame) -> StyleModel:
-        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=args.seed, **PARAMS)
-
+    inn = inner_setup(args, log)  # plain_route's cache: its runs' features are reused
+    outer, tr, va, X, Xa, edited, fit = inn.outer, inn.train, inn.val, inn.X, inn.Xa, inn.edited, inn.fit
+    Xp = inn.cache.get("plain", [strip_markdown(t) for t in outer["text"].tolist()], inn.feat)
     r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
     views = {"current": lambda M: M, "blind": blind}
     blends = {f"blend {w}": w for w in BLENDS} if args.blend else {}
