@@ -103,15 +103,10 @@ LSA_DIM = 200
 
 
 def genre_uncertainty(X: np.ndarray, train: np.ndarray, genres: np.ndarray) -> np.ndarray:
-    """``1 - max P(genre)`` of a class-balanced logistic regression fitted on the rows ``train``."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    """``1 - max P(genre)`` of the genre classifier (``genre_route.fit_router``) fitted on the rows ``train``."""
+    from genre_route import fit_router
 
-    Z = np.sign(X) * np.log1p(np.abs(X))
-    clf = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, class_weight="balanced", max_iter=2000))
-    clf.fit(Z[train], genres[train])
-    return 1.0 - clf.predict_proba(Z).max(axis=1)
+    return 1.0 - fit_router(X[train], genres[train]).predict_proba(X).max(axis=1)
 
 
 def fit_log_temperature(logits: np.ndarray, signals: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -40,19 +40,23 @@ from plain_route import SLACK, edit_scores, route_decision, route_start, scores
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
+from whowrote.style.trees import log_transform
 
 HARD_P = 0.9
 ROUTINGS = ("current", "hard", "soft")
 
 
 def fit_router(X: np.ndarray, genres: np.ndarray):
-    """The genre router: a class-balanced logistic regression on standardised signed-log1p features."""
+    """The genre classifier (the router here, the calibration signal of ``genre_novelty.py --novelty
+    genre``): a class-balanced logistic regression on the standardised signed-log1p features, as the
+    model's members read them. It takes raw feature rows."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-    clf = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, class_weight="balanced", max_iter=2000))
-    return clf.fit(np.sign(X) * np.log1p(np.abs(X)), genres)
+    clf = make_pipeline(FunctionTransformer(log_transform), StandardScaler(),
+                        LogisticRegression(C=0.1, class_weight="balanced", max_iter=2000))
+    return clf.fit(X, genres)
 
 
 def routed_proba(general, specialists: dict, router, X: np.ndarray, how: str) -> np.ndarray:
@@ -62,7 +66,7 @@ def routed_proba(general, specialists: dict, router, X: np.ndarray, how: str) ->
         return P
     if how not in ("hard", "soft"):
         raise ValueError(f"unknown routing {how!r}")
-    G = router.predict_proba(np.sign(X) * np.log1p(np.abs(X)))
+    G = router.predict_proba(X)
     top, p = router.classes_[G.argmax(axis=1)], G.max(axis=1)
     out = P.copy()
     for genre, model in specialists.items():
@@ -119,7 +123,7 @@ def main() -> None:
         log(f"{how}: raw {ed['raw']['accuracy']:.3f}; per genre "
             + ", ".join(f"{g} {a:.3f}" for g, a in per_genre.items()) + "; drops "
             + ", ".join(f"{e} {d * 100:+.1f}" for e, d in results["inner"][how]["drops"].items()))
-    G = router.predict_proba(np.sign(inn.edited["raw"]) * np.log1p(np.abs(inn.edited["raw"])))
+    G = router.predict_proba(inn.edited["raw"])
     results["router_inner_val"] = {"accuracy": float((router.classes_[G.argmax(axis=1)] == gv).mean()),
                                    "share_p_ge_hard": float((G.max(axis=1) >= HARD_P).mean())}
     log(f"router on the inner val: {results['router_inner_val']}")
