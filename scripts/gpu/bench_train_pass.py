@@ -13,7 +13,10 @@ with bf16 autocast (what the runs use: ``run.bf16 = "auto"`` turns it on on a GP
 - ``logps_bf16`` / ``logps_fp32``: the no-grad log-probability pass over the same batch (TRL's
   old-policy pass for the vLLM importance-sampling correction);
 - ``train_bf16w`` / ``logps_bf16w`` (asked for with ``--modes``): the same on a bf16 copy of the
-  weights without autocast (``model.dtype = "bfloat16"``: no fp32 master weights, so no casts).
+  weights without autocast (``model.dtype = "bfloat16"``: no fp32 master weights, so no casts);
+- ``train_bf16_ckpt``: ``train_bf16`` with gradient checkpointing (the backward recomputes each
+  layer's forward), what every SmolLM2 run did until session 13: TRL's configs default
+  ``gradient_checkpointing`` to True and whowrote passed it only when on.
 
 ``--left-pad N`` gives row ``b`` a random number of left pad tokens in ``[0, N]`` and passes the
 padding mask, as TRL's left-padded prompts do; ``--attn`` names the attention implementations to
@@ -46,6 +49,7 @@ SHAPES = {**MODEL_SHAPES, "tiny": dict(model_type="llama", hidden_size=32, inter
                                        max_position_embeddings=256, tie_word_embeddings=True)}  # CPU tests
 MODES = ("train_fp32", "train_bf16", "logps_fp32", "logps_bf16")  # the default set
 BF16_WEIGHTS = ("train_bf16w", "logps_bf16w")
+CHECKPOINTED = ("train_bf16_ckpt",)
 
 
 def completion_logps(model: Any, ids: Any, completion: int, mask: Any = None) -> Any:
@@ -68,7 +72,7 @@ def one_pass(model: Any, opt: Any, batch: Any, micro: int, completion: int, mode
     import torch
 
     cuda = batch.is_cuda
-    bf16 = mode.endswith("bf16")
+    bf16 = mode.removesuffix("_ckpt").endswith("bf16")
     autocast = torch.autocast("cuda" if cuda else "cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
     if cuda:
         torch.cuda.synchronize()
@@ -98,7 +102,7 @@ def main() -> None:
     ap.add_argument("--micro", type=int, default=16)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--modes", nargs="+", choices=MODES + BF16_WEIGHTS, default=list(MODES))
+    ap.add_argument("--modes", nargs="+", choices=MODES + BF16_WEIGHTS + CHECKPOINTED, default=list(MODES))
     ap.add_argument("--left-pad", type=int, default=0, metavar="N",
                     help="up to N left pad tokens per row (random), with the padding mask passed")
     ap.add_argument("--attn", nargs="+", default=["sdpa"], choices=("eager", "sdpa", "sdpa_unpadded"),
@@ -136,9 +140,22 @@ def main() -> None:
     def timed(m: str, attn: str) -> float:
         mdl, op = (model_w, opt_w) if m in BF16_WEIGHTS else (model, opt)
         mdl.config._attn_implementation = attn
-        return one_pass(mdl, op, batch, a.micro, a.completion, m, mask)
+        # transformers >= 5.2x names it activation checkpointing (the old names warn)
+        enable, disable = ((mdl.activation_checkpointing_enable, mdl.activation_checkpointing_disable)
+                           if hasattr(mdl, "activation_checkpointing_enable") else
+                           (mdl.gradient_checkpointing_enable, mdl.gradient_checkpointing_disable))
+        if m in CHECKPOINTED:
+            enable()
+        if getattr(mdl, "is_activation_checkpointing", False) or getattr(mdl, "is_gradient_checkpointing", False):
+            checkpointed.add(name(m, attn))
+        try:
+            return one_pass(mdl, op, batch, a.micro, a.completion, m, mask)
+        finally:
+            if m in CHECKPOINTED:
+                disable()
 
     times: dict[str, list[float]] = {name(m, attn): [] for m, attn in runs}
+    checkpointed: set[str] = set()  # contenders that really ran with checkpointing on
     for m, attn in runs:  # warm-up (kernels, allocator)
         timed(m, attn)
     for _ in range(a.reps):
@@ -157,7 +174,7 @@ def main() -> None:
            "torch": torch.__version__, "batch": [a.prompts, a.prompt_len + a.completion], "micro": a.micro,
            "left_pad_max": a.left_pad, "pad_tokens": 0 if mask is None else int((mask == 0).sum()),
            "tf32": False, "median_s": {m: statistics.median(v) for m, v in times.items()}, "times_s": times,
-           "max_abs_logp_diff_vs_first_attn": diffs,
+           "max_abs_logp_diff_vs_first_attn": diffs, "checkpointed": sorted(checkpointed),
            "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if dev == "cuda" else None}
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(res, indent=1) + "\n")

@@ -87,3 +87,15 @@ def test_bf16_weight_modes_train_a_bf16_copy(tmp_path: Path) -> None:
                           "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert set(json.loads(out.read_text())["median_s"]) == {"train_bf16w", "logps_bf16w"}
+
+
+def test_the_checkpointed_mode_runs_beside_the_plain_one(tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    res = subprocess.run([sys.executable, str(SCRIPT), "--shape", "tiny", "--prompts", "4", "--prompt-len", "16",
+                          "--completion", "8", "--micro", "2", "--reps", "1", "--modes", "train_bf16", "train_bf16_ckpt",
+                          "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(out.read_text())
+    assert set(got["median_s"]) == {"train_bf16", "train_bf16_ckpt"}
+    assert got["checkpointed"] == ["train_bf16_ckpt"]  # switched on for that contender only
+    assert all(v[0] > 0 for v in got["times_s"].values())

@@ -1,6 +1,7 @@
 """GRPO control recipe on the tiny model: runs end-to-end, zero-advantage steps leave weights unchanged."""
 
 import json
+import warnings
 
 import pytest
 import torch
@@ -140,6 +141,22 @@ def test_grpo_config_passes_trl_tables_and_the_thinking_switch(tmp_path):
     cfg.grpo.trl = {"learning_rat": 1e-6}
     with pytest.raises(WhowroteError, match=r"\[grpo.trl\] has keys that GRPOConfig does not know: \['learning_rat'\]"):
         grpo_mod.build_grpo_config(cfg, [])
+
+
+def test_gradient_checkpointing_follows_the_model_table_not_trls_default(tmp_path):
+    from trl import SFTConfig
+
+    from whowrote.train.config import load_config
+    from whowrote.train.sft import build_sft_config
+
+    assert SFTConfig(output_dir=str(tmp_path), bf16=False).gradient_checkpointing  # TRL's default is on
+    for on in (False, True):
+        cfg = load_config(None, [f"model.gradient_checkpointing={str(on).lower()}", f'run.output_dir="{tmp_path}"'])
+        with warnings.catch_warnings():  # passed under the name this transformers knows (no deprecation warning)
+            warnings.simplefilter("error", FutureWarning)
+            sft_args = build_sft_config(cfg)
+            grpo_args = grpo_mod.build_grpo_config(cfg, [lambda completions, **kw: [0.0] * 8])
+        assert sft_args.gradient_checkpointing is on and grpo_args.gradient_checkpointing is on
 
 
 def test_reward_funcs_read_truncation_off_completion_ids_with_the_models_stop_ids(monkeypatch):

@@ -120,9 +120,19 @@ def common_args(cfg: TrainConfig) -> dict[str, Any]:
         "report_to": [] if cfg.run.report_to in ("", "none") else [cfg.run.report_to],
         "bf16": use_bf16(cfg.run.bf16),
         "disable_tqdm": True,
-        # Only passed when on: newer transformers renamed it and warn on the old name.
-        **({"gradient_checkpointing": True} if cfg.model.gradient_checkpointing else {}),
+        # Always passed: TRL's configs default it to True (TrainingArguments: False), so leaving it
+        # out when off checkpointed every SmolLM2 run until session 13 (a third forward per micro-batch).
+        checkpointing_arg(): cfg.model.gradient_checkpointing,
     }
+
+
+def checkpointing_arg() -> str:
+    """TrainingArguments' name for activation checkpointing: transformers >= 5.2x renamed
+    ``gradient_checkpointing`` (kept as a deprecated alias that warns)."""
+    from transformers import TrainingArguments
+
+    known = {f.name for f in dataclasses.fields(TrainingArguments)}
+    return "activation_checkpointing" if "activation_checkpointing" in known else "gradient_checkpointing"
 
 
 def _finish(trainer: Any, cfg: TrainConfig, prep: Prepared, stage: str, train_result: Any) -> Path:
