@@ -61,7 +61,7 @@ def plot(rows: dict[str, dict[str, float | int | None]], path: Path, left_out: s
     ax.axvline(3.0, color="black", linestyle="--", linewidth=1, label="3 s target")
     ax.set_xlabel(f"seconds per GRPO step (median, {left_out} left out)")
     ax.invert_yaxis()
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=5, frameon=False)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)  # above, any height
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
