@@ -131,11 +131,12 @@ def auroc(pos: np.ndarray, score: np.ndarray) -> float:
     return float(roc_auc_score(pos, score))
 
 
-def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
-    ap.add_argument("--novelty", choices=("centroid", "knn", "genre"), default="centroid")
-    args = ap.parse_args()
-    t0 = time.perf_counter()
+def shift_predictions(args: argparse.Namespace, novelty_of=None) -> tuple[list[str], dict, dict]:
+    """The cached LOGO and topic-hold-out predictions the calibration trials start from:
+    ``(genres, oog, ing)``. ``oog[g]``: genre g's rows predicted by the fit that never saw g
+    (``L`` log-probabilities, ``d`` distances, ``y`` labels, ``nov`` = ``novelty_of(rows the fit
+    trained on)`` when given); ``ing``: the topic hold-out's val rows predicted by the fit on every
+    genre's topic-train rows (plus ``g``, their genres)."""
     corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
     genres = corpus["genre"].to_numpy(object)
     names = sorted(set(genres.tolist()))
@@ -152,6 +153,26 @@ def main() -> None:
         d = np.load(f)
         return np.log(np.clip(d["P"], 1e-300, None)), d["d"]
 
+    nothing = np.zeros(len(corpus))
+    oog: dict[str, dict[str, np.ndarray]] = {}
+    for g in names:
+        L, d = cached(tuple(h for h in names if h != g))
+        rows = np.flatnonzero(genres == g)
+        nov = novelty_of(genres != g) if novelty_of else nothing
+        oog[g] = {"L": L[rows], "d": d[rows], "nov": nov[rows], "y": y[rows]}
+    L, d = cached(tuple(names), "topic-")
+    nov = novelty_of(topic_train) if novelty_of else nothing
+    ing = {"L": L[val], "d": d[val], "nov": nov[val], "y": y[val], "g": genres[val]}
+    return names, oog, ing
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
+    ap.add_argument("--novelty", choices=("centroid", "knn", "genre"), default="centroid")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    corpus = training_corpus(args.corpus)
+    genres = corpus["genre"].to_numpy(object)
     if args.novelty == "genre":  # the style features of the genre-jackknife cache
         from genre_jackknife import features
 
@@ -165,17 +186,8 @@ def main() -> None:
         def novelty_of(train: np.ndarray) -> np.ndarray:
             return novelty(C, train, genres, args.novelty)
     print(f"novelty inputs of {len(corpus)} texts in {time.perf_counter() - t0:.0f}s", flush=True)
-    # out-of-genre rows: each genre predicted by the fit that never saw it
-    oog: dict[str, dict[str, np.ndarray]] = {}
-    for g in names:
-        L, d = cached(tuple(h for h in names if h != g))
-        rows = np.flatnonzero(genres == g)
-        nov = novelty_of(genres != g)
-        oog[g] = {"L": L[rows], "d": d[rows], "nov": nov[rows], "y": y[rows]}
-    # in-genre rows: the topic hold-out's val, predicted by the fit on every genre's topic-train rows
-    L, d = cached(tuple(names), "topic-")
-    nov = novelty_of(topic_train)
-    ing = {"L": L[val], "d": d[val], "nov": nov[val], "y": y[val], "g": genres[val]}
+    # out-of-genre rows (each genre predicted by the fit that never saw it) and in-genre rows
+    names, oog, ing = shift_predictions(args, novelty_of)
 
     def signals(part: dict[str, np.ndarray], cand: str) -> np.ndarray:
         cols = [np.log1p(np.maximum(part["d"], 0.0))]
