@@ -119,12 +119,19 @@ def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.nda
     return X, Xa
 
 
+def fit_cache(cache: Path, corpus, subset: tuple[str, ...], seed: int, tag: str = "") -> Path:
+    """Where the fit on ``subset`` of ``corpus`` is cached. The name carries the key of the corpus
+    texts in their order, so a cache built from other files, or the same files given in another
+    order, is never read as this corpus's rows."""
+    return cache / f"fit-{texts_key(corpus['text'].tolist())}-{tag}{'+'.join(subset)}-seed{seed}.npz"
+
+
 def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, seed: int, cache: Path,
                log: Log, among: np.ndarray | None = None, tag: str = "") -> tuple[np.ndarray, np.ndarray]:
     """``(P, d)`` of the recipe fitted on the genres in ``subset`` (of the rows ``among``, default
     all), for every corpus row: P the uncalibrated averaged member probabilities in ``LABELS``
-    order (absent classes 0), d the distance to the training cells. Cached per subset."""
-    f = cache / f"fit-{tag}{'+'.join(subset)}-seed{seed}.npz"
+    order (absent classes 0), d the distance to the training cells. Cached per corpus and subset."""
+    f = fit_cache(cache, corpus, subset, seed, tag)
     if f.exists():
         d = np.load(f)
         return d["P"], d["d"]

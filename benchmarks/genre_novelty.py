@@ -46,7 +46,7 @@ import time
 from typing import Any
 
 import numpy as np
-from genre_jackknife import CACHE
+from genre_jackknife import CACHE, fit_cache
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
@@ -147,7 +147,7 @@ def shift_predictions(args: argparse.Namespace, novelty_of=None) -> tuple[list[s
     val = split["val"]["row_idx"].to_numpy()
 
     def cached(subset: tuple[str, ...], tag: str = "") -> tuple[np.ndarray, np.ndarray]:
-        f = args.cache / f"fit-{tag}{'+'.join(subset)}-seed{args.seed}.npz"
+        f = fit_cache(args.cache, corpus, subset, args.seed, tag)
         if not f.exists():
             raise SystemExit(f"error: {f} missing: run benchmarks/genre_jackknife.py --fit-only --topic first")
         d = np.load(f)

@@ -27,7 +27,7 @@ import argparse
 import json
 
 import numpy as np
-from genre_jackknife import CACHE
+from genre_jackknife import CACHE, fit_cache, texts_key
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
@@ -43,13 +43,10 @@ def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
     args = ap.parse_args()
     corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
-    feats = sorted(args.cache.glob(f"features-*-seed{args.seed}.npz"))
-    if len(feats) != 1:
-        raise SystemExit(f"error: need exactly one features-*-seed{args.seed}.npz in {args.cache} "
-                         "(run benchmarks/genre_jackknife.py --fit-only first)")
-    X = np.load(feats[0])["X"]
-    if len(X) != len(corpus):
-        raise SystemExit(f"error: {feats[0]} has {len(X)} rows, the corpus {len(corpus)}")
+    feats = args.cache / f"features-{texts_key(corpus['text'].tolist())}-seed{args.seed}.npz"
+    if not feats.exists():
+        raise SystemExit(f"error: {feats} missing (run benchmarks/genre_jackknife.py --fit-only with the same --corpus first)")
+    X = np.load(feats)["X"]
     Z_all = log_transform(X)
     genres = corpus["genre"].to_numpy(object)
     prov = corpus["provider"].to_numpy(object)
@@ -66,7 +63,10 @@ def main() -> None:
         is_prov = np.isin(prov, PROVIDERS)
         d_prov = FeatureDensity.fit(Z[tr & is_prov], yi[tr & is_prov], genres[tr & is_prov]).distance(Z[te])
         d_other = FeatureDensity.fit(Z[tr & ~is_prov], yi[tr & ~is_prov], genres[tr & ~is_prov]).distance(Z[te])
-        P = np.load(args.cache / f"fit-{'+'.join(h for h in names if h != g)}-seed{args.seed}.npz")["P"][te]
+        fit = fit_cache(args.cache, corpus, tuple(h for h in names if h != g), args.seed)
+        if not fit.exists():
+            raise SystemExit(f"error: {fit} missing (run benchmarks/genre_jackknife.py --fit-only with the same --corpus first)")
+        P = np.load(fit)["P"][te]
         p_other = P[:, LABELS.index(OTHER)] / P.sum(axis=1)
         pos = prov[te] == OTHER
         result["genres"][g] = {
