@@ -36,9 +36,10 @@ LENGTHS = (25, 50, 100, 150, 250, 500, 1000)
 
 def char_matrix(texts, cache: Path):
     import scipy.sparse as sp
+    from genre_jackknife import texts_key  # the same folder
     from sklearn.feature_extraction.text import HashingVectorizer
 
-    f = cache / "char14.npz"
+    f = cache / f"char14-{texts_key(list(texts))}.npz"  # keyed: another corpus (or order) never reads it
     if f.exists():
         return sp.load_npz(f)
     hv = HashingVectorizer(analyzer="char", ngram_range=(1, 4), n_features=2**18, alternate_sign=False,

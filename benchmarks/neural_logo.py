@@ -53,6 +53,7 @@ from neural_logo_data import (  # the same folder: python puts a script's folder
     stage_embed,
     stage_style,
     style_features,
+    style_logits_path,
 )
 
 # ---- the heads on embeddings, and the evaluation ------------------------------------------------
@@ -354,7 +355,7 @@ def main() -> None:
         style = stage_style(corpus, sampled, args)
     if args.stage in ("eval", "all"):
         # --stage eval reads the cached style logits only (it fits nothing, so it can run beside --stage style)
-        style = stage_style(corpus, sampled, args) if args.stage == "all" else dict(np.load(args.cache / "style_logits.npz"))
+        style = stage_style(corpus, sampled, args) if args.stage == "all" else dict(np.load(style_logits_path(args.cache, corpus)))
         res = stage_eval(corpus, sampled, emb, style, args)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = args.out.with_suffix(".tmp")

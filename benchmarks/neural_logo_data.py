@@ -143,10 +143,12 @@ def stage_embed(corpus, sampled, emb: Embeddings, args) -> None:
 # ---- the style model's side: fitted once per split, its logits cached ---------------------------
 def style_features(corpus, cache: Path, seed: int):
     """Full feature matrices of every text and of its edited training copy (as ``train-probe``)."""
+    from genre_jackknife import texts_key  # the same folder
+
     from whowrote.style import StyleModel
     from whowrote.style.train import augmented_features
 
-    f = cache / f"style_features_{len(corpus)}_{seed}.npz"
+    f = cache / f"style_features_{texts_key(corpus['text'].tolist())}_{seed}.npz"  # this corpus, in this order
     if f.exists():
         with np.load(f) as z:
             return z["X"], z["Xa"]
@@ -164,13 +166,22 @@ def fit_style(corpus, X, Xa, rows: np.ndarray, seed: int):
     return fit_augmented(X[rows], Xa[rows], tr["provider"], tr["genre"], topic_keys(tr), calibrate=False, seed=seed)
 
 
+def style_logits_path(cache: Path, corpus) -> Path:
+    """Where :func:`stage_style` keeps its logits: keyed by the corpus texts in their order, since
+    the cached row indices mean those rows."""
+    from genre_jackknife import texts_key  # the same folder
+
+    return cache / f"style_logits-{texts_key(corpus['text'].tolist())}.npz"
+
+
 def stage_style(corpus, sampled, args) -> dict:
-    """Style logits and distances per split, cached in ``style_logits.npz`` (keys ``split|what``)."""
+    """Style logits and distances per split, cached at :func:`style_logits_path` (keys ``split|what``)."""
     from whowrote.data.splits import leave_one_genre_out, topic_holdout_split
     from whowrote.style.edits import edits
     from whowrote.types import LABELS
 
-    f = args.cache / "style_logits.npz"
+    f = style_logits_path(args.cache, corpus)
+    tmp = f.with_suffix(".tmp.npz")
     out: dict = dict(np.load(f)) if f.exists() else {}
     X, Xa = style_features(corpus, args.cache, args.seed)
     texts = corpus["text"].to_numpy(object)
@@ -184,8 +195,8 @@ def stage_style(corpus, sampled, args) -> dict:
         out[f"{split}|rows"], out[f"{split}|logits"], out[f"{split}|dist"] = rows, m.logits(Xr), m.distance(Xr)
 
     def save() -> None:
-        np.savez(args.cache / "style_logits.tmp.npz", **out)
-        os.replace(args.cache / "style_logits.tmp.npz", f)
+        np.savez(tmp, **out)
+        os.replace(tmp, f)
 
     splits = [(f"logo-{g}", tr["row_idx"].to_numpy(), te["row_idx"].to_numpy()) for g, tr, te in leave_one_genre_out(corpus)]
     sp = topic_holdout_split(corpus, seed=args.seed, balance=False)

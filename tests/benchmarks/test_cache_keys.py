@@ -1,0 +1,28 @@
+"""Benchmark caches are keyed by the corpus texts in their order: a cache built from other files,
+or the same files given in another order, is never read as this corpus's rows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from accuracy import char_matrix  # noqa: E402
+from neural_logo_data import style_logits_path  # noqa: E402
+
+
+def test_char_ngram_cache_follows_the_texts(tmp_path: Path) -> None:
+    a, b = ["an apple a day", "the quick brown fox"], ["the quick brown fox", "an apple a day"]
+    Ma = char_matrix(a, tmp_path)
+    Mb = char_matrix(b, tmp_path)  # another order: its own file, its own rows
+    assert len(list(tmp_path.glob("char14-*.npz"))) == 2
+    assert (Ma[0] != Mb[1]).nnz == 0 and (Ma[0] != Mb[0]).nnz > 0
+    assert (char_matrix(a, tmp_path) != Ma).nnz == 0  # read back from its cache
+
+
+def test_style_logits_path_follows_the_corpus_order(tmp_path: Path) -> None:
+    c = pd.DataFrame({"text": ["one", "two", "three"]})
+    assert style_logits_path(tmp_path, c) == style_logits_path(tmp_path, c.copy())
+    assert style_logits_path(tmp_path, c) != style_logits_path(tmp_path, c.iloc[::-1])
