@@ -47,6 +47,7 @@ from whowrote.style.calibration import (
     scaled_softmax,
     temperatures,
 )
+from whowrote.style.train import training_corpus
 
 CANDIDATES = ("pooled", "genre-equal", "worst-genre")
 MAX_SLOPE = 5.0
@@ -107,7 +108,7 @@ def decide(res: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     args = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE).parse_args()
     t0 = time.perf_counter()
-    names, oog, ing = shift_predictions(args)
+    names, oog, ing = shift_predictions(args, training_corpus(args.corpus))
     res: dict[str, Any] = {"candidates": {}}
     for cand in CANDIDATES:
         per = {}

@@ -110,7 +110,7 @@ def label_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:
 
 def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.ndarray, np.ndarray]:
     """``augmented_features`` of the texts (train-probe's X and Xa), cached under ``cache``."""
-    f = cache / f"features-{texts_key(texts)}-seed{seed}.npz"
+    f = features_cache(cache, texts_key(texts), seed)
     if f.exists():
         d = np.load(f)
         return d["X"], d["Xa"]
@@ -119,11 +119,16 @@ def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.nda
     return X, Xa
 
 
-def fit_cache(cache: Path, corpus, subset: tuple[str, ...], seed: int, tag: str = "") -> Path:
-    """Where the fit on ``subset`` of ``corpus`` is cached. The name carries the key of the corpus
-    texts in their order, so a cache built from other files, or the same files given in another
-    order, is never read as this corpus's rows."""
-    return cache / f"fit-{texts_key(corpus['text'].tolist())}-{tag}{'+'.join(subset)}-seed{seed}.npz"
+def features_cache(cache: Path, key: str, seed: int) -> Path:
+    """Where :func:`features` keeps the matrices of the texts whose :func:`texts_key` is ``key``."""
+    return cache / f"features-{key}-seed{seed}.npz"
+
+
+def fit_cache(cache: Path, key: str, subset: tuple[str, ...], seed: int, tag: str = "") -> Path:
+    """Where the fit on ``subset`` of the corpus whose texts have :func:`texts_key` ``key`` is cached.
+    The key is of the corpus texts in their order, so a cache built from other files, or the same
+    files given in another order, is never read as this corpus's rows."""
+    return cache / f"fit-{key}-{tag}{'+'.join(subset)}-seed{seed}.npz"
 
 
 def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, seed: int, cache: Path,
@@ -131,7 +136,7 @@ def fit_subset(subset: tuple[str, ...], corpus, X: np.ndarray, Xa: np.ndarray, s
     """``(P, d)`` of the recipe fitted on the genres in ``subset`` (of the rows ``among``, default
     all), for every corpus row: P the uncalibrated averaged member probabilities in ``LABELS``
     order (absent classes 0), d the distance to the training cells. Cached per corpus and subset."""
-    f = fit_cache(cache, corpus, subset, seed, tag)
+    f = fit_cache(cache, texts_key(corpus["text"].tolist()), subset, seed, tag)
     if f.exists():
         d = np.load(f)
         return d["P"], d["d"]

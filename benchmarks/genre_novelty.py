@@ -46,7 +46,7 @@ import time
 from typing import Any
 
 import numpy as np
-from genre_jackknife import CACHE, fit_cache
+from genre_jackknife import CACHE, fit_cache, texts_key
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
@@ -131,13 +131,13 @@ def auroc(pos: np.ndarray, score: np.ndarray) -> float:
     return float(roc_auc_score(pos, score))
 
 
-def shift_predictions(args: argparse.Namespace, novelty_of=None) -> tuple[list[str], dict, dict]:
-    """The cached LOGO and topic-hold-out predictions the calibration trials start from:
+def shift_predictions(args: argparse.Namespace, corpus, novelty_of=None) -> tuple[list[str], dict, dict]:
+    """The cached LOGO and topic-hold-out predictions of ``corpus`` (``training_corpus(args.corpus)``:
+    the rows, in the order, of the cache's fits) that the calibration trials start from:
     ``(genres, oog, ing)``. ``oog[g]``: genre g's rows predicted by the fit that never saw g
     (``L`` log-probabilities, ``d`` distances, ``y`` labels, ``nov`` = ``novelty_of(rows the fit
     trained on)`` when given); ``ing``: the topic hold-out's val rows predicted by the fit on every
     genre's topic-train rows (plus ``g``, their genres)."""
-    corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
     genres = corpus["genre"].to_numpy(object)
     names = sorted(set(genres.tolist()))
     y = np.array([LABELS.index(v) for v in corpus["provider"].to_numpy(object)])
@@ -146,8 +146,10 @@ def shift_predictions(args: argparse.Namespace, novelty_of=None) -> tuple[list[s
     topic_train[split["train"]["row_idx"].to_numpy()] = True
     val = split["val"]["row_idx"].to_numpy()
 
+    key = texts_key(corpus["text"].tolist())
+
     def cached(subset: tuple[str, ...], tag: str = "") -> tuple[np.ndarray, np.ndarray]:
-        f = fit_cache(args.cache, corpus, subset, args.seed, tag)
+        f = fit_cache(args.cache, key, subset, args.seed, tag)
         if not f.exists():
             raise SystemExit(f"error: {f} missing: run benchmarks/genre_jackknife.py --fit-only --topic first")
         d = np.load(f)
@@ -187,7 +189,7 @@ def main() -> None:
             return novelty(C, train, genres, args.novelty)
     print(f"novelty inputs of {len(corpus)} texts in {time.perf_counter() - t0:.0f}s", flush=True)
     # out-of-genre rows (each genre predicted by the fit that never saw it) and in-genre rows
-    names, oog, ing = shift_predictions(args, novelty_of)
+    names, oog, ing = shift_predictions(args, corpus, novelty_of)
 
     def signals(part: dict[str, np.ndarray], cand: str) -> np.ndarray:
         cols = [np.log1p(np.maximum(part["d"], 0.0))]

@@ -73,12 +73,11 @@ def routed_proba(general, specialists: dict, router, X: np.ndarray, how: str) ->
         rows = top == genre
         if not rows.any():
             continue
+        Ps = model.predict_proba(X[rows])
         if list(model.classes_) != list(general.classes_):  # a genre without some label: align by name
-            Ps = np.zeros((rows.sum(), len(general.classes_)))
-            for j, c in enumerate(model.classes_):
-                Ps[:, list(general.classes_).index(c)] = model.predict_proba(X[rows])[:, j]
-        else:
-            Ps = model.predict_proba(X[rows])
+            cols = [list(general.classes_).index(c) for c in model.classes_]
+            Ps, aligned = np.zeros((rows.sum(), len(general.classes_))), Ps
+            Ps[:, cols] = aligned
         w = (p[rows] >= HARD_P).astype(float) if how == "hard" else p[rows]
         out[rows] = w[:, None] * Ps + (1.0 - w[:, None]) * P[rows]
     return out

@@ -32,7 +32,7 @@ import json
 import random
 
 import numpy as np
-from plain_route import SLACK, edit_scores, route_decision, route_start, scores
+from plain_route import SLACK, blended_proba, edit_scores, route_decision, route_start, scores
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
@@ -65,10 +65,7 @@ def general_weight(n_words: np.ndarray, how: str) -> np.ndarray:
 
 
 def routed_proba(general, special, X: np.ndarray, n_words: np.ndarray, how: str) -> np.ndarray:
-    if list(general.classes_) != list(special.classes_):
-        raise ValueError("the two members must share their classes")
-    w = general_weight(n_words, how)[:, None]
-    return w * general.predict_proba(X) + (1.0 - w) * special.predict_proba(X)
+    return blended_proba(general, special, X, general_weight(n_words, how))
 
 
 def words(texts: list[str]) -> np.ndarray:
@@ -110,7 +107,7 @@ def main() -> None:
             + ", ".join(f"{e} {d * 100:+.1f}" for e, d in results["inner"][how]["drops"].items()))
     if args.logo:
         f800 = [first_chars(t) for t in texts]
-        X800 = cache.get("first800", texts, lambda t: feat([first_chars(s) for s in t]))
+        X800 = cache.get("first800", texts, lambda _: feat(f800))  # keyed by the texts, made from their prefixes
         results["logo"] = logo(outer, X, Xa, Xs, Xsa, X800, words(texts), words(f800), fit, log)
     results["decision"] = decide(results)
     args.out.mkdir(parents=True, exist_ok=True)

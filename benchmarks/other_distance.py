@@ -27,7 +27,7 @@ import argparse
 import json
 
 import numpy as np
-from genre_jackknife import CACHE, fit_cache, texts_key
+from genre_jackknife import CACHE, features_cache, fit_cache, texts_key
 from robustness import corpus_args
 
 from whowrote.data.generate.store import atomic_write
@@ -43,7 +43,8 @@ def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
     args = ap.parse_args()
     corpus = training_corpus(args.corpus)  # the rows, in the order, of the cache's fits
-    feats = args.cache / f"features-{texts_key(corpus['text'].tolist())}-seed{args.seed}.npz"
+    key = texts_key(corpus["text"].tolist())
+    feats = features_cache(args.cache, key, args.seed)
     if not feats.exists():
         raise SystemExit(f"error: {feats} missing (run benchmarks/genre_jackknife.py --fit-only with the same --corpus first)")
     X = np.load(feats)["X"]
@@ -63,7 +64,7 @@ def main() -> None:
         is_prov = np.isin(prov, PROVIDERS)
         d_prov = FeatureDensity.fit(Z[tr & is_prov], yi[tr & is_prov], genres[tr & is_prov]).distance(Z[te])
         d_other = FeatureDensity.fit(Z[tr & ~is_prov], yi[tr & ~is_prov], genres[tr & ~is_prov]).distance(Z[te])
-        fit = fit_cache(args.cache, corpus, tuple(h for h in names if h != g), args.seed)
+        fit = fit_cache(args.cache, key, tuple(h for h in names if h != g), args.seed)
         if not fit.exists():
             raise SystemExit(f"error: {fit} missing (run benchmarks/genre_jackknife.py --fit-only with the same --corpus first)")
         P = np.load(fit)["P"][te]

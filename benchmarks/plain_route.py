@@ -63,8 +63,6 @@ def markup(X: np.ndarray) -> np.ndarray:
 
 def routed_proba(general, special, X: np.ndarray, how: str, m0: float = 1.0) -> np.ndarray:
     """Probabilities (``general.classes_`` order) of the routed pair on feature rows ``X``."""
-    if list(general.classes_) != list(special.classes_):
-        raise ValueError("the two members must share their classes")
     m = markup(X)
     if how == "current":
         w = np.ones(len(X))
@@ -74,8 +72,15 @@ def routed_proba(general, special, X: np.ndarray, how: str, m0: float = 1.0) -> 
         w = np.minimum(1.0, m / m0)
     else:
         raise ValueError(f"unknown routing {how!r}")
-    Pg, Ps = general.predict_proba(X), special.predict_proba(X)
-    return w[:, None] * Pg + (1.0 - w[:, None]) * Ps
+    return blended_proba(general, special, X, w)
+
+
+def blended_proba(general, special, X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w P_general + (1 - w) P_special`` per row (``general.classes_`` order; shared classes checked)."""
+    if list(general.classes_) != list(special.classes_):
+        raise ValueError("the two members must share their classes")
+    w = np.asarray(w, dtype=float)[:, None]
+    return w * general.predict_proba(X) + (1.0 - w) * special.predict_proba(X)
 
 
 def scores(model, P: np.ndarray, y: np.ndarray) -> dict:

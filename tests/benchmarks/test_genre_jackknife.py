@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from genre_jackknife import disagreement, fit_cache, mixtures, selective_at  # noqa: E402
+from genre_jackknife import disagreement, fit_cache, mixtures, selective_at, texts_key  # noqa: E402
 
 
 def test_selective_at_shares_ties_pro_rata() -> None:
@@ -35,11 +35,9 @@ def test_disagreement_and_mixtures() -> None:
 
 
 def test_a_fit_cache_belongs_to_one_corpus_in_one_order(tmp_path: Path) -> None:
-    import pandas as pd
-
-    a = pd.DataFrame({"text": ["one text", "another text", "a third"]})
-    f = fit_cache(tmp_path, a, ("blog", "chat"), 0)
-    assert f == fit_cache(tmp_path, a.copy(), ("blog", "chat"), 0) and f.parent == tmp_path
-    assert f != fit_cache(tmp_path, a.iloc[[1, 0, 2]], ("blog", "chat"), 0)  # the same files in another order
-    assert f != fit_cache(tmp_path, a, ("blog",), 0) != fit_cache(tmp_path, a, ("blog", "chat"), 1)
-    assert fit_cache(tmp_path, a, ("blog", "chat"), 0, "topic-").name.split("-")[2] == "topic"
+    texts = ["one text", "another text", "a third"]
+    f = fit_cache(tmp_path, texts_key(texts), ("blog", "chat"), 0)
+    assert f == fit_cache(tmp_path, texts_key(list(texts)), ("blog", "chat"), 0) and f.parent == tmp_path
+    assert f != fit_cache(tmp_path, texts_key([texts[1], texts[0], texts[2]]), ("blog", "chat"), 0)  # another order
+    assert f != fit_cache(tmp_path, texts_key(texts), ("blog",), 0) != fit_cache(tmp_path, texts_key(texts), ("blog", "chat"), 1)
+    assert fit_cache(tmp_path, texts_key(texts), ("blog", "chat"), 0, "topic-").name.split("-")[2] == "topic"
