@@ -1,0 +1,197 @@
+"""A head for the three assistants only (issue 17): does a model that never learns OTHER tell CLAUDE,
+CHATGPT and GEMINI apart better on a genre it never saw?
+
+Hypothesis: the bundled model's 3-way verdict is the argmax of its 4-way probabilities over the three
+assistants. OTHER is the class that transfers worst across genres (LOGO OTHER AUROC ~0.55): each
+genre's "other" models differ, so a 4-way fit spends trees and weights on boundaries between the
+assistants and that genre's open models which need not hold elsewhere. A model fitted on the three
+assistants' texts alone puts all of its capacity on the boundaries the 3-way question asks about.
+
+Outer leave-one-genre-out over the five genres. For held-out genre G both contenders fit the
+bundled recipe (``fit_augmented``: ``StyleModel(feature_set="full", calibrate=False, seed=0)`` on the
+features plus one edited copy per text at weight 0.5, as train-probe) on the other four genres:
+
+- ``four``: on every text (the bundled recipe; its 3-way answer is the argmax over the assistants);
+- ``three``: on the CLAUDE, CHATGPT and GEMINI texts only;
+- ``blend``: the mean of ``three``'s probabilities and ``four``'s renormalised over the assistants.
+
+Also reported, for ``four``: the held-out texts split by whether their model version (the corpus's
+``model`` field) wrote any training text, since a held-out genre's assistant texts are mostly by
+versions no other genre has (added after the first run; it changes no fit).
+
+Scored on G's texts by the three assistants: 3-way accuracy and per-provider recall. In-genre
+sanity: the same contenders on train-probe's topic hold-out (seed 0).
+
+Decision rule, written here before any result: ``three`` (or ``blend``) becomes the 3-way verdict
+of ``predict`` only if (1) its LOGO 3-way mean beats ``four``'s by >= 3 points, (2) no genre loses
+more than 2 points, and (3) on the topic hold-out its 3-way accuracy is no more than 1 point below
+``four``'s.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/three_way_logo.py \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/three_way_logo
+
+Features come from genre_jackknife's cache (``--features-cache``); fitted models are kept under
+``--cache`` (default /tmp/whowrote-three-way), in the model's own JSON + npz format (no pickle).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from genre_jackknife import CACHE as FEATURES_CACHE
+from genre_jackknife import PARAMS, cpu_seconds, features, label_probs, texts_key
+from robustness import corpus_args, timed_log
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.style import StyleModel
+from whowrote.style.io import load_model, save_model
+from whowrote.style.train import fit_augmented, training_corpus
+from whowrote.types import LABELS, OTHER, PROVIDERS
+
+CACHE = "/tmp/whowrote-three-way"
+HEADS = ("four", "three", "blend")
+GAIN, SLACK, TOPIC_SLACK = 0.03, 0.02, 0.01
+OTHER_I = LABELS.index(OTHER)
+Log = Callable[[str], None]
+
+
+def fit(name: str, rows: np.ndarray, X: np.ndarray, Xa: np.ndarray, corpus, fkey: str, seed: int,
+        cache: Path, log: Log) -> StyleModel:
+    """The recipe fitted on ``rows``; cached under ``cache`` by name, corpus key and seed."""
+    f = cache / f"model-{name}-{fkey}-seed{seed}"
+    if (f / "model.json").exists():
+        return load_model(f)
+    t0 = time.perf_counter()
+    tr = corpus.iloc[rows]
+    m = fit_augmented(X[rows], Xa[rows], tr["provider"], tr["genre"], seed=seed, **PARAMS)
+    save_model(m, f)
+    log(f"fitted {name} ({len(rows)} texts, classes {'/'.join(m.classes_)}) in {time.perf_counter() - t0:.0f}s")
+    return m
+
+
+def three_probs(P: np.ndarray) -> np.ndarray:
+    """The assistants' columns of ``P`` (``LABELS`` order), renormalised to sum to 1."""
+    Q = P[:, :OTHER_I]
+    return Q / np.maximum(Q.sum(axis=1, keepdims=True), 1e-300)
+
+
+def score(Q: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """3-way accuracy and recall of ``Q`` (assistants' probabilities) on labels ``y`` (< OTHER_I)."""
+    pred = Q.argmax(axis=1)
+    return {"n": int(len(y)), "accuracy_3way": float((pred == y).mean()),
+            "recall": {p: float((pred[y == k] == k).mean()) if (y == k).any() else None
+                       for k, p in enumerate(PROVIDERS)}}
+
+
+def contenders(rows: np.ndarray, te: np.ndarray, name: str, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray,
+               corpus, fkey: str, seed: int, cache: Path, log: Log) -> dict[str, Any]:
+    """Fit ``four`` and ``three`` on ``rows``; score every head on ``te``'s assistant texts."""
+    te = te[yi[te] != OTHER_I]
+    four = fit(f"four-{name}", rows, X, Xa, corpus, fkey, seed, cache, log)
+    three = fit(f"three-{name}", rows[yi[rows] != OTHER_I], X, Xa, corpus, fkey, seed, cache, log)
+    Q4, Q3 = three_probs(label_probs(four, X[te])), three_probs(label_probs(three, X[te]))
+    Qs = {"four": Q4, "three": Q3, "blend": (Q4 + Q3) / 2}
+    # the bundled recipe's 3-way accuracy split by whether the text's model version wrote training texts
+    seen = corpus["model"].iloc[te].isin(set(corpus["model"].iloc[rows])).to_numpy()
+    by_version = {k: score(Q4[m], yi[te][m]) if m.any() else None for k, m in (("seen", seen), ("unseen", ~seen))}
+    return {h: score(Qs[h], yi[te]) for h in HEADS} | {
+        "agree_four_three": float((Q4.argmax(1) == Q3.argmax(1)).mean()), "four_by_version": by_version}
+
+
+def decide(folds: dict[str, Any], topic: dict[str, Any]) -> dict[str, Any]:
+    acc = {h: np.array([f[h]["accuracy_3way"] for f in folds.values()]) for h in HEADS}
+    out: dict[str, Any] = {"mean_3way": {h: float(v.mean()) for h, v in acc.items()}}
+    for h in ("three", "blend"):
+        gain, worst = float(acc[h].mean() - acc["four"].mean()), float((acc[h] - acc["four"]).min())
+        t = topic[h]["accuracy_3way"] - topic["four"]["accuracy_3way"]
+        checks = {"gain": gain >= GAIN, "worst_genre": worst >= -SLACK, "topic": t >= -TOPIC_SLACK}
+        out[h] = {"gain_3way_mean": gain, "worst_genre_change": worst, "topic_change_3way": t,
+                  "checks": checks, "adopt": all(checks.values())}
+    return out
+
+
+def table(res: dict[str, Any]) -> str:
+    """Markdown table of a results file."""
+    folds = res["outer"]
+
+    def cell(r: dict[str, Any]) -> str:
+        rec = " / ".join("—" if v is None else f"{v:.2f}" for v in r["recall"].values())
+        return f"{r['accuracy_3way']:.3f} ({rec})"
+
+    lines = ["| held-out genre (assistants' texts) | " + " | ".join(
+        f"{h}: 3-way (recall C / P / G)" for h in HEADS) + " | four and three agree |",
+             "|---|" + "---:|" * (len(HEADS) + 1)]
+    for g, f in folds.items():
+        lines.append(f"| {g} ({f['four']['n']:,}) | " + " | ".join(cell(f[h]) for h in HEADS)
+                     + f" | {f['agree_four_three']:.3f} |")
+    lines.append("| **LOGO mean** | " + " | ".join(f"**{res['decision']['mean_3way'][h]:.3f}**" for h in HEADS) + " | |")
+    t = res["topic_holdout"]
+    lines.append(f"| topic hold-out ({t['four']['n']:,}) | " + " | ".join(cell(t[h]) for h in HEADS)
+                 + f" | {t['agree_four_three']:.3f} |")
+    lines += ["", "The bundled recipe (`four`) by whether the text's model version wrote any training text:", "",
+              "| held-out | seen versions: texts, 3-way | unseen versions: texts, 3-way |", "|---|---:|---:|"]
+    for g, f in [*folds.items(), ("topic hold-out", t)]:
+        v = f["four_by_version"]
+        lines.append(f"| {g} | " + " | ".join("0, —" if v[k] is None else f"{v[k]['n']:,}, {v[k]['accuracy_3way']:.3f}"
+                                             for k in ("seen", "unseen")) + " |")
+    lines += ["", "Decision:", ""]
+    for h in ("three", "blend"):
+        d = res["decision"][h]
+        lines.append(f"- `{h}`: LOGO 3-way mean {d['gain_3way_mean']:+.3f} vs four, worst genre "
+                     f"{d['worst_genre_change']:+.3f}, topic hold-out {d['topic_change_3way']:+.3f}; checks "
+                     f"{d['checks']} -> **{'adopt' if d['adopt'] else 'reject'}**")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--table", type=Path)
+    known, _ = pre.parse_known_args()
+    if known.table:  # print a results file's table; no corpus needed
+        print(table(json.loads(known.table.read_text())))
+        return
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
+    ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown table of a results file and exit")
+    ap.add_argument("--features-cache", type=Path, default=Path(FEATURES_CACHE))
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    log = timed_log()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    args.features_cache.mkdir(parents=True, exist_ok=True)
+    corpus = training_corpus(args.corpus)
+    genres = sorted(corpus["genre"].unique())
+    texts = corpus["text"].tolist()
+    fkey = texts_key(texts)
+    log(f"loaded {len(corpus)} texts; genres {genres}; features key {fkey}")
+    X, Xa = features(texts, args.seed, args.features_cache, log)
+    yi = np.array([LABELS.index(v) for v in corpus["provider"]])
+    g_of = corpus["genre"].to_numpy(object)
+    folds: dict[str, Any] = {}
+    for G in genres:
+        folds[G] = contenders(np.flatnonzero(g_of != G), np.flatnonzero(g_of == G), f"logo-{G}", X, Xa, yi,
+                              corpus, fkey, args.seed, args.cache, log)
+        log(f"{G}: 3-way " + ", ".join(f"{h} {folds[G][h]['accuracy_3way']:.3f}" for h in HEADS))
+    from whowrote.data.splits import topic_holdout_split
+
+    split = topic_holdout_split(corpus.assign(row_idx=np.arange(len(corpus))), seed=args.seed, balance=False)
+    tr, va = (np.sort(split[k]["row_idx"].to_numpy()) for k in ("train", "val"))
+    topic = contenders(tr, va, "topic", X, Xa, yi, corpus, fkey, args.seed, args.cache, log)
+    log("topic hold-out: 3-way " + ", ".join(f"{h} {topic[h]['accuracy_3way']:.3f}" for h in HEADS))
+    res = {"command": "benchmarks/three_way_logo.py", "seed": args.seed, "n_texts": len(corpus), "genres": genres,
+           "features_key": fkey, "outer": folds, "topic_holdout": topic, "decision": decide(folds, topic),
+           "cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - t0}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "three_way_logo.json", json.dumps(res, indent=1, default=float) + "\n")
+    print(table(res))
+    log(f"decision: {json.dumps({h: res['decision'][h]['adopt'] for h in ('three', 'blend')})}; "
+        f"CPU {res['cpu_seconds']:.0f}s, wall {res['wall_seconds']:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
