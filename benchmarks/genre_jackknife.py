@@ -119,6 +119,49 @@ def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.nda
     return X, Xa
 
 
+def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str]):
+    """The shared front of a LOGO trial on cached features: ``None`` after printing ``table`` of a
+    results file (``--table JSON``: no corpus needed), else ``(args, log, corpus, genres, fkey, X, Xa, yi)``
+    with train-probe's feature matrices of the corpus (cached under ``--features-cache``); ``args.t0``
+    is the start time."""
+    t0 = time.perf_counter()
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--table", type=Path)
+    known, _ = pre.parse_known_args()
+    if known.table:
+        print(table(json.loads(known.table.read_text())))
+        return None
+    ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]), cache)
+    ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown tables of a results file and exit")
+    ap.add_argument("--features-cache", type=Path, default=Path(CACHE))
+    args = ap.parse_args()
+    args.t0 = t0
+    log = timed_log()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    args.features_cache.mkdir(parents=True, exist_ok=True)
+    corpus = training_corpus(args.corpus)
+    genres = sorted(corpus["genre"].unique())
+    texts = corpus["text"].tolist()
+    fkey = texts_key(texts)
+    cached = features_cache(args.features_cache, fkey, args.seed).exists()
+    log(f"loaded {len(corpus)} texts; genres {genres}; features key {fkey} ({'cached' if cached else 'computing'})")
+    X, Xa = features(texts, args.seed, args.features_cache, log)
+    yi = np.array([LABELS.index(v) for v in corpus["provider"]])
+    return args, log, corpus, genres, fkey, X, Xa, yi
+
+
+def write_trial(args, log: Log, res: dict[str, Any], table: Callable[[dict[str, Any]], str],
+                candidates: Sequence[str]) -> None:
+    """The shared end of a trial: CPU and wall time into ``res``, ``res`` written atomically to
+    ``--out``/<script name>.json, its tables printed, and each candidate's verdict logged."""
+    res |= {"cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - args.t0}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / f"{Path(res['command']).stem}.json", json.dumps(res, indent=1, default=float) + "\n")
+    print(table(res))
+    log(f"decision: {json.dumps({h: res['decision'][h]['adopt'] for h in candidates})}; "
+        f"CPU {res['cpu_seconds']:.0f}s, wall {res['wall_seconds']:.0f}s")
+
+
 def features_cache(cache: Path, key: str, seed: int) -> Path:
     """Where :func:`features` keeps the matrices of the texts whose :func:`texts_key` is ``key``."""
     return cache / f"features-{key}-seed{seed}.npz"

@@ -66,22 +66,17 @@ Features come from genre_jackknife's cache (``--features-cache``); fitted models
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from genre_jackknife import CACHE as FEATURES_CACHE
-from genre_jackknife import PARAMS, auroc, cpu_seconds, features, label_probs, texts_key
-from robustness import corpus_args, timed_log
+from genre_jackknife import PARAMS, auroc, cpu_seconds, label_probs, trial_inputs, write_trial
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
 from whowrote.style.io import load_model, save_model
-from whowrote.style.train import fit_augmented, training_corpus
+from whowrote.style.train import fit_augmented
 from whowrote.style.trees import log_transform
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
@@ -329,41 +324,16 @@ def table(res: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--table", type=Path)
-    known, _ = pre.parse_known_args()
-    if known.table:  # print a results file's tables; no corpus needed
-        print(table(json.loads(known.table.read_text())))
+    if (inputs := trial_inputs(__doc__, CACHE, table)) is None:
         return
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
-    ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown tables of a results file and exit")
-    ap.add_argument("--features-cache", type=Path, default=Path(FEATURES_CACHE))
-    args = ap.parse_args()
-    t0 = time.perf_counter()
-    log = timed_log()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    args.features_cache.mkdir(parents=True, exist_ok=True)
-    corpus = training_corpus(args.corpus)
-    genres = sorted(corpus["genre"].unique())
-    texts = corpus["text"].tolist()
-    fkey = texts_key(texts)
-    cached = (args.features_cache / f"features-{fkey}-seed{args.seed}.npz").exists()
-    log(f"loaded {len(corpus)} texts; genres {genres}; features key {fkey} ({'cached' if cached else 'computing'})")
-    X, Xa = features(texts, args.seed, args.features_cache, log)
-    yi = np.array([LABELS.index(v) for v in corpus["provider"]])
+    args, log, corpus, genres, fkey, X, Xa, yi = inputs
     folds, clipped = logo(corpus, X, Xa, yi, genres, fkey, args.seed, args.cache, log)
     topic = topic_sanity(corpus, X, Xa, yi, genres, fkey, args.seed, args.cache, log)
     res = {"command": "benchmarks/genre_normalise.py", "seed": args.seed, "n_texts": len(corpus), "genres": genres,
            "features_key": fkey, "clip": CLIP, "clipped_share": clipped, "reps": REPS, "outer": folds,
            "topic_holdout": topic, "decision": decide(folds, topic),
-           "skew_means": {h: skew_means(folds, h) for h in CANDIDATES},
-           "cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - t0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "genre_normalise.json", json.dumps(res, indent=1, default=float) + "\n")
-    print(table(res))
-    log(f"decision: {json.dumps({h: res['decision'][h]['adopt'] for h in CANDIDATES})}; "
-        f"CPU {res['cpu_seconds']:.0f}s, wall {res['wall_seconds']:.0f}s")
-
+           "skew_means": {h: skew_means(folds, h) for h in CANDIDATES}}
+    write_trial(args, log, res, table, CANDIDATES)
 
 if __name__ == "__main__":
     main()

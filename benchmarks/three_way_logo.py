@@ -36,22 +36,17 @@ Features come from genre_jackknife's cache (``--features-cache``); fitted models
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from genre_jackknife import CACHE as FEATURES_CACHE
-from genre_jackknife import PARAMS, cpu_seconds, features, label_probs, texts_key
-from robustness import corpus_args, timed_log
+from genre_jackknife import PARAMS, label_probs, trial_inputs, write_trial
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
 from whowrote.style.io import load_model, save_model
-from whowrote.style.train import fit_augmented, training_corpus
+from whowrote.style.train import fit_augmented
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
 CACHE = "/tmp/whowrote-three-way"
@@ -150,27 +145,9 @@ def table(res: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--table", type=Path)
-    known, _ = pre.parse_known_args()
-    if known.table:  # print a results file's table; no corpus needed
-        print(table(json.loads(known.table.read_text())))
+    if (inputs := trial_inputs(__doc__, CACHE, table)) is None:
         return
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), CACHE)
-    ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown table of a results file and exit")
-    ap.add_argument("--features-cache", type=Path, default=Path(FEATURES_CACHE))
-    args = ap.parse_args()
-    t0 = time.perf_counter()
-    log = timed_log()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    args.features_cache.mkdir(parents=True, exist_ok=True)
-    corpus = training_corpus(args.corpus)
-    genres = sorted(corpus["genre"].unique())
-    texts = corpus["text"].tolist()
-    fkey = texts_key(texts)
-    log(f"loaded {len(corpus)} texts; genres {genres}; features key {fkey}")
-    X, Xa = features(texts, args.seed, args.features_cache, log)
-    yi = np.array([LABELS.index(v) for v in corpus["provider"]])
+    args, log, corpus, genres, fkey, X, Xa, yi = inputs
     g_of = corpus["genre"].to_numpy(object)
     folds: dict[str, Any] = {}
     for G in genres:
@@ -184,14 +161,8 @@ def main() -> None:
     topic = contenders(tr, va, "topic", X, Xa, yi, corpus, fkey, args.seed, args.cache, log)
     log("topic hold-out: 3-way " + ", ".join(f"{h} {topic[h]['accuracy_3way']:.3f}" for h in HEADS))
     res = {"command": "benchmarks/three_way_logo.py", "seed": args.seed, "n_texts": len(corpus), "genres": genres,
-           "features_key": fkey, "outer": folds, "topic_holdout": topic, "decision": decide(folds, topic),
-           "cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - t0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "three_way_logo.json", json.dumps(res, indent=1, default=float) + "\n")
-    print(table(res))
-    log(f"decision: {json.dumps({h: res['decision'][h]['adopt'] for h in ('three', 'blend')})}; "
-        f"CPU {res['cpu_seconds']:.0f}s, wall {res['wall_seconds']:.0f}s")
-
+           "features_key": fkey, "outer": folds, "topic_holdout": topic, "decision": decide(folds, topic)}
+    write_trial(args, log, res, table, ("three", "blend"))
 
 if __name__ == "__main__":
     main()
