@@ -78,10 +78,12 @@ def three_probs(P: np.ndarray) -> np.ndarray:
 
 def score(Q: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """3-way accuracy and recall of ``Q`` (assistants' probabilities) on labels ``y`` (< OTHER_I)."""
-    pred = Q.argmax(axis=1)
+    pred = Q.argmax(axis=1)  # confusion: true provider -> predicted provider -> texts
     return {"n": int(len(y)), "accuracy_3way": float((pred == y).mean()),
             "recall": {p: float((pred[y == k] == k).mean()) if (y == k).any() else None
-                       for k, p in enumerate(PROVIDERS)}}
+                       for k, p in enumerate(PROVIDERS)},
+            "confusion": {p: {q: int((pred[y == k] == j).sum()) for j, q in enumerate(PROVIDERS)}
+                          for k, p in enumerate(PROVIDERS)}}
 
 
 def contenders(rows: np.ndarray, te: np.ndarray, name: str, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray,
