@@ -30,44 +30,24 @@ more than 2 points, and (3) on the topic hold-out its 3-way accuracy is no more 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/three_way_logo.py \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/three_way_logo
 
-Features come from genre_jackknife's cache (``--features-cache``); fitted models are kept under
-``--cache`` (default /tmp/whowrote-three-way), in the model's own JSON + npz format (no pickle).
+Features and fits live in genre_jackknife's cache (``--cache``, ``--features-cache``; default
+/tmp/whowrote-jackknife): ``four`` is its LOGO and topic fit of the same rows (reused when present),
+``three`` is cached beside it with the tag ``three-``.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from genre_jackknife import PARAMS, label_probs, trial_inputs, write_trial
+from genre_jackknife import CACHE, fit_subset, trial_inputs, write_trial
 
-from whowrote.style import StyleModel
-from whowrote.style.io import load_model, save_model
-from whowrote.style.train import fit_augmented
+from whowrote.data.splits import topic_holdout_split
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
-CACHE = "/tmp/whowrote-three-way"
 HEADS = ("four", "three", "blend")
 GAIN, SLACK, TOPIC_SLACK = 0.03, 0.02, 0.01
 OTHER_I = LABELS.index(OTHER)
-Log = Callable[[str], None]
-
-
-def fit(name: str, rows: np.ndarray, X: np.ndarray, Xa: np.ndarray, corpus, fkey: str, seed: int,
-        cache: Path, log: Log) -> StyleModel:
-    """The recipe fitted on ``rows``; cached under ``cache`` by name, corpus key and seed."""
-    f = cache / f"model-{name}-{fkey}-seed{seed}"
-    if (f / "model.json").exists():
-        return load_model(f)
-    t0 = time.perf_counter()
-    tr = corpus.iloc[rows]
-    m = fit_augmented(X[rows], Xa[rows], tr["provider"], tr["genre"], seed=seed, **PARAMS)
-    save_model(m, f)
-    log(f"fitted {name} ({len(rows)} texts, classes {'/'.join(m.classes_)}) in {time.perf_counter() - t0:.0f}s")
-    return m
 
 
 def three_probs(P: np.ndarray) -> np.ndarray:
@@ -86,16 +66,19 @@ def score(Q: np.ndarray, y: np.ndarray) -> dict[str, Any]:
                           for k, p in enumerate(PROVIDERS)}}
 
 
-def contenders(rows: np.ndarray, te: np.ndarray, name: str, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray,
-               corpus, fkey: str, seed: int, cache: Path, log: Log) -> dict[str, Any]:
-    """Fit ``four`` and ``three`` on ``rows``; score every head on ``te``'s assistant texts."""
+def contenders(subset: tuple[str, ...], train: np.ndarray, te: np.ndarray, tag: str, X: np.ndarray,
+               Xa: np.ndarray, yi: np.ndarray, corpus, args, log) -> dict[str, Any]:
+    """Fit ``four`` and ``three`` on the ``train`` rows (a mask) of the genres in ``subset``
+    (genre_jackknife's cached fits: ``four`` is its fit of that subset); score every head on ``te``'s
+    assistant texts."""
     te = te[yi[te] != OTHER_I]
-    four = fit(f"four-{name}", rows, X, Xa, corpus, fkey, seed, cache, log)
-    three = fit(f"three-{name}", rows[yi[rows] != OTHER_I], X, Xa, corpus, fkey, seed, cache, log)
-    Q4, Q3 = three_probs(label_probs(four, X[te])), three_probs(label_probs(three, X[te]))
+    P4 = fit_subset(subset, corpus, X, Xa, args.seed, args.cache, log, train, tag)[0]
+    P3 = fit_subset(subset, corpus, X, Xa, args.seed, args.cache, log, train & (yi != OTHER_I), f"three-{tag}")[0]
+    Q4, Q3 = three_probs(P4[te]), three_probs(P3[te])
     Qs = {"four": Q4, "three": Q3, "blend": (Q4 + Q3) / 2}
     # the bundled recipe's 3-way accuracy split by whether the text's model version wrote training texts
-    seen = corpus["model"].iloc[te].isin(set(corpus["model"].iloc[rows])).to_numpy()
+    rows = train & corpus["genre"].isin(subset).to_numpy()
+    seen = corpus["model"].iloc[te].isin(set(corpus["model"][rows])).to_numpy()
     by_version = {k: score(Q4[m], yi[te][m]) if m.any() else None for k, m in (("seen", seen), ("unseen", ~seen))}
     return {h: score(Qs[h], yi[te]) for h in HEADS} | {
         "agree_four_three": float((Q4.argmax(1) == Q3.argmax(1)).mean()), "four_by_version": by_version}
@@ -151,20 +134,22 @@ def main() -> None:
         return
     args, log, corpus, genres, fkey, X, Xa, yi = inputs
     g_of = corpus["genre"].to_numpy(object)
+    every = np.ones(len(corpus), dtype=bool)
     folds: dict[str, Any] = {}
     for G in genres:
-        folds[G] = contenders(np.flatnonzero(g_of != G), np.flatnonzero(g_of == G), f"logo-{G}", X, Xa, yi,
-                              corpus, fkey, args.seed, args.cache, log)
+        folds[G] = contenders(tuple(g for g in genres if g != G), every, np.flatnonzero(g_of == G), "", X, Xa, yi,
+                              corpus, args, log)
         log(f"{G}: 3-way " + ", ".join(f"{h} {folds[G][h]['accuracy_3way']:.3f}" for h in HEADS))
-    from whowrote.data.splits import topic_holdout_split
-
     split = topic_holdout_split(corpus.assign(row_idx=np.arange(len(corpus))), seed=args.seed, balance=False)
-    tr, va = (np.sort(split[k]["row_idx"].to_numpy()) for k in ("train", "val"))
-    topic = contenders(tr, va, "topic", X, Xa, yi, corpus, fkey, args.seed, args.cache, log)
+    topic_train = np.zeros(len(corpus), dtype=bool)
+    topic_train[split["train"]["row_idx"].to_numpy()] = True
+    va = np.sort(split["val"]["row_idx"].to_numpy())
+    topic = contenders(tuple(genres), topic_train, va, "topic-", X, Xa, yi, corpus, args, log)
     log("topic hold-out: 3-way " + ", ".join(f"{h} {topic[h]['accuracy_3way']:.3f}" for h in HEADS))
     res = {"command": "benchmarks/three_way_logo.py", "seed": args.seed, "n_texts": len(corpus), "genres": genres,
            "features_key": fkey, "outer": folds, "topic_holdout": topic, "decision": decide(folds, topic)}
     write_trial(args, log, res, table, ("three", "blend"))
+
 
 if __name__ == "__main__":
     main()
