@@ -75,7 +75,7 @@ from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
 from whowrote.style.calibration import expected_calibration_error, fit_temperature, softmax
 from whowrote.style.train import augmented_features, fit_augmented, training_corpus
-from whowrote.types import LABELS, OTHER
+from whowrote.types import LABELS, OTHER, WhowroteError
 
 CACHE = "/tmp/whowrote-jackknife"  # the fits and features, kept between runs (genre_novelty and other_distance read them)
 PARAMS: dict[str, Any] = {"feature_set": "full", "calibrate": False}
@@ -129,7 +129,11 @@ def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str]):
     pre.add_argument("--table", type=Path)
     known, _ = pre.parse_known_args()
     if known.table:
-        print(table(json.loads(known.table.read_text())))
+        try:
+            res = json.loads(known.table.read_text())
+        except (OSError, ValueError) as e:  # one line, no traceback
+            raise SystemExit(f"error: {known.table}: {e}") from None
+        print(table(res))
         return None
     ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]), cache)
     ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown tables of a results file and exit")
@@ -139,7 +143,10 @@ def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str]):
     log = timed_log()
     args.cache.mkdir(parents=True, exist_ok=True)
     args.features_cache.mkdir(parents=True, exist_ok=True)
-    corpus = training_corpus(args.corpus)
+    try:
+        corpus = training_corpus(args.corpus)
+    except WhowroteError as e:
+        raise SystemExit(f"error: {e}") from None
     genres = sorted(corpus["genre"].unique())
     texts = corpus["text"].tolist()
     fkey = texts_key(texts)

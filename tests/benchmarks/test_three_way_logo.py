@@ -40,3 +40,16 @@ def test_decide_needs_the_gain_no_lost_genre_and_the_topic_hold_out():
     one_genre_lost = {"a": _fold(0.70, 0.85, 0.70), "b": _fold(0.70, 0.67, 0.71)}
     assert not decide(one_genre_lost, topic)["three"]["adopt"]  # +6.0 mean, but b loses 3 points
     assert not decide(good, _fold(0.90, 0.88, 0.90))["three"]["adopt"]  # in-genre loses 2 points
+
+
+def test_bad_inputs_exit_with_one_line(tmp_path):
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "three_way_logo.py"
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    for argv in (["--table", str(bad)], ["--table", str(tmp_path / "missing.json")],
+                 ["--corpus", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "out")]):
+        r = subprocess.run([sys.executable, str(script), *argv], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 1, argv
+        assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
