@@ -58,7 +58,8 @@ def test_resplit_refuses_a_corrupt_chunk_and_keeps_the_stage(tmp_path):
     data = os.urandom(120_000)
     _packed(tmp_path, data, 2)
     bad = tmp_path / ".stage" / "p2" / "chunk.01"
-    bad.write_bytes(b"x" + bad.read_bytes()[1:])
+    raw = bad.read_bytes()
+    bad.write_bytes(bytes([raw[0] ^ 0xFF]) + raw[1:])  # always another byte (b"x" equalled it 1 time in 256)
     r = _stage(tmp_path, "resplit", chunk=50_000)
     assert r.returncode != 0
     assert "do not match stage.tar's sha256" in r.stdout + r.stderr
