@@ -52,7 +52,7 @@
 #                    the answer-only SFT on each (issue 17: edited val, the unseen chat genre)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
-# Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall. callB/callC arms are ARM:SEED or
+# Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall, tellsfirst (tellsall, verdict first). callB/callC arms are ARM:SEED or
 # ARM:SEED:LR (grpo.lr of that run; its folder gets an _lrLR suffix).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -156,6 +156,9 @@ inner_data() {  # QWEN_INNER: cut the inner split once (the ids fix it; a differ
 arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
   case $1 in
     tellsall) echo 'star.mode="tells"' data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
+    # tellsall with the verdict first ("The writing reads as CLAUDE's.", the tells after it): the decision
+    # at the first tokens, where the answer-only SFT makes it
+    tellsfirst) echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
     *) echo "star.mode=\"$1\"" ;;
   esac
 }
@@ -206,7 +209,7 @@ r_lmfree_data() {  # the tells / fallback / tellsall rows callA's SFTs need (no 
   # texts as the SFT will). Only those asked: each takes ~60 s, one after the other, and session 8's
   # callA lost 2 minutes of its tellsall SFT to building the tells and fallback rows it did not train on
   local dl=$1 m sets arms=()
-  for m in tells fallback tellsall; do [[ $A_SFTS == *" $m "* ]] && arms+=("$m"); done
+  for m in tells fallback tellsall tellsfirst; do [[ $A_SFTS == *" $m "* ]] && arms+=("$m"); done
   for m in "${arms[@]}"; do
     read -ra sets <<< "$(arm_sets "$m")"
     wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
@@ -228,6 +231,7 @@ cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT on the rows r_lmfree_data wrot
 r_tells_sft() { cs_sft "$1" tells; }
 r_fallback_sft() { cs_sft "$1" fallback; }
 r_tellsall_sft() { cs_sft "$1" tellsall; }
+r_tellsfirst_sft() { cs_sft "$1" tellsfirst; }
 grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
   local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
   shift 7
@@ -470,9 +474,10 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi
   done
   [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))
-  # tellsall trains the longest (130 steps, ~160 s alone): the latest deadline (session 7's first
+  # tellsall (and tellsfirst) train the longest (130 steps, ~160 s alone): the latest deadline (session 7's first
   # callA gave it D - 6 x EVAL_S after a 2.5-min install and it stopped at step 39)
   [[ $sfts == *" tellsall "* ]] && go tellsall_sft $(( D - 2 * EVAL_S ))
+  [[ $sfts == *" tellsfirst "* ]] && go tellsfirst_sft $(( D - 2 * EVAL_S ))
   [[ $sfts == *" answer "* ]] && go sft_answer $(( D - 5 * EVAL_S ))
   [[ $sfts == *" star "* ]] && go star_chain $(( D - 4 * EVAL_S ))
   [[ $sfts == *" fallback "* ]] && go fallback_sft $(( D - 4 * EVAL_S ))

@@ -253,3 +253,55 @@ def test_typography_tells_only_fill_up(style):
 
     D = decision_attributions(style, x[None, :])[0]
     assert gold_tells(style, text, x, D, probs, "CHATGPT", LABELS, 4)[0].cue != "typography"
+
+
+def test_verdict_first_opens_with_gold_and_keeps_the_same_true_tells(rows, style):
+    # Verdict first: the lead names gold (not the style model's pick), and the tells after it are the
+    # same true sentences as without the lead (trimmed from the end when the lead needs the room).
+    from whowrote.style.decision import decision_attributions
+    from whowrote.task.parser import parse_answer, reasoning
+    from whowrote.train.data import rationale_target, sft_records
+    from whowrote.train.tells_rationales import VERDICT_LEAD
+
+    plain, _ = tells_rows(rows, StarRecipe(mode="tells"), labels=LABELS)
+    first, stats = tells_rows(rows, StarRecipe(mode="tells", verdict_first=True), labels=LABELS)
+    assert [r["id"] for r in first] == [r["id"] for r in plain] and first
+    by_id = {r["id"]: r for r in plain}
+    X = style.features([r["text"] for r in first])
+    D = decision_attributions(style, X)
+    classes = [str(c) for c in style.classes_]
+    for i, row in enumerate(first):
+        gold = row["provider"]
+        lead = VERDICT_LEAD.format(gold=gold)
+        assert row["rationale"].startswith(lead + " "), row["rationale"]
+        rest = row["rationale"][len(lead) + 1:]
+        assert by_id[row["id"]]["rationale"].startswith(rest)  # the plain rationale, maybe with fewer tells
+        assert row["tells"] == by_id[row["id"]]["tells"][:len(row["tells"])]
+        g = classes.index(gold)
+        support = {lab: D[i, g] - D[i, classes.index(lab)] for lab in LABELS if lab != gold}
+        for sentence, name in zip(_SENTENCE_END.split(rest), row["tells"], strict=True):
+            check_sentence(sentence, name, gold, row["text"], X[i], support, style)
+        content = sft_records([row], target="rationale", variant="3way")[0]["completion"][0]["content"]
+        assert content == rationale_target(row["rationale"], gold)
+        assert reasoning(content).startswith(lead) and parse_answer(content, LABELS) == gold
+    # A text relabelled to the provider the style model finds least likely: the lead names the label.
+    P = style.predict_proba(X[:1])
+    worst = min(LABELS, key=lambda lab: P[0, classes.index(lab)])
+    moved, _ = tells_rows([{**first[0], "provider": worst}], StarRecipe(mode="tells", verdict_first=True),
+                          labels=LABELS)
+    assert moved and moved[0]["style_pred"] != worst
+    assert moved[0]["rationale"].startswith(VERDICT_LEAD.format(gold=worst) + " ")
+
+
+def test_resume_refuses_rows_of_the_other_verdict_order(splits, tmp_path):
+    from whowrote.train.coldstart import run_star
+    from whowrote.train.config import load_config
+    from whowrote.types import WhowroteError
+
+    base = [f'data.train="{splits["train"]}"', "data.max_text_tokens=0", f'run.output_dir="{tmp_path}"',
+            'star.mode="tells"', "data.n_train=6", "star.cap_per_class=0"]
+    _, stats = run_star(load_config(None, [*base, "star.verdict_first=true"]))
+    assert stats["verdict_first"] is True
+    assert run_star(load_config(None, [*base, "star.verdict_first=true"]))[1]["verdict_first"] is True  # resumed
+    with pytest.raises(WhowroteError, match="star.verdict_first = True"):
+        run_star(load_config(None, base))

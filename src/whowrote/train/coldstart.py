@@ -42,6 +42,9 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
         if stats.get("mode", cfg.star.mode) != cfg.star.mode:  # a head-to-head must not reuse another mode's rows
             raise WhowroteError(f"{out} holds star.mode = {stats['mode']!r} rows, not {cfg.star.mode!r}: "
                                 "use another run.output_dir (or star.out)")
+        if bool(stats.get("verdict_first", False)) != cfg.star.verdict_first:
+            raise WhowroteError(f"{out} holds rows with star.verdict_first = {not cfg.star.verdict_first}: "
+                                "use another run.output_dir (or star.out)")
         return out, stats
     d = cfg.data
     if not d.train:

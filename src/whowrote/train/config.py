@@ -182,6 +182,9 @@ class StarRecipe:
     tells_min: int = 2  # mode "tells": texts with fewer supporting tells are dropped (counted in the stats)
     tells_max: int = 4  # mode "tells": at most this many tells (one sentence each) per rationale
     style_model: str = ""  # mode "tells": a saved style model (whowrote train-probe); "" = the bundled one
+    # mode "tells": open the rationale with the verdict ("The writing reads as CLAUDE's."), tells after it,
+    # so the SFT teaches the decision before any measurement the LM would have to make up
+    verdict_first: bool = False
 
 
 @dataclass

@@ -17,6 +17,12 @@ answer instead of giving evidence; a tells rationale cannot do that (every sente
 measurement), so the label check does not apply here. The scaffold check (note, hint, gold, ...)
 still does, and no tells sentence trips it (tested).
 
+With ``star.verdict_first`` the rationale opens with the verdict ("The writing reads as CLAUDE's.")
+and the tells follow as its evidence. A small LM cannot measure a text's em-dash rate; trained on
+tells-first rationales it makes up a measurement and then names the provider that measurement
+favours, so its answer is only as good as the made-up number. Verdict first, the decision comes at
+the first tokens, where an answer-only SFT makes it (0.88 at 0.5B against 0.45 for tells-first).
+
 ``star.mode = "fallback"``: every text gets the D1 fallback sentence (the 135M ladder's de-facto
 cold start, when STaR kept nothing), for a head-to-head with STaR and tells.
 
@@ -106,9 +112,12 @@ def _exact_norms(model: Any, tell: Any) -> Any:
     return dataclasses.replace(tell, norms={str(c): float(model.norms_[k, j]) for k, c in enumerate(model.classes_)})
 
 
-def tells_rationale(tells: Sequence[Any]) -> str:
-    """One sentence per tell, in order."""
-    return " ".join(phrase(t, i) for i, t in enumerate(tells))
+VERDICT_LEAD = "The writing reads as {gold}'s."
+
+
+def tells_rationale(tells: Sequence[Any], lead: str = "") -> str:
+    """One sentence per tell, in order, after ``lead`` (the verdict sentence) when given."""
+    return " ".join([*([lead] if lead else []), *(phrase(t, i) for i, t in enumerate(tells))])
 
 
 def tells_rows(rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str], text_field: str = "text",
@@ -141,11 +150,12 @@ def tells_rows(rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str], t
         if len(tells) < cfg.tells_min:
             rejected["too_few_tells"] += 1
             continue
-        rationale = tells_rationale(tells)
+        lead = VERDICT_LEAD.format(gold=gold) if cfg.verdict_first else ""
+        rationale = tells_rationale(tells, lead)
         # STaR's length and diversity limits hold for this mode too: drop tells from the end until it fits.
         while len(tells) > cfg.tells_min and clean_rationale(f"<reason_why>{rationale}</reason_why>", cfg) is None:
             tells = tells[:-1]
-            rationale = tells_rationale(tells)
+            rationale = tells_rationale(tells, lead)
         if clean_rationale(f"<reason_why>{rationale}</reason_why>", cfg) is None:
             rejected["no_clean_rationale"] += 1
             continue
@@ -198,7 +208,8 @@ def build_lm_free(rows: Sequence[Row], cfg: StarRecipe, *, labels: Sequence[str]
     write_rows(out, kept)
     report = {**stats.__dict__, "round1": {"mode": cfg.mode, **round_stats}, "mode": cfg.mode,
               "too_few_tells": round_stats.get("too_few_tells", 0), **rationale_stats(kept, labels, label_field),
-              "kept_modes": dict(Counter(r["star_mode"] for r in kept))}
+              "kept_modes": dict(Counter(r["star_mode"] for r in kept)),
+              "verdict_first": cfg.mode == "tells" and cfg.verdict_first}
     stats_path = out.with_suffix(".stats.json")  # written last, atomically: its presence means "done"
     tmp = stats_path.with_name(stats_path.name + ".tmp")
     tmp.write_text(json.dumps(report, indent=2))
