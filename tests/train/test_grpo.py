@@ -143,6 +143,29 @@ def test_grpo_config_passes_trl_tables_and_the_thinking_switch(tmp_path):
         grpo_mod.build_grpo_config(cfg, [])
 
 
+def test_colocated_vllm_samples_without_detokenising_unless_the_table_needs_text(tmp_path):
+    from whowrote.train.config import load_config
+
+    def args(*sets: str):
+        cfg = load_config(None, [*sets, f'run.output_dir="{tmp_path}"'])
+        return grpo_mod.build_grpo_config(cfg, [lambda completions, **kw: [0.0] * 8])
+
+    colocate = ("grpo.use_vllm=true", 'grpo.vllm_mode="colocate"')
+    assert args(*colocate).generation_kwargs == {"detokenize": False}
+    assert not args().generation_kwargs  # HF generate: no vLLM sampling parameters
+    assert not args("grpo.use_vllm=true", 'grpo.vllm_mode="server"').generation_kwargs  # not measured there
+    # the table's own keys are kept, and win
+    assert args(*colocate, "grpo.trl.generation_kwargs={min_tokens=3}").generation_kwargs == {
+        "detokenize": False, "min_tokens": 3}
+    assert args(*colocate, "grpo.trl.generation_kwargs={detokenize=true}").generation_kwargs == {"detokenize": True}
+    # stop strings are matched on the text: vLLM must detokenise
+    assert args(*colocate, 'grpo.trl.generation_kwargs={stop=["</answer>"]}').generation_kwargs == {
+        "stop": ["</answer>"]}
+    cfg = load_config(None, [*colocate, "grpo.trl.generation_kwargs={min_tokens=3}", f'run.output_dir="{tmp_path}"'])
+    grpo_mod.build_grpo_config(cfg, [])
+    assert cfg.grpo.trl["generation_kwargs"] == {"min_tokens": 3}  # the config itself is not changed
+
+
 def test_gradient_checkpointing_follows_the_model_table_not_trls_default(tmp_path):
     from trl import SFTConfig
 

@@ -104,7 +104,14 @@ def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int
         vllm_mode=g.vllm_mode,
         **({"vllm_server_base_url": g.vllm_server_base_url} if g.vllm_server_base_url else {}),
     )
-    return GRPOConfig(**{**args, **trl_table(GRPOConfig, g.trl, "grpo.trl")})
+    trl = trl_table(GRPOConfig, g.trl, "grpo.trl")
+    gen = dict(trl.get("generation_kwargs") or {})
+    if g.use_vllm and g.vllm_mode == "colocate" and "stop" not in gen:
+        # TRL's colocated engine reads token ids and log-probs only, never vLLM's text, so vLLM need not
+        # detokenise every sampled token: 0.35-0.77 s less sampling per step at 96 x 256 tokens (session 16).
+        # Stop strings need the text, so a table that sets them keeps detokenising.
+        trl["generation_kwargs"] = {"detokenize": False, **gen}
+    return GRPOConfig(**{**args, **trl})
 
 
 def run_grpo(cfg: TrainConfig, *, stage: str = "grpo", train_rows: list[Row] | None = None,
