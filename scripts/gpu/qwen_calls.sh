@@ -52,7 +52,8 @@
 #                    the answer-only SFT on each (issue 17: edited val, the unseen chat genre)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
-# Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall, tellsfirst (tellsall, verdict first). callB/callC arms are ARM:SEED or
+# Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall, tellsfirst (tellsall, verdict first),
+# tellsfirst_ao (tellsfirst's rows for 60 steps on top of the answer-only SFT, which callA trains first). callB/callC arms are ARM:SEED or
 # ARM:SEED:LR (grpo.lr of that run; its folder gets an _lrLR suffix).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -97,6 +98,7 @@ N3=256; NA=16                           # new tokens of 3-way / answer-only eval
 INNER=${QWEN_INNER:-}
 A_SFTS=" ${QWEN_A_SFTS:-tells answer star fallback} "  # callA's SFTs (their rows, their evals)
 [[ -z $DRY ]] && : "${QWEN_CS_LONG_STEPS:=130}"
+[[ -z $DRY ]] && : "${QWEN_CS_AO_STEPS:=60}"
 if [[ -n $INNER ]]; then TRAIN_F=$DATA/inner_train.jsonl.gz VAL_F=$DATA/inner_val.jsonl.gz
 else TRAIN_F=$DATA/train.jsonl.gz VAL_F=$DATA/val.jsonl.gz; fi
 COMMON=("data.train=\"$TRAIN_F\"" "data.val=\"$VAL_F\"" 'run.resume=""')
@@ -159,6 +161,9 @@ arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
     # tellsall with the verdict first ("The writing reads as CLAUDE's.", the tells after it): the decision
     # at the first tokens, where the answer-only SFT makes it
     tellsfirst) echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
+    # tellsfirst's rows, trained on top of the answer-only SFT (which already makes the decision), for
+    # the research's 60 steps (QWEN_CS_AO_STEPS) so the rationale is added without unlearning it
+    tellsfirst_ao) echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_AO_STEPS:-${DRY:+3}}" ;;
     *) echo "star.mode=\"$1\"" ;;
   esac
 }
@@ -209,18 +214,21 @@ r_lmfree_data() {  # the tells / fallback / tellsall rows callA's SFTs need (no 
   # texts as the SFT will). Only those asked: each takes ~60 s, one after the other, and session 8's
   # callA lost 2 minutes of its tellsall SFT to building the tells and fallback rows it did not train on
   local dl=$1 m sets arms=()
-  for m in tells fallback tellsall tellsfirst; do [[ $A_SFTS == *" $m "* ]] && arms+=("$m"); done
+  for m in tells fallback tellsall tellsfirst tellsfirst_ao; do [[ $A_SFTS == *" $m "* ]] && arms+=("$m"); done
   for m in "${arms[@]}"; do
     read -ra sets <<< "$(arm_sets "$m")"
     wt "cs_${m}_data" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"${TOKSRC:-$MODEL}\"" \
       "run.output_dir=\"$Q/cs_$m\"" "${sets[@]}" 'coldstart.stages=["star"]' ${DRY:+data.max_text_tokens=0}
   done
 }
+arm_start() {  # the weights an arm's cold-start SFT starts from: *_ao from the answer-only SFT, else the base
+  case $1 in *_ao) echo "$Q/sft_answer_only/final" ;; *) echo "$MODEL" ;; esac
+}
 cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT on the rows r_lmfree_data wrote for ARM (tells, fallback, tellsall)
   local dl=$1 m=$2 sets
   read -ra sets <<< "$(arm_sets "$m")"
   if [[ -n $CHECK || -f $Q/cs_$m/star.jsonl ]]; then
-    wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$MODEL\"" "run.output_dir=\"$Q/cs_$m\"" \
+    wt "cs_${m}_sft" "$dl" 0 0 coldstart "$CS_CFG" "model.name_or_path=\"$(arm_start "$m")\"" "run.output_dir=\"$Q/cs_$m\"" \
       "${sets[@]}" 'coldstart.stages=["sft"]' 'data.val=""' \
       "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
   else
@@ -232,6 +240,12 @@ r_tells_sft() { cs_sft "$1" tells; }
 r_fallback_sft() { cs_sft "$1" fallback; }
 r_tellsall_sft() { cs_sft "$1" tellsall; }
 r_tellsfirst_sft() { cs_sft "$1" tellsfirst; }
+r_tellsfirst_ao_chain() {  # the answer-only SFT, then tellsfirst's rationale SFT from its weights
+  local dl=$1
+  r_sft_answer $(( dl - ${QWEN_CS_AO_S:-150} ))  # QWEN_CS_AO_S: seconds kept for the second SFT
+  if [[ -n $CHECK || -f $Q/sft_answer_only/final/config.json ]]; then cs_sft "$dl" tellsfirst_ao
+  else log "cs_tellsfirst_ao: no answer-only SFT to start from"; echo "no-start" > "$LOGS/cs_tellsfirst_ao_sft.rc"; done_mark "$Q/cs_tellsfirst_ao/sft" 1; fi
+}
 grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
   local name=$1 dl=$2 port=$3 cmd=$4 config=$5 d=$6 start=$7
   shift 7
@@ -470,6 +484,9 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   # registered now, so the queue waits for them (done markers)
   local sfts=$A_SFTS a
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
+    if [[ $a == tellsfirst_ao && $sfts != *" answer "* ]]; then  # its first half is the answer-only SFT: scored too
+      job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
+    fi
     if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi
   done
@@ -478,7 +495,9 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   # callA gave it D - 6 x EVAL_S after a 2.5-min install and it stopped at step 39)
   [[ $sfts == *" tellsall "* ]] && go tellsall_sft $(( D - 2 * EVAL_S ))
   [[ $sfts == *" tellsfirst "* ]] && go tellsfirst_sft $(( D - 2 * EVAL_S ))
-  [[ $sfts == *" answer "* ]] && go sft_answer $(( D - 5 * EVAL_S ))
+  # tellsfirst_ao trains the answer-only SFT itself (first), so "answer" is not started a second time
+  if [[ $sfts == *" tellsfirst_ao "* ]]; then go tellsfirst_ao_chain $(( D - 2 * EVAL_S ))
+  elif [[ $sfts == *" answer "* ]]; then go sft_answer $(( D - 5 * EVAL_S )); fi
   [[ $sfts == *" star "* ]] && go star_chain $(( D - 4 * EVAL_S ))
   [[ $sfts == *" fallback "* ]] && go fallback_sft $(( D - 4 * EVAL_S ))
   # shellcheck disable=SC2206

@@ -109,3 +109,26 @@ def test_cpu_dry_run_of_the_whole_sequence(tmp_path: Path) -> None:
     summaries = list((tmp_path / "runs").glob("*/**/eval_k4*/summary.json"))
     assert len(summaries) >= 15, summaries
     assert all(json.loads(p.read_text())["n_examples"] > 0 for p in summaries)
+
+
+def test_tellsfirst_ao_trains_the_answer_only_sft_then_the_rationale_from_its_weights(tmp_path: Path) -> None:
+    # callA in check mode records every trainer command in order: the chain must train the
+    # answer-only SFT once, then the verdict-first rationale SFT starting from its final weights.
+    checkfile = tmp_path / "check.jsonl"
+    home = tmp_path / "home"
+    for sfts, answer_runs in (("tellsfirst_ao", 1), ("answer tellsfirst_ao", 1), ("tellsfirst", 0)):
+        checkfile.write_text("")
+        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
+                                                 QWEN_INNER="1", QWEN_A_SFTS=sfts, QWEN_A_RUNS=" "))
+        assert r.returncode == 0, r.stdout + r.stderr
+        cmds = [json.loads(line) for line in checkfile.read_text().splitlines()]
+        names = [c["name"] for c in cmds]
+        assert names.count("sft_answer") == answer_runs, names
+        if "tellsfirst_ao" not in sfts:
+            continue
+        sft = next(c for c in cmds if c["name"] == "cs_tellsfirst_ao_sft")
+        assert names.index("sft_answer") < names.index("cs_tellsfirst_ao_sft")
+        start = f'model.name_or_path="{home}/runs/qwen05b/sft_answer_only/final"'
+        assert start in sft["sets"] and "star.verdict_first=true" in sft["sets"]
+        assert "coldstart.sft_max_steps=60" in sft["sets"], sft["sets"]
