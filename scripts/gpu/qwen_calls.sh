@@ -36,6 +36,8 @@
 #   QWEN_STAR_CAP    STaR rows kept per class (default 40; -1 = balanced to the smallest class, which
 #                    kept 3 of 58 in session 4)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
+#   QWEN_ARM_TAG     a suffix for callB/callC's run folders (e.g. _mp05 for a QWEN_EXTRA_SET variant), so
+#                    a second callB with other settings starts fresh runs instead of resuming the first's
 #   QWEN_INNER=1     every trainer trains on the inner train and evaluates in the loop on the inner val
 #                    (scripts/gpu/inner_split.py, ids in scripts/gpu/inner_val_ids.json): settings are
 #                    chosen there; the k = 4 queue still scores the ladder's val
@@ -255,7 +257,7 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
 }
 # cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
 r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]
-  local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}
+  local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}${QWEN_ARM_TAG:-}
   # resumable (RESUMABLE): a later call's run of the same arm and seed goes on from its checkpoint
   grpo_run "cs_${arm}_grpo_s$seed$sfx" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed$sfx" "$Q/cs_$arm/sft/final" \
     data.n_train=0 "run.seed=$seed" "${RESUMABLE[@]}" \
@@ -299,7 +301,7 @@ go_arms() {  # go_arms ARM:SEED[:LR]...: cold start -> GRPO runs (resumable), st
   local arms=("$@") n=$# i a s lr d slot dl port=29621
   for i in "${!arms[@]}"; do
     IFS=: read -r a s lr <<< "${arms[$i]}"
-    d=$Q/cs_$a/grpo_s$s${lr:+_lr$lr}
+    d=$Q/cs_$a/grpo_s$s${lr:+_lr$lr}${QWEN_ARM_TAG:-}
     job "$d/eval_k4_$TAG" "$d/final" 3way "$N3" "$d/.done"
   done
   for i in "${!arms[@]}"; do

@@ -132,3 +132,22 @@ def test_tellsfirst_ao_trains_the_answer_only_sft_then_the_rationale_from_its_we
         start = f'model.name_or_path="{home}/runs/qwen05b/sft_answer_only/final"'
         assert start in sft["sets"] and "star.verdict_first=true" in sft["sets"]
         assert "coldstart.sft_max_steps=60" in sft["sets"], sft["sets"]
+
+
+def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) -> None:
+    # A second callB with other settings (QWEN_EXTRA_SET) must not resume the first's runs.
+    checkfile = tmp_path / "check.jsonl"
+    home = tmp_path / "home"
+    dirs = {}
+    for tag in ("", "_mp05"):
+        checkfile.write_text("")
+        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callB"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
+                                                 QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_B_ARMS="tellsall:1:5e-6",
+                                                 QWEN_EXTRA_SET="grpo.majority_penalty=0.5" if tag else ""))
+        assert r.returncode == 0, r.stdout + r.stderr
+        (run,) = [json.loads(line) for line in checkfile.read_text().splitlines() if '"queue"' not in line]
+        dirs[tag] = next(s for s in run["sets"] if s.startswith("run.output_dir="))
+        assert ("grpo.majority_penalty=0.5" in run["sets"]) == bool(tag)
+    assert dirs[""] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6"'
+    assert dirs["_mp05"] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6_mp05"'

@@ -66,6 +66,47 @@ def test_trl_unfinished_completions_earn_no_accuracy_reward():
     assert correct_answer_reward([UNFINISHED], answer=["CLAUDE"]) == [0.0]
 
 
+def _says(label: str) -> str:
+    return GOOD.replace("CLAUDE\n", f"{label}\n")
+
+
+def test_majority_penalty_ranks_wrong_answers_by_how_over_answered_their_class_is():
+    # 8 rollouts: 4 say CHATGPT, 2 CLAUDE, 1 GEMINI, 1 unparsed. CHATGPT's share of the 7 parsed
+    # answers is 4/7, so a wrong CHATGPT loses 0.6 * (4/7 - 1/3) / (2/3) = 0.2143; CLAUDE (2/7) and
+    # GEMINI (1/7) are under a third and cost nothing; correct and unparsed answers lose nothing.
+    comps = [_says("CHATGPT")] * 4 + [_says("CLAUDE")] * 2 + [_says("GEMINI"), TWO]
+    gold = ["CLAUDE", "CLAUDE", "CHATGPT", "GEMINI", "CLAUDE", "GEMINI", "CLAUDE", "CLAUDE"]
+    plain = make_reward_funcs(diagnostics=False)[0](completions=comps, answer=gold)
+    assert plain == [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    f = make_reward_funcs(majority_penalty=0.6)[0]
+    got = f(completions=comps, answer=gold)
+    over = 0.6 * (4 / 7 - 1 / 3) / (2 / 3)
+    assert got == pytest.approx([-over, -over, 1.0, -over, 1.0, 0.0, 0.0, 0.0])
+    # balanced answers cost nothing; one class everywhere costs the whole penalty on every wrong one
+    balanced = [_says(lab) for lab in ("CLAUDE", "CHATGPT", "GEMINI")]
+    assert f(completions=balanced, answer=["GEMINI", "CLAUDE", "CHATGPT"]) == [0.0, 0.0, 0.0]
+    assert f(completions=[_says("GEMINI")] * 3, answer=["CLAUDE", "GEMINI", "CHATGPT"]) == pytest.approx(
+        [-0.6, 1.0, -0.6])
+    # the diagnostics keep their meaning (the penalty is on the optimised reward only)
+    pred = make_reward_funcs(majority_penalty=0.6)[5]
+    assert pred.__name__ == "pred_chatgpt" and pred(completions=comps, answer=gold) == [1.0] * 4 + [0.0] * 4
+
+
+def test_majority_penalty_is_a_grpo_setting_passed_to_the_reward(tmp_path):
+    from whowrote.train.config import load_config
+    from whowrote.train.grpo import reward_funcs
+    from whowrote.types import WhowroteError
+
+    cfg = load_config(None, ["grpo.majority_penalty=0.6", f'run.output_dir="{tmp_path}"'])
+    f = reward_funcs(cfg)[0]
+    assert f(completions=[_says("GEMINI")] * 3, answer=["CLAUDE", "GEMINI", "CHATGPT"]) == pytest.approx(
+        [-0.6, 1.0, -0.6])
+    off = reward_funcs(load_config(None, [f'run.output_dir="{tmp_path}"']))[0]
+    assert off(completions=[_says("GEMINI")] * 3, answer=["CLAUDE", "GEMINI", "CHATGPT"]) == [0.0, 1.0, 0.0]
+    with pytest.raises(WhowroteError, match="grpo.majority_penalty"):
+        load_config(None, ["grpo.majority_penalty=-1"])
+
+
 vf = pytest.importorskip("verifiers.v1", reason="verifiers (the optional extra) is not installed")
 
 

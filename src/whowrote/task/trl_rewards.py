@@ -57,20 +57,49 @@ def truncated_flags(kwargs: dict[str, Any], n: int, stop_ids: frozenset[int] | N
     return [False] * n
 
 
+def majority_penalties(terms: Sequence[dict[str, float]], labels: Sequence[str], penalty: float) -> list[float]:
+    """Per completion: what a *wrong* answer loses for naming a class this batch over-answers.
+
+    With ``share`` the fraction of the batch's parsed answers that name the answer's class and
+    ``k = len(labels)``: ``penalty * max(0, share - 1/k) / (1 - 1/k)``, so 0 while the answers are
+    balanced and ``penalty`` when every answer names one class. Correct and unparsed answers lose
+    nothing. Inside a group of one prompt, wrong answers then rank by how over-answered their class
+    is, so the policy is pushed away from the class it drifts to (GRPO's advantages are per group;
+    with ``scale_rewards = "none"`` the ranking is all that changes). The batch is what TRL passes
+    one process (a whole step's rollouts on one GPU).
+    """
+    k = len(labels)
+    keys = [f"pred_{lab.lower()}" for lab in labels]
+    counts = [sum(t[key] for t in terms) for key in keys]
+    parsed = sum(counts)
+    if penalty == 0 or parsed == 0 or k < 2:
+        return [0.0] * len(terms)
+    over = [max(0.0, c / parsed - 1 / k) / (1 - 1 / k) for c in counts]
+    out = []
+    for t in terms:
+        named = [j for j, key in enumerate(keys) if t[key]]
+        out.append(penalty * over[named[0]] if named and not t["correct_ungated"] else 0.0)
+    return out
+
+
 def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_reason_words: int,
                truncation_penalty: float, score_unfinished: bool, stop_ids: frozenset[int] | None,
-               name: str) -> RewardFunc:
+               name: str, majority_penalty: float = 0.0) -> RewardFunc:
     def reward(completions: list[Any], **kwargs: Any) -> list[float]:
         n = len(completions)
         golds, infos = _golds(kwargs, n), _infos(kwargs, n)
         truncs = truncated_flags(kwargs, n, stop_ids)
-        return [
+        terms = [
             reward_terms(c, g, labels=labels, require_reason=require_reason,
                          min_reason_words=min_reason_words, truncated=t,
                          truncation_penalty=truncation_penalty, info=i,
-                         score_unfinished=score_unfinished)[term]
+                         score_unfinished=score_unfinished)
             for c, g, i, t in zip(completions, golds, infos, truncs, strict=True)
         ]
+        values = [t[term] for t in terms]
+        if term == "reward" and majority_penalty:
+            values = [v - p for v, p in zip(values, majority_penalties(terms, labels, majority_penalty), strict=True)]
+        return values
 
     reward.__name__ = name
     reward.__qualname__ = name
@@ -90,18 +119,19 @@ def correct_answer_reward(completions: list[Any], answer: Sequence[Any] | None =
 def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool = False,
                       min_reason_words: int = MIN_REASON_WORDS, truncation_penalty: float = 0.0,
                       score_unfinished: bool = False, stop_ids: Iterable[int] | None = None,
-                      diagnostics: bool = True) -> list[RewardFunc]:
+                      diagnostics: bool = True, majority_penalty: float = 0.0) -> list[RewardFunc]:
     """``[reward, parsed_ok, reason_ok, finished, pred_<label>...]``; the first is the one to optimise.
 
     The first function returns ``reward``: gated correctness of *finished* completions (all
-    completions with ``score_unfinished``) minus ``truncation_penalty`` on truncated ones; the
-    rest are weight-0 diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
+    completions with ``score_unfinished``) minus ``truncation_penalty`` on truncated ones and minus
+    :func:`majority_penalties` on wrong answers of over-answered classes; the rest are weight-0
+    diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
     off TRL's ``completion_ids``.
     """
     opts = dict(labels=tuple(labels), require_reason=require_reason, min_reason_words=min_reason_words,
                 truncation_penalty=truncation_penalty, score_unfinished=score_unfinished,
                 stop_ids=frozenset(int(i) for i in stop_ids) if stop_ids else None)
-    funcs = [_term_func("reward", name="correct_answer", **opts)]  # type: ignore[arg-type]
+    funcs = [_term_func("reward", name="correct_answer", majority_penalty=majority_penalty, **opts)]  # type: ignore[arg-type]
     if diagnostics:
         terms = [*DIAGNOSTIC_TERMS, *[f"pred_{lab.lower()}" for lab in labels]]
         funcs += [_term_func(t, name=t, **opts) for t in terms]  # type: ignore[arg-type]

@@ -132,6 +132,9 @@ class GRPORecipe:
     require_reason: bool = False  # multiplicative reasoning gate (>= 12 distinct words)
     truncation_penalty: float = 0.0  # subtracted from the reward of truncated rollouts (0.5 in research)
     score_unfinished: bool = False  # False: truncated / looping / unclosed completions earn no accuracy reward
+    # a wrong answer naming a class the step's rollouts over-answer loses up to this much reward
+    # (whowrote.task.trl_rewards.majority_penalties): against the one-class drift of GRPO at 0.5B
+    majority_penalty: float = 0.0
     entropy_coef: float = 0.0  # TRL's entropy bonus (research: surprisal bonus 0.02, decayed)
     mask_truncated_completions: bool = False  # DAPO-style: truncated rollouts give no gradient
     balanced_batches: bool = True  # each step's prompts are provider-balanced (data order kept)
@@ -253,6 +256,7 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("grpo.temperature", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
     ("grpo.top_p", lambda v: 0 < v <= 1, "in (0, 1]"),
     ("grpo.truncation_penalty", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("grpo.majority_penalty", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
     ("grpo.max_grad_norm", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
     ("eval.k", lambda v: v >= 1, "at least 1"),
     ("eval.max_new_tokens", lambda v: v >= 1, "at least 1"),

@@ -68,7 +68,7 @@ def reward_funcs(cfg: TrainConfig, stop: set[int] | None = None) -> list[Any]:
     g = cfg.grpo
     return make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
                              truncation_penalty=g.truncation_penalty, score_unfinished=g.score_unfinished,
-                             stop_ids=stop)
+                             majority_penalty=g.majority_penalty, stop_ids=stop)
 
 
 def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int = 1) -> Any:
