@@ -121,6 +121,19 @@ def _constant_rewards(monkeypatch):
     monkeypatch.setattr(trl_rewards, "make_reward_funcs", constant_funcs)
 
 
+def test_research_runs_pass_the_grpo_reward_settings(tiny_model, splits, tmp_path, monkeypatch):
+    import whowrote.task.trl_rewards as trl_rewards
+
+    seen = []
+    real = trl_rewards.make_reward_funcs
+    monkeypatch.setattr(trl_rewards, "make_reward_funcs", lambda **kw: seen.append(kw) or real(**kw))
+    overrides = [*research_overrides(tiny_model, splits, tmp_path / "run"), "grpo.majority_penalty=0.5",
+                 "grpo.truncation_penalty=0.25"]
+    cfg, recipe = load_research_config(None, overrides)
+    run_research(cfg, recipe)
+    assert seen and seen[0]["majority_penalty"] == 0.5 and seen[0]["truncation_penalty"] == 0.25
+
+
 def test_plain_rl_without_bonus_is_trls_loss(tiny_model, splits, tmp_path, monkeypatch):
     # mode rl, no bonus: the subclass defers to GRPOTrainer's own loss; with constant rewards and
     # no truncation penalty every advantage is 0, so the weights stay put.

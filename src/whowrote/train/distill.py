@@ -289,7 +289,8 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
         # Looked up on the module at run time so a test can swap the rewards.
         funcs = trl_rewards.make_reward_funcs(labels=d.labels, require_reason=g.require_reason,
                                               truncation_penalty=g.truncation_penalty,
-                                              score_unfinished=g.score_unfinished, stop_ids=stop)
+                                              score_unfinished=g.score_unfinished,
+                                              majority_penalty=g.majority_penalty, stop_ids=stop)
         if recipe.truncation_safe_reward:
             funcs[0] = truncation_safe(funcs[0], stop)
         if recipe.mode != "opcd":  # OPCD's gradient is the teacher gap: equal rewards do not make a step idle
