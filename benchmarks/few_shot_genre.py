@@ -17,7 +17,12 @@ the pool gets). n = 0 is plain LOGO on the test half. Reported: 4-way accuracy, 
 them) and OTHER-vs-three AUROC, on the same test texts for every n.
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/few_shot_genre.py \\
-        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/few_shot_genre
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/few_shot_genre \\
+        [--by generation]
+
+``--by generation`` asks the same of model drift: train on one generation of models
+(``whowrote.data.generations``: 2025-26 or 2023-24; its texts on the test topics dropped), lend texts
+of the other from one half of its topics, score the other half.
 
 Features and fits are cached with genre_jackknife's (``--cache``, ``--features-cache``; default
 /tmp/whowrote-jackknife); n = 0 is genre_jackknife's LOGO fit of the same rows.
@@ -31,7 +36,8 @@ from typing import Any
 import numpy as np
 from genre_jackknife import CACHE, auroc, fit_subset, trial_inputs, write_trial
 
-from whowrote.data.splits import topic_holdout_split
+from whowrote.data.generations import NEW, OLD, generation
+from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.types import LABELS, OTHER
 
 SHOTS = (0, 25, 100, 400)
@@ -62,25 +68,23 @@ def scores(P: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             "other_auroc": auroc(~a, P[:, OTHER_I]) if a.any() and (~a).any() else None}
 
 
-def fold(G: str, genres: list[str], corpus, X: np.ndarray, Xa: np.ndarray, yi: np.ndarray, args, log) -> dict:
-    """Every n of ``SHOTS`` (and "all") for held-out genre ``G``, scored on the test half of its topics."""
-    g_of = corpus["genre"].to_numpy(object)
-    rows = corpus.assign(row_idx=np.arange(len(corpus)))[g_of == G]
+def fold(name: str, held: np.ndarray, base: np.ndarray, genres: list[str], corpus, X: np.ndarray,
+         Xa: np.ndarray, yi: np.ndarray, args, log) -> dict:
+    """Every n of ``SHOTS`` (and "all") for the ``held`` rows (a mask: a genre or a generation), scored
+    on the test half of their topics; ``base`` (a mask) is what is trained on without them."""
+    rows = corpus.assign(row_idx=np.arange(len(corpus)))[held]
     split = topic_holdout_split(rows, seed=args.seed, val_frac=0.5, balance=False)
     pool, test = np.sort(split["train"]["row_idx"].to_numpy()), np.sort(split["val"]["row_idx"].to_numpy())
-    others = tuple(g for g in genres if g != G)
+    base = base & ~np.isin(topic_keys(corpus).to_numpy(), topic_keys(corpus.iloc[test]).to_numpy())
     out: dict[str, Any] = {"pool": int(len(pool)), "test": int(len(test)), "shots": {}}
     for n in [*(s for s in SHOTS if s < len(pool)), "all"]:
-        if n == 0:
-            P = fit_subset(others, corpus, X, Xa, args.seed, args.cache, log)[0]
-        else:
-            lend = pool if n == "all" else draw(pool, yi, int(n), args.seed)
-            among = g_of != G
-            among[lend] = True
-            P = fit_subset(tuple(genres), corpus, X, Xa, args.seed, args.cache, log, among, f"fs{n}-{G}-")[0]
+        among = base.copy()
+        if n != 0:
+            among[pool if n == "all" else draw(pool, yi, int(n), args.seed)] = True
+        P = fit_subset(tuple(genres), corpus, X, Xa, args.seed, args.cache, log, among, f"fs{n}-{name}-")[0]
         out["shots"][str(n)] = scores(P[test], yi[test])
         r = out["shots"][str(n)]
-        log(f"{G} + {n} texts: 4-way {r['accuracy']:.3f}, 3-way {r['accuracy_3way']}")
+        log(f"{name} + {n} texts: 4-way {r['accuracy']:.3f}, 3-way {r['accuracy_3way']}")
     for n in SHOTS:  # a pool smaller than n lends all it has: that is the "all" fit
         if n >= len(pool):
             out["shots"][str(n)] = {**out["shots"]["all"], "capped_at_pool": True}
@@ -90,7 +94,7 @@ def fold(G: str, genres: list[str], corpus, X: np.ndarray, Xa: np.ndarray, yi: n
 def table(res: dict[str, Any]) -> str:
     """Markdown table of a results file: 3-way (4-way) accuracy per genre and n."""
     cols = [*(str(s) for s in SHOTS), "all"]
-    lines = ["| held-out genre (pool / test texts) | " + " | ".join(f"+ {c} texts" for c in cols) + " |",
+    lines = ["| held out (pool / test texts) | " + " | ".join(f"+ {c} texts" for c in cols) + " |",
              "|---|" + "---:|" * len(cols)]
     for g, f in res["outer"].items():
         cells = []
@@ -103,9 +107,10 @@ def table(res: dict[str, Any]) -> str:
     for c in cols:
         v = [f["shots"][c]["accuracy_3way"] for f in res["outer"].values() if c in f["shots"]]
         means.append(f"{np.mean(v):.3f} ({len(v)})" if v else "—")
-    lines.append("| mean 3-way (genres) | " + " | ".join(means) + " |")
-    lines += ["", "¹ the pool holds fewer texts than n: all of them are lent (the \"all\" fit)."]
-    lines += ["", "OTHER-vs-three AUROC:", "", "| held-out genre | " + " | ".join(f"+ {c}" for c in cols) + " |",
+    lines.append("| mean 3-way | " + " | ".join(means) + " |")
+    if any(r.get("capped_at_pool") for f in res["outer"].values() for r in f["shots"].values()):
+        lines += ["", "¹ the pool holds fewer texts than n: all of them are lent (the \"all\" fit)."]
+    lines += ["", "OTHER-vs-three AUROC:", "", "| held out | " + " | ".join(f"+ {c}" for c in cols) + " |",
               "|---|" + "---:|" * len(cols)]
     for g, f in res["outer"].items():
         cells = [("—" if (r := f["shots"].get(c)) is None or r["other_auroc"] is None else f"{r['other_auroc']:.3f}")
@@ -130,9 +135,9 @@ def figure(res: dict[str, Any], path: Path) -> None:
             ax.plot(range(len(cols)), [f["shots"][c][key] for c in cols], marker="o", label=g)
         ax.set_xticks(range(len(cols)), [f"+{c}" for c in cols])
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("labelled texts of the held-out genre added to training")
+        ax.set_xlabel(f"labelled texts of the held-out {res.get('by', 'genre')} added to training")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("accuracy on the genre's other topics")
+    axes[0].set_ylabel("accuracy on its other topics")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,14 +146,26 @@ def figure(res: dict[str, Any], path: Path) -> None:
 
 
 def main() -> None:
-    if (inputs := trial_inputs(__doc__, CACHE, table)) is None:
+    def options(ap) -> None:
+        ap.add_argument("--by", choices=("genre", "generation"), default="genre",
+                        help="hold out each genre, or each model generation (2023-24, 2025-26)")
+
+    if (inputs := trial_inputs(__doc__, CACHE, table, options)) is None:
         return
     args, log, corpus, genres, fkey, X, Xa, yi = inputs
-    folds = {G: fold(G, genres, corpus, X, Xa, yi, args, log) for G in genres}
-    res = {"command": "benchmarks/few_shot_genre.py", "seed": args.seed, "n_texts": len(corpus), "genres": genres,
-           "features_key": fkey, "shots": list(SHOTS), "outer": folds}
+    if args.by == "genre":
+        g_of = corpus["genre"].to_numpy(object)
+        folds = {G: fold(G, g_of == G, g_of != G, genres, corpus, X, Xa, yi, args, log) for G in genres}
+    else:  # train on one generation (its rows on the test topics dropped), lend texts of the other
+        gen = np.array([generation(m, p, g) for m, p, g in zip(corpus["model"], corpus["provider"], corpus["genre"],
+                                                               strict=True)])
+        folds = {f"{src} -> {dst}": fold(dst, gen == dst, gen == src, genres, corpus, X, Xa, yi, args, log)
+                 for src, dst in ((NEW, OLD), (OLD, NEW))}
+    stem = "few_shot_genre" if args.by == "genre" else "few_shot_generation"
+    res = {"command": f"benchmarks/{stem}.py", "by": args.by, "seed": args.seed, "n_texts": len(corpus),
+           "genres": genres, "features_key": fkey, "shots": list(SHOTS), "outer": folds}
     write_trial(args, log, res, table, ())
-    figure(res, args.out / "few_shot_genre.png")
+    figure(res, args.out / f"{stem}.png")
 
 
 if __name__ == "__main__":

@@ -119,11 +119,12 @@ def features(texts: list[str], seed: int, cache: Path, log: Log) -> tuple[np.nda
     return X, Xa
 
 
-def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str]):
+def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str],
+                 options: Callable[[argparse.ArgumentParser], None] | None = None):
     """The shared front of a LOGO trial on cached features: ``None`` after printing ``table`` of a
     results file (``--table JSON``: no corpus needed), else ``(args, log, corpus, genres, fkey, X, Xa, yi)``
     with train-probe's feature matrices of the corpus (cached under ``--features-cache``); ``args.t0``
-    is the start time."""
+    is the start time. ``options`` adds a trial's own arguments to the parser."""
     t0 = time.perf_counter()
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--table", type=Path)
@@ -138,6 +139,8 @@ def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str]):
     ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]), cache)
     ap.add_argument("--table", type=Path, metavar="JSON", help="print the Markdown tables of a results file and exit")
     ap.add_argument("--features-cache", type=Path, default=Path(CACHE))
+    if options is not None:
+        options(ap)
     args = ap.parse_args()
     args.t0 = t0
     log = timed_log()

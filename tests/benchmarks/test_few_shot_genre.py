@@ -51,4 +51,4 @@ def test_table_marks_a_pool_smaller_than_n_and_averages_every_genre():
                      "big": {"pool": 900, "test": 800, "shots": other}}}
     out = table(res)
     assert "| small (30 / 40) | 0.500 (0.400) | 0.900 (0.800) | 1.000 (1.000) ¹ |" in out
-    assert "| mean 3-way (genres) | 0.600 (2) | 0.800 (2) | 0.850 (2) | 0.850 (2) | 0.850 (2) |" in out
+    assert "| mean 3-way | 0.600 (2) | 0.800 (2) | 0.850 (2) | 0.850 (2) | 0.850 (2) |" in out
