@@ -25,7 +25,7 @@ them) and OTHER-vs-three AUROC, on the same test texts for every n.
 of the other from one half of its topics, score the other half.
 
 Features and fits are cached with genre_jackknife's (``--cache``, ``--features-cache``; default
-/tmp/whowrote-jackknife); n = 0 is genre_jackknife's LOGO fit of the same rows.
+/tmp/whowrote-jackknife), each fit under its own tag (``fs<n>-<held out>-``).
 """
 
 from __future__ import annotations

@@ -161,11 +161,10 @@ arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
   case $1 in
     tellsall) echo 'star.mode="tells"' data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
     # tellsall with the verdict first ("The writing reads as CLAUDE's.", the tells after it): the decision
-    # at the first tokens, where the answer-only SFT makes it
-    tellsfirst) echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_LONG_STEPS:-${DRY:+3}}" ;;
-    # tellsfirst's rows, trained on top of the answer-only SFT (which already makes the decision), for
-    # the research's 60 steps (QWEN_CS_AO_STEPS) so the rationale is added without unlearning it
-    tellsfirst_ao) echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${QWEN_CS_AO_STEPS:-${DRY:+3}}" ;;
+    # at the first tokens, where the answer-only SFT makes it. _ao: on top of the answer-only SFT (which
+    # already makes the decision), for the research's 60 steps (QWEN_CS_AO_STEPS), so as not to unlearn it
+    tellsfirst|tellsfirst_ao) local steps=${QWEN_CS_LONG_STEPS:-}; [[ $1 == *_ao ]] && steps=${QWEN_CS_AO_STEPS:-}
+      echo 'star.mode="tells"' star.verdict_first=true data.n_train=0 "coldstart.sft_max_steps=${steps:-${DRY:+3}}" ;;
     *) echo "star.mode=\"$1\"" ;;
   esac
 }
@@ -485,10 +484,9 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   split_evals
   # registered now, so the queue waits for them (done markers)
   local sfts=$A_SFTS a
+  # tellsfirst_ao's first half is the answer-only SFT: scored like the "answer" arm (trained once, below)
+  [[ $sfts == *" tellsfirst_ao "* && $sfts != *" answer "* ]] && sfts+="answer "
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
-    if [[ $a == tellsfirst_ao && $sfts != *" answer "* ]]; then  # its first half is the answer-only SFT: scored too
-      job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
-    fi
     if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi
   done

@@ -75,11 +75,9 @@ def majority_penalties(terms: Sequence[dict[str, float]], labels: Sequence[str],
     if penalty == 0 or parsed == 0 or k < 2:
         return [0.0] * len(terms)
     over = [max(0.0, c / parsed - 1 / k) / (1 - 1 / k) for c in counts]
-    out = []
-    for t in terms:
-        named = [j for j, key in enumerate(keys) if t[key]]
-        out.append(penalty * over[named[0]] if named and not t["correct_ungated"] else 0.0)
-    return out
+    named = [next((j for j, key in enumerate(keys) if t[key]), None) for t in terms]
+    return [penalty * over[j] if j is not None and not t["correct_ungated"] else 0.0
+            for j, t in zip(named, terms, strict=True)]
 
 
 def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_reason_words: int,

@@ -108,7 +108,7 @@ def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int
     gen = dict(trl.get("generation_kwargs") or {})
     if g.use_vllm and g.vllm_mode == "colocate" and "stop" not in gen:
         # TRL's colocated engine reads token ids and log-probs only, never vLLM's text, so vLLM need not
-        # detokenise every sampled token: 0.35-0.77 s less sampling per step at 96 x 256 tokens (session 16).
+        # detokenise every sampled token: 0.45-0.66 s less per step at 96 x 256 tokens (session 16).
         # Stop strings need the text, so a table that sets them keeps detokenising.
         trl["generation_kwargs"] = {"detokenize": False, **gen}
     return GRPOConfig(**{**args, **trl})
