@@ -241,9 +241,15 @@ r_tells_sft() { cs_sft "$1" tells; }
 r_fallback_sft() { cs_sft "$1" fallback; }
 r_tellsall_sft() { cs_sft "$1" tellsall; }
 r_tellsfirst_sft() { cs_sft "$1" tellsfirst; }
+answer_sft_done() {  # an earlier call's answer-only SFT saved its final weights (finished or at its time limit)
+  [[ -f $Q/sft_answer_only/final/config.json && $(cat "$Q/sft_answer_only/.done" 2>/dev/null) == 0 ]]
+}
 r_tellsfirst_ao_chain() {  # the answer-only SFT, then tellsfirst's rationale SFT from its weights
   local dl=$1
-  r_sft_answer $(( dl - ${QWEN_CS_AO_S:-150} ))  # QWEN_CS_AO_S: seconds kept for the second SFT
+  # session 17: both in one call left the answer-only SFT 64 steps (0.451; 123 steps gave 0.881), so a
+  # callA with QWEN_A_SFTS="answer" may train it first and this chain then starts from its weights
+  if answer_sft_done; then log "cs_tellsfirst_ao: starts from the answer-only SFT an earlier call trained"
+  else r_sft_answer $(( dl - ${QWEN_CS_AO_S:-150} )); fi  # QWEN_CS_AO_S: seconds kept for the second SFT
   if [[ -n $CHECK || -f $Q/sft_answer_only/final/config.json ]]; then cs_sft "$dl" tellsfirst_ao
   else log "cs_tellsfirst_ao: no answer-only SFT to start from"; echo "no-start" > "$LOGS/cs_tellsfirst_ao_sft.rc"; done_mark "$Q/cs_tellsfirst_ao/sft" 1; fi
 }
@@ -485,7 +491,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   # registered now, so the queue waits for them (done markers)
   local sfts=$A_SFTS a
   # tellsfirst_ao's first half is the answer-only SFT: scored like the "answer" arm (trained once, below)
-  [[ $sfts == *" tellsfirst_ao "* && $sfts != *" answer "* ]] && sfts+="answer "
+  [[ $sfts == *" tellsfirst_ao "* && $sfts != *" answer "* ]] && ! answer_sft_done && sfts+="answer "
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi

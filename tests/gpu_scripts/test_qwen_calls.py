@@ -134,6 +134,28 @@ def test_tellsfirst_ao_trains_the_answer_only_sft_then_the_rationale_from_its_we
         assert "coldstart.sft_max_steps=60" in sft["sets"], sft["sets"]
 
 
+def test_tellsfirst_ao_starts_from_an_earlier_calls_answer_only_sft(tmp_path: Path) -> None:
+    # Session 17: one call had no time for both SFTs. When an earlier callA saved the answer-only
+    # SFT (its .done says 0), the chain must not train it again, and must start from it.
+    checkfile = tmp_path / "check.jsonl"
+    home = tmp_path / "home"
+    answer = home / "runs" / "qwen05b" / "sft_answer_only"
+    (answer / "final").mkdir(parents=True)
+    (answer / "final" / "config.json").write_text("{}")
+    for done, answer_runs in (("1", 1), ("0", 0)):  # a failed earlier SFT is trained again
+        (answer / ".done").write_text(done + "\n")
+        checkfile.write_text("")
+        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
+                                                 QWEN_INNER="1", QWEN_A_SFTS="tellsfirst_ao", QWEN_A_RUNS=" "))
+        assert r.returncode == 0, r.stdout + r.stderr
+        cmds = [json.loads(line) for line in checkfile.read_text().splitlines()]
+        names = [c["name"] for c in cmds]
+        assert names.count("sft_answer") == answer_runs, names
+        sft = next(c for c in cmds if c["name"] == "cs_tellsfirst_ao_sft")
+        assert f'model.name_or_path="{answer}/final"' in sft["sets"]
+
+
 def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) -> None:
     # A second callB with other settings (QWEN_EXTRA_SET) must not resume the first's runs.
     checkfile = tmp_path / "check.jsonl"
