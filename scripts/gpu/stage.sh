@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CHUNK=${STAGE_CHUNK_BYTES:-49000000}   # at most ~47 MiB per chunk: + the ~12 MiB working tree (session 7; it grows) stays well under 64 MiB
+CHUNK=${STAGE_CHUNK_BYTES:-42000000}   # ~40 MiB a chunk: + the tracked tree (20.4 MB in session 17; it grows) stays under 64 MiB
 STAGE=${STAGE_HOME:-$HOME/stage}
 SITE=${STAGE_SITE:-$HOME/site}
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
