@@ -68,14 +68,20 @@ def scores(P: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             "other_auroc": auroc(~a, P[:, OTHER_I]) if a.any() and (~a).any() else None}
 
 
+def halves(held: np.ndarray, base: np.ndarray, corpus, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(pool, test, base)``: the ``held`` rows (a mask) split in two by topic (corpus row numbers), and
+    ``base`` (a mask) without the rows on the test half's topics."""
+    rows = corpus.assign(row_idx=np.arange(len(corpus)))[held]
+    split = topic_holdout_split(rows, seed=seed, val_frac=0.5, balance=False)
+    pool, test = np.sort(split["train"]["row_idx"].to_numpy()), np.sort(split["val"]["row_idx"].to_numpy())
+    return pool, test, base & ~np.isin(topic_keys(corpus).to_numpy(), topic_keys(corpus.iloc[test]).to_numpy())
+
+
 def fold(name: str, held: np.ndarray, base: np.ndarray, genres: list[str], corpus, X: np.ndarray,
          Xa: np.ndarray, yi: np.ndarray, args, log) -> dict:
     """Every n of ``SHOTS`` (and "all") for the ``held`` rows (a mask: a genre or a generation), scored
     on the test half of their topics; ``base`` (a mask) is what is trained on without them."""
-    rows = corpus.assign(row_idx=np.arange(len(corpus)))[held]
-    split = topic_holdout_split(rows, seed=args.seed, val_frac=0.5, balance=False)
-    pool, test = np.sort(split["train"]["row_idx"].to_numpy()), np.sort(split["val"]["row_idx"].to_numpy())
-    base = base & ~np.isin(topic_keys(corpus).to_numpy(), topic_keys(corpus.iloc[test]).to_numpy())
+    pool, test, base = halves(held, base, corpus, args.seed)
     out: dict[str, Any] = {"pool": int(len(pool)), "test": int(len(test)), "shots": {}}
     for n in [*(s for s in SHOTS if s < len(pool)), "all"]:
         among = base.copy()
@@ -145,26 +151,40 @@ def figure(res: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def main() -> None:
-    def options(ap) -> None:
-        ap.add_argument("--by", choices=("genre", "generation"), default="genre",
-                        help="hold out each genre, or each model generation (2023-24, 2025-26)")
+def by_option(ap) -> None:
+    ap.add_argument("--by", choices=("genre", "generation"), default="genre",
+                    help="hold out each genre, or each model generation (2023-24, 2025-26)")
 
-    if (inputs := trial_inputs(__doc__, CACHE, table, options)) is None:
-        return
-    args, log, corpus, genres, fkey, X, Xa, yi = inputs
+
+def held_out_folds(fold_fn, inputs) -> dict[str, dict]:
+    """``fold_fn(name, held, base, genres, corpus, X, Xa, yi, args, log)`` for each genre held out (trained
+    on the others), or with ``--by generation`` each generation held out (trained on the other)."""
+    args, log, corpus, genres, _, X, Xa, yi = inputs
     if args.by == "genre":
         g_of = corpus["genre"].to_numpy(object)
-        folds = {G: fold(G, g_of == G, g_of != G, genres, corpus, X, Xa, yi, args, log) for G in genres}
-    else:  # train on one generation (its rows on the test topics dropped), lend texts of the other
-        gen = np.array([generation(m, p, g) for m, p, g in zip(corpus["model"], corpus["provider"], corpus["genre"],
-                                                               strict=True)])
-        folds = {f"{src} -> {dst}": fold(dst, gen == dst, gen == src, genres, corpus, X, Xa, yi, args, log)
-                 for src, dst in ((NEW, OLD), (OLD, NEW))}
-    stem = "few_shot_genre" if args.by == "genre" else "few_shot_generation"
-    res = {"command": f"benchmarks/{stem}.py", "by": args.by, "seed": args.seed, "n_texts": len(corpus),
-           "genres": genres, "features_key": fkey, "shots": list(SHOTS), "outer": folds}
-    write_trial(args, log, res, table, ())
+        return {G: fold_fn(G, g_of == G, g_of != G, genres, corpus, X, Xa, yi, args, log) for G in genres}
+    # train on one generation (its rows on the test topics dropped), take texts of the other
+    gen = np.array([generation(m, p, g) for m, p, g in zip(corpus["model"], corpus["provider"], corpus["genre"],
+                                                           strict=True)])
+    return {f"{src} -> {dst}": fold_fn(dst, gen == dst, gen == src, genres, corpus, X, Xa, yi, args, log)
+            for src, dst in ((NEW, OLD), (OLD, NEW))}
+
+
+def trial_result(trial: str, inputs, folds: dict[str, dict], **fields: Any) -> tuple[dict[str, Any], str]:
+    """``(res, stem)``: the results record of ``trial`` (``few_shot``, ``self_train``) and the stem its
+    files are written under (``<trial>_genre`` or ``<trial>_generation``, after ``--by``)."""
+    args, _, corpus, genres, fkey = inputs[:5]
+    stem = f"{trial}_{args.by}"
+    return {"command": f"benchmarks/{trial}_genre.py --by {args.by}", "by": args.by, "seed": args.seed,
+            "n_texts": len(corpus), "genres": genres, "features_key": fkey, **fields, "outer": folds}, stem
+
+
+def main() -> None:
+    if (inputs := trial_inputs(__doc__, CACHE, table, by_option)) is None:
+        return
+    args, log = inputs[:2]
+    res, stem = trial_result("few_shot", inputs, held_out_folds(fold, inputs), shots=list(SHOTS))
+    write_trial(args, log, res, table, (), stem)
     figure(res, args.out / f"{stem}.png")
 
 

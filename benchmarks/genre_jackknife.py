@@ -161,12 +161,12 @@ def trial_inputs(doc: str, cache: str, table: Callable[[dict[str, Any]], str],
 
 
 def write_trial(args, log: Log, res: dict[str, Any], table: Callable[[dict[str, Any]], str],
-                candidates: Sequence[str]) -> None:
+                candidates: Sequence[str], stem: str | None = None) -> None:
     """The shared end of a trial: CPU and wall time into ``res``, ``res`` written atomically to
-    ``--out``/<script name>.json, its tables printed, and each candidate's verdict logged."""
+    ``--out``/<stem, default the script's name>.json, its tables printed, and each candidate's verdict logged."""
     res |= {"cpu_seconds": cpu_seconds(), "wall_seconds": time.perf_counter() - args.t0}
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / f"{Path(res['command']).stem}.json", json.dumps(res, indent=1, default=float) + "\n")
+    atomic_write(args.out / f"{stem or Path(res['command'].split()[0]).stem}.json", json.dumps(res, indent=1, default=float) + "\n")
     print(table(res))
     log(f"decision: {json.dumps({h: res['decision'][h]['adopt'] for h in candidates})}; "
         f"CPU {res['cpu_seconds']:.0f}s, wall {res['wall_seconds']:.0f}s")

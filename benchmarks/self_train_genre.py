@@ -36,11 +36,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from few_shot_genre import scores
+from few_shot_genre import by_option, halves, held_out_folds, scores, trial_result
 from genre_jackknife import CACHE, fit_subset, trial_inputs, write_trial
 
-from whowrote.data.generations import NEW, OLD, generation
-from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.types import LABELS, OTHER
 
 SIZES = (100, 400)
@@ -76,10 +74,9 @@ def pseudo_labels(P: np.ndarray, variant: str) -> tuple[np.ndarray, np.ndarray, 
 
 def fold(name: str, held: np.ndarray, base: np.ndarray, genres: list[str], corpus, X: np.ndarray,
          Xa: np.ndarray, yi: np.ndarray, args, log) -> dict[str, Any]:
-    rows = corpus.assign(row_idx=np.arange(len(corpus)))[held]
-    split = topic_holdout_split(rows, seed=args.seed, val_frac=0.5, balance=False)
-    pool, test = np.sort(split["train"]["row_idx"].to_numpy()), np.sort(split["val"]["row_idx"].to_numpy())
-    base = base & ~np.isin(topic_keys(corpus).to_numpy(), topic_keys(corpus.iloc[test]).to_numpy())
+    """Each variant and n of ``SIZES`` for the ``held`` rows (a mask: a genre or a generation): the pool
+    half pseudo-labelled by the LOGO fit, the test half scored; ``base`` (a mask) is trained on."""
+    pool, test, base = halves(held, base, corpus, args.seed)
     # n = 0 is few_shot_genre's fit (same tag, same cache): plain LOGO on the test half
     P0 = fit_subset(tuple(genres), corpus, X, Xa, args.seed, args.cache, log, base, f"fs0-{name}-")[0]
     out: dict[str, Any] = {"pool": int(len(pool)), "test": int(len(test)), "logo": scores(P0[test], yi[test]),
@@ -161,27 +158,13 @@ def figure(res: dict[str, Any], path) -> None:
 
 
 def main() -> None:
-    def options(ap) -> None:
-        ap.add_argument("--by", choices=("genre", "generation"), default="genre",
-                        help="hold out each genre, or each model generation (2023-24, 2025-26)")
-
-    if (inputs := trial_inputs(__doc__, CACHE, table, options)) is None:
+    if (inputs := trial_inputs(__doc__, CACHE, table, by_option)) is None:
         return
-    args, log, corpus, genres, fkey, X, Xa, yi = inputs
-    if args.by == "genre":
-        g_of = corpus["genre"].to_numpy(object)
-        folds = {G: fold(G, g_of == G, g_of != G, genres, corpus, X, Xa, yi, args, log) for G in genres}
-    else:
-        gen = np.array([generation(m, p, g) for m, p, g in zip(corpus["model"], corpus["provider"], corpus["genre"],
-                                                               strict=True)])
-        folds = {f"{src} -> {dst}": fold(dst, gen == dst, gen == src, genres, corpus, X, Xa, yi, args, log)
-                 for src, dst in ((NEW, OLD), (OLD, NEW))}
-    stem = "self_train_genre" if args.by == "genre" else "self_train_generation"
-    res = {"command": f"benchmarks/{stem}.py", "by": args.by, "seed": args.seed, "n_texts": len(corpus),
-           "genres": genres, "features_key": fkey, "sizes": list(SIZES), "variants": list(VARIANTS),
-           "outer": folds}
+    args, log = inputs[:2]
+    folds = held_out_folds(fold, inputs)
+    res, stem = trial_result("self_train", inputs, folds, sizes=list(SIZES), variants=list(VARIANTS))
     res["decision"] = decide(folds)
-    write_trial(args, log, res, table, list(res["decision"]))
+    write_trial(args, log, res, table, list(res["decision"]), stem)
     figure(res, args.out / f"{stem}.png")
 
 
