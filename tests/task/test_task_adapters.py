@@ -73,7 +73,8 @@ def _says(label: str) -> str:
 def test_majority_penalty_ranks_wrong_answers_by_how_over_answered_their_class_is():
     # 8 rollouts: 4 say CHATGPT, 2 CLAUDE, 1 GEMINI, 1 unparsed. CHATGPT's share of the 7 parsed
     # answers is 4/7, so a wrong CHATGPT loses 0.6 * (4/7 - 1/3) / (2/3) = 0.2143; CLAUDE (2/7) and
-    # GEMINI (1/7) are under a third and cost nothing; correct and unparsed answers lose nothing.
+    # GEMINI (1/7) are under a third and cost nothing; correct answers lose nothing; the unparsed
+    # one loses the most any wrong answer loses (not answering must never pay better).
     comps = [_says("CHATGPT")] * 4 + [_says("CLAUDE")] * 2 + [_says("GEMINI"), TWO]
     gold = ["CLAUDE", "CLAUDE", "CHATGPT", "GEMINI", "CLAUDE", "GEMINI", "CLAUDE", "CLAUDE"]
     plain = make_reward_funcs(diagnostics=False)[0](completions=comps, answer=gold)
@@ -81,12 +82,19 @@ def test_majority_penalty_ranks_wrong_answers_by_how_over_answered_their_class_i
     f = make_reward_funcs(majority_penalty=0.6)[0]
     got = f(completions=comps, answer=gold)
     over = 0.6 * (4 / 7 - 1 / 3) / (2 / 3)
-    assert got == pytest.approx([-over, -over, 1.0, -over, 1.0, 0.0, 0.0, 0.0])
+    assert got == pytest.approx([-over, -over, 1.0, -over, 1.0, 0.0, 0.0, -over])
     # balanced answers cost nothing; one class everywhere costs the whole penalty on every wrong one
     balanced = [_says(lab) for lab in ("CLAUDE", "CHATGPT", "GEMINI")]
     assert f(completions=balanced, answer=["GEMINI", "CLAUDE", "CHATGPT"]) == [0.0, 0.0, 0.0]
     assert f(completions=[_says("GEMINI")] * 3, answer=["CLAUDE", "GEMINI", "CHATGPT"]) == pytest.approx(
         [-0.6, 1.0, -0.6])
+    # a right answer cut off (unfinished) earns nothing and loses like an unparsed one; balanced, nothing
+    ids = [[5, 6, 2], [5, 6, 7], [5, 6, 2]]  # the second never reached the end-of-turn id 2
+    cut = make_reward_funcs(majority_penalty=0.6, stop_ids=[2])[0]
+    heavy = [_says("GEMINI")] * 3
+    assert cut(completions=heavy, answer=["CLAUDE", "GEMINI", "CHATGPT"], completion_ids=ids) == pytest.approx(
+        [-0.6, -0.6, -0.6])
+    assert cut(completions=balanced, answer=["GEMINI", "CHATGPT", "GEMINI"], completion_ids=ids) == [0.0, 0.0, 1.0]
     # the diagnostics keep their meaning (the penalty is on the optimised reward only)
     pred = make_reward_funcs(majority_penalty=0.6)[5]
     assert pred.__name__ == "pred_chatgpt" and pred(completions=comps, answer=gold) == [1.0] * 4 + [0.0] * 4

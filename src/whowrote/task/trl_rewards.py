@@ -58,15 +58,18 @@ def truncated_flags(kwargs: dict[str, Any], n: int, stop_ids: frozenset[int] | N
 
 
 def majority_penalties(terms: Sequence[dict[str, float]], labels: Sequence[str], penalty: float) -> list[float]:
-    """Per completion: what a *wrong* answer loses for naming a class this batch over-answers.
+    """Per completion: what it loses for the class this batch over-answers.
 
-    With ``share`` the fraction of the batch's parsed answers that name the answer's class and
-    ``k = len(labels)``: ``penalty * max(0, share - 1/k) / (1 - 1/k)``, so 0 while the answers are
-    balanced and ``penalty`` when every answer names one class. Correct and unparsed answers lose
-    nothing. Inside a group of one prompt, wrong answers then rank by how over-answered their class
-    is, so the policy is pushed away from the class it drifts to (GRPO's advantages are per group;
-    with ``scale_rewards = "none"`` the ranking is all that changes). The batch is what TRL passes
-    one process (a whole step's rollouts on one GPU).
+    With ``share`` the fraction of the batch's parsed answers that name a class and ``k =
+    len(labels)``, a class is over-answered by ``max(0, share - 1/k) / (1 - 1/k)`` (0 while the
+    answers are balanced, 1 when all name it). A finished answer that earns no reward (wrong, or
+    failing the reason gate) loses ``penalty`` times its class's over-answering; a completion with
+    no finished answer (unparsed, cut off, looping) loses ``penalty`` times the largest one, so not
+    answering never beats a wrong answer (session 17: without that, seed 1's parsed share fell from
+    1.0 to 0.81 in 18 steps). Rewarded answers lose nothing. Inside a group of one prompt, wrong
+    answers then rank by how over-answered their class is, pushing the policy away from the class it
+    drifts to (GRPO's advantages are per group). The batch is what TRL passes one process (a whole
+    step's rollouts on one GPU).
     """
     k = len(labels)
     keys = [f"pred_{lab.lower()}" for lab in labels]
@@ -75,9 +78,16 @@ def majority_penalties(terms: Sequence[dict[str, float]], labels: Sequence[str],
     if penalty == 0 or parsed == 0 or k < 2:
         return [0.0] * len(terms)
     over = [max(0.0, c / parsed - 1 / k) / (1 - 1 / k) for c in counts]
-    named = [next((j for j, key in enumerate(keys) if t[key]), None) for t in terms]
-    return [penalty * over[j] if j is not None and not t["correct_ungated"] else 0.0
-            for j, t in zip(named, terms, strict=True)]
+    out = []
+    for t in terms:
+        named = next((j for j, key in enumerate(keys) if t[key]), None)
+        if t["correct_answer"] > 0:
+            out.append(0.0)
+        elif named is not None and t["finished"]:
+            out.append(penalty * over[named])
+        else:
+            out.append(penalty * max(over))
+    return out
 
 
 def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_reason_words: int,

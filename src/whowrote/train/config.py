@@ -132,7 +132,8 @@ class GRPORecipe:
     require_reason: bool = False  # multiplicative reasoning gate (>= 12 distinct words)
     truncation_penalty: float = 0.0  # subtracted from the reward of truncated rollouts (0.5 in research)
     score_unfinished: bool = False  # False: truncated / looping / unclosed completions earn no accuracy reward
-    # a wrong answer naming a class the step's rollouts over-answer loses up to this much reward
+    # a wrong answer naming a class the step's rollouts over-answer loses up to this much reward, and
+    # a completion without a finished answer the most any wrong one loses
     # (whowrote.task.trl_rewards.majority_penalties): against the one-class drift of GRPO at 0.5B
     majority_penalty: float = 0.0
     entropy_coef: float = 0.0  # TRL's entropy bonus (research: surprisal bonus 0.02, decayed)
