@@ -36,7 +36,8 @@ NAMES = [  # (path pattern relative to its root, row name), in table order
     (r"sft_answer_only", "2. answer-only SFT"),
     (r"grpo_base", "3. GRPO from base"),
     (r"cs_(?P<arm>\w+?)/sft", "4. cold-start SFT ({arm})"),
-    (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)(?:_lr(?P<lr>[0-9.e+-]+))?", "5. cold start ({arm}) -> GRPO, seed {seed}{lr}"),
+    (r"cs_(?P<arm>\w+?)/grpo_s(?P<seed>\d+)(?:_lr(?P<lr>[0-9.e+-]+?))?(?P<tag>_[a-z]\w*)?",
+     "5. cold start ({arm}) -> GRPO, seed {seed}{lr}{tag}"),
     (r"opcd", "R1. OPCD"),
     (r"rlsd", "R2. RLSD"),
     (r"rlsd_unscored", "R2b. RLSD, research reward (cut-off completions scored)"),
@@ -65,7 +66,7 @@ REFERENCE = [
 RLSD_VAL = [(0, .2222), (4, .2585), (8, .2874), (12, .4094), (16, .2983), (20, .0024), (24, 0.0), (40, 0.0)]
 RLSD_TRUNC = [(0, .378), (4, .355), (8, .289), (12, .092), (16, .086), (20, .986), (24, 1.0), (40, 1.0)]
 HEADER = ("| rung | session | steps | eval (texts x k) | pass@1 | pass@4 | recall C / P / G | truncation | "
-          "faithfulness (coverage) | in-loop step 0 -> best -> final | collapse | NaN skips | ended |")
+          "faithfulness (coverage) | in-loop step 0 -> best -> final | collapse | peak class share | NaN skips | ended |")
 
 
 @dataclass
@@ -130,8 +131,10 @@ def name_of(rel: str) -> tuple[tuple, str]:
             arm, lr = g.get("arm", ""), g.get("lr") or ""
             key = (i, list(ARMS).index(arm) if arm in ARMS else len(ARMS), arm, int(g.get("seed") or 0),
                    float(lr or 0))
-            return key, name.format(arm=ARMS.get(arm, arm), seed=g.get("seed"), lr=f", lr {lr}" if lr else "")
-    return (len(NAMES), 0, rel, 0, 0.0), rel
+            tag = g.get("tag") or ""  # QWEN_ARM_TAG: a settings variant of the same arm and seed
+            return key + (tag,), name.format(arm=ARMS.get(arm, arm), seed=g.get("seed"), lr=f", lr {lr}" if lr else "",
+                                             tag=f" ({tag[1:]})" if tag else "")
+    return (len(NAMES), 0, rel, 0, 0.0, ""), rel
 
 
 def inner_val(run_dir: Path) -> bool:
@@ -218,6 +221,17 @@ def collapse_of(run: Run) -> str:
     return ", ".join(f"{k}@{s}" for k, s in seen.items()) or "none"
 
 
+def peak_share(run: Run) -> str:
+    """The largest share one provider took of a training step's rollouts (the one-class drift, seen
+    before the collapse check fires), and its step; "—" without the per-class reward columns."""
+    best: tuple[float, int] | None = None
+    for r in run.records:
+        shares = [r[k] for k in (f"rewards/pred_{c}/mean" for c in ("claude", "chatgpt", "gemini")) if k in r]
+        if r.get("kind") == "train" and shares and (best is None or max(shares) > best[0]):
+            best = (max(shares), r["step"])
+    return "—" if best is None else f"{best[0]:.2f}@{best[1]}"
+
+
 def skips_of(run: Run) -> str:
     steps = [str(r["step"]) for r in run.records if r.get("kind") == "skip"]
     return f"{len(steps)} (@{', '.join(steps)})" if steps else "0"
@@ -237,10 +251,10 @@ def ended(run: Run) -> str:
 
 def row(run: Run) -> str:
     if not run.trained:
-        cells = ["—", *eval_cells(run.summary), "—", "—", "—", "eval only" if run.summary else "eval: no summary"]
+        cells = ["—", *eval_cells(run.summary), "—", "—", "—", "—", "eval only" if run.summary else "eval: no summary"]
     else:
         cells = [num(steps_of(run), "d"), *eval_cells(run.summary), in_loop(run), collapse_of(run),
-                 skips_of(run), ended(run)]
+                 peak_share(run), skips_of(run), ended(run)]
     return "| " + " | ".join([run.name, run.session, *cells]) + " |"
 
 

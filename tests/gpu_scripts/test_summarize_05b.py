@@ -18,7 +18,7 @@ SCRIPT = REPO / "scripts" / "gpu" / "summarize.py"
 FIX = REPO / "tests" / "fixtures" / "summary_05b"
 ROOTS = [str(FIX / "qwen05b"), str(FIX / "session5" / "qwen05b"), str(FIX / "session5" / "research")]
 COLS = ["rung", "session", "steps", "eval", "pass@1", "pass@4", "recall", "truncation", "faithfulness",
-        "in-loop", "collapse", "skips", "ended"]
+        "in-loop", "collapse", "peak share", "skips", "ended"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -62,13 +62,13 @@ def test_table_rows_and_figure(tmp_path: Path) -> None:
     assert base5["pass@1"] == base5["recall"] == "—" and base5["ended"] == "eval: no summary"
     # finished: two skipped NaN steps; the torn last line is left out
     assert sft == {**sft, "steps": "10", "pass@1": "—", "in-loop": "0.280 -> 0.700@10 -> 0.700@10",
-                   "collapse": "none", "skips": "2 (@3, 7)", "ended": "final saved"}
+                   "collapse": "none", "peak share": "—", "skips": "2 (@3, 7)", "ended": "final saved"}
     # trained past its time limit, killed before the final weights: in-loop evals only
     assert s0 == {**s0, "steps": "5", "pass@1": "—", "in-loop": "0.300 -> 0.500@4 -> no final (last 0.500@4)",
                   "skips": "0", "ended": "killed (no final), after time limit 1 min @5"}
     assert s1 == {**s1, "steps": "4", "eval": "240 x 4", "pass@1": "0.400", "pass@4": "0.800",
                   "recall": "0.50 / 0.25 / 0.45", "faithfulness": "— (0.00)",
-                  "in-loop": "0.250 -> 0.450@2 -> 0.400@4", "collapse": "class@2",
+                  "in-loop": "0.250 -> 0.450@2 -> 0.400@4", "collapse": "class@2", "peak share": "0.70@2",
                   "ended": "time limit @4 (final saved)"}
     # the k = 4 eval under eval_k4_B/ is this run's
     assert s1_5 == {**s1_5, "pass@1": "0.550", "pass@4": "0.900", "recall": "0.60 / 0.50 / 0.55",
@@ -158,3 +158,14 @@ def test_the_step_figure_draws_the_research_rlsd_curves_only_when_asked(tmp_path
         mod.plot_steps([str(tmp_path / "session12" / "qwen05b")], tmp_path / "x.png", research_rlsd=flag)
     assert sum("research RLSD" in lab for lab in labels[True]) == 2
     assert not any("research RLSD" in lab for lab in labels[False]) and len(labels[False]) >= 3
+
+
+def test_a_settings_variant_of_an_arm_gets_its_own_row_name() -> None:
+    # QWEN_ARM_TAG (e.g. _mp05) makes grpo_s1_lr5e-6_mp05 beside grpo_s1_lr5e-6: both must be named and told apart
+    m = _module()
+    plain_key, plain = m.name_of("cs_tellsall/grpo_s1_lr5e-6")
+    tag_key, tagged = m.name_of("cs_tellsall/grpo_s1_lr5e-6_mp05")
+    assert plain == "5. cold start (tells of every train text) -> GRPO, seed 1, lr 5e-6"
+    assert tagged == plain + " (mp05)"
+    assert plain_key < tag_key
+    assert m.name_of("cs_tells/grpo_s0")[1] == "5. cold start (style-model tells) -> GRPO, seed 0"
