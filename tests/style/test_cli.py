@@ -192,6 +192,14 @@ def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
 
     versions = json.loads((tmp_path / "m" / "model.json").read_text())["training"]["versions"]
     assert versions["scikit-learn"] == sklearn.__version__ and set(versions) == {"python", "numpy", "scikit-learn", "scipy"}
+    assert json.loads((tmp_path / "m" / "model.json").read_text())["params"]["tree_iter"] == 300
+    # --tree-iter reaches the trees: fewer rounds, a smaller model; out of range is a one-line error
+    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m20"), "--no-check", "--tree-iter", "20")
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "m20" / "model.json").read_text())["params"]["tree_iter"] == 20
+    assert (tmp_path / "m20" / "model.npz").stat().st_size < (tmp_path / "m" / "model.npz").stat().st_size
+    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m0"), "--no-check", "--tree-iter", "0")
+    assert res.exit_code != 0 and "Traceback" not in res.output and not (tmp_path / "m0").exists()
 
 
 def test_results_keep_input_order_when_some_inputs_are_unreadable(tmp_path):

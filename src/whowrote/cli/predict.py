@@ -188,6 +188,7 @@ def register(app) -> None:
         feature_set: Annotated[str, typer.Option(help="research41 or full.")] = "full",
         check: Annotated[bool, typer.Option("--check/--no-check", help="First measure on a topic-held-out split.")] = True,
         force: Annotated[bool, typer.Option("--force", help="Allow --out to be the bundled model's folder.")] = False,
+        tree_iter: Annotated[int, typer.Option(min=1, max=5000, help="Boosting rounds of the trees (bundled: 300).")] = 300,
     ) -> None:
         """Train the stylometric model reproducibly and print its held-out metrics."""
         from whowrote.style.io import DEFAULT_DIR
@@ -199,7 +200,7 @@ def register(app) -> None:
         from whowrote.style.train import train_probe as train
 
         metrics = train([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
-                        log=lambda m: print(m, file=sys.stderr))
+                        log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter)
         print(json.dumps(metrics, indent=1))
 
 
