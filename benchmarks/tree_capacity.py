@@ -25,26 +25,24 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from genre_jackknife import CACHE, trial_inputs, write_trial
+from few_shot_genre import scores
+from genre_jackknife import CACHE, label_probs, trial_inputs, write_trial
 
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style.train import fit_augmented
-from whowrote.types import OTHER
 
 ROUNDS = (300, 600)
 INNER_SEEDS = (100, 101)
 MIN_GAIN, MAX_DROP = 0.005, 0.005
 
 
-def fit_score(X, Xa, train, test, rounds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(correct 4-way, correct 3-way or -1 for OTHER texts)`` per ``test`` row of the recipe fitted on ``train``."""
-    r, v = train["row_idx"].to_numpy(), test["row_idx"].to_numpy()
+def fit_probs(X, Xa, train, test, rounds: int, seed: int) -> np.ndarray:
+    """The recipe fitted on ``train`` with ``rounds`` boosting rounds: its probabilities (``LABELS``
+    order) for the ``test`` rows."""
+    r = train["row_idx"].to_numpy()
     m = fit_augmented(X[r], Xa[r], train["provider"], train["genre"], topic_keys(train), feature_set="full",
                       calibrate=False, tree_iter=rounds, seed=seed)
-    L, cls, y = m.logits(X[v]), np.array(m.classes_), test["provider"].to_numpy()
-    three = [i for i, c in enumerate(cls) if c != OTHER]
-    c3 = np.where(y == OTHER, -1, cls[three][L[:, three].argmax(axis=1)] == y)
-    return cls[L.argmax(axis=1)] == y, c3
+    return label_probs(m, X[test["row_idx"].to_numpy()])
 
 
 def decide(res: dict[str, Any]) -> dict[str, Any]:
@@ -102,8 +100,7 @@ def figure(res: dict[str, Any], path) -> None:
 def main() -> None:
     if (inputs := trial_inputs(__doc__, CACHE, table)) is None:
         return
-    args, log, corpus, genres = inputs[:4]
-    X, Xa = inputs[5], inputs[6]
+    args, log, corpus, genres, _, X, Xa, yi = inputs
     corpus = corpus.assign(row_idx=np.arange(len(corpus)))
     outer = topic_holdout_split(corpus, seed=args.seed, balance=False)["train"]
     inner = [topic_holdout_split(outer, seed=s, balance=False) for s in INNER_SEEDS]
@@ -111,13 +108,14 @@ def main() -> None:
     for n in ROUNDS:
         ok = {g: [] for g in genres}
         for sp in inner:  # pooled over the two inner splits
-            c4, _ = fit_score(X, Xa, sp["train"], sp["val"], n, args.seed)
+            right = fit_probs(X, Xa, sp["train"], sp["val"], n, args.seed).argmax(axis=1) == yi[sp["val"]["row_idx"].to_numpy()]
             for g in genres:
-                ok[g] += c4[sp["val"]["genre"].to_numpy() == g].tolist()
+                ok[g] += right[sp["val"]["genre"].to_numpy() == g].tolist()
         logo = {}
         for g in genres:
-            c4, c3 = fit_score(X, Xa, outer[outer["genre"] != g], outer[outer["genre"] == g], n, args.seed)
-            logo[g] = {"4way": float(c4.mean()), "3way": float(c3[c3 >= 0].mean())}
+            test = outer[outer["genre"] == g]
+            r = scores(fit_probs(X, Xa, outer[outer["genre"] != g], test, n, args.seed), yi[test["row_idx"].to_numpy()])
+            logo[g] = {"4way": r["accuracy"], "3way": r["accuracy_3way"]}
         in_genre = {g: float(np.mean(v)) for g, v in ok.items()}
         rounds[str(n)] = {"in_genre": in_genre, "in_genre_mean": float(np.mean(list(in_genre.values()))),
                           "logo": logo, "logo_3way_mean": float(np.mean([v["3way"] for v in logo.values()]))}

@@ -226,8 +226,10 @@ def peak_share(run: Run) -> str:
     before the collapse check fires), and its step; "—" without the per-class reward columns."""
     best: tuple[float, int] | None = None
     for r in run.records:
-        shares = [r[k] for k in (f"rewards/pred_{c}/mean" for c in ("claude", "chatgpt", "gemini")) if k in r]
-        if r.get("kind") == "train" and shares and (best is None or max(shares) > best[0]):
+        if r.get("kind") != "train":
+            continue
+        shares = [r[k] for k in (f"rewards/pred_{lab.lower()}/mean" for lab in LABS) if k in r]
+        if shares and (best is None or max(shares) > best[0]):
             best = (max(shares), r["step"])
     return "—" if best is None else f"{best[0]:.2f}@{best[1]}"
 

@@ -104,9 +104,9 @@ def test_one_step_runs_and_moves_the_policy(tiny_model, splits, tmp_path, extra,
 
 
 def _constant_rewards(monkeypatch):
-    import whowrote.task.trl_rewards as trl_rewards
+    import whowrote.train.grpo as grpo_mod
 
-    real = trl_rewards.make_reward_funcs
+    real = grpo_mod.make_reward_funcs
 
     def constant_funcs(**kw):
         funcs = []
@@ -118,15 +118,15 @@ def _constant_rewards(monkeypatch):
             funcs.append(constant)
         return funcs
 
-    monkeypatch.setattr(trl_rewards, "make_reward_funcs", constant_funcs)
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", constant_funcs)
 
 
 def test_research_runs_pass_the_grpo_reward_settings(tiny_model, splits, tmp_path, monkeypatch):
-    import whowrote.task.trl_rewards as trl_rewards
+    import whowrote.train.grpo as grpo_mod
 
     seen = []
-    real = trl_rewards.make_reward_funcs
-    monkeypatch.setattr(trl_rewards, "make_reward_funcs", lambda **kw: seen.append(kw) or real(**kw))
+    real = grpo_mod.make_reward_funcs
+    monkeypatch.setattr(grpo_mod, "make_reward_funcs", lambda **kw: seen.append(kw) or real(**kw))
     overrides = [*research_overrides(tiny_model, splits, tmp_path / "run"), "grpo.majority_penalty=0.5",
                  "grpo.truncation_penalty=0.25"]
     cfg, recipe = load_research_config(None, overrides)

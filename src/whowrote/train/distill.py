@@ -261,10 +261,9 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     import os
 
     from whowrote.llm.backends import stop_ids
-    from whowrote.task import trl_rewards
     from whowrote.train.callbacks import ZeroTrainableGuard
     from whowrote.train.data import read_rows, to_dataset
-    from whowrote.train.grpo import build_grpo_config
+    from whowrote.train.grpo import build_grpo_config, reward_funcs
     from whowrote.train.runner import Prepared, run_recipe
 
     check_recipe(recipe)
@@ -286,11 +285,7 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
 
     def build(prep: Prepared, cbs: list[Any]) -> Any:
         stop = stop_ids(prep.tokenizer, prep.model)
-        # Looked up on the module at run time so a test can swap the rewards.
-        funcs = trl_rewards.make_reward_funcs(labels=d.labels, require_reason=g.require_reason,
-                                              truncation_penalty=g.truncation_penalty,
-                                              score_unfinished=g.score_unfinished,
-                                              majority_penalty=g.majority_penalty, stop_ids=stop)
+        funcs = reward_funcs(cfg, stop)  # the [grpo] reward settings, built as plain GRPO builds them
         if recipe.truncation_safe_reward:
             funcs[0] = truncation_safe(funcs[0], stop)
         if recipe.mode != "opcd":  # OPCD's gradient is the teacher gap: equal rewards do not make a step idle
