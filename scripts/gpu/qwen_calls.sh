@@ -402,6 +402,13 @@ end_call() {  # wait for every run, then the queue; pack; report
   fi
   finish
 }
+fail_call() {  # MESSAGE: a call that cannot go on records why, so finish reports the failure (session 18's
+  # A1 met a machine without the stage and finish said "every stage succeeded": no stage had written an .rc)
+  log "call $TAG: $1"
+  echo "1 ($1)" > "$LOGS/call_$TAG.rc"
+  finish
+  return 1
+}
 finish() {
   local f bad=()
   for f in "$LOGS"/*.rc; do
@@ -481,7 +488,7 @@ install_and_export() {  # callA's first minute: the last chunk, install, export 
 # --- the calls --------------------------------------------------------------------------------
 callA() {  # rung 2, the three cold starts; the two issue-16 runs that start from the base model
   begin_call A 575
-  if [[ -z $CHECK ]]; then install_and_export || { log "callA: staging/export failed"; finish; return 1; }; else r_lmfree_data "$D"; fi
+  if [[ -z $CHECK ]]; then install_and_export || { fail_call "staging/export failed"; return 1; }; else r_lmfree_data "$D"; fi
   if [[ -n ${QWEN_BASE_EVALS:-} ]]; then
     job "$Q/base_eval_3way" "$MODEL" 3way "$N3" -
     job "$Q/base_eval_answer_only" "$MODEL" answer_only "$NA" -
@@ -521,7 +528,7 @@ callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR
   # shellcheck disable=SC2206
   [[ -n ${QWEN_B_ARMS:-} ]] && arms=($QWEN_B_ARMS)
   for a in "${arms[@]}"; do  # every arm's cold start must be there (callA made it)
-    [[ -n $CHECK || -f $Q/cs_${a%%:*}/sft/final/config.json ]] || { log "callB: no ${a%%:*} cold start from callA"; finish; return 1; }
+    [[ -n $CHECK || -f $Q/cs_${a%%:*}/sft/final/config.json ]] || { fail_call "no ${a%%:*} cold start from callA"; return 1; }
   done
   (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
   go_arms "${arms[@]}"

@@ -31,7 +31,7 @@ log() { echo "[vllm-calls $(date -u +%H:%M:%S)] $*"; }
 
 # Overrides shared by the GRPO runs: the SmolLM2 export, this session's splits, 10 steps, no
 # in-loop evals (the step time is the measurement), final eval on 24 texts only.
-GRPO=(-c configs/smollm2_grpo.toml --set "model.name_or_path=\"$MODEL\"" --set "data.train=\"$X/data/train.jsonl.gz\""
+GRPO=(-c "${SPLIT_CONFIG:-configs/smollm2_grpo.toml}" --set "model.name_or_path=\"$MODEL\"" --set "data.train=\"$X/data/train.jsonl.gz\""
       --set "data.val=\"$X/data/val.jsonl.gz\"" --set eval.every_steps=0 --set eval.n_val=24
       --set grpo.zero_trainable_patience=1000 --set 'run.resume=""')
 
@@ -86,6 +86,7 @@ EOF
     # arms (TOKENS:MICRO_BATCH): TRL's 4,096 batched tokens with session 7's 6 micro-batches of 16, then
     # 65,536 with 2 of 48 (time/rollouts_s and the rest split each step, so one arm per change suffices)
     # SPLIT_SET: extra section.key=value words for every arm (e.g. grpo.trl.vllm_importance_sampling_correction=false)
+    # SPLIT_CONFIG: the GRPO config (default configs/smollm2_grpo.toml; configs/smollm2_grpo_fast.toml is the fast step)
     # SPLIT_TAG: a suffix for the run folders, so a second grpo_split on the same machine keeps the first's runs
     extra=(); for kv in ${SPLIT_SET:-}; do extra+=(--set "$kv"); done
     for arm in ${SPLIT_ARMS:-4096:16 65536:48}; do

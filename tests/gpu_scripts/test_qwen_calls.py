@@ -173,3 +173,15 @@ def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) ->
         assert ("grpo.majority_penalty=0.5" in run["sets"]) == bool(tag)
     assert dirs[""] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6"'
     assert dirs["_mp05"] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6_mp05"'
+
+
+def test_a_call_that_cannot_stage_reports_failure(tmp_path: Path) -> None:
+    # Session 18: callA met a fresh machine without the stage; its log said "staging/export failed"
+    # and then "every stage succeeded", because no stage had written an exit status yet.
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
+                       timeout=300, env=_env(QWEN_HOME=str(tmp_path / "home"), QWEN_LAST_CHUNK="99",
+                                             OUT=str(tmp_path / "out"), QWEN_A_SFTS="answer", QWEN_A_RUNS=" "))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "staging/export failed" in r.stdout
+    assert "every stage succeeded" not in r.stdout
+    assert "1 stage(s) failed" in r.stdout
