@@ -36,8 +36,9 @@
 #   QWEN_STAR_CAP    STaR rows kept per class (default 40; -1 = balanced to the smallest class, which
 #                    kept 3 of 58 in session 4)
 #   QWEN_EXTRA_SET   extra "section.key=value ..." for every trainer (check uses it to prove it fails)
-#   QWEN_ARM_TAG     a suffix for callB/callC's run folders (e.g. _mp05 for a QWEN_EXTRA_SET variant), so
-#                    a second callB with other settings starts fresh runs instead of resuming the first's
+#   QWEN_ARM_TAG     a suffix for callB/callC's run folders and the answer-only SFT's (e.g. _mp05 for a
+#                    QWEN_EXTRA_SET variant), so a second call with other settings starts fresh runs instead
+#                    of resuming (or overwriting) the first's
 #   QWEN_INNER=1     every trainer trains on the inner train and evaluates in the loop on the inner val
 #                    (scripts/gpu/inner_split.py, ids in scripts/gpu/inner_val_ids.json): settings are
 #                    chosen there; the k = 4 queue still scores the ladder's val
@@ -71,6 +72,7 @@ MODEL=$H/qwen-hf                   # the bf16 HF export of the GGUF (the tiny ra
 RUNS=$H/runs
 Q=$RUNS/qwen05b                    # -> results/qwen05b/
 R=$RUNS/research                   # -> results/research/
+ANS=$Q/sft_answer_only${QWEN_ARM_TAG:-}  # the answer-only SFT (QWEN_ARM_TAG: a settings variant's own folder)
 LOGS=$RUNS/logs
 STATE=$RUNS/state
 OUT=${OUT:-$ROOT/out}
@@ -178,7 +180,7 @@ job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's
 
 # --- the runs (each takes its deadline; chains run their steps in order) -------------------------
 r_sft_answer() {
-  local dl=$1 d=$Q/sft_answer_only
+  local dl=$1 d=$ANS
   wt sft_answer "$dl" 0 0 sft configs/qwen25_05b_answer_only_sft.toml "model.name_or_path=\"$MODEL\"" \
     "run.output_dir=\"$d\"" "run.max_minutes=$(minutes "$dl" $((SFT_START_S + SFT_FINAL_S)))"
   done_mark "$d" $?
@@ -223,7 +225,7 @@ r_lmfree_data() {  # the tells / fallback / tellsall rows callA's SFTs need (no 
   done
 }
 arm_start() {  # the weights an arm's cold-start SFT starts from: *_ao from the answer-only SFT, else the base
-  case $1 in *_ao) echo "$Q/sft_answer_only/final" ;; *) echo "$MODEL" ;; esac
+  case $1 in *_ao) echo "$ANS/final" ;; *) echo "$MODEL" ;; esac
 }
 cs_sft() {  # cs_sft DEADLINE ARM: cold-start SFT on the rows r_lmfree_data wrote for ARM (tells, fallback, tellsall)
   local dl=$1 m=$2 sets
@@ -242,7 +244,7 @@ r_fallback_sft() { cs_sft "$1" fallback; }
 r_tellsall_sft() { cs_sft "$1" tellsall; }
 r_tellsfirst_sft() { cs_sft "$1" tellsfirst; }
 answer_sft_done() {  # an earlier call's answer-only SFT saved its final weights (finished or at its time limit)
-  [[ -f $Q/sft_answer_only/final/config.json && $(cat "$Q/sft_answer_only/.done" 2>/dev/null) == 0 ]]
+  [[ -f $ANS/final/config.json && $(cat "$ANS/.done" 2>/dev/null) == 0 ]]
 }
 r_tellsfirst_ao_chain() {  # the answer-only SFT, then tellsfirst's rationale SFT from its weights
   local dl=$1
@@ -250,7 +252,7 @@ r_tellsfirst_ao_chain() {  # the answer-only SFT, then tellsfirst's rationale SF
   # callA with QWEN_A_SFTS="answer" may train it first and this chain then starts from its weights
   if answer_sft_done; then log "cs_tellsfirst_ao: starts from the answer-only SFT an earlier call trained"
   else r_sft_answer $(( dl - ${QWEN_CS_AO_S:-150} )); fi  # QWEN_CS_AO_S: seconds kept for the second SFT
-  if [[ -n $CHECK || -f $Q/sft_answer_only/final/config.json ]]; then cs_sft "$dl" tellsfirst_ao
+  if [[ -n $CHECK || -f $ANS/final/config.json ]]; then cs_sft "$dl" tellsfirst_ao
   else log "cs_tellsfirst_ao: no answer-only SFT to start from"; echo "no-start" > "$LOGS/cs_tellsfirst_ao_sft.rc"; done_mark "$Q/cs_tellsfirst_ao/sft" 1; fi
 }
 grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [section.key=value ...]
@@ -353,7 +355,7 @@ catch_up() {  # k = 4 evals an earlier call registered but did not get to (its m
 split_evals() {  # QWEN_SPLITS=DIR (carried *.jsonl.gz, scripts/gpu/edit_splits.py): the answer-only SFT scored on
   # each file too (its 6th job field), once callA trained it: issue 17's edits and the unseen chat genre
   [[ -n ${QWEN_SPLITS:-} ]] || return 0
-  local f name d=$Q/sft_answer_only
+  local f name d=$ANS
   mkdir -p "$H/splits"
   for f in "$QWEN_SPLITS"/*.jsonl.gz; do
     [[ -f $f ]] || continue
@@ -500,7 +502,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   # tellsfirst_ao's first half is the answer-only SFT: scored like the "answer" arm (trained once, below)
   [[ $sfts == *" tellsfirst_ao "* && $sfts != *" answer "* ]] && ! answer_sft_done && sfts+="answer "
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
-    if [[ $a == answer ]]; then job "$Q/sft_answer_only/eval_k4" "$Q/sft_answer_only/final" answer_only "$NA" "$Q/sft_answer_only/.done"
+    if [[ $a == answer ]]; then job "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi
   done
   [[ $sfts == *" tells "* ]] && go tells_sft $(( D - 6 * EVAL_S ))

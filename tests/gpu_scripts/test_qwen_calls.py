@@ -175,6 +175,29 @@ def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) ->
     assert dirs["_mp05"] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6_mp05"'
 
 
+def test_arm_tag_gives_the_answer_only_sft_its_own_folder(tmp_path: Path) -> None:
+    # Session 20: an answer-only SFT with other settings (more epochs) must not overwrite the shipped
+    # settings' run; its k = 4 eval and the edit splits score the tagged folder's weights.
+    checkfile = tmp_path / "check.jsonl"
+    home = tmp_path / "home"
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    (splits / "chat.jsonl.gz").write_bytes(b"")
+    for tag in ("", "_e3"):
+        checkfile.write_text("")
+        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
+                                                 QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_A_SFTS="answer",
+                                                 QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits)))
+        assert r.returncode == 0, r.stdout + r.stderr
+        (sft,) = [json.loads(line) for line in checkfile.read_text().splitlines() if '"sft_answer"' in line]
+        d = f"{home}/runs/qwen05b/sft_answer_only{tag}"
+        assert f'run.output_dir="{d}"' in sft["sets"]
+        jobs = (home / "runs" / "jobs_A.tsv").read_text().splitlines()
+        assert [j.split("\t")[:2] for j in jobs if j.startswith(d + "/")] == [
+            [f"{d}/eval_k4_chat", f"{d}/final"], [f"{d}/eval_k4", f"{d}/final"]], jobs
+
+
 def test_a_call_that_cannot_stage_reports_failure(tmp_path: Path) -> None:
     # Session 18: callA met a fresh machine without the stage; its log said "staging/export failed"
     # and then "every stage succeeded", because no stage had written an exit status yet.
