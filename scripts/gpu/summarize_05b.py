@@ -9,7 +9,7 @@
 
 Every run under the roots is found from its files: a folder with ``metrics.jsonl`` is a training run
 (its k = 4 eval of the final weights in ``eval_k4*/summary.json``, the last by name when there are
-several), a folder with ``summary.json`` or ``run.json`` elsewhere is an eval of its own (a base model,
+several, leaving out evals of other splits: ``run.json``'s ``split`` not the val), a folder with ``summary.json`` or ``run.json`` elsewhere is an eval of its own (a base model,
 or a run's internalization check). A root's session is the ``sessionN`` folder in its path, else
 ``BASE_SESSION``; ``ROOT=LABEL`` names it instead. A missing or unreadable file gives "—" (an eval),
 "no final" (a run), never a crash. Only the research's numbers (``REFERENCE``) are written here.
@@ -149,12 +149,18 @@ def inner_val(run_dir: Path) -> bool:
     return False
 
 
+def on_val(eval_dir: Path) -> bool:
+    """An eval of the ladder's val, not of an edited copy or another genre (``QWEN_SPLITS``'s evals)."""
+    split = str((read_json(eval_dir / "run.json") or {}).get("split") or "val.jsonl")
+    return Path(split).name in ("val.jsonl", "val.jsonl.gz")
+
+
 def discover(root: Path, session: str) -> list[Run]:
     runs: dict[Path, Run] = {}
     for m in sorted(root.rglob("metrics.jsonl")):
         d = m.parent
         order, name = name_of(d.relative_to(root).as_posix())
-        ks = sorted(p for p in d.glob("eval_k4*/summary.json"))
+        ks = [p for p in sorted(d.glob("eval_k4*/summary.json")) if on_val(p.parent)]
         tr = sorted(d.glob("train_result.*.json"))
         runs[d] = Run(name, session, order, d, read_json(ks[-1]) if ks else None, read_jsonl(m),
                       read_json(d / "final_eval.json"), (read_json(tr[-1]) or {}) if tr else None,

@@ -169,3 +169,26 @@ def test_a_settings_variant_of_an_arm_gets_its_own_row_name() -> None:
     assert tagged == plain + " (mp05)"
     assert plain_key < tag_key
     assert m.name_of("cs_tells/grpo_s0")[1] == "5. cold start (style-model tells) -> GRPO, seed 0"
+
+
+def test_a_runs_eval_is_its_val_eval_not_an_edited_split(tmp_path: Path) -> None:
+    # Session 20: QWEN_SPLITS scores the answer-only SFT on edited copies and the chat genre too
+    # (eval_k4_chat/, eval_k4_val.first_800_chars/), which sort after eval_k4/; the row must show val.
+    import json
+
+    m = _module()
+    run = tmp_path / "qwen05b" / "sft_answer_only_e2"
+    run.mkdir(parents=True)
+    (run / "metrics.jsonl").write_text("")
+    for name, split, acc in (("eval_k4", "/root/stage/x/data/val.jsonl", 0.999),
+                             ("eval_k4_chat", "/root/splits/chat.jsonl", 0.325),
+                             ("eval_k4_val.first_800_chars", "/root/splits/val.first_800_chars.jsonl", 0.69)):
+        (run / name).mkdir()
+        (run / name / "run.json").write_text(json.dumps({"split": split}))
+        (run / name / "summary.json").write_text(json.dumps({"accuracy": acc}))
+    (found,) = m.discover(tmp_path / "qwen05b", "20")
+    assert found.summary["accuracy"] == 0.999
+    # an eval without run.json (older sessions) still counts as the val's
+    (run / "eval_k4" / "run.json").unlink()
+    (found,) = m.discover(tmp_path / "qwen05b", "20")
+    assert found.summary["accuracy"] == 0.999
