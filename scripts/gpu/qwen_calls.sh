@@ -248,7 +248,7 @@ answer_sft_done() {  # an earlier call's answer-only SFT saved its final weights
 }
 r_tellsfirst_ao_chain() {  # the answer-only SFT, then tellsfirst's rationale SFT from its weights
   local dl=$1
-  # session 17: both in one call left the answer-only SFT 64 steps (0.451; 123 steps gave 0.881), so a
+  # session 17: both in one call left the answer-only SFT 64 steps (0.451; two full epochs give 0.999), so a
   # callA with QWEN_A_SFTS="answer" may train it first and this chain then starts from its weights
   if answer_sft_done; then log "cs_tellsfirst_ao: starts from the answer-only SFT an earlier call trained"
   else r_sft_answer $(( dl - ${QWEN_CS_AO_S:-150} )); fi  # QWEN_CS_AO_S: seconds kept for the second SFT

@@ -21,7 +21,8 @@ With ``star.verdict_first`` the rationale opens with the verdict ("The writing r
 and the tells follow as its evidence. A small LM cannot measure a text's em-dash rate; trained on
 tells-first rationales it makes up a measurement and then names the provider that measurement
 favours, so its answer is only as good as the made-up number. Verdict first, the decision comes at
-the first tokens, where an answer-only SFT makes it (0.88 at 0.5B against 0.45 for tells-first).
+the first tokens, where an answer-only SFT makes it (0.999 at 0.5B after two epochs, against 0.45 for
+tells-first; docs/results.md, "Session 20").
 
 ``star.mode = "fallback"``: every text gets the D1 fallback sentence (the 135M ladder's de-facto
 cold start, when STaR kept nothing), for a head-to-head with STaR and tells.
