@@ -9,8 +9,9 @@
 
 Every run under the roots is found from its files: a folder with ``metrics.jsonl`` is a training run
 (its k = 4 eval of the final weights in ``eval_k4*/summary.json``, the last by name when there are
-several, leaving out evals of other splits: ``run.json``'s ``split`` not the val), a folder with ``summary.json`` or ``run.json`` elsewhere is an eval of its own (a base model,
-or a run's internalization check). A root's session is the ``sessionN`` folder in its path, else
+several, leaving out evals of other splits: ``run.json``'s ``split`` not the val), a folder with
+``summary.json`` or ``run.json`` elsewhere is an eval of its own (a base model, or a run's
+internalization check). A root's session is the ``sessionN`` folder in its path, else
 ``BASE_SESSION``; ``ROOT=LABEL`` names it instead. A missing or unreadable file gives "—" (an eval),
 "no final" (a run), never a crash. Only the research's numbers (``REFERENCE``) are written here.
 """
