@@ -26,6 +26,7 @@
 #   QWEN_MAX_COLOCATE  colocated GRPO processes at once (default 5; session 4 ran 2 + the queue)
 #   QWEN_SEQUENTIAL=1  every process one after the other (the eval queue still runs beside them)
 #   QWEN_A_SFTS      callA's SFTs (default: tells answer star fallback; answer = answer-only SFT)
+#                    (an answer-only SFT an earlier call finished is kept, not trained again)
 #   QWEN_A_RUNS, QWEN_C_RUNS  issue-16 runs of callA / callC (opcd rlsd rlsd_anchored cheatsheet pureacc;
 #                    rlsd_unscored = RLSD with the research's reward: cut-off completions scored)
 #   QWEN_C_ARMS      callC's resumed cold start -> GRPO runs (default: tells:0 tells:1)
@@ -501,6 +502,14 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   local sfts=$A_SFTS a
   # tellsfirst_ao's first half is the answer-only SFT: scored like the "answer" arm (trained once, below)
   [[ $sfts == *" tellsfirst_ao "* && $sfts != *" answer "* ]] && ! answer_sft_done && sfts+="answer "
+  # session 21: a second callA (for more split evals) retrained a finished answer-only SFT from scratch
+  # and overwrote its weights; a finished one is kept (a new QWEN_ARM_TAG trains afresh)
+  if [[ $sfts == *" answer "* ]] && answer_sft_done; then
+    sfts=${sfts/" answer "/" "}
+    log "sft_answer: kept the answer-only SFT an earlier call finished ($ANS)"
+    [[ -f $ANS/eval_k4/summary.json ]] || printf '%s\t%s\t%s\t%s\t%s\n' "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done" \
+      | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+  fi
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
     else job "$Q/cs_$a/sft/eval_k4" "$Q/cs_$a/sft/final" 3way "$N3" "$Q/cs_$a/sft/.done"; fi

@@ -208,3 +208,32 @@ def test_a_call_that_cannot_stage_reports_failure(tmp_path: Path) -> None:
     assert "staging/export failed" in r.stdout
     assert "every stage succeeded" not in r.stdout
     assert "1 stage(s) failed" in r.stdout
+
+
+def test_a_second_calla_keeps_the_finished_answer_only_sft(tmp_path: Path) -> None:
+    # Session 21: a second callA, sent only to score more edit splits, trained the finished answer-only
+    # SFT again from scratch (100 steps in its time) and overwrote its weights. A finished SFT (.done
+    # says 0) must be kept and only the evals not yet done queued; a failed one is trained again.
+    checkfile = tmp_path / "check.jsonl"
+    home = tmp_path / "home"
+    answer = home / "runs" / "qwen05b" / "sft_answer_only"
+    (answer / "final").mkdir(parents=True)
+    (answer / "final" / "config.json").write_text("{}")
+    (answer / "eval_k4").mkdir()
+    (answer / "eval_k4" / "summary.json").write_text("{}")
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    (splits / "val.lower.jsonl.gz").write_bytes(b"")
+    for done, answer_runs in (("0", 0), ("1", 1)):
+        (answer / ".done").write_text(done + "\n")
+        checkfile.write_text("")
+        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
+                                                 QWEN_A_SFTS="answer", QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits)))
+        assert r.returncode == 0, r.stdout + r.stderr
+        names = [json.loads(line)["name"] for line in checkfile.read_text().splitlines()]
+        assert names.count("sft_answer") == answer_runs, names
+        jobs = [j.split("\t")[0] for j in (home / "runs" / "jobs_A.tsv").read_text().splitlines()]
+        assert f"{answer}/eval_k4_val.lower" in jobs
+        # the finished model's val eval is done; a retrained one is scored again
+        assert (f"{answer}/eval_k4" in jobs) == (done == "1"), jobs
