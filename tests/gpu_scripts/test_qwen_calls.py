@@ -30,6 +30,16 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _check_call(call: str, tmp_path: Path, home: Path, **env: str) -> list[dict]:
+    """Run CALL of qwen_calls.sh in check mode; the trainer commands it would start, in order."""
+    checkfile = tmp_path / "check.jsonl"
+    checkfile.write_text("")
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), call], cwd=REPO, capture_output=True, text=True,
+                       timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home), **env))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return [json.loads(line) for line in checkfile.read_text().splitlines()]
+
+
 def test_engine_overrides_fill_in_what_the_environment_says() -> None:
     env = {"WT_VLLM_KV_GIB": "4", "WT_VLLM_UTIL": "0.05", "WT_VLLM_DTYPE": "bfloat16", "WT_VLLM_EAGER": "1",
            "WT_VLLM_MAX_LEN": "4096"}
@@ -114,15 +124,9 @@ def test_cpu_dry_run_of_the_whole_sequence(tmp_path: Path) -> None:
 def test_tellsfirst_ao_trains_the_answer_only_sft_then_the_rationale_from_its_weights(tmp_path: Path) -> None:
     # callA in check mode records every trainer command in order: the chain must train the
     # answer-only SFT once, then the verdict-first rationale SFT starting from its final weights.
-    checkfile = tmp_path / "check.jsonl"
     home = tmp_path / "home"
     for sfts, answer_runs in (("tellsfirst_ao", 1), ("answer tellsfirst_ao", 1), ("tellsfirst", 0)):
-        checkfile.write_text("")
-        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
-                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
-                                                 QWEN_INNER="1", QWEN_A_SFTS=sfts, QWEN_A_RUNS=" "))
-        assert r.returncode == 0, r.stdout + r.stderr
-        cmds = [json.loads(line) for line in checkfile.read_text().splitlines()]
+        cmds = _check_call("callA", tmp_path, home, QWEN_INNER="1", QWEN_A_SFTS=sfts, QWEN_A_RUNS=" ")
         names = [c["name"] for c in cmds]
         assert names.count("sft_answer") == answer_runs, names
         if "tellsfirst_ao" not in sfts:
@@ -137,19 +141,13 @@ def test_tellsfirst_ao_trains_the_answer_only_sft_then_the_rationale_from_its_we
 def test_tellsfirst_ao_starts_from_an_earlier_calls_answer_only_sft(tmp_path: Path) -> None:
     # Session 17: one call had no time for both SFTs. When an earlier callA saved the answer-only
     # SFT (its .done says 0), the chain must not train it again, and must start from it.
-    checkfile = tmp_path / "check.jsonl"
     home = tmp_path / "home"
     answer = home / "runs" / "qwen05b" / "sft_answer_only"
     (answer / "final").mkdir(parents=True)
     (answer / "final" / "config.json").write_text("{}")
     for done, answer_runs in (("1", 1), ("0", 0)):  # a failed earlier SFT is trained again
         (answer / ".done").write_text(done + "\n")
-        checkfile.write_text("")
-        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
-                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
-                                                 QWEN_INNER="1", QWEN_A_SFTS="tellsfirst_ao", QWEN_A_RUNS=" "))
-        assert r.returncode == 0, r.stdout + r.stderr
-        cmds = [json.loads(line) for line in checkfile.read_text().splitlines()]
+        cmds = _check_call("callA", tmp_path, home, QWEN_INNER="1", QWEN_A_SFTS="tellsfirst_ao", QWEN_A_RUNS=" ")
         names = [c["name"] for c in cmds]
         assert names.count("sft_answer") == answer_runs, names
         sft = next(c for c in cmds if c["name"] == "cs_tellsfirst_ao_sft")
@@ -158,17 +156,12 @@ def test_tellsfirst_ao_starts_from_an_earlier_calls_answer_only_sft(tmp_path: Pa
 
 def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) -> None:
     # A second callB with other settings (QWEN_EXTRA_SET) must not resume the first's runs.
-    checkfile = tmp_path / "check.jsonl"
     home = tmp_path / "home"
     dirs = {}
     for tag in ("", "_mp05"):
-        checkfile.write_text("")
-        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callB"], cwd=REPO, capture_output=True, text=True,
-                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
-                                                 QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_B_ARMS="tellsall:1:5e-6",
-                                                 QWEN_EXTRA_SET="grpo.majority_penalty=0.5" if tag else ""))
-        assert r.returncode == 0, r.stdout + r.stderr
-        (run,) = [json.loads(line) for line in checkfile.read_text().splitlines() if '"queue"' not in line]
+        cmds = _check_call("callB", tmp_path, home, QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_B_ARMS="tellsall:1:5e-6",
+                           QWEN_EXTRA_SET="grpo.majority_penalty=0.5" if tag else "")
+        (run,) = [c for c in cmds if c["name"] != "queue"]
         dirs[tag] = next(s for s in run["sets"] if s.startswith("run.output_dir="))
         assert ("grpo.majority_penalty=0.5" in run["sets"]) == bool(tag)
     assert dirs[""] == f'run.output_dir="{home}/runs/qwen05b/cs_tellsall/grpo_s1_lr5e-6"'
@@ -178,19 +171,14 @@ def test_arm_tag_gives_a_settings_variant_its_own_run_folders(tmp_path: Path) ->
 def test_arm_tag_gives_the_answer_only_sft_its_own_folder(tmp_path: Path) -> None:
     # Session 20: an answer-only SFT with other settings (more epochs) must not overwrite the shipped
     # settings' run; its k = 4 eval and the edit splits score the tagged folder's weights.
-    checkfile = tmp_path / "check.jsonl"
     home = tmp_path / "home"
     splits = tmp_path / "splits"
     splits.mkdir()
     (splits / "chat.jsonl.gz").write_bytes(b"")
     for tag in ("", "_e3"):
-        checkfile.write_text("")
-        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
-                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
-                                                 QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_A_SFTS="answer",
-                                                 QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits)))
-        assert r.returncode == 0, r.stdout + r.stderr
-        (sft,) = [json.loads(line) for line in checkfile.read_text().splitlines() if '"sft_answer"' in line]
+        cmds = _check_call("callA", tmp_path, home, QWEN_INNER="1", QWEN_ARM_TAG=tag, QWEN_A_SFTS="answer",
+                           QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits))
+        (sft,) = [c for c in cmds if c["name"] == "sft_answer"]
         d = f"{home}/runs/qwen05b/sft_answer_only{tag}"
         assert f'run.output_dir="{d}"' in sft["sets"]
         jobs = (home / "runs" / "jobs_A.tsv").read_text().splitlines()
@@ -214,7 +202,6 @@ def test_a_second_calla_keeps_the_finished_answer_only_sft(tmp_path: Path) -> No
     # Session 21: a second callA, sent only to score more edit splits, trained the finished answer-only
     # SFT again from scratch (100 steps in its time) and overwrote its weights. A finished SFT (.done
     # says 0) must be kept and only the evals not yet done queued; a failed one is trained again.
-    checkfile = tmp_path / "check.jsonl"
     home = tmp_path / "home"
     answer = home / "runs" / "qwen05b" / "sft_answer_only"
     (answer / "final").mkdir(parents=True)
@@ -226,12 +213,8 @@ def test_a_second_calla_keeps_the_finished_answer_only_sft(tmp_path: Path) -> No
     (splits / "val.lower.jsonl.gz").write_bytes(b"")
     for done, answer_runs in (("0", 0), ("1", 1)):
         (answer / ".done").write_text(done + "\n")
-        checkfile.write_text("")
-        r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callA"], cwd=REPO, capture_output=True, text=True,
-                           timeout=300, env=_env(QWEN_CHECK="1", CHECKFILE=str(checkfile), QWEN_HOME=str(home),
-                                                 QWEN_A_SFTS="answer", QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits)))
-        assert r.returncode == 0, r.stdout + r.stderr
-        names = [json.loads(line)["name"] for line in checkfile.read_text().splitlines()]
+        cmds = _check_call("callA", tmp_path, home, QWEN_A_SFTS="answer", QWEN_A_RUNS=" ", QWEN_SPLITS=str(splits))
+        names = [c["name"] for c in cmds]
         assert names.count("sft_answer") == answer_runs, names
         jobs = [j.split("\t")[0] for j in (home / "runs" / "jobs_A.tsv").read_text().splitlines()]
         assert f"{answer}/eval_k4_val.lower" in jobs
