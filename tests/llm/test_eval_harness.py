@@ -11,6 +11,7 @@ from word_backend import WordTokens
 from whowrote.llm.backends import Sample, SamplingParams, TransformersBackend
 from whowrote.llm.config import EvalConfig
 from whowrote.llm.evaluate import run_eval
+from whowrote.train.data import write_rows
 from whowrote.types import WhowroteError
 
 REASON = "The sincere adverbs, direct address and warm essay voice point to one particular assistant."
@@ -179,3 +180,21 @@ def test_directory_that_is_not_a_model_is_one_line_error(tmp_path):
     (tmp_path / "config.json").write_text("{}")  # transformers raises ValueError here, not OSError
     with pytest.raises(WhowroteError, match="cannot load model"):
         load_causal_lm(str(tmp_path))
+
+
+def test_traces_and_summary_carry_the_genre(tmp_path):
+    # A split with a genre column: each trace names its genre and summary.json breaks accuracy down
+    # by genre (CLAUDE always right, CHATGPT right on one sample of two, GEMINI never).
+    rows = [{"id": f"{lab.lower()}-{i}", "text": f"Synthetic {lab.lower()} sample {i}. " * 6, "provider": lab,
+             "genre": ("blog", "debate")[i], "topic": f"t{i}"}
+            for lab in ("CLAUDE", "CHATGPT", "GEMINI") for i in range(2)]
+    # written by the package's row writer (as the ladder's splits are), which keeps genre as genre
+    split = write_rows(tmp_path / "val.jsonl", rows)
+    s = run_eval(cfg(split, tmp_path / "o"), backend=ScriptedBackend())
+    traces = read(tmp_path / "o" / "traces.jsonl")
+    assert {t["prompt_id"]: t["genre"] for t in traces}["gemini-1"] == "debate"
+    assert set(s["per_genre"]) == {"blog", "debate"}
+    for g in ("blog", "debate"):
+        assert s["per_genre"][g] == {"n_examples": 3, "n_samples": 6, "accuracy": 0.5,
+                                     "recall": {"CLAUDE": 1.0, "CHATGPT": 0.5, "GEMINI": 0.0}}
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["per_genre"] == s["per_genre"]

@@ -57,3 +57,22 @@ def test_summarize_counts():
     assert s["prompt_truncation_rate"] == pytest.approx(round(1 / 3, 4))
     assert s["throughput"]["tokens_per_s"] == 20.0  # 60 tokens / 3 s
     assert s["reason_words"]["median"] == 20
+
+
+def test_summarize_breaks_accuracy_down_by_genre():
+    # Session 21: stripping Markdown cost the LM 5.5 points on a blog + debate val, which was CLAUDE
+    # blog posts falling from 0.96 to 0.25; per_genre shows what the pooled number hides.
+    L = ("CLAUDE", "CHATGPT", "GEMINI")
+    records = [
+        {**rec("a", "CLAUDE", "CHATGPT"), "genre": "blog"}, {**rec("a", "CLAUDE", "CLAUDE"), "genre": "blog"},
+        {**rec("b", "CHATGPT", "CHATGPT"), "genre": "blog"}, {**rec("b", "CHATGPT", "CHATGPT"), "genre": "blog"},
+        {**rec("c", "CLAUDE", "CLAUDE"), "genre": "debate"}, {**rec("c", "CLAUDE", "CLAUDE"), "genre": "debate"},
+        {**rec("d", "GEMINI", "CLAUDE"), "genre": "debate"}, {**rec("d", "GEMINI", "GEMINI"), "genre": "debate"},
+    ]
+    s = summarize(records, L, k=2)
+    assert s["accuracy"] == 0.75
+    blog, debate = s["per_genre"]["blog"], s["per_genre"]["debate"]
+    assert blog == {"n_examples": 2, "n_samples": 4, "accuracy": 0.75, "recall": {"CLAUDE": 0.5, "CHATGPT": 1.0}}
+    assert debate["recall"] == {"CLAUDE": 1.0, "GEMINI": 0.5} and debate["accuracy"] == 0.75
+    # records without a genre (older traces, splits without the column) add no block
+    assert "per_genre" not in summarize([rec("a", "CLAUDE", "CLAUDE")], L)

@@ -8,6 +8,9 @@ Definitions (research spec §4.2–4.3):
   Uniform guessing over 3 classes already gives pass@4 = 0.80, so pass@1 is the skill metric;
 - ``per_provider[L].recall`` = accuracy on samples whose gold is L; ``macro_recall`` = their mean;
 - ``pred_dist`` counts predicted labels per sample, ``"<none>"`` for parse failures;
+- ``per_genre[G]`` (only when the records carry a ``genre``): ``accuracy`` and per-gold ``recall``
+  on the samples of genre G. A mixed-genre split can hide a genre that fails: session 21's LM lost
+  5.5 points overall when Markdown was stripped, which was CLAUDE blog posts going 0.96 → 0.25;
 - ``parse_fail_rate`` / ``truncation_rate`` are per sample;
 - ``faithfulness`` = mean, over samples whose rationale makes at least one checkable style claim,
   of the share of those claims that agree with the shown text's measured features
@@ -111,6 +114,7 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
                                      / len(groups)),
         "reason_ok_rate": _r(statistics.fmean(float(r.get("terms", {}).get("reason_ok", 0.0)) for r in records)),
         "think_leak_rate": _r(sum(bool(r.get("think_leak")) for r in records) / n_samples),
+        **per_genre(records, labels),
         "reason_words": _stats(reason_words),
         "completion_tokens": _stats(comp_tokens),
         "throughput": {
@@ -120,6 +124,24 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
         },
     }
     return summary
+
+
+def per_genre(records: Sequence[dict], labels: Sequence[str]) -> dict[str, Any]:
+    """``{"per_genre": {genre: {n_examples, n_samples, accuracy, recall: {gold: r}}}}``, or ``{}``
+    when no record names a genre (splits without that column, older traces)."""
+    by_genre: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        if r.get("genre"):
+            by_genre[str(r["genre"])].append(r)
+    if not by_genre:
+        return {}
+    out: dict[str, Any] = {}
+    for genre, recs in sorted(by_genre.items()):
+        recall = {lab: _r(statistics.fmean(float(r["correct"]) for r in recs if r["gold"] == lab))
+                  for lab in labels if any(r["gold"] == lab for r in recs)}
+        out[genre] = {"n_examples": len({str(r["prompt_id"]) for r in recs}), "n_samples": len(recs),
+                      "accuracy": _r(statistics.fmean(float(r["correct"]) for r in recs)), "recall": recall}
+    return {"per_genre": out}
 
 
 def faithfulness(records: Sequence[dict]) -> dict[str, float | None]:

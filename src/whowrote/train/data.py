@@ -32,11 +32,16 @@ def read_rows(path: str | Path) -> list[Row]:
 
 
 def write_rows(path: str | Path, rows: Iterable[Row]) -> Path:
+    """Rows as JSON lines (gzipped for ``.gz``). A row with a ``genre`` gets ``subgenre: null`` if it
+    has none, as :func:`whowrote.data.writers.write_jsonl` does: the corpus reader takes a lone
+    ``genre`` column for the finer subgenre and the file name for the genre."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     opener = gzip.open if p.suffix == ".gz" else open
     with opener(p, "wt", encoding="utf-8") as fh:
         for row in rows:
+            if "genre" in row and "subgenre" not in row:
+                row = {**row, "subgenre": None}
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return p
 

@@ -1,0 +1,66 @@
+"""Per-genre accuracy of k = 4 evals whose traces predate the ``genre`` field (session 21).
+
+The ladder's val mixes blog posts (CLAUDE and CHATGPT only) with debates (all three), so a pooled
+number can hide a genre that fails: under the Markdown edits the answer-only LM lost 5.5 points in
+all, which was its CLAUDE blog posts. This reads every ``DIR/eval_k4*/traces.jsonl``, takes each
+prompt's genre from the split file by id, and writes :func:`whowrote.llm.metrics.per_genre` for each
+eval (the harness now records the genre itself, so new runs have ``per_genre`` in ``summary.json``)::
+
+    python scripts/gpu/genre_breakdown.py --split .gguf/data/val.jsonl.gz .gguf/edits/chat.jsonl.gz \\
+        --runs /tmp/s21t/qwen05b/sft_answer_only --out results/session21/A0_splits/per_genre.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.llm.metrics import per_genre
+from whowrote.train.data import read_rows
+from whowrote.types import PROVIDERS
+
+
+def breakdown(splits: list[Path], runs: list[Path]) -> dict[str, dict]:
+    """``{"RUN/EVAL": per_genre block}`` for every eval folder with traces under each run folder; each
+    prompt's genre from whichever split file holds its id."""
+    genre = {str(r["id"]): r.get("genre") for split in splits for r in read_rows(split)}
+    out: dict[str, dict] = {}
+    for run in runs:
+        for traces in sorted(run.glob("eval_k4*/traces.jsonl")):
+            records = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
+            missing = {r["prompt_id"] for r in records} - set(genre)
+            if missing:
+                raise SystemExit(f"error: {traces}: {len(missing)} prompt ids are in none of the split files")
+            block = per_genre([{**r, "genre": genre[r["prompt_id"]]} for r in records], PROVIDERS)
+            out[f"{run.name}/{traces.parent.name}"] = block.get("per_genre", {})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", type=Path, nargs="+", required=True, help="the splits the evals scored (ids -> genre)")
+    ap.add_argument("--runs", type=Path, nargs="+", required=True, help="run folders holding eval_k4*/traces.jsonl")
+    ap.add_argument("--out", type=Path, help="write the breakdown here (JSON)")
+    a = ap.parse_args(argv)
+    for p in (*a.split, *a.runs):
+        if not p.exists():
+            print(f"error: not found: {p}", file=sys.stderr)
+            return 2
+    result = breakdown(a.split, a.runs)
+    if not result:
+        print("error: no eval_k4*/traces.jsonl under the run folders", file=sys.stderr)
+        return 2
+    for name, genres in result.items():
+        cells = "; ".join(f"{g} {b['accuracy']:.3f} (" + ", ".join(f"{k} {v:.2f}" for k, v in b["recall"].items()) + ")"
+                          for g, b in genres.items())
+        print(f"{name}: {cells}")
+    if a.out:
+        atomic_write(a.out, json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
