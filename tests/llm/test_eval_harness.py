@@ -198,3 +198,12 @@ def test_traces_and_summary_carry_the_genre(tmp_path):
         assert s["per_genre"][g] == {"n_examples": 3, "n_samples": 6, "accuracy": 0.5,
                                      "recall": {"CLAUDE": 1.0, "CHATGPT": 0.5, "GEMINI": 0.0}}
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["per_genre"] == s["per_genre"]
+    # the printed report gets a by-genre table
+    from rich.console import Console
+
+    from whowrote.llm.report import render_summary
+
+    console = Console(record=True, width=120)
+    render_summary(s, console=console)
+    rows = [line.split() for line in console.export_text().splitlines()]
+    assert ["debate", "3", "50.0%", "100.0%", "50.0%", "0.0%"] in [[c for c in r if c not in "│┃|"] for r in rows]

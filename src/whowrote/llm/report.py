@@ -64,6 +64,15 @@ def render_summary(summary: dict[str, Any], findings: list[Finding] | None = Non
     share = summary.get("pred_share", {})
     conf.add_row("[dim]share[/]", *[_pct(share.get(p, 0)) for p in (*labels, NONE)], "")
     console.print(conf)
+    genres = summary.get("per_genre") or {}
+    if len(genres) > 1:  # one genre adds nothing to the table above
+        by_genre = Table(title="by genre: accuracy; recall per gold provider")
+        for col in ("genre", "texts", "accuracy", *labels):
+            by_genre.add_column(col, justify="left" if col == "genre" else "right")
+        for name, b in genres.items():
+            by_genre.add_row(name, str(b["n_examples"]), _pct(b["accuracy"]),
+                             *[_pct(b["recall"][g]) if g in b["recall"] else "-" for g in labels])
+        console.print(by_genre)
     for f in findings or []:
         style = "red" if f.severity == "collapse" else "yellow"
         console.print(f"[{style}]{f.severity.upper()} ({f.kind}): {f.message}[/]")
