@@ -18,9 +18,22 @@ import sys
 from pathlib import Path
 
 from whowrote.data.generate.store import atomic_write
+from whowrote.llm.evaluate import load_traces
 from whowrote.llm.metrics import per_genre
 from whowrote.train.data import read_rows
 from whowrote.types import PROVIDERS
+
+
+def eval_k(eval_dir: Path) -> int:
+    """Samples per prompt of an eval: its ``run.json``'s ``k``, else the 4 of its ``eval_k4`` name
+    (the traces archives carry no ``run.json``)."""
+    run_json = eval_dir / "run.json"
+    if not run_json.is_file():
+        return 4
+    try:
+        return int(json.loads(run_json.read_text())["k"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"error: {run_json}: no readable k ({e})") from None
 
 
 def breakdown(splits: list[Path], runs: list[Path]) -> dict[str, dict]:
@@ -30,7 +43,8 @@ def breakdown(splits: list[Path], runs: list[Path]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for run in runs:
         for traces in sorted(run.glob("eval_k4*/traces.jsonl")):
-            records = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
+            k = eval_k(traces.parent)
+            records, _ = load_traces(traces, k)  # the harness's reader: torn or corrupt lines are skipped
             missing = {r["prompt_id"] for r in records} - set(genre)
             if missing:
                 raise SystemExit(f"error: {traces}: {len(missing)} prompt ids are in none of the split files")

@@ -172,11 +172,14 @@ arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
   esac
 }
 done_mark() { mkdir -p "$1" && echo "${2:-0}" > "$1/.done"; }   # the eval queue waits for it
-job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: a k = 4 eval for this call's queue (and the registry)
-  # a run about to (re)train: forget an earlier attempt's marker and eval, or the queue would take the
-  # old final as done (the harness resumes traces of the same settings)
+queue() {  # queue OUT MODEL VARIANT MAX_NEW DONE_FILE [SPLIT]: a k = 4 eval for this call's queue (and the registry)
+  (IFS=$'\t'; printf '%s\n' "$*") | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+}
+job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: queue() the eval of a run about to (re)train
+  # forget an earlier attempt's marker and eval, or the queue would take the old final as done (the
+  # harness resumes traces of the same settings)
   [[ -n $CHECK ]] || { [[ $5 == - ]] || rm -f "$5"; rm -rf "$1"; }
-  printf '%s\t%s\t%s\t%s\t%s\n' "$@" | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+  queue "$@"
 }
 
 # --- the runs (each takes its deadline; chains run their steps in order) -------------------------
@@ -364,8 +367,7 @@ split_evals() {  # QWEN_SPLITS=DIR (carried *.jsonl.gz, scripts/gpu/edit_splits.
     [[ -f $d/eval_k4_$name/summary.json ]] && continue  # an earlier call scored it
     [[ -n $CHECK ]] || gunzip -c "$f" > "$H/splits/$name.jsonl"
     # not job(): the model is already trained, so its done marker must stay
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$d/eval_k4_$name" "$d/final" answer_only "$NA" "$d/.done" "$H/splits/$name.jsonl" \
-      | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+    queue "$d/eval_k4_$name" "$d/final" answer_only "$NA" "$d/.done" "$H/splits/$name.jsonl"
   done
 }
 start_queue() {  # one eval engine for the call, warm on the base model, until END + all jobs done
@@ -507,8 +509,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   if [[ $sfts == *" answer "* ]] && answer_sft_done; then
     sfts=${sfts/" answer "/" "}
     log "sft_answer: kept the answer-only SFT an earlier call finished ($ANS)"
-    [[ -f $ANS/eval_k4/summary.json ]] || printf '%s\t%s\t%s\t%s\t%s\n' "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done" \
-      | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
+    [[ -f $ANS/eval_k4/summary.json ]] || queue "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
   fi
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"

@@ -33,6 +33,8 @@ def test_blog_failure_shows_beside_a_healthy_debate(tmp_path: Path) -> None:
               _trace("d2", "GEMINI", "GEMINI"), _trace("d2", "GEMINI", "CLAUDE")]
     (run / "eval_k4_val.strip_markdown" / "traces.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traces))
     (run / "eval_k4_chat" / "traces.jsonl").write_text(json.dumps(_trace("c1", "GEMINI", "CLAUDE")) + "\n")
+    (run / "eval_k4_val.strip_markdown" / "run.json").write_text('{"k": 2}')
+    (run / "eval_k4_chat" / "run.json").write_text('{"k": 1}')
     out = tmp_path / "per_genre.json"
     assert genre_breakdown.main(["--split", str(val), str(chat), "--runs", str(run), "--out", str(out)]) == 0
     result = json.loads(out.read_text())

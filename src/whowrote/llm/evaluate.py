@@ -147,9 +147,8 @@ def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfi
     truncated = s.finish_reason == "length"
     sc = score_sample(s.text, ex.gold, labels, require_reason=cfg.require_reason, truncated=truncated)
     return {
-        "prompt_id": ex.id, "sample": j, "split": split_name, "genre": ex.info.get("genre"), "gold": ex.gold,
-        "pred": sc["pred"],
-        "correct": sc["correct"], "terms": sc["terms"], "finish_reason": s.finish_reason,
+        "prompt_id": ex.id, "sample": j, "split": split_name, "genre": ex.info.get("genre"),
+        "gold": ex.gold, "pred": sc["pred"], "correct": sc["correct"], "terms": sc["terms"], "finish_reason": s.finish_reason,
         "truncated": truncated, "prompt_tokens": s.prompt_tokens if s.prompt_tokens is not None else fit.prompt_tokens,
         "completion_tokens": s.completion_tokens, "prompt_truncated": fit.truncated,
         "text_tokens": fit.text_tokens, "kept_tokens": fit.kept_tokens,
