@@ -16,6 +16,8 @@
 #                                            # resumable checkpoint
 #   bash scripts/gpu/qwen_calls.sh callC     # the headline's seeds go on from there (QWEN_C_ARMS); issue
 #                                            # 16's RLSD, RLSD-anchored, cheatsheet GRPO (QWEN_C_RUNS)
+#   bash scripts/gpu/qwen_calls.sh callE     # carry the QWEN_SPLITS folder: evals only, every split file on
+#                                            # each finished run of QWEN_E_RUNS (callB's models under the edits)
 # Other stages: status, pack TAG, check (every --set of every call against the configs, on CPU),
 # dry (CPU: stage 1..12 + callA/B/C with the tiny random model, transformers instead of vLLM).
 #
@@ -54,6 +56,8 @@
 #   QWEN_BENCH_ARGS  extra bench_generate.py arguments of the bench stage (e.g. --max-num-batched-tokens 65536)
 #   QWEN_SPLITS      a carried folder of *.jsonl.gz (scripts/gpu/edit_splits.py): every call's queue also scores
 #                    the answer-only SFT on each (issue 17: edited val, the unseen chat genre)
+#   QWEN_E_RUNS      callE's runs, folders under qwen05b/ with final weights (sft_answer_only* is scored
+#                    with the answer-only prompt, the others with the 3-way rationale prompt)
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
 # Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall, tellsfirst (tellsall, verdict first),
@@ -356,10 +360,11 @@ catch_up() {  # k = 4 evals an earlier call registered but did not get to (its m
     grep -q -F "$out	" "$JOBS" || printf '%s\t%s\t%s\t%s\t%s%s\n' "$out" "$model" "$variant" "$maxnew" "$donef" "${split:+	$split}" >> "$JOBS"
   done < "$RUNS/eval_jobs.tsv"
 }
-split_evals() {  # QWEN_SPLITS=DIR (carried *.jsonl.gz, scripts/gpu/edit_splits.py): the answer-only SFT scored on
-  # each file too (its 6th job field), once callA trained it: issue 17's edits and the unseen chat genre
+split_evals() {  # split_evals [RUN_DIR VARIANT MAX_NEW]: with QWEN_SPLITS=DIR (carried *.jsonl.gz,
+  # scripts/gpu/edit_splits.py) a run's final weights scored on each file too (its 6th job field): issue
+  # 17's edits and the unseen chat genre. Default run: the answer-only SFT, once callA trained it
   [[ -n ${QWEN_SPLITS:-} ]] || return 0
-  local f name d=$ANS
+  local f name d=${1:-$ANS} variant=${2:-answer_only} maxnew=${3:-$NA}
   mkdir -p "$H/splits"
   for f in "$QWEN_SPLITS"/*.jsonl.gz; do
     [[ -f $f ]] || continue
@@ -367,7 +372,7 @@ split_evals() {  # QWEN_SPLITS=DIR (carried *.jsonl.gz, scripts/gpu/edit_splits.
     [[ -f $d/eval_k4_$name/summary.json ]] && continue  # an earlier call scored it
     [[ -n $CHECK ]] || gunzip -c "$f" > "$H/splits/$name.jsonl"
     # not job(): the model is already trained, so its done marker must stay
-    queue "$d/eval_k4_$name" "$d/final" answer_only "$NA" "$d/.done" "$H/splits/$name.jsonl"
+    queue "$d/eval_k4_$name" "$d/final" "$variant" "$maxnew" "$d/.done" "$H/splits/$name.jsonl"
   done
 }
 start_queue() {  # one eval engine for the call, warm on the base model, until END + all jobs done
@@ -546,6 +551,19 @@ callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR
   go_arms "${arms[@]}"
   end_call
 }
+callE() {  # evals only: every QWEN_SPLITS file on each finished run of QWEN_E_RUNS (folders under qwen05b/,
+  # e.g. cs_tellsfirst_ao/grpo_s0_lr5e-6_mp05); callB's models under the edits while the machine still holds them
+  begin_call E 300
+  [[ -n ${QWEN_SPLITS:-} ]] || { fail_call "callE needs QWEN_SPLITS"; return 1; }
+  start_queue
+  local r d
+  for r in ${QWEN_E_RUNS:-}; do
+    d=$Q/$r
+    [[ -f $d/final/config.json ]] || { log "callE: no final weights in $d, skipped"; continue; }
+    if [[ $r == sft_answer_only* ]]; then split_evals "$d" answer_only "$NA"; else split_evals "$d" 3way "$N3"; fi
+  done
+  end_call
+}
 callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's runs from the tells cold start
   begin_call C 480
   start_queue
@@ -586,6 +604,10 @@ stage_dry() {  # CPU: the whole sequence with the tiny model; exit 1 if any call
     log "dry: $c"
     OUT=$H/out_$c QWEN_LAST_CHUNK=$n bash "$0" "$c" || { rc=1; log "dry: $c FAILED"; }
   done
+  if [[ -n ${QWEN_SPLITS:-} ]]; then  # callB's first headline seed under the edits
+    log "dry: callE"
+    OUT=$H/out_callE QWEN_E_RUNS=${QWEN_E_RUNS:-cs_tells/grpo_s0} bash "$0" callE || { rc=1; log "dry: callE FAILED"; }
+  fi
   (( rc == 0 )) && log "dry run: every call succeeded" || log "dry run: FAILED"
   return $rc
 }
@@ -600,7 +622,7 @@ case "${1:-}" in
     rc=$?
     grep -v -E '^(INFO|DEBUG|WARNING|\(EngineCore)' "$OUT/bench.log" | tail -n 20
     log "bench rc=$rc"; exit $rc ;;
-  callA|callB|callC)
+  callA|callB|callC|callE)
     touch "$STATE/call_${1#call}.start"; sleep 1
     "$1" ;;
   status)
@@ -610,5 +632,5 @@ case "${1:-}" in
   pack) pack "${2:-manual}" ;;
   check) stage_check ;;
   dry) stage_dry ;;
-  *) echo "usage: qwen_calls.sh stage N|bench|callA|callB|callC|status|pack TAG|check|dry" >&2; exit 2 ;;
+  *) echo "usage: qwen_calls.sh stage N|bench|callA|callB|callC|callE|status|pack TAG|check|dry" >&2; exit 2 ;;
 esac

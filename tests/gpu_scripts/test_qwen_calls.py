@@ -220,3 +220,41 @@ def test_a_second_calla_keeps_the_finished_answer_only_sft(tmp_path: Path) -> No
         assert f"{answer}/eval_k4_val.lower" in jobs
         # the finished model's val eval is done; a retrained one is scored again
         assert (f"{answer}/eval_k4" in jobs) == (done == "1"), jobs
+
+
+def test_calle_scores_finished_runs_on_every_split_without_training(tmp_path: Path) -> None:
+    # Session 22's GRPO models were never scored under the edits: callE queues every split file for
+    # each finished run of QWEN_E_RUNS, with the prompt its run was trained on, and trains nothing.
+    home = tmp_path / "home"
+    q = home / "runs" / "qwen05b"
+    grpo, answer, unfinished = q / "cs_tellsfirst_ao" / "grpo_s0_mp05", q / "sft_answer_only", q / "cs_tells" / "grpo_s1"
+    for d in (grpo, answer):
+        (d / "final").mkdir(parents=True)
+        (d / "final" / "config.json").write_text("{}")
+        (d / ".done").write_text("0\n")
+    (grpo / "eval_k4_chat").mkdir()
+    (grpo / "eval_k4_chat" / "summary.json").write_text("{}")  # scored by an earlier call
+    unfinished.mkdir(parents=True)
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    for name in ("chat", "val.lower"):
+        (splits / f"{name}.jsonl.gz").write_bytes(b"")
+    runs = "cs_tellsfirst_ao/grpo_s0_mp05 sft_answer_only cs_tells/grpo_s1"
+    cmds = _check_call("callE", tmp_path, home, QWEN_E_RUNS=runs, QWEN_SPLITS=str(splits))
+    assert [c["name"] for c in cmds] == ["queue"]
+    jobs = [j.split("\t") for j in (home / "runs" / "jobs_E.tsv").read_text().splitlines() if j != "END"]
+    by_out = {j[0]: j for j in jobs}
+    assert set(by_out) == {f"{grpo}/eval_k4_val.lower", f"{answer}/eval_k4_chat", f"{answer}/eval_k4_val.lower"}
+    assert by_out[f"{grpo}/eval_k4_val.lower"][1:5] == [f"{grpo}/final", "3way", "256", f"{grpo}/.done"]
+    assert by_out[f"{answer}/eval_k4_chat"][2] == "answer_only"
+    assert by_out[f"{answer}/eval_k4_chat"][5].endswith("/splits/chat.jsonl")
+    # the done markers of trained models stay
+    assert (grpo / ".done").read_text() == "0\n"
+
+
+def test_calle_without_splits_fails_with_a_reason(tmp_path: Path) -> None:
+    r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callE"], cwd=REPO, capture_output=True, text=True,
+                       timeout=120, env=_env(QWEN_CHECK="1", CHECKFILE=str(tmp_path / "c.jsonl"),
+                                             QWEN_HOME=str(tmp_path / "home")))
+    assert r.returncode == 1
+    assert "callE needs QWEN_SPLITS" in r.stdout
