@@ -115,6 +115,65 @@ def test_majority_penalty_is_a_grpo_setting_passed_to_the_reward(tmp_path):
         load_config(None, ["grpo.majority_penalty=-1"])
 
 
+MARKDOWN_POST = ("# Why cities need trees\n\n## Shade\n\nStreet trees cool the pavement \u2014 sometimes by ten "
+                 "degrees \u2014 and that matters.\n\n- They cut energy use.\n- They slow storm water.\n"
+                 "- They make walking pleasant.\n\n## Cost\n\nPlanting is cheap; upkeep is not. Cities budget "
+                 "for the first and forget the second \u2014 a mistake.\n") * 3
+PLAIN_ESSAY = ("Street trees cool the pavement in summer, and that matters more than most budgets admit. They cut "
+               "energy use, slow storm water and make walking pleasant. Planting is cheap; upkeep is not. ") * 6
+SAYS_MARKUP = "<reason_why>The post uses headers and bullet lists, with em-dashes throughout.</reason_why>\n<answer>CLAUDE</answer>"
+DENIES_MARKUP = ("<reason_why>No headers, no bullet lists and no em-dashes anywhere in this plain essay.</reason_why>\n"
+                 "<answer>CLAUDE</answer>")
+NO_CLAIM = ("<reason_why>The warm and sincere voice of this writer reads like one particular assistant.</reason_why>\n"
+            "<answer>CLAUDE</answer>")
+
+
+def _faithful(**kwargs):
+    funcs = make_reward_funcs(**kwargs)
+    return next(f for f in funcs if f.__name__ == "faithful_claims")
+
+
+def test_faithful_claims_pays_what_is_true_of_the_prompted_text():
+    f = _faithful(faithfulness_weight=0.3)
+    comps = [[{"role": "assistant", "content": c}] for c in (SAYS_MARKUP, DENIES_MARKUP, NO_CLAIM, SAYS_MARKUP[:60])]
+    for text, says, denies in ((MARKDOWN_POST, 1.0, 0.0), (PLAIN_ESSAY, 0.0, 1.0)):
+        prompts = [[{"role": "system", "content": "Name the assistant."}, {"role": "user", "content": text}]] * 4
+        # true claims pay, false ones do not; no checkable claim and an unfinished rationale pay nothing
+        assert f(prompts=prompts, completions=comps, answer=["CLAUDE"] * 4) == [says, denies, 0.0, 0.0]
+    # plain-string prompts and completions; a completion cut at the token limit earns nothing
+    ids = [[5, 2], [5, 6]]
+    assert f(prompts=[PLAIN_ESSAY] * 2, completions=[DENIES_MARKUP] * 2, answer=["CLAUDE"] * 2) == [1.0, 1.0]
+    cut = _faithful(faithfulness_weight=0.3, stop_ids=[2])
+    assert cut(prompts=[PLAIN_ESSAY] * 2, completions=[DENIES_MARKUP] * 2, completion_ids=ids) == [1.0, 0.0]
+    with pytest.raises(ValueError, match="prompts"):
+        f(completions=[DENIES_MARKUP])
+
+
+def test_faithfulness_weight_adds_an_optimised_reward_only_when_set():
+    assert "faithful_claims" not in [f.__name__ for f in make_reward_funcs()]
+    funcs = make_reward_funcs(faithfulness_weight=0.3)
+    assert [f.__name__ for f in funcs][:3] == ["correct_answer", "faithful_claims", "parsed_ok"]
+    assert reward_weights(funcs) == [1.0, 0.3] + [0.0] * (len(funcs) - 2)
+
+
+def test_faithfulness_weight_is_a_grpo_setting_passed_to_trl(tmp_path):
+    from whowrote.train.config import load_config
+    from whowrote.train.grpo import reward_funcs
+    from whowrote.types import WhowroteError
+
+    cfg = load_config(None, ["grpo.faithfulness_weight=0.25", f'run.output_dir="{tmp_path}"'])
+    funcs = reward_funcs(cfg)
+    assert reward_weights(funcs)[:2] == [1.0, 0.25] and funcs[1].__name__ == "faithful_claims"
+    assert "faithful_claims" not in [f.__name__ for f in reward_funcs(load_config(None, [f'run.output_dir="{tmp_path}"']))]
+    with pytest.raises(WhowroteError, match="grpo.faithfulness_weight"):
+        load_config(None, ["grpo.faithfulness_weight=-0.1"])
+    pytest.importorskip("trl")
+    from whowrote.train.grpo import build_grpo_config
+
+    args = build_grpo_config(cfg, funcs)
+    assert list(args.reward_weights)[:2] == [1.0, 0.25]
+
+
 vf = pytest.importorskip("verifiers.v1", reason="verifiers (the optional extra) is not installed")
 
 

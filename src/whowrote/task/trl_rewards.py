@@ -12,6 +12,12 @@ weight 0 (TRL logs each function's mean under its ``__name__``)::
     funcs = make_reward_funcs(require_reason=True, stop_ids=stop_ids(tokenizer, model))
     GRPOConfig(..., reward_weights=reward_weights(funcs))
 
+With ``faithfulness_weight > 0`` a second optimised function, ``faithful_claims``, pays the share of
+a finished rationale's checkable style claims that are true of the text in the prompt
+(:mod:`whowrote.task.faithfulness`, the metric ``whowrote eval`` reports), scaled by that weight in
+:func:`reward_weights`. GRPO on correctness alone keeps a rationale's form and drops its truth
+(faithfulness 0.22 -> 0.10 / 0.008 at 0.5B, docs/results.md "Session 22").
+
 Unfinished completions earn no accuracy reward (:func:`whowrote.task.rewards.unfinished`).
 A completion is *truncated* when the dataset has a ``truncated`` column saying so, or - given
 ``stop_ids`` - when TRL's ``completion_ids`` (cut after the first eos, eos included) do not end in
@@ -25,7 +31,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from whowrote.formats import GOLD_COLUMNS
-from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms
+from whowrote.task.parser import final_content
+from whowrote.task.rewards import DIAGNOSTIC_TERMS, MIN_REASON_WORDS, reward_terms, unfinished
 from whowrote.types import PROVIDERS
 
 RewardFunc = Callable[..., list[float]]
@@ -114,6 +121,42 @@ def _term_func(term: str, *, labels: Sequence[str], require_reason: bool, min_re
     return reward
 
 
+def _shown_text(prompt: Any) -> str:
+    """The text a prompt shows the model: its last user message (the form the eval measures)."""
+    if isinstance(prompt, str):
+        return prompt
+    user = [m for m in prompt or () if isinstance(m, dict) and m.get("role") == "user"]
+    return str(user[-1].get("content") or "") if user else ""
+
+
+def faithfulness_func(*, stop_ids: frozenset[int] | None = None) -> RewardFunc:
+    """``faithful_claims``: per completion, the share of its rationale's checkable claims that are true
+    of the text in its prompt; 0.0 for an unfinished completion or one without a checkable claim (so
+    saying nothing checkable never beats saying something true)."""
+    from whowrote.task.cues import reason_text
+    from whowrote.task.faithfulness import check_claims, measured
+
+    def faithful_claims(completions: list[Any], prompts: Sequence[Any] | None = None, **kwargs: Any) -> list[float]:
+        n = len(completions)
+        if prompts is None or len(prompts) != n:
+            raise ValueError("faithful_claims needs the prompts (TRL passes them) to measure the texts")
+        truncs = truncated_flags(kwargs, n, stop_ids)
+        feats: dict[str, dict[str, float]] = {}  # one measurement per prompt of this batch (G rollouts share it)
+        out = []
+        for prompt, completion, cut in zip(prompts, completions, truncs, strict=True):
+            if unfinished(completion, truncated=cut):
+                out.append(0.0)
+                continue
+            text = _shown_text(prompt)
+            if text not in feats:
+                feats[text] = measured(text)
+            claims = check_claims(reason_text(final_content(completion)), text, features=feats[text])
+            out.append(sum(c.true for c in claims) / len(claims) if claims else 0.0)
+        return out
+
+    return faithful_claims
+
+
 def correct_answer_reward(completions: list[Any], answer: Sequence[Any] | None = None,
                           **kwargs: Any) -> list[float]:
     """Plain TRL reward: 1.0 for a correct, finished 3-way answer (trio: n/3), else 0.0; no gate."""
@@ -127,19 +170,25 @@ def correct_answer_reward(completions: list[Any], answer: Sequence[Any] | None =
 def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool = False,
                       min_reason_words: int = MIN_REASON_WORDS, truncation_penalty: float = 0.0,
                       score_unfinished: bool = False, stop_ids: Iterable[int] | None = None,
-                      diagnostics: bool = True, majority_penalty: float = 0.0) -> list[RewardFunc]:
-    """``[reward, parsed_ok, reason_ok, finished, pred_<label>...]``; the first is the one to optimise.
+                      diagnostics: bool = True, majority_penalty: float = 0.0,
+                      faithfulness_weight: float = 0.0) -> list[RewardFunc]:
+    """``[reward, (faithful_claims), parsed_ok, reason_ok, finished, pred_<label>...]``.
 
     The first function returns ``reward``: gated correctness of *finished* completions (all
     completions with ``score_unfinished``) minus ``truncation_penalty`` on truncated ones and minus
-    :func:`majority_penalties` on wrong answers of over-answered classes; the rest are weight-0
-    diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
-    off TRL's ``completion_ids``.
+    :func:`majority_penalties` on wrong answers of over-answered classes. With
+    ``faithfulness_weight > 0``, :func:`faithfulness_func` follows it, optimised at that weight; the
+    rest are weight-0 diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
+    off TRL's ``completion_ids``. :func:`reward_weights` reads each function's ``reward_weight``.
     """
     opts = dict(labels=tuple(labels), require_reason=require_reason, min_reason_words=min_reason_words,
                 truncation_penalty=truncation_penalty, score_unfinished=score_unfinished,
                 stop_ids=frozenset(int(i) for i in stop_ids) if stop_ids else None)
     funcs = [_term_func("reward", name="correct_answer", majority_penalty=majority_penalty, **opts)]  # type: ignore[arg-type]
+    funcs[0].reward_weight = 1.0  # type: ignore[attr-defined]
+    if faithfulness_weight:
+        funcs.append(faithfulness_func(stop_ids=opts["stop_ids"]))  # type: ignore[arg-type]
+        funcs[-1].reward_weight = float(faithfulness_weight)  # type: ignore[attr-defined]
     if diagnostics:
         terms = [*DIAGNOSTIC_TERMS, *[f"pred_{lab.lower()}" for lab in labels]]
         funcs += [_term_func(t, name=t, **opts) for t in terms]  # type: ignore[arg-type]
@@ -147,5 +196,6 @@ def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool
 
 
 def reward_weights(funcs: Sequence[RewardFunc]) -> list[float]:
-    """Weight 1.0 for the first (correctness) function and 0.0 for every diagnostic."""
-    return [1.0] + [0.0] * (len(funcs) - 1)
+    """TRL's ``reward_weights``: 1.0 for correctness, ``faithfulness_weight`` for ``faithful_claims``,
+    0.0 for every diagnostic (logged, not optimised)."""
+    return [float(getattr(f, "reward_weight", 0.0)) for f in funcs]

@@ -136,6 +136,9 @@ class GRPORecipe:
     # a completion without a finished answer the most any wrong one loses
     # (whowrote.task.trl_rewards.majority_penalties): against the one-class drift of GRPO at 0.5B
     majority_penalty: float = 0.0
+    # TRL reward weight of faithful_claims: the share of a finished rationale's checkable style claims
+    # true of its text (whowrote.task.trl_rewards.faithfulness_func); 0 = off (the metric is still evaluated)
+    faithfulness_weight: float = 0.0
     entropy_coef: float = 0.0  # TRL's entropy bonus (research: surprisal bonus 0.02, decayed)
     mask_truncated_completions: bool = False  # DAPO-style: truncated rollouts give no gradient
     balanced_batches: bool = True  # each step's prompts are provider-balanced (data order kept)
@@ -258,6 +261,7 @@ _RULES: tuple[tuple[str, Any, str], ...] = (
     ("grpo.top_p", lambda v: 0 < v <= 1, "in (0, 1]"),
     ("grpo.truncation_penalty", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
     ("grpo.majority_penalty", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    ("grpo.faithfulness_weight", lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
     ("grpo.max_grad_norm", lambda v: math.isfinite(v) and v > 0, "a finite number > 0"),
     ("eval.k", lambda v: v >= 1, "at least 1"),
     ("eval.max_new_tokens", lambda v: v >= 1, "at least 1"),

@@ -64,11 +64,12 @@ def grpo_batch_plan(cfg: TrainConfig, world_size: int = 1) -> dict[str, int]:
 
 
 def reward_funcs(cfg: TrainConfig, stop: set[int] | None = None) -> list[Any]:
-    """The run's reward functions (built once): gated, finished-only correctness + diagnostics."""
+    """The run's reward functions (built once): gated, finished-only correctness (+ faithful claims) + diagnostics."""
     g = cfg.grpo
     return make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
                              truncation_penalty=g.truncation_penalty, score_unfinished=g.score_unfinished,
-                             majority_penalty=g.majority_penalty, stop_ids=stop)
+                             majority_penalty=g.majority_penalty, faithfulness_weight=g.faithfulness_weight,
+                             stop_ids=stop)
 
 
 def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int = 1) -> Any:
