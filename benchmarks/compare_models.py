@@ -25,9 +25,10 @@ def main(before: str, after: str) -> None:
     print("| edit (topic hold-out) | before | drop | after | drop |\n|---|---:|---:|---:|---:|")
     rb, ra = b["topic_holdout_edits"]["raw"]["accuracy"], a["topic_holdout_edits"]["raw"]["accuracy"]
     for e in edits():
-        vb, va = b["topic_holdout_edits"][e], a["topic_holdout_edits"][e]
-        print(f"| {e} | {vb['accuracy']:.3f} | {(vb['accuracy'] - rb) * 100:+.1f} | "
-              f"{va['accuracy']:.3f} | {(va['accuracy'] - ra) * 100:+.1f} |")
+        vb, va = b["topic_holdout_edits"].get(e), a["topic_holdout_edits"].get(e)  # an edit newer than a run: "—"
+        cells = [f"{v['accuracy']:.3f} | {(v['accuracy'] - r) * 100:+.1f}" if v else "— | —"
+                 for v, r in ((vb, rb), (va, ra))]
+        print(f"| {e} | {cells[0]} | {cells[1]} |")
     lb, la = b["leave_one_genre_out"], a["leave_one_genre_out"]
     keys = ("accuracy", "accuracy_3way", "other_auroc", "ece", "coverage", "selective_accuracy")
     print("\n| LOGO genre | " + " | ".join(f"{k} before / after" for k in keys) + " |")

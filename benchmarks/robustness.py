@@ -14,7 +14,8 @@ topic split runs too, their in-genre val predictions: a distance-dependent tempe
 and selective accuracy at the default abstain rule plus the accuracy-coverage curve.
 
 Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one edited copy per
-training text) and ``legacy`` (the previous default: raw text, a truncated copy only). Every
+training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read alike) and ``legacy``
+(the previous default: raw text, a truncated copy only). Every
 setting is fixed in the library; nothing here is tuned on a test split.
 
     OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
@@ -43,16 +44,24 @@ from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies, capped, logo_report
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
-RECIPES = {"default": {"canonical": True}, "legacy": {"canonical": False}}
+# same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md)
+RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
+           "legacy": {"canonical": False}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
 class Features:
-    """Feature matrices of (edited) corpus texts, cached on disk by edit, recipe and row ids."""
+    """Feature matrices of (edited) corpus texts, cached on disk by edit, the recipe's settings, the
+    corpus texts in their order and row ids (a recipe whose settings change, or another corpus with
+    as many rows, is never read from an old file)."""
 
     def __init__(self, corpus, cache: Path, log) -> None:
         self.corpus, self.cache, self.log = corpus, cache, log
         cache.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        for t in corpus["text"]:
+            digest.update(t.encode("utf-8", "surrogatepass") + b"\0")
+        self.corpus_key = digest.hexdigest()[:16]
 
     def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
         """Rows' features; the unedited texts and the training copies are computed once for every row."""
@@ -62,14 +71,16 @@ class Features:
 
     def _matrix(self, recipe: str, rows: np.ndarray, edit: str, seed: int) -> np.ndarray:
         mix = f"{AUGMENTATIONS}|{AUG_WEIGHT}" if edit == "train_copy" else ""  # a new mix is a new matrix
-        key = hashlib.sha256(f"{recipe}|{edit}|{seed}|{mix}".encode() + rows.tobytes()).hexdigest()[:16]
+        settings = json.dumps(RECIPES[recipe], sort_keys=True)
+        key = hashlib.sha256(f"{recipe}|{settings}|{self.corpus_key}|{edit}|{seed}|{mix}".encode()
+                             + rows.tobytes()).hexdigest()[:16]
         f = self.cache / f"{recipe}-{edit}-{key}.npy"
         if f.exists():
             return np.load(f)
         t0 = time.perf_counter()
         texts = self.corpus["text"].to_numpy()[rows].tolist()
         featurise = StyleModel(**RECIPES[recipe]).features
-        if edit == "train_copy" and recipe == "default":
+        if edit == "train_copy" and recipe != "legacy":
             X = copy_features(featurise, texts, seed)  # (rows, copies, features)
         else:
             if edit == "train_copy":
@@ -109,7 +120,7 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
     t0 = time.perf_counter()
     model = fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", args.seed),
                           train["provider"], train["genre"], topic_keys(train), calibrate=False,
-                          aug_weight=AUG_WEIGHT if recipe == "default" else LEGACY_AUG_WEIGHT,
+                          aug_weight=AUG_WEIGHT if recipe != "legacy" else LEGACY_AUG_WEIGHT,
                           seed=args.seed, **RECIPES[recipe])
     log(f"{name}/{recipe}: fitted on {len(r)} texts in {time.perf_counter() - t0:.0f}s")
     out, fitted = {}, {}
@@ -227,8 +238,8 @@ def figures(results: dict, out: Path) -> None:
         for i, recipe in enumerate(r for r in RECIPES if split in results.get(r, {})):
             per = results[recipe][split]
             acc = [np.mean([v["edits"][e]["accuracy"] for v in per.values()]) for e in names]
-            ax.bar(np.arange(len(names)) + 0.4 * i, acc, width=0.4, label=recipe)
-        ax.set_xticks(np.arange(len(names)) + 0.2, names, rotation=60, ha="right", fontsize=8)
+            ax.bar(np.arange(len(names)) + 0.27 * i, acc, width=0.27, label=recipe)
+        ax.set_xticks(np.arange(len(names)) + 0.27, names, rotation=60, ha="right", fontsize=8)
         ax.set_title({"topic": "topic hold-out", "logo": "leave-one-genre-out (mean)",
                       "generation": "leave-one-generation-out (mean)"}[split])
         ax.set_ylim(0, 1)

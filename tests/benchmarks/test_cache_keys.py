@@ -26,3 +26,20 @@ def test_style_logits_path_follows_the_corpus_order(tmp_path: Path) -> None:
     c = pd.DataFrame({"text": ["one", "two", "three"]})
     assert style_logits_path(tmp_path, c) == style_logits_path(tmp_path, c.copy())
     assert style_logits_path(tmp_path, c) != style_logits_path(tmp_path, c.iloc[::-1])
+
+
+def test_robustness_features_follow_the_recipe_settings_and_the_corpus(tmp_path: Path, monkeypatch) -> None:
+    # Session 22: a recipe whose settings changed under the same name was read from its old cache file.
+    import numpy as np
+    import robustness
+
+    corpus = pd.DataFrame({"text": ["- one\n- two\n\nDone.", "* three\n* four\n\nDone."]})
+    rows = np.arange(2)
+    monkeypatch.setitem(robustness.RECIPES, "trial", {"canonical": True, "canonical_lists": False})
+    feats = robustness.Features(corpus, tmp_path, lambda msg: None)
+    literal = feats.get("trial", rows, "raw")
+    monkeypatch.setitem(robustness.RECIPES, "trial", {"canonical": True, "canonical_lists": True})
+    same = feats.get("trial", rows, "raw")
+    assert not np.array_equal(literal, same) and len(list(tmp_path.glob("trial-raw-*.npy"))) == 2
+    other = robustness.Features(corpus.iloc[::-1].reset_index(drop=True), tmp_path, lambda msg: None)
+    assert np.array_equal(other.get("trial", rows, "raw"), same[::-1])  # its own file, its own rows

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from whowrote.style.canonical import same_list_markers
 from whowrote.style.edits import (
     canonical,
     combined,
@@ -19,6 +20,7 @@ from whowrote.style.edits import (
     sent_shuffle,
     smart_quotes,
     split_sentences,
+    star_bullets,
     strip_markdown,
     to_ascii,
 )
@@ -106,11 +108,21 @@ def test_combined_composes_the_content_keeping_edits():
 
 
 def test_suite_order():
-    assert list(edits()) == ["raw", "to_ascii", "smart_quotes", "strip_markdown", "markdown_html", "lower",
-                             "first_800_chars", "first_300_words", "sent_shuffle", "combined"]
+    assert list(edits()) == ["raw", "to_ascii", "smart_quotes", "strip_markdown", "markdown_html", "star_bullets",
+                             "lower", "first_800_chars", "first_300_words", "sent_shuffle", "combined"]
 
 
-ADVERSARIAL = ["\n" * 200_000, "-" * 200_000 + "x", "[" * 200_000, "\\(" * 100_000, "\\[" * 100_000,
+def test_bullets_change_marker_and_nothing_else():
+    s = "Intro - with a dash.\n\n- one\n  - nested\n+ plus\n- **Bold** lead\n\n- - -\n---\n-1 below zero\n"
+    starred = star_bullets(s)
+    assert starred == ("Intro - with a dash.\n\n* one\n  * nested\n* plus\n* **Bold** lead\n\n- - -\n---\n"
+                       "-1 below zero\n")
+    assert same_list_markers(starred) == s.replace("+ plus", "- plus")
+    assert same_list_markers("* * *\n**bold** start\na * b") == "* * *\n**bold** start\na * b"  # rules, emphasis
+
+
+ADVERSARIAL = ["\n* " * 70_000 + "x", "\n- " * 70_000 + "x", "* " * 100_000 + "*", "\n- -" * 60_000,
+               "\n" * 200_000, "-" * 200_000 + "x", "[" * 200_000, "\\(" * 100_000, "\\[" * 100_000,
                "*" * 200_000, "**a" * 70_000, '"' * 200_000, " " * 200_000 + "x", "|-" * 100_000 + "x",
                "```" * 70_000, "![" * 100_000, "[a](" * 50_000, " \u2014" * 100_000, "_a" * 100_000, "#" * 200_000]
 
@@ -123,4 +135,5 @@ def test_regex_edits_are_linear_on_adversarial_input(text):
         if name != "markdown_html":  # markdown-it's parser, not our regexes (linear, but slower)
             edit(text)
     canonical(text)
+    same_list_markers(text)
     assert time.perf_counter() - t0 < 20

@@ -172,6 +172,16 @@ def sent_shuffle(text: str, seed: int = 0) -> str:
     return "".join(pieces).strip()
 
 
+# A "- " or "+ " bullet at a line's start, not a "- - -" rule (the lookahead's repeat is anchored on "-").
+_DASH_BULLET = re.compile(r"^([ \t]*)[-+](?=[ \t]+(?!(?:-[ \t]*)+$))", re.M)
+
+
+def star_bullets(text: str) -> str:
+    """Every "- " / "+ " bullet written "* ": the same rendered list, as another editor or
+    formatter writes it (the corpus's assistants mostly write "- ")."""
+    return _DASH_BULLET.sub(r"\1*", text)
+
+
 def combined(text: str, seed: int = 0) -> str:
     """All of the content-keeping edits at once: Markdown stripped, ASCII, lower case, shuffled."""
     return sent_shuffle(lower(to_ascii(strip_markdown(text))), seed=seed)
@@ -185,6 +195,7 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "smart_quotes": smart_quotes,
         "strip_markdown": strip_markdown,
         "markdown_html": markdown_html_roundtrip,
+        "star_bullets": star_bullets,
         "lower": lower,
         "first_800_chars": first_chars,
         "first_300_words": lambda t: first_words(t, 300),

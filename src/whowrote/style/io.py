@@ -28,7 +28,7 @@ WITH_DISTANCE = ("whowrote-style-model/2", FORMAT)
 READABLE = ("whowrote-style-model/1", *WITH_DISTANCE)
 # Settings of files written before they existed: raw text, 50/50 average, (genre, label) cells balanced,
 # the fixed 0.5 abstain threshold and no distance check.
-LEGACY_PARAMS = {"canonical": False, "tree_weight": 0.5, "weighting": "cell", "abstain_below": 0.5,
+LEGACY_PARAMS = {"canonical": False, "canonical_lists": False, "tree_weight": 0.5, "weighting": "cell", "abstain_below": 0.5,
                  "ood_quantile": 1.0}
 DEFAULT_DIR = Path(__file__).with_name("default_model")
 

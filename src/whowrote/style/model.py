@@ -34,6 +34,7 @@ import numpy as np
 
 from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
 from whowrote.style.canonical import canonical as canonical_form
+from whowrote.style.canonical import same_list_markers
 from whowrote.style.decision import scores_and_credits
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
@@ -42,7 +43,7 @@ from whowrote.types import LABELS
 
 # Every setting with its type (the model loader checks saved files against these).
 PARAM_TYPES: dict[str, type] = {
-    "feature_set": str, "canonical": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
+    "feature_set": str, "canonical": bool, "canonical_lists": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
     "tree_weight": float, "weighting": str, "seed": int, "calibrate": bool, "abstain_below": float,
     "ood_quantile": float, "target_accuracy": float, "min_words": int,
 }
@@ -57,12 +58,14 @@ class StyleModel:
     than this quantile of the out-of-genre distances are "uncertain" too (1 turns it off).
     """
 
-    def __init__(self, feature_set: str = "full", canonical: bool = True, C: float = 0.1, use_trees: bool = True,
+    def __init__(self, feature_set: str = "full", canonical: bool = True, canonical_lists: bool = False,
+                 C: float = 0.1, use_trees: bool = True,
                  tree_iter: int = 300, tree_leaves: int = 15, tree_weight: float = 0.85, weighting: str = "sqrt",
                  seed: int = 0, calibrate: bool = True, abstain_below: float = -1.0, ood_quantile: float = 0.9,
                  target_accuracy: float = 0.9, min_words: int = 100) -> None:
         self.feature_set = feature_set
         self.canonical = canonical
+        self.canonical_lists = canonical_lists
         self.C = C
         self.use_trees = use_trees
         self.tree_iter = tree_iter
@@ -124,6 +127,8 @@ class StyleModel:
         if isinstance(texts_or_X, str):  # list("a text") would be one text per character
             raise TypeError("expected a sequence of texts (or a feature matrix), not one string")
         texts = [canonical_form(t) for t in texts_or_X] if self.canonical else list(texts_or_X)
+        if self.canonical_lists:  # "* " / "+ " bullets read as "- " (tried for issue 17, not adopted: docs/predict.md)
+            texts = [same_list_markers(t) for t in texts]
         return extract(texts, self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------
