@@ -1,6 +1,6 @@
 """How many verdicts a list-marker edit flips: every corpus text with "- " / "+ " bullets rewritten with
 "* " (``whowrote.style.edits.star_bullets``), and every text with "* " bullets rewritten with "- "
-(``whowrote.style.canonical.same_list_markers``), scored by a model before and after.
+(``whowrote.style.edits.same_list_markers``), scored by a model before and after.
 
 The texts are the corpus's own, which the bundled model was trained on, so accuracy here is not a
 held-out number; the flips are what matters: a Markdown formatter's choice of marker should not
@@ -22,8 +22,7 @@ import numpy as np
 from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import load_model
-from whowrote.style.canonical import same_list_markers
-from whowrote.style.edits import star_bullets
+from whowrote.style.edits import same_list_markers, star_bullets
 
 # a bullet with text after it, at a line's start (the same lines the two edits rewrite)
 DASH_BULLET = re.compile(r"(?m)^[ \t]*[-+][ \t]+\S")

@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-from whowrote.style.canonical import same_list_markers
 from whowrote.style.edits import (
     canonical,
     combined,
@@ -17,6 +16,7 @@ from whowrote.style.edits import (
     html_text,
     lower,
     markdown_html_roundtrip,
+    same_list_markers,
     sent_shuffle,
     smart_quotes,
     split_sentences,

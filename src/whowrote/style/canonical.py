@@ -13,25 +13,10 @@ and a non-ASCII one is replaced only for the typographic characters it holds.
 
 from __future__ import annotations
 
-import re
-
 from whowrote.style.textcheck import utf8_parts
 from whowrote.typography import to_ascii
 
-__all__ = ["canonical", "same_list_markers", "to_ascii"]
-
-# A "* " or "+ " list marker at a line's start (indent kept), not a "* * *" rule. One character is
-# replaced per line start; the lookahead's repeat is anchored on "*", so the scan stays linear.
-_LIST_MARKER = re.compile(r"^([ \t]*)[*+](?=[ \t]+(?!(?:\*[ \t]*)+$))", re.M)
-
-
-def same_list_markers(text: str) -> str:
-    """Every Markdown bullet as "- ": "*", "+" and "-" render to the same list, and an editor or a
-    Markdown formatter changes one into another. ``StyleModel(canonical_lists=True)`` reads texts this
-    way; the bundled model does not (tried for issue 17 and not adopted, docs/predict.md)."""
-    if "* " not in text and "+ " not in text and "*\t" not in text and "+\t" not in text:
-        return text
-    return _LIST_MARKER.sub(r"\1-", text)
+__all__ = ["canonical", "to_ascii"]
 
 
 def canonical(text: str) -> str:

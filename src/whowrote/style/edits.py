@@ -172,14 +172,25 @@ def sent_shuffle(text: str, seed: int = 0) -> str:
     return "".join(pieces).strip()
 
 
-# A "- " or "+ " bullet at a line's start, not a "- - -" rule (the lookahead's repeat is anchored on "-").
+# A "- " / "+ " (or "* " / "+ ") bullet at a line's start, indent kept, not a "- - -" ("* * *") rule;
+# the lookahead's repeat is anchored on the rule's character, so the scan stays linear.
 _DASH_BULLET = re.compile(r"^([ \t]*)[-+](?=[ \t]+(?!(?:-[ \t]*)+$))", re.M)
+_STAR_BULLET = re.compile(r"^([ \t]*)[*+](?=[ \t]+(?!(?:\*[ \t]*)+$))", re.M)
 
 
 def star_bullets(text: str) -> str:
     """Every "- " / "+ " bullet written "* ": the same rendered list, as another editor or
     formatter writes it (the corpus's assistants mostly write "- ")."""
     return _DASH_BULLET.sub(r"\1*", text)
+
+
+def same_list_markers(text: str) -> str:
+    """Every Markdown bullet as "- ", the reverse of :func:`star_bullets`: "*", "+" and "-" render to
+    the same list. ``StyleModel(canonical_lists=True)`` reads texts this way; the bundled model does
+    not (tried for issue 17 and not adopted, docs/predict.md)."""
+    if "* " not in text and "+ " not in text and "*\t" not in text and "+\t" not in text:
+        return text
+    return _STAR_BULLET.sub(r"\1-", text)
 
 
 def combined(text: str, seed: int = 0) -> str:

@@ -34,7 +34,6 @@ import numpy as np
 
 from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
 from whowrote.style.canonical import canonical as canonical_form
-from whowrote.style.canonical import same_list_markers
 from whowrote.style.decision import scores_and_credits
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
@@ -128,6 +127,8 @@ class StyleModel:
             raise TypeError("expected a sequence of texts (or a feature matrix), not one string")
         texts = [canonical_form(t) for t in texts_or_X] if self.canonical else list(texts_or_X)
         if self.canonical_lists:  # "* " / "+ " bullets read as "- " (tried for issue 17, not adopted: docs/predict.md)
+            from whowrote.style.edits import same_list_markers  # here: predict's start-up loads no edits
+
             texts = [same_list_markers(t) for t in texts]
         return extract(texts, self.feature_set)
 
