@@ -23,6 +23,7 @@ from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import load_model
 from whowrote.style.edits import same_list_markers, star_bullets
+from whowrote.types import WhowroteError
 
 # a bullet with text after it, at a line's start (the same lines the two edits rewrite)
 DASH_BULLET = re.compile(r"(?m)^[ \t]*[-+][ \t]+\S")
@@ -55,8 +56,11 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="a train-probe model folder (default: the bundled model)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    model = load_model(args.model)
-    table = flips(model, load_corpus(args.corpus))
+    try:
+        model = load_model(args.model)
+        table = flips(model, load_corpus(args.corpus))
+    except (WhowroteError, OSError, ValueError) as e:  # a missing corpus or model folder: one line, exit 1
+        raise SystemExit(f"error: {e}") from None
     for key, r in table.items():
         print(f"{key:24s} n={r['n']:5d} flips={r['flips']:4d} accuracy {r['accuracy_before']:.3f} -> {r['accuracy_after']:.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
