@@ -12,6 +12,8 @@
 # STAGE_MODELS picks the GGUFs in the pack: "qwen" (default, session 4), "smol" (SmolLM2-135M, as in
 # session 3) or "qwen smol". Each lands in the tar as qwen.gguf / smol.gguf, stored (not recompressed:
 # quantised weights do not compress).
+#   bash scripts/gpu/stage.sh fits      # before sending: the tree + the largest chunk fit one call (else
+#                                       # it prints the resplit command that makes them fit)
 # There (one device call per chunk, back to back; carry .stage/pN):
 #   bash scripts/gpu/stage.sh recv N    # check chunk N into ~/stage; after the last one: join, check,
 #                                       # unpack, pip install --target ~/site, import check
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-CHUNK=${STAGE_CHUNK_BYTES:-42000000}   # ~40 MiB a chunk: + the tracked tree (20.4 MB in session 17; it grows) stays under 64 MiB
+CHUNK=${STAGE_CHUNK_BYTES:-36000000}   # ~34 MiB a chunk: + the tree a call copies (25.9 MB in session 23; it grows) stays under 64 MiB
 STAGE=${STAGE_HOME:-$HOME/stage}
 SITE=${STAGE_SITE:-$HOME/site}
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
@@ -124,7 +126,23 @@ resplit() {  # the packed stage.tar again, in chunks of at most CHUNK bytes (the
   echo "total $size bytes in $n chunks of <= $even bytes"
 }
 
-last_chunk() { sed -n 's/^chunks=//p' .stage/p1/MANIFEST; }
+last_chunk() {  # from whichever chunk travelled (every pN has the same MANIFEST; a call carries one pN)
+  local m
+  m=$(find .stage -maxdepth 2 -name MANIFEST 2>/dev/null | head -n 1) || true  # no .stage: m empty
+  [[ -n $m ]] || { echo "last: no .stage/pN/MANIFEST here (carry one .stage/pN)" >&2; exit 1; }
+  sed -n 's/^chunks=//p' "$m"
+}
+
+fits() {  # before sending: the tree a device call copies plus the largest chunk must stay under 64 MiB
+  local limit=$((64 * 1048576)) tree chunk
+  tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 -r stat -c %s 2>/dev/null |
+    awk '{s += $1} END {print s + 0}')
+  chunk=$(find .stage -name 'chunk.*' -printf '%s\n' 2>/dev/null | sort -n | tail -n 1) || true
+  chunk=${chunk:-0}
+  echo "tree $tree + largest chunk $chunk = $((tree + chunk)) of $limit bytes"
+  (( tree + chunk <= limit - 2 * 1048576 )) ||
+    { echo "fits: too large for one call; make the chunks smaller: STAGE_CHUNK_BYTES=$((limit - 2 * 1048576 - tree)) bash scripts/gpu/stage.sh resplit" >&2; exit 1; }
+}
 
 recv() {
   local n=$1 m=.stage/p$1/MANIFEST total
@@ -168,6 +186,7 @@ case "${1:-}" in
   recv) recv "$2" ;;
   resplit) resplit ;;
   last) last_chunk ;;
+  fits) fits ;;
   check) check ;;
-  *) echo "usage: stage.sh fetch|fetch-qwen|pack|resplit|last|recv N|check" >&2; exit 2 ;;
+  *) echo "usage: stage.sh fetch|fetch-qwen|pack|resplit|last|fits|recv N|check" >&2; exit 2 ;;
 esac

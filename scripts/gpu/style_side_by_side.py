@@ -10,12 +10,18 @@ Two side-by-sides, 3-way accuracy (the most probable of CLAUDE / CHATGPT / GEMIN
 
 Features and the 4-genre fit come from ``benchmarks/genre_jackknife.py``'s cache (computed there if
 missing, ~15 min); the topic fit takes ~3 min on one core. ``--plot PNG --lm DIR...`` instead draws
-that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), no corpus needed.
+that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), no corpus needed; each
+``--lm`` is one model (its folders from several calls), named by ``--lm-label`` in the same order.
 
     OMP_NUM_THREADS=1 python scripts/gpu/style_side_by_side.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/session11/style_side_by_side.json
     python scripts/gpu/style_side_by_side.py --out results/session11/style_side_by_side.json --plot docs/figures/lm_vs_style_edits.png \\
         --lm results/session11/callA2/qwen05b/sft_answer_only results/session11/evalX/qwen05b/sft_answer_only
+    python scripts/gpu/style_side_by_side.py --out results/session20/style_side_by_side.json \
+        --plot docs/figures/grpo_vs_style_edits_session23.png \
+        --lm results/session22/B/qwen05b/sft_answer_only --lm-label "answer-only SFT" \
+        --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s2_lr5e-6_mp05_fw03 --lm-label "GRPO seed 2" \
+        --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s3_lr5e-6_mp05_fw03 --lm-label "GRPO seed 3"
 """
 
 from __future__ import annotations
@@ -56,30 +62,32 @@ def lm_scores(dirs: list[Path]) -> dict[str, float]:
     out = {}
     for d in dirs:
         for f in sorted(d.glob("eval_k4*/summary.json")):
-            name = f.parent.name.removeprefix("eval_k4").removeprefix("_").removeprefix("val.") or "raw"
+            name = f.parent.name.removeprefix("eval_k4").removeprefix("_").removeprefix("val.")
+            name = "raw" if name in ("", "B") else name  # callB's eval_k4_B is its raw val
             out[name] = float(json.loads(f.read_text())["accuracy"])
     return out
 
 
-def plot(style: dict, lm: dict[str, float], path: Path) -> None:
-    """Grouped bars: the LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
+def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
+    """Grouped bars: each LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sty = {**{k: v["accuracy"] for k, v in style["edits"].items()}, "chat": style["chat_logo"]["accuracy"]}
-    names = [n for n in ORDER if n in sty and n in lm]
+    names = [n for n in ORDER if n in sty and any(n in lm for _, lm in lms)]
     x = np.arange(len(names))
+    width = 0.8 / (len(lms) + 1)
     fig, ax = plt.subplots(figsize=(10, 3.6))
-    ax.bar(x - 0.2, [lm[n] for n in names], 0.4, label="answer-only SFT, Qwen 0.5B (pass@1, k = 4)")
-    ax.bar(x + 0.2, [sty[n] for n in names], 0.4, label="style model (3-way)")
+    for i, (label, lm) in enumerate([*lms, ("style model (3-way)", sty)]):
+        ax.bar(x - 0.4 + width * (i + 0.5), [lm.get(n, np.nan) for n in names], width, label=label)
     ax.axhline(1 / 3, color="black", linestyle="--", linewidth=1, label="chance")
     ax.set_xticks(x, [n.replace("_", " ") + (" (unseen genre)" if n == "chat" else "") for n in names],
                   rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("3-way accuracy, 240 texts")
-    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(lms) + 2, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -89,7 +97,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+")
     ap.add_argument("--plot", type=Path, help="draw --out beside the LM's evals (--lm) instead of fitting")
-    ap.add_argument("--lm", type=Path, nargs="+", default=[])
+    ap.add_argument("--lm", type=Path, nargs="+", action="append", default=[],
+                    help="one model's run folders (repeat for more models)")
+    ap.add_argument("--lm-label", action="append", default=[], help="a name for each --lm, in order")
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
@@ -99,7 +109,11 @@ def main() -> None:
     if a.plot:
         if not a.out.is_file() or not a.lm:
             raise SystemExit("--plot needs the --out file of an earlier run and --lm DIR")
-        plot(json.loads(a.out.read_text()), lm_scores(a.lm), a.plot)
+        if a.lm_label and len(a.lm_label) != len(a.lm):
+            raise SystemExit(f"--lm-label given {len(a.lm_label)} times for {len(a.lm)} --lm")
+        labels = a.lm_label or ["answer-only SFT, Qwen 0.5B (pass@1, k = 4)"] * len(a.lm)
+        plot(json.loads(a.out.read_text()), [(lab, lm_scores(d)) for lab, d in zip(labels, a.lm, strict=True)],
+             a.plot)
         return
     if not a.corpus:
         raise SystemExit("--corpus is required (or --plot)")

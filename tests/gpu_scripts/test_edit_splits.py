@@ -84,3 +84,29 @@ def test_lm_scores_name_each_eval_and_the_plot_is_drawn(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "--corpus is required" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_each_lm_flag_is_one_model_and_callb_raw_eval_counts_as_raw(tmp_path: Path) -> None:
+    runs = {}
+    for run, evals in (("ao", {"eval_k4": 0.99, "eval_k4_chat": 0.33}),
+                       ("grpo", {"eval_k4_B": 0.82, "eval_k4_val.combined": 0.77})):
+        for name, acc in evals.items():
+            (tmp_path / run / name).mkdir(parents=True)
+            (tmp_path / run / name / "summary.json").write_text(json.dumps({"accuracy": acc}))
+        runs[run] = tmp_path / run
+    assert style_side_by_side.lm_scores([runs["grpo"]]) == {"raw": 0.82, "combined": 0.77}
+    out = tmp_path / "style.json"
+    out.write_text(json.dumps({"edits": {"raw": {"accuracy": 1.0}, "combined": {"accuracy": 0.97}},
+                               "chat_logo": {"accuracy": 0.42}}))
+    script = str(REPO / "scripts/gpu/style_side_by_side.py")
+    png = tmp_path / "fig.png"
+    r = subprocess.run([sys.executable, script, "--out", str(out), "--plot", str(png),
+                        "--lm", str(runs["ao"]), "--lm-label", "answer-only",
+                        "--lm", str(runs["grpo"]), "--lm-label", "GRPO"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    # a label count that does not match the models is refused in one line
+    r = subprocess.run([sys.executable, script, "--out", str(out), "--plot", str(png), "--lm", str(runs["ao"]),
+                        "--lm", str(runs["grpo"]), "--lm-label", "only one"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode != 0 and "--lm-label given 1 times for 2 --lm" in r.stderr and "Traceback" not in r.stderr

@@ -65,3 +65,31 @@ def test_resplit_refuses_a_corrupt_chunk_and_keeps_the_stage(tmp_path):
     assert "do not match stage.tar's sha256" in r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / ".stage").iterdir()) == ["p1", "p2"]
     assert not (tmp_path / ".stage.new").exists()  # no scratch left (it would travel with a device call)
+
+
+def test_last_reads_whichever_chunk_travelled(tmp_path):
+    # a device call carries one .stage/pN; `last` must not need p1 (session 23's first A0 failed on it)
+    _packed(tmp_path, os.urandom(30_000), 3)
+    shutil.rmtree(tmp_path / ".stage" / "p1")
+    shutil.rmtree(tmp_path / ".stage" / "p2")
+    r = _stage(tmp_path, "last")
+    assert r.returncode == 0 and r.stdout.strip() == "3", r.stderr
+    shutil.rmtree(tmp_path / ".stage")
+    r = _stage(tmp_path, "last")
+    assert r.returncode != 0 and "no .stage/pN/MANIFEST" in r.stderr
+
+
+def test_fits_refuses_a_tree_and_chunk_over_the_carry_limit(tmp_path):
+    _packed(tmp_path, os.urandom(10_000), 1)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    tracked = tmp_path / "big.bin"
+    with tracked.open("wb") as f:
+        f.truncate(20 * 1048576)  # sparse: counted by its size, as the device tool counts it
+    subprocess.run(["git", "-C", str(tmp_path), "add", "big.bin", "scripts"], check=True)
+    r = _stage(tmp_path, "fits")
+    assert r.returncode == 0, r.stdout + r.stderr
+    chunk = tmp_path / ".stage" / "p1" / "chunk.00"
+    with chunk.open("r+b") as f:
+        f.truncate(42_000_000)  # session 22's chunk size: with this 20 MiB tree it is 2.5 MiB too large
+    r = _stage(tmp_path, "fits")
+    assert r.returncode != 0 and "too large for one call" in r.stderr and "STAGE_CHUNK_BYTES=" in r.stderr
