@@ -23,6 +23,7 @@ from whowrote.style.explain import (
     UNIT_SHORT,
     Tell,
     attribute,
+    has_markup,
     is_fragile,
     sentence,
     tell_label,
@@ -31,7 +32,7 @@ from whowrote.style.explain import (
 from whowrote.style.textcheck import count_words
 
 
-def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, verbatim
+def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, verbatim but for `markup`
     classes = [str(c) for c in model.classes_]
     support = attributions[target] - attributions[versus]
     names = model.feature_names_
@@ -52,7 +53,8 @@ def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, 
             if said:
                 norms = {c: round(float(model.norms_[k, j]), 4) for k, c in enumerate(classes)}
                 tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
-                                  round(float(support[js].sum()), 4), said, cue, vs, is_fragile(model, names[j])))
+                                  round(float(support[js].sum()), 4), said, cue, vs,
+                                  is_fragile(model, names[j], has_markup(model, x))))
                 break
     return tells
 

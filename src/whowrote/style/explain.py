@@ -11,7 +11,10 @@ shown when its sentence is true of the text and of the norms it cites:
 - "more/less than both … typically": the value lies beyond both means, on X's side.
 
 ``fragile`` marks cues that an everyday edit erases or flips (Markdown structure disappears when
-the text is pasted as plain text; typography changes with the editor). Typography itself is never
+the text is pasted as plain text; typography changes with the editor). On a text that carries
+markup, the plain-text features that the Markdown edits measurably move (list numbers are digits,
+bullets hyphens, headings end paragraphs: ``MARKUP_SENSITIVE``) are fragile too; on a text without
+markup they are not, since those edits leave it unchanged. Typography itself is never
 evidence for the verdict (the model reads the canonical form of a text); where the training data
 showed a typographic habit that agrees with the verdict, it is listed last, fragile, with
 contribution 0.
@@ -52,6 +55,16 @@ CUES: dict[str, str] = {
 FRAGILE_FAMILIES = frozenset({"markdown"})
 FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
                               "bullet_char", "colon_eol", "newline", "blank_line"})
+# Not markup themselves, but on a text that carries markup a Markdown edit moves them by > 10 % on at
+# least 10 % of such corpus texts (list numbers and bullets are digits and hyphens; headings and list
+# items end sentences and paragraphs): fragile on such a text only. Measured, with the rule, by
+# benchmarks/fragile_cues.py (results/fragile_cues.json); on texts without markup they move on ≤ 2 %.
+MARKUP_SENSITIVE = frozenset({"avg_sent_len_words", "digit_ratio", "hyphen", "para_len_mean", "para_len_std",
+                              "para_per_1k_words", "para_short_frac", "period", "punc_paren", "sent_len_std",
+                              "sent_long_frac", "sent_short_frac", "spaced_hyphen"})
+# Markup present in a text (any of these above 0): the gate for MARKUP_SENSITIVE.
+MARKUP_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
+                             "bullet_char"})
 TYPOGRAPHY_FEATURES = frozenset({"curly_dquote", "curly_squote", "punc_emdash", "en_dash", "emdash_spaced",
                                  "ellipsis_char", "nbsp", "curly_apostrophe_share", "curly_dquote_share",
                                  "upper_ratio", "first_person_I", "nonascii_ratio"})
@@ -174,10 +187,24 @@ def tell_label(model, name: str) -> str:
     return CANONICAL_LABELS.get(name, FEATURES[name].label) if model.canonical else FEATURES[name].label
 
 
-def is_fragile(model, name: str) -> bool:
+def is_fragile(model, name: str, markup: bool = False) -> bool:
+    """An everyday edit can erase or flip this feature's value (``markup``: the text carries markup,
+    see :func:`has_markup`, so the Markdown edits also move ``MARKUP_SENSITIVE`` features)."""
     spec = FEATURES[name]
     return (spec.family in FRAGILE_FAMILIES or name in FRAGILE_FEATURES
+            or (markup and name in MARKUP_SENSITIVE)
             or (not model.canonical and name in TYPOGRAPHY_FEATURES))
+
+
+def has_markup(model, x: np.ndarray) -> bool:
+    """Whether a text's feature row ``x`` shows any Markdown or other markup."""
+    return bool((x[_markup_columns(tuple(model.feature_names_))] > 0).any())
+
+
+@functools.lru_cache(maxsize=8)
+def _markup_columns(names: tuple[str, ...]) -> np.ndarray:
+    return np.array([j for j, n in enumerate(names) if FEATURES[n].family in FRAGILE_FAMILIES or n in MARKUP_FEATURES],
+                    dtype=np.int64)
 
 
 def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, versus: int, n: int) -> list[Tell]:
@@ -213,6 +240,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
         fav, vs = classes[target], classes[vs_k]
         x = X[i]
+        markup = has_markup(model, x)
         tells: list[Tell] = []
         for cue in rank[i, :n_present[i]].tolist():
             if len(tells) >= n:
@@ -226,7 +254,8 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
                 if said:
                     norms = dict(rounded[j])
                     tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
-                                      round(float(tot[cue]), 4), said, cue_names[cue], vs, is_fragile(model, names[j])))
+                                      round(float(tot[cue]), 4), said, cue_names[cue], vs,
+                                      is_fragile(model, names[j], markup)))
                     break
         out.append(tells)
     return out

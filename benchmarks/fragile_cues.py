@@ -1,0 +1,94 @@
+"""Which features an everyday Markdown edit changes, measured on corpus texts: the evidence behind the
+``fragile`` flag of a tell (``whowrote.style.explain``).
+
+For up to ``--per-genre`` texts of each genre (seed 0), the features the model reads are computed on
+the text as it is and after each edit that changes a text's markup but not its words:
+``strip_markdown`` (pasted as plain text), ``markdown_html_roundtrip`` (rendered and copied back),
+``star_bullets`` (another list marker). A feature *moves* on a text when an edit changes its value by
+more than 10 % (relative; values under 1e-9 count as 0). Texts are split by whether they carry markup
+(``whowrote.style.explain.has_markup``: any Markdown-family or markup feature above 0).
+
+The rule, fixed before the run: a feature is markup-sensitive when it moves on at least 10 % of the
+texts that carry markup. Those features, outside the always-fragile Markdown family, are the ones a
+tell marks fragile when its text carries markup. The JSON records, per feature, the share of texts
+that move under each edit, for texts with and without markup (the second should be about 0: the
+gate is right when edits leave markup-free texts alone), and the rule's verdict next to the
+library's list, so a stale list shows.
+
+    OMP_NUM_THREADS=1 python benchmarks/fragile_cues.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --out results/fragile_cues.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from whowrote.data import load_corpus
+from whowrote.data.generate.store import atomic_write
+from whowrote.style import load_model
+from whowrote.style.edits import markdown_html_roundtrip, star_bullets, strip_markdown
+from whowrote.style.explain import MARKUP_SENSITIVE, has_markup, is_fragile
+from whowrote.types import WhowroteError
+
+EDITS = {"strip_markdown": strip_markdown, "markdown_html": markdown_html_roundtrip, "star_bullets": star_bullets}
+MOVE = 0.10  # a relative change that a reader would call a different value
+RULE = 0.10  # share of texts with markup on which the feature moves
+
+
+def moved(X0: np.ndarray, X1: np.ndarray) -> np.ndarray:
+    """Per text and feature: the edit changed the value by more than ``MOVE`` (relative)."""
+    a, b = np.where(np.abs(X0) < 1e-9, 0.0, X0), np.where(np.abs(X1) < 1e-9, 0.0, X1)
+    return np.abs(b - a) > MOVE * np.maximum(np.abs(a), 1e-9)
+
+
+def measure(model, texts: list[str]) -> dict:
+    names = list(model.feature_names_)
+    X0 = model.features(texts)
+    gate = np.array([has_markup(model, x) for x in X0])
+    move = {e: moved(X0, model.features([f(t) for t in texts])) for e, f in EDITS.items()}
+    feats = {}
+    for j, n in enumerate(names):
+        with_m = {e: round(float(m[gate, j].mean()), 4) if gate.any() else 0.0 for e, m in move.items()}
+        without = {e: round(float(m[~gate, j].mean()), 4) if (~gate).any() else 0.0 for e, m in move.items()}
+        feats[n] = {"with_markup": with_m, "without_markup": without,
+                    "rule_sensitive": max(with_m.values()) >= RULE,
+                    "always_fragile": is_fragile(model, n), "in_library_list": n in MARKUP_SENSITIVE}
+    return {"n_texts": len(texts), "n_with_markup": int(gate.sum()), "features": feats}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", nargs="+", required=True)
+    ap.add_argument("--per-genre", type=int, default=300)
+    ap.add_argument("--model", default=None, help="a train-probe model folder (default: the bundled model)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    try:
+        model = load_model(args.model)
+        frame = load_corpus(args.corpus)
+    except (OSError, ValueError, WhowroteError) as e:
+        raise SystemExit(f"error: {e}") from None
+    rng = np.random.default_rng(0)
+    texts: list[str] = []
+    for _, sub in frame.groupby("genre"):
+        idx = rng.choice(len(sub), min(args.per_genre, len(sub)), replace=False)
+        texts += sub["text"].iloc[np.sort(idx)].tolist()
+    out = measure(model, texts)
+    sens = sorted(n for n, f in out["features"].items() if f["rule_sensitive"] and not f["always_fragile"])
+    out["markup_sensitive_by_rule"] = sens
+    out["library_list_matches_rule"] = sens == sorted(MARKUP_SENSITIVE)
+    atomic_write(args.out, json.dumps(out, indent=1) + "\n")
+    print(f"{out['n_texts']} texts, {out['n_with_markup']} with markup")
+    for n in sens:
+        f = out["features"][n]
+        print(f"  {n:22s} with markup {max(f['with_markup'].values()):.2f}  without {max(f['without_markup'].values()):.2f}")
+    print("library list matches the rule" if out["library_list_matches_rule"] else
+          f"library list differs: library {sorted(MARKUP_SENSITIVE)}")
+
+
+if __name__ == "__main__":
+    main()

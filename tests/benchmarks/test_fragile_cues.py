@@ -1,0 +1,42 @@
+"""The markup-sensitivity measure behind the ``fragile`` flag (benchmarks/fragile_cues.py) on real
+corpus texts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import numpy as np  # noqa: E402
+from fragile_cues import measure, moved  # noqa: E402
+
+from whowrote.style import load_model  # noqa: E402
+
+
+def test_moved_is_a_relative_change_over_ten_percent():
+    a = np.array([[10.0, 0.0, 5.0, 1e-12]])
+    b = np.array([[10.5, 0.0, 6.0, 0.0]])
+    assert moved(a, b).tolist() == [[False, False, True, False]]
+
+
+def test_markup_texts_move_hyphens_and_plain_ones_do_not(corpus):
+    longform = corpus[corpus["genre"] == "longform"]
+    dashed = longform[longform["text"].str.contains(r"(?m)^- \S")].head(20)["text"].tolist()
+    got = measure(load_model(), dashed)
+    assert got["n_texts"] == len(dashed) and got["n_with_markup"] == len(dashed)
+    hyphen = got["features"]["hyphen"]
+    # every text has "- " bullets, so rewriting them as "* " moves the hyphen rate of most of them
+    assert hyphen["with_markup"]["star_bullets"] >= 0.5 and hyphen["in_library_list"]
+    # word choice does not move under any Markdown edit
+    assert max(got["features"]["fw_the"]["with_markup"].values()) == 0.0
+
+
+def test_a_missing_corpus_is_one_line_and_exit_1(tmp_path, monkeypatch):
+    import pytest
+    from fragile_cues import main
+
+    monkeypatch.setattr(sys, "argv", ["fragile_cues.py", "--corpus", str(tmp_path / "nope.jsonl"),
+                                      "--out", str(tmp_path / "out.json")])
+    with pytest.raises(SystemExit, match=r"^error: .*nope\.jsonl") as e:
+        main()
+    assert "\n" not in str(e.value) and not (tmp_path / "out.json").exists()
