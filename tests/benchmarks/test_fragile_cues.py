@@ -40,3 +40,23 @@ def test_a_missing_corpus_is_one_line_and_exit_1(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match=r"^error: .*nope\.jsonl") as e:
         main()
     assert "\n" not in str(e.value) and not (tmp_path / "out.json").exists()
+
+
+def test_flip_ranking_scores_only_texts_with_markup(corpus):
+    from fragile_cues import flip_ranking
+
+    from whowrote.style.explain import has_markup
+
+    longform = corpus[corpus["genre"] == "longform"]
+    dashed = longform[longform["text"].str.contains(r"(?m)^- \S")].head(15)["text"].tolist()
+    others = longform[~longform["text"].str.contains(r"(?m)^- \S")].head(40)["text"].tolist()
+    model = load_model()
+    gate = [has_markup(model, x) for x in model.features(others)]
+    assert not all(gate)  # some texts without markup are in the mix
+    got = flip_ranking(model, dashed + others)
+    assert got["n_with_markup"] == len(dashed) + sum(gate)
+    for edit in ("strip_markdown", "markdown_html", "star_bullets"):
+        r = got[edit]
+        assert 0 <= r["markup_zeroed_hits"] <= r["flips"] <= got["n_with_markup"]
+        # an AUROC only when both outcomes occur
+        assert (r["auroc_negative_margin"] is None) == (r["flips"] in (0, got["n_with_markup"]))
