@@ -58,13 +58,12 @@ FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link",
 # Not markup themselves, but on a text that carries markup a Markdown edit moves them by > 10 % on at
 # least 10 % of such corpus texts (list numbers and bullets are digits and hyphens; headings and list
 # items end sentences and paragraphs): fragile on such a text only. Measured, with the rule, by
-# benchmarks/fragile_cues.py (results/fragile_cues.json); on texts without markup they move on ≤ 2 %.
+# benchmarks/fragile_cues.py (results/fragile_cues.json); on texts without markup they move on ≤ 1 %.
 MARKUP_SENSITIVE = frozenset({"avg_sent_len_words", "digit_ratio", "hyphen", "para_len_mean", "para_len_std",
                               "para_per_1k_words", "para_short_frac", "period", "punc_paren", "sent_len_std",
                               "sent_long_frac", "sent_short_frac", "spaced_hyphen"})
-# Markup present in a text (any of these above 0): the gate for MARKUP_SENSITIVE.
-MARKUP_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
-                             "bullet_char"})
+# Markup present in a text (any of these or of the Markdown family above 0): the gate for MARKUP_SENSITIVE.
+MARKUP_FEATURES = FRAGILE_FEATURES - {"colon_eol", "newline", "blank_line"}
 TYPOGRAPHY_FEATURES = frozenset({"curly_dquote", "curly_squote", "punc_emdash", "en_dash", "emdash_spaced",
                                  "ellipsis_char", "nbsp", "curly_apostrophe_share", "curly_dquote_share",
                                  "upper_ratio", "first_person_I", "nonascii_ratio"})
