@@ -578,7 +578,8 @@ callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's
   end_call
 }
 
-stage_check() {  # every trainer command of callA/B/C (GPU and dry overrides) against the configs, on CPU
+stage_check() {  # every trainer command of callA/B/C (GPU and dry overrides) against the configs, on CPU;
+  # and the carry size of a staging call
   local rc=0 mode
   for mode in gpu dry; do
     CHECKFILE=$(mktemp)
@@ -591,6 +592,7 @@ stage_check() {  # every trainer command of callA/B/C (GPU and dry overrides) ag
     python3 scripts/gpu/check_config.py "$CHECKFILE" --label "$mode" || rc=1
     rm -f "$CHECKFILE"
   done
+  bash scripts/gpu/stage.sh fits || rc=1  # a chunk plus the tree must fit one call (session 23)
   return $rc
 }
 

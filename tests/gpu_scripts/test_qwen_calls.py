@@ -101,6 +101,7 @@ def test_every_override_of_every_call_is_a_real_field() -> None:
     assert len(lines) == 2 and all(" 0 bad" in x for x in lines), r.stdout
     n = int(lines[0].split(":")[1].split()[0])
     assert n >= 20  # callA's 10 (4 SFT stages + STaR + 2 data builders + 2 research runs + the queue), callB's 5, callC's 6
+    assert "of 67108864 bytes" in r.stdout  # stage.sh fits: the carry size of a staging call
     # the check is real: one unknown key in every trainer command fails it
     r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "check"], cwd=REPO,
                        env=_env(QWEN_EXTRA_SET="grpo.no_such_key=1"), capture_output=True, text=True, timeout=600)
