@@ -116,7 +116,7 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
     header = ["text", "provider", "p", "words", "why" if explain > 0 else "notes"]
     rows, styles = [], []
     for r in records:
-        tells = [t["sentence"] for t in r["tells"][:explain]]
+        tells = [t["sentence"] + (" [fragile]" if _marked_fragile(t) else "") for t in r["tells"][:explain]]
         warns = [f"! {w}" for w in r["warnings"]]
         verdict = r["provider"] + (" (uncertain)" if r["uncertain"] else "")
         rows.append([_clean(r["path"]), verdict, f"{r['probabilities'][r['provider']]:.2f}", str(r["n_words"]),
@@ -126,3 +126,11 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
         styles.append([[], [provider], [], [], [""] * len(tells) + [_YELLOW if colour else ""] * len(warns)])
     total = shutil.get_terminal_size((80, 24)).columns
     stream.write(render(header, rows, styles, lines_between=explain > 0, total=total))
+    if any(_marked_fragile(t) for r in records for t in r["tells"][:explain]):
+        stream.write(textwrap.fill("[fragile]: an everyday edit (pasting as plain text, re-rendering the Markdown) "
+                                   "can erase or move this tell", width=max(total, 40)) + "\n")
+
+
+def _marked_fragile(tell: dict) -> bool:
+    """A fragile tell the table marks (typography tells already say so in their sentence)."""
+    return bool(tell.get("fragile")) and "not used for the verdict" not in tell.get("sentence", "")
