@@ -31,17 +31,6 @@ def test_markup_texts_move_hyphens_and_plain_ones_do_not(corpus):
     assert max(got["features"]["fw_the"]["with_markup"].values()) == 0.0
 
 
-def test_a_missing_corpus_is_one_line_and_exit_1(tmp_path, monkeypatch):
-    import pytest
-    from fragile_cues import main
-
-    monkeypatch.setattr(sys, "argv", ["fragile_cues.py", "--corpus", str(tmp_path / "nope.jsonl"),
-                                      "--out", str(tmp_path / "out.json")])
-    with pytest.raises(SystemExit, match=r"^error: .*nope\.jsonl") as e:
-        main()
-    assert "\n" not in str(e.value) and not (tmp_path / "out.json").exists()
-
-
 def test_flip_ranking_scores_only_texts_with_markup(corpus):
     from fragile_cues import flip_ranking
 

@@ -24,14 +24,3 @@ def test_flips_counts_bulleted_texts_per_genre_and_direction(corpus):
     same = StyleModel(tree_iter=5, calibrate=False, canonical_lists=True).fit(
         corpus["text"].tolist(), corpus["provider"].to_numpy())
     assert flips(same, dashed)["longform dash_to_star"]["flips"] == 0
-
-
-def test_a_missing_corpus_is_one_line_and_exit_1(tmp_path, monkeypatch):
-    import pytest
-    from list_markers import main  # noqa: E402
-
-    monkeypatch.setattr(sys, "argv", ["list_markers.py", "--corpus", str(tmp_path / "nope.jsonl"),
-                                      "--out", str(tmp_path / "out.json")])
-    with pytest.raises(SystemExit, match=r"^error: .*nope\.jsonl: no such file") as e:
-        main()
-    assert "\n" not in str(e.value) and not (tmp_path / "out.json").exists()
