@@ -16,7 +16,7 @@ gate is right when edits leave markup-free texts alone), and the rule's verdict 
 library's list, so a stale list shows.
 
     OMP_NUM_THREADS=1 python benchmarks/fragile_cues.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
-        --out results/fragile_cues.json
+        --out results/fragile_cues.json --plot docs/figures/fragile_cues.png
 
 ``--flips`` instead asks whether a verdict that rests on fragile tells flips more often under an edit:
 on the texts with markup (``--per-genre`` 400, seed 1), the AUROC with which three scores rank the
@@ -102,6 +102,29 @@ def flip_ranking(model, texts: list[str]) -> dict:
     return out
 
 
+def figure(out: dict, path: Path) -> None:
+    """Per markup-sensitive feature, the share of texts with markup that each edit moves; the rule's line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(out["markup_sensitive_by_rule"], key=lambda n: -max(out["features"][n]["with_markup"].values()))
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(10, 3.6))
+    for i, e in enumerate(EDITS):
+        ax.bar(x + (i - 1) * 0.27, [out["features"][n]["with_markup"][e] for n in names], 0.27, label=e)
+    ax.axhline(RULE, color="black", linestyle="--", linewidth=1, label=f"rule ({RULE:.0%} of texts)")
+    ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"texts with markup moved > {MOVE:.0%}")
+    ax.set_title(f"plain-text cues the Markdown edits move ({out['n_with_markup']} corpus texts with markup)", fontsize=10)
+    ax.legend(fontsize=8, ncol=4)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+", required=True)
@@ -110,6 +133,7 @@ def main() -> None:
     ap.add_argument("--flips", action="store_true", help="rank the verdicts an edit flips (see the docstring)")
     ap.add_argument("--model", default=None, help="a train-probe model folder (default: the bundled model)")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--plot", type=Path, help="draw the markup-sensitive features' shares (not with --flips)")
     args = ap.parse_args()
     try:
         model = load_model(args.model)
@@ -131,6 +155,8 @@ def main() -> None:
     out["markup_sensitive_by_rule"] = sens
     out["library_list_matches_rule"] = sens == sorted(MARKUP_SENSITIVE)
     atomic_write(args.out, json.dumps(out, indent=1) + "\n")
+    if args.plot:
+        figure(out, args.plot)
     print(f"{out['n_texts']} texts, {out['n_with_markup']} with markup")
     for n in sens:
         f = out["features"][n]

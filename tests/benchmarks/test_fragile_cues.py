@@ -49,3 +49,13 @@ def test_flip_ranking_scores_only_texts_with_markup(corpus):
         assert 0 <= r["markup_zeroed_hits"] <= r["flips"] <= got["n_with_markup"]
         # an AUROC only when both outcomes occur
         assert (r["auroc_negative_margin"] is None) == (r["flips"] in (0, got["n_with_markup"]))
+
+
+def test_the_figure_is_drawn_from_a_results_record(tmp_path):
+    from fragile_cues import figure
+
+    shares = {"strip_markdown": 0.3, "markdown_html": 0.2, "star_bullets": 0.0}
+    out = {"n_with_markup": 10, "markup_sensitive_by_rule": ["hyphen", "period"],
+           "features": {"hyphen": {"with_markup": shares}, "period": {"with_markup": {**shares, "star_bullets": 0.1}}}}
+    figure(out, tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
