@@ -23,12 +23,12 @@ def test_markup_texts_move_hyphens_and_plain_ones_do_not(corpus):
     longform = corpus[corpus["genre"] == "longform"]
     dashed = longform[longform["text"].str.contains(r"(?m)^- \S")].head(20)["text"].tolist()
     got = measure(load_model(), dashed)
-    assert got["n_texts"] == len(dashed) and got["n_with_markup"] == len(dashed)
+    assert got["n_texts"] == len(dashed) and got["n_with_block_markup"] == len(dashed)
     hyphen = got["features"]["hyphen"]
     # every text has "- " bullets, so rewriting them as "* " moves the hyphen rate of most of them
-    assert hyphen["with_markup"]["star_bullets"] >= 0.5 and hyphen["in_library_list"]
+    assert hyphen["with_block_markup"]["star_bullets"] >= 0.5 and hyphen["in_library_list"]
     # word choice does not move under any Markdown edit
-    assert max(got["features"]["fw_the"]["with_markup"].values()) == 0.0
+    assert max(got["features"]["fw_the"]["with_block_markup"].values()) == 0.0
 
 
 def test_flip_ranking_scores_only_texts_with_markup(corpus):
@@ -43,19 +43,19 @@ def test_flip_ranking_scores_only_texts_with_markup(corpus):
     gate = [has_markup(model, x) for x in model.features(others)]
     assert not all(gate)  # some texts without markup are in the mix
     got = flip_ranking(model, dashed + others)
-    assert got["n_with_markup"] == len(dashed) + sum(gate)
+    assert got["n_with_block_markup"] == len(dashed) + sum(gate)
     for edit in ("strip_markdown", "markdown_html", "star_bullets"):
         r = got[edit]
-        assert 0 <= r["markup_zeroed_hits"] <= r["flips"] <= got["n_with_markup"]
+        assert 0 <= r["markup_zeroed_hits"] <= r["flips"] <= got["n_with_block_markup"]
         # an AUROC only when both outcomes occur
-        assert (r["auroc_negative_margin"] is None) == (r["flips"] in (0, got["n_with_markup"]))
+        assert (r["auroc_negative_margin"] is None) == (r["flips"] in (0, got["n_with_block_markup"]))
 
 
 def test_the_figure_is_drawn_from_a_results_record(tmp_path):
     from fragile_cues import figure
 
     shares = {"strip_markdown": 0.3, "markdown_html": 0.2, "star_bullets": 0.0}
-    out = {"n_with_markup": 10, "markup_sensitive_by_rule": ["hyphen", "period"],
-           "features": {"hyphen": {"with_markup": shares}, "period": {"with_markup": {**shares, "star_bullets": 0.1}}}}
+    out = {"n_with_block_markup": 10, "markup_sensitive_by_rule": ["hyphen", "period"],
+           "features": {"hyphen": {"with_block_markup": shares}, "period": {"with_block_markup": {**shares, "star_bullets": 0.1}}}}
     figure(out, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -61,7 +61,8 @@ class Tell(BaseModel):
     cue: str | None = Field(None, description='The habit it measures (one tell per cue), e.g. "bullets".')
     fragile: bool = Field(False, description=(
         "True when an everyday edit (Markdown stripped on paste, an editor's typography) can erase or "
-        "move it; on a text with markup this includes the plain-text cues the Markdown edits move."))
+        "move it; on a text with headings, lists or tables this includes the plain-text cues the Markdown "
+        "edits move."))
     sentence: str | None = Field(None, description=(
         "The tell in words, e.g. \"em-dashes: 6.1 per 1,000 characters, typical of CLAUDE (1.9) vs CHATGPT (0.1)\"."))
 

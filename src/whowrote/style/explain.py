@@ -11,10 +11,11 @@ shown when its sentence is true of the text and of the norms it cites:
 - "more/less than both … typically": the value lies beyond both means, on X's side.
 
 ``fragile`` marks cues that an everyday edit erases or flips (Markdown structure disappears when
-the text is pasted as plain text; typography changes with the editor). On a text that carries
-markup, the plain-text features that the Markdown edits measurably move (list numbers are digits,
-bullets hyphens, headings end paragraphs: ``MARKUP_SENSITIVE``) are fragile too; on a text without
-markup they are not, since those edits leave it unchanged. Typography itself is never
+the text is pasted as plain text; typography changes with the editor). On a text with block
+markup (headings, lists, code blocks, rules, tables), the plain-text features that the Markdown
+edits measurably move (list numbers are digits, bullets hyphens, headings end paragraphs:
+``MARKUP_SENSITIVE``) are fragile too; on other texts they are not, since those edits leave them
+(nearly) unchanged. Typography itself is never
 evidence for the verdict (the model reads the canonical form of a text); where the training data
 showed a typographic habit that agrees with the verdict, it is listed last, fragile, with
 contribution 0.
@@ -55,15 +56,20 @@ CUES: dict[str, str] = {
 FRAGILE_FAMILIES = frozenset({"markdown"})
 FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
                               "bullet_char", "colon_eol", "newline", "blank_line"})
-# Not markup themselves, but on a text that carries markup a Markdown edit moves them by > 10 % on at
-# least 10 % of such corpus texts (list numbers and bullets are digits and hyphens; headings and list
-# items end sentences and paragraphs): fragile on such a text only. Measured, with the rule, by
-# benchmarks/fragile_cues.py (results/fragile_cues.json); on texts without markup they move on ≤ 1 %.
+# Not markup themselves, but on a text with block markup (headings, lists, code blocks, rules, tables)
+# a Markdown edit moves them by > 10 % on at least 10 % of such corpus texts (list numbers and bullets
+# are digits and hyphens; headings and list items end sentences and paragraphs): fragile on such a
+# text only. On texts with inline markup only (emphasis, bold, links, `$`) they move on ≤ 6 %, on
+# texts without markup on ≤ 1 %. Measured, with the rule, by benchmarks/fragile_cues.py
+# (results/fragile_cues.json).
 MARKUP_SENSITIVE = frozenset({"avg_sent_len_words", "digit_ratio", "hyphen", "para_len_mean", "para_len_std",
                               "para_per_1k_words", "para_short_frac", "period", "punc_paren", "sent_len_std",
                               "sent_long_frac", "sent_short_frac", "spaced_hyphen"})
-# Markup present in a text (any of these or of the Markdown family above 0): the gate for MARKUP_SENSITIVE.
+# Markup outside the Markdown family (with that family: any markup in a text).
 MARKUP_FEATURES = FRAGILE_FEATURES - {"colon_eol", "newline", "blank_line"}
+# Block markup (any of these above 0): the gate for MARKUP_SENSITIVE.
+BLOCK_MARKUP = frozenset({"md_h1", "md_h2_h3", "h4", "md_bullet", "md_numbered", "bullet_char", "bold_bullet",
+                          "md_code", "md_blockquote", "hrule", "table_row"})
 TYPOGRAPHY_FEATURES = frozenset({"curly_dquote", "curly_squote", "punc_emdash", "en_dash", "emdash_spaced",
                                  "ellipsis_char", "nbsp", "curly_apostrophe_share", "curly_dquote_share",
                                  "upper_ratio", "first_person_I", "nonascii_ratio"})
@@ -187,23 +193,24 @@ def tell_label(model, name: str) -> str:
 
 
 def is_fragile(model, name: str, markup: bool = False) -> bool:
-    """An everyday edit can erase or flip this feature's value (``markup``: the text carries markup,
-    see :func:`has_markup`, so the Markdown edits also move ``MARKUP_SENSITIVE`` features)."""
+    """An everyday edit can erase or flip this feature's value (``markup``: the text carries block
+    markup, see :func:`has_markup`, so the Markdown edits also move ``MARKUP_SENSITIVE`` features)."""
     spec = FEATURES[name]
     return (spec.family in FRAGILE_FAMILIES or name in FRAGILE_FEATURES
             or (markup and name in MARKUP_SENSITIVE)
             or (not model.canonical and name in TYPOGRAPHY_FEATURES))
 
 
-def has_markup(model, x: np.ndarray) -> bool:
-    """Whether a text's feature row ``x`` shows any Markdown or other markup."""
-    return bool((x[_markup_columns(tuple(model.feature_names_))] > 0).any())
+def has_markup(model, x: np.ndarray, block: bool = True) -> bool:
+    """Whether a text's feature row ``x`` shows block markup (``BLOCK_MARKUP``), or with ``block=False``
+    any Markdown or other markup."""
+    return bool((x[_markup_columns(tuple(model.feature_names_), block)] > 0).any())
 
 
-@functools.lru_cache(maxsize=8)
-def _markup_columns(names: tuple[str, ...]) -> np.ndarray:
-    return np.array([j for j, n in enumerate(names) if FEATURES[n].family in FRAGILE_FAMILIES or n in MARKUP_FEATURES],
-                    dtype=np.int64)
+@functools.lru_cache(maxsize=16)
+def _markup_columns(names: tuple[str, ...], block: bool) -> np.ndarray:
+    return np.array([j for j, n in enumerate(names) if (n in BLOCK_MARKUP if block else
+                     FEATURES[n].family in FRAGILE_FAMILIES or n in MARKUP_FEATURES)], dtype=np.int64)
 
 
 def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, versus: int, n: int) -> list[Tell]:
