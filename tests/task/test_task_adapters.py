@@ -149,6 +149,25 @@ def test_faithful_claims_pays_what_is_true_of_the_prompted_text():
         f(completions=[DENIES_MARKUP])
 
 
+def test_grounded_claims_pay_only_what_is_true_of_the_prompted_text_and_not_of_another():
+    plain = _faithful(faithfulness_weight=0.3)
+    grounded = next(f for f in make_reward_funcs(faithfulness_weight=0.3, faithfulness_grounded=True)
+                    if f.__name__ == "grounded_claims")
+    comps = [[{"role": "assistant", "content": c}] for c in (SAYS_MARKUP, DENIES_MARKUP, SAYS_MARKUP, DENIES_MARKUP)]
+    texts = [MARKDOWN_POST, MARKDOWN_POST, PLAIN_ESSAY, PLAIN_ESSAY]
+    prompts = [[{"role": "user", "content": t}] for t in texts]
+    # "has markup" is true of the post and false of the essay: +1 on the post, -1 on the essay (it
+    # fits the other text better than its own); the plain share pays 1 and 0
+    assert plain(prompts=prompts, completions=comps) == [1.0, 0.0, 0.0, 1.0]
+    assert grounded(prompts=prompts, completions=comps) == [1.0, -1.0, -1.0, 1.0]
+    # a claim true of both texts earns nothing grounded ("a warm voice" is no claim at all: 0 either way)
+    both = [[{"role": "user", "content": t}] for t in (MARKDOWN_POST, MARKDOWN_POST + "\n\nMore of it.")]
+    assert grounded(prompts=both, completions=[comps[0]] * 2) == [0.0, 0.0]
+    assert grounded(prompts=prompts[:1], completions=[NO_CLAIM]) == [0.0]
+    # one distinct text in the batch: nothing to contrast, the plain share
+    assert grounded(prompts=prompts[:2], completions=comps[:2]) == [1.0, 0.0]
+
+
 def test_faithfulness_weight_adds_an_optimised_reward_only_when_set():
     assert "faithful_claims" not in [f.__name__ for f in make_reward_funcs()]
     funcs = make_reward_funcs(faithfulness_weight=0.3)
@@ -167,6 +186,11 @@ def test_faithfulness_weight_is_a_grpo_setting_passed_to_trl(tmp_path):
     assert "faithful_claims" not in [f.__name__ for f in reward_funcs(load_config(None, [f'run.output_dir="{tmp_path}"']))]
     with pytest.raises(WhowroteError, match="grpo.faithfulness_weight"):
         load_config(None, ["grpo.faithfulness_weight=-0.1"])
+    grounded = reward_funcs(load_config(None, ["grpo.faithfulness_weight=0.5", "grpo.faithfulness_grounded=true",
+                                               f'run.output_dir="{tmp_path}"']))
+    assert grounded[1].__name__ == "grounded_claims" and reward_weights(grounded)[:2] == [1.0, 0.5]
+    with pytest.raises(WhowroteError, match="grpo.faithfulness_grounded needs grpo.faithfulness_weight"):
+        load_config(None, ["grpo.faithfulness_grounded=true"])
     pytest.importorskip("trl")
     from whowrote.train.grpo import build_grpo_config
 

@@ -129,31 +129,50 @@ def _shown_text(prompt: Any) -> str:
     return str(user[-1].get("content") or "") if user else ""
 
 
-def faithfulness_func(*, stop_ids: frozenset[int] | None = None) -> RewardFunc:
+def faithfulness_func(*, stop_ids: frozenset[int] | None = None, grounded: bool = False) -> RewardFunc:
     """``faithful_claims``: per completion, the share of its rationale's checkable claims that are true
     of the text in its prompt; 0.0 for an unfinished completion or one without a checkable claim (so
-    saying nothing checkable never beats saying something true)."""
+    saying nothing checkable never beats saying something true).
+
+    ``grounded_claims`` (``grounded=True``): that share minus the share of the same rationale's claims
+    true of another text of the batch (the next distinct prompt text, in order of first appearance,
+    wrapping round). Claims true of any text (a typical value) then earn nothing; only claims read from
+    the prompted text do. At 0.5B the plain share was the same against another text (docs/results.md,
+    "Session 23"). A batch with one distinct text has nothing to contrast: the plain share."""
     from whowrote.task.cues import reason_text
     from whowrote.task.faithfulness import check_claims, measured
+
+    def share(reason: str, text: str, feats: dict[str, dict[str, float]]) -> float | None:
+        if text not in feats:  # one measurement per text of this batch (G rollouts share it)
+            feats[text] = measured(text)
+        claims = check_claims(reason, text, features=feats[text])
+        return sum(c.true for c in claims) / len(claims) if claims else None
 
     def faithful_claims(completions: list[Any], prompts: Sequence[Any] | None = None, **kwargs: Any) -> list[float]:
         n = len(completions)
         if prompts is None or len(prompts) != n:
-            raise ValueError("faithful_claims needs the prompts (TRL passes them) to measure the texts")
+            raise ValueError(f"{name} needs the prompts (TRL passes them) to measure the texts")
         truncs = truncated_flags(kwargs, n, stop_ids)
-        feats: dict[str, dict[str, float]] = {}  # one measurement per prompt of this batch (G rollouts share it)
+        texts = [_shown_text(p) for p in prompts]
+        distinct = list(dict.fromkeys(texts))
+        other = {t: distinct[(i + 1) % len(distinct)] for i, t in enumerate(distinct)}
+        feats: dict[str, dict[str, float]] = {}
         out = []
-        for prompt, completion, cut in zip(prompts, completions, truncs, strict=True):
+        for text, completion, cut in zip(texts, completions, truncs, strict=True):
             if unfinished(completion, truncated=cut):
                 out.append(0.0)
                 continue
-            text = _shown_text(prompt)
-            if text not in feats:
-                feats[text] = measured(text)
-            claims = check_claims(reason_text(final_content(completion)), text, features=feats[text])
-            out.append(sum(c.true for c in claims) / len(claims) if claims else 0.0)
+            reason = reason_text(final_content(completion))
+            own = share(reason, text, feats)
+            if own is None:
+                out.append(0.0)
+                continue
+            base = share(reason, other[text], feats) if grounded and other[text] != text else None
+            out.append(own - (base or 0.0))
         return out
 
+    name = "grounded_claims" if grounded else "faithful_claims"
+    faithful_claims.__name__ = faithful_claims.__qualname__ = name
     return faithful_claims
 
 
@@ -171,13 +190,14 @@ def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool
                       min_reason_words: int = MIN_REASON_WORDS, truncation_penalty: float = 0.0,
                       score_unfinished: bool = False, stop_ids: Iterable[int] | None = None,
                       diagnostics: bool = True, majority_penalty: float = 0.0,
-                      faithfulness_weight: float = 0.0) -> list[RewardFunc]:
-    """``[reward, (faithful_claims), parsed_ok, reason_ok, finished, pred_<label>...]``.
+                      faithfulness_weight: float = 0.0, faithfulness_grounded: bool = False) -> list[RewardFunc]:
+    """``[reward, (faithful_claims | grounded_claims), parsed_ok, reason_ok, finished, pred_<label>...]``.
 
     The first function returns ``reward``: gated correctness of *finished* completions (all
     completions with ``score_unfinished``) minus ``truncation_penalty`` on truncated ones and minus
     :func:`majority_penalties` on wrong answers of over-answered classes. With
-    ``faithfulness_weight > 0``, :func:`faithfulness_func` follows it, optimised at that weight; the
+    ``faithfulness_weight > 0``, :func:`faithfulness_func` follows it, optimised at that weight
+    (``faithfulness_grounded``: its grounded form, claims true of the text and not of another); the
     rest are weight-0 diagnostics. ``stop_ids``: the model's end-of-turn ids, to read truncation
     off TRL's ``completion_ids``. :func:`reward_weights` reads each function's ``reward_weight``.
     """
@@ -187,7 +207,7 @@ def make_reward_funcs(*, labels: Sequence[str] = PROVIDERS, require_reason: bool
     funcs = [_term_func("reward", name="correct_answer", majority_penalty=majority_penalty, **opts)]  # type: ignore[arg-type]
     funcs[0].reward_weight = 1.0  # type: ignore[attr-defined]
     if faithfulness_weight:
-        funcs.append(faithfulness_func(stop_ids=opts["stop_ids"]))  # type: ignore[arg-type]
+        funcs.append(faithfulness_func(stop_ids=opts["stop_ids"], grounded=faithfulness_grounded))  # type: ignore[arg-type]
         funcs[-1].reward_weight = float(faithfulness_weight)  # type: ignore[attr-defined]
     if diagnostics:
         terms = [*DIAGNOSTIC_TERMS, *[f"pred_{lab.lower()}" for lab in labels]]

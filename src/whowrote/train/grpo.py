@@ -69,6 +69,7 @@ def reward_funcs(cfg: TrainConfig, stop: set[int] | None = None) -> list[Any]:
     return make_reward_funcs(labels=cfg.data.labels, require_reason=g.require_reason,
                              truncation_penalty=g.truncation_penalty, score_unfinished=g.score_unfinished,
                              majority_penalty=g.majority_penalty, faithfulness_weight=g.faithfulness_weight,
+                             faithfulness_grounded=g.faithfulness_grounded,
                              stop_ids=stop)
 
 
