@@ -46,7 +46,7 @@ def split(tmp_path):
 
 
 def _run(split, out, **kw):
-    cfg = EvalConfig(split=str(split), out=str(out), model="scripted", k=2, batch_size=2, **kw)
+    cfg = EvalConfig(**{"split": str(split), "out": str(out), "model": "scripted", "k": 2, "batch_size": 2, **kw})
     s = run_eval(cfg, backend=Scripted())
     traces = {(t["prompt_id"], t["sample"]): t for t in map(json.loads, (out / "traces.jsonl").open())}
     return s, traces
@@ -62,6 +62,11 @@ def test_faithfulness_per_trace_and_in_the_summary(split, tmp_path):
     assert traces["plain", 1]["faithfulness"] == 1.0  # "no headers, no lists" is true of plain prose
     assert s["faithfulness"] == pytest.approx(round(2 / 3, 4))  # mean over the 3 traces with a claim
     assert s["faithfulness_coverage"] == 0.75  # 3 of 4 traces make a checkable claim
+    # each rationale checked against the other text of its batch: the faithful markdown rationale is
+    # false of the plain text, the denial true of it, the plain text's true absence false of the post
+    assert [traces[k]["faithfulness_other_text"] for k in (("md", 0), ("md", 1), ("plain", 0), ("plain", 1))] == \
+        [0.0, 1.0, None, 0.0]
+    assert s["faithfulness_other_text"] == pytest.approx(round(1 / 3, 4))
     on_disk = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert on_disk["faithfulness"] == s["faithfulness"]
     assert list(on_disk).index("faithfulness") == list(on_disk).index("accuracy") + 1  # next to accuracy
@@ -72,6 +77,12 @@ def test_claims_are_checked_against_the_text_the_model_was_shown(split, tmp_path
     _, traces = _run(split, tmp_path / "cut", max_text_tokens=20)
     assert traces["md", 0]["claims_true"] == 1  # only "heavy em-dashes" is still true
     assert traces["md", 1]["claims_true"] == 2  # "no headers", "no bullet lists" now true
+
+
+def test_a_batch_of_one_text_has_no_baseline(split, tmp_path):
+    s, traces = _run(split, tmp_path / "one", batch_size=1)
+    assert all(t["faithfulness_other_text"] is None for t in traces.values())
+    assert s["faithfulness_other_text"] is None and s["faithfulness"] == pytest.approx(round(2 / 3, 4))
 
 
 def test_features_are_measured_once_per_text(split, tmp_path, monkeypatch):
@@ -94,7 +105,8 @@ def test_report_shows_faithfulness_next_to_accuracy(split, tmp_path):
     render_summary(s, console=console)
     lines = console.export_text().splitlines()
     at = next(i for i, line in enumerate(lines) if "accuracy / pass@1" in line)
-    assert "rationale faithfulness" in lines[at + 1] and "0.667 (claims checkable in 75.0% of traces)" in lines[at + 1]
+    assert "rationale faithfulness" in lines[at + 1]
+    assert "0.667 (claims checkable in 75.0% of traces; 0.333 against another text)" in lines[at + 1]
     assert faithfulness_line({"faithfulness": None, "faithfulness_coverage": 0.0}) == \
         "- (no checkable claim in any trace)"
     assert faithfulness_line({}) == "-"  # a summary written before the metric existed
@@ -105,7 +117,7 @@ def test_summary_of_old_traces_without_claim_fields():
 
     recs = [{"prompt_id": "a", "gold": "CLAUDE", "pred": "CLAUDE", "correct": True}]
     s = summarize(recs, ["CLAUDE", "CHATGPT", "GEMINI"])
-    assert s["faithfulness"] is None and s["faithfulness_coverage"] is None
+    assert s["faithfulness"] is None and s["faithfulness_coverage"] is None and s["faithfulness_other_text"] is None
 
 
 def test_checker_reads_stated_measurements_and_both_dash_spellings():

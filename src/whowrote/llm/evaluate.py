@@ -127,23 +127,32 @@ def shown_text_features(ex: Example, fit: FitResult) -> dict[str, float] | None:
     return measured(str(user[-1]["content"]))
 
 
-def claims_fields(completion: str, text: str, features: Mapping[str, float] | None) -> dict[str, Any]:
+def claims_fields(completion: str, text: str, features: Mapping[str, float] | None,
+                  other: tuple[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
     """``claims_checked`` / ``claims_true`` / ``faithfulness`` of one trace: the rationale's checkable
     style claims (:func:`whowrote.task.faithfulness.check_claims`) against the measured features;
-    ``faithfulness`` is None without a checkable claim (or without features)."""
+    ``faithfulness`` is None without a checkable claim (or without features). With ``other`` (another
+    text and its features), ``faithfulness_other_text``: the share of the same claims true of that
+    text, the baseline a rationale that does not read its own text also reaches."""
     from whowrote.task.cues import reason_text
     from whowrote.task.faithfulness import check_claims
 
     if features is None:
-        return {"claims_checked": None, "claims_true": None, "faithfulness": None}
-    claims = check_claims(reason_text(completion), text, features=features)
+        return {"claims_checked": None, "claims_true": None, "faithfulness": None, "faithfulness_other_text": None}
+    reason = reason_text(completion)
+    claims = check_claims(reason, text, features=features)
     n_true = sum(c.true for c in claims)
+    base = None
+    if claims and other is not None:
+        theirs = check_claims(reason, other[0], features=other[1])
+        base = round(sum(c.true for c in theirs) / len(theirs), 4) if theirs else None
     return {"claims_checked": len(claims), "claims_true": n_true,
-            "faithfulness": round(n_true / len(claims), 4) if claims else None}
+            "faithfulness": round(n_true / len(claims), 4) if claims else None, "faithfulness_other_text": base}
 
 
 def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfig, labels: tuple[str, ...],
-                  split_name: str, gen_seconds: float, features: Mapping[str, float] | None = None) -> dict[str, Any]:
+                  split_name: str, gen_seconds: float, features: Mapping[str, float] | None = None,
+                  other: tuple[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
     truncated = s.finish_reason == "length"
     sc = score_sample(s.text, ex.gold, labels, require_reason=cfg.require_reason, truncated=truncated)
     return {
@@ -152,7 +161,7 @@ def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfi
         "truncated": truncated, "prompt_tokens": s.prompt_tokens if s.prompt_tokens is not None else fit.prompt_tokens,
         "completion_tokens": s.completion_tokens, "prompt_truncated": fit.truncated,
         "text_tokens": fit.text_tokens, "kept_tokens": fit.kept_tokens,
-        "reason_words": sc["reason_words"], **claims_fields(s.text, ex.text, features),
+        "reason_words": sc["reason_words"], **claims_fields(s.text, ex.text, features, other),
         "think_leak": has_think(s.text), "gen_seconds": round(gen_seconds, 4),
         "completion": s.text, "reasoning": s.reasoning,
     }
@@ -196,13 +205,27 @@ def sample_examples(todo: Sequence[tuple[int, Example]], backend: Backend, cfg: 
         samples = backend.generate([fit.messages for fit in fits], params)
         per = (time.perf_counter() - t0) / (len(batch) * cfg.k)
         feats = [shown_text_features(ex, fit) for (_, ex), fit in zip(batch, fits, strict=True)]  # once per text
-        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per, f)
-                      for (_, ex), fit, f, ss in zip(batch, fits, feats, samples, strict=True)
+        others = other_texts(batch, feats)
+        batch_recs = [sample_record(ex, j, s, fit, cfg, labels, split_name, per, f, o)
+                      for (_, ex), fit, f, o, ss in zip(batch, fits, feats, others, samples, strict=True)
                       for j, s in enumerate(ss)]
         records.extend(batch_recs)
         if on_batch:
             on_batch(batch_recs, start + len(batch))
     return records
+
+
+def other_texts(batch: Sequence[tuple[int, Example]], feats: Sequence[Mapping[str, float] | None]
+                ) -> list[tuple[str, Mapping[str, float]] | None]:
+    """Each example's baseline text for ``faithfulness_other_text``: the next example of the batch with
+    another measured text (wrapping round); None when the batch has no other."""
+    out: list[tuple[str, Mapping[str, float]] | None] = []
+    n = len(batch)
+    for i, (_, ex) in enumerate(batch):
+        nxt = next(((batch[k][1].text, feats[k]) for k in ((i + d) % n for d in range(1, n))
+                    if feats[k] is not None and batch[k][1].text != ex.text), None)
+        out.append(nxt)  # type: ignore[arg-type]
+    return out
 
 
 def interleave(examples: Sequence[Example], labels: Sequence[str]) -> list[Example]:

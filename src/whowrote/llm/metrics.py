@@ -15,7 +15,10 @@ Definitions (research spec §4.2–4.3):
 - ``faithfulness`` = mean, over samples whose rationale makes at least one checkable style claim,
   of the share of those claims that agree with the shown text's measured features
   (:mod:`whowrote.task.faithfulness`); ``faithfulness_coverage`` = the share of samples with
-  such a claim. Both are None for traces recorded without the claim fields (older runs).
+  such a claim. Both are None for traces recorded without the claim fields (older runs);
+- ``faithfulness_other_text`` = the same mean with each rationale's claims checked against another
+  text of its batch: what a rationale that does not read its own text reaches (at 0.5B every run
+  so far scored the same on both, docs/results.md "Session 23"). None without a second text.
 """
 
 from __future__ import annotations
@@ -145,12 +148,15 @@ def per_genre(records: Sequence[dict], labels: Sequence[str]) -> dict[str, Any]:
 
 
 def faithfulness(records: Sequence[dict]) -> dict[str, float | None]:
-    """``faithfulness`` and ``faithfulness_coverage`` (see the module docstring) over the records
-    that carry the claim fields."""
+    """``faithfulness``, ``faithfulness_coverage`` and ``faithfulness_other_text`` (see the module
+    docstring) over the records that carry the claim fields."""
     checked = [r for r in records if r.get("claims_checked") is not None]
     scored = [float(r["faithfulness"]) for r in checked if r.get("claims_checked") and r.get("faithfulness") is not None]
+    base = [float(r["faithfulness_other_text"]) for r in checked
+            if r.get("claims_checked") and r.get("faithfulness_other_text") is not None]
     return {"faithfulness": _r(statistics.fmean(scored)) if scored else None,
-            "faithfulness_coverage": _r(len(scored) / len(checked)) if checked else None}
+            "faithfulness_coverage": _r(len(scored) / len(checked)) if checked else None,
+            "faithfulness_other_text": _r(statistics.fmean(base)) if base else None}
 
 
 def groups_first(groups: dict[str, list[dict]]) -> list[dict]:
