@@ -192,3 +192,11 @@ def test_a_runs_eval_is_its_val_eval_not_an_edited_split(tmp_path: Path) -> None
     (run / "eval_k4" / "run.json").unlink()
     (found,) = m.discover(tmp_path / "qwen05b", "20")
     assert found.summary["accuracy"] == 0.999
+
+
+def test_faithfulness_cell_shows_the_other_text_baseline_when_the_eval_has_it():
+    m = _module()
+    s = {"k": 4, "n_examples": 240, "pass@1": 0.8, "pass@4": 0.9, "faithfulness": 0.23,
+         "faithfulness_coverage": 1.0}
+    assert m.eval_cells(s)[-1] == "0.23 (1.00)"  # an eval from before the baseline existed
+    assert m.eval_cells({**s, "faithfulness_other_text": 0.235})[-1] == "0.23 (1.00) vs 0.23"
