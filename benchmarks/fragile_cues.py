@@ -43,8 +43,7 @@ from whowrote.data.generate.store import atomic_write
 from whowrote.style import load_model
 from whowrote.style.decision import decision_support
 from whowrote.style.edits import markdown_html_roundtrip, star_bullets, strip_markdown
-from whowrote.style.explain import MARKUP_FEATURES, MARKUP_SENSITIVE, has_markup, is_fragile
-from whowrote.style.features import FEATURES
+from whowrote.style.explain import MARKUP_SENSITIVE, is_fragile, markup_columns, markup_rows
 from whowrote.types import WhowroteError
 
 EDITS = {"strip_markdown": strip_markdown, "markdown_html": markdown_html_roundtrip, "star_bullets": star_bullets}
@@ -61,8 +60,8 @@ def moved(X0: np.ndarray, X1: np.ndarray) -> np.ndarray:
 def measure(model, texts: list[str]) -> dict:
     names = list(model.feature_names_)
     X0 = model.features(texts)
-    block = np.array([has_markup(model, x) for x in X0])
-    inline = np.array([has_markup(model, x, block=False) for x in X0]) & ~block
+    block = markup_rows(model, X0)
+    inline = markup_rows(model, X0, block=False) & ~block
     groups = {"with_block_markup": block, "inline_markup_only": inline, "without_markup": ~block & ~inline}
     move = {e: moved(X0, model.features([f(t) for t in texts])) for e, f in EDITS.items()}
     feats = {}
@@ -84,7 +83,7 @@ def flip_ranking(model, texts: list[str]) -> dict:
     """How well each score ranks the verdicts that an edit flips, on the texts with block markup."""
     names = list(model.feature_names_)
     X = model.features(texts)
-    gate = np.array([has_markup(model, x) for x in X])
+    gate = markup_rows(model, X)
     X, texts = X[gate], [t for t, g in zip(texts, gate, strict=True) if g]
     P = model.predict_proba(X)
     order = np.argsort(-P, axis=1)
@@ -93,7 +92,7 @@ def flip_ranking(model, texts: list[str]) -> dict:
     share = (S * fragile).sum(1) / np.maximum(S.sum(1), 1e-12)
     top2 = np.sort(P, axis=1)[:, -2:]
     blind = X.copy()
-    blind[:, [j for j, n in enumerate(names) if FEATURES[n].family == "markdown" or n in MARKUP_FEATURES]] = 0.0
+    blind[:, markup_columns(model, block=False)] = 0.0
     blind_flip = model.predict_proba(blind).argmax(1) != P.argmax(1)
     out = {"n_with_block_markup": len(texts)}
     for e, f in EDITS.items():

@@ -135,17 +135,16 @@ def claims_fields(completion: str, text: str, features: Mapping[str, float] | No
     text and its features), ``faithfulness_other_text``: the share of the same claims true of that
     text, the baseline a rationale that does not read its own text also reaches."""
     from whowrote.task.cues import reason_text
-    from whowrote.task.faithfulness import check_claims
+    from whowrote.task.faithfulness import check_claims, rationale_faithfulness
 
     if features is None:
         return {"claims_checked": None, "claims_true": None, "faithfulness": None, "faithfulness_other_text": None}
     reason = reason_text(completion)
     claims = check_claims(reason, text, features=features)
     n_true = sum(c.true for c in claims)
-    base = None
-    if claims and other is not None:
-        theirs = check_claims(reason, other[0], features=other[1])
-        base = round(sum(c.true for c in theirs) / len(theirs), 4) if theirs else None
+    base = rationale_faithfulness(reason, other[0], features=other[1]) if claims and other is not None else None
+    if base is not None:
+        base = round(base, 4)
     return {"claims_checked": len(claims), "claims_true": n_true,
             "faithfulness": round(n_true / len(claims), 4) if claims else None, "faithfulness_other_text": base}
 
@@ -217,15 +216,14 @@ def sample_examples(todo: Sequence[tuple[int, Example]], backend: Backend, cfg: 
 
 def other_texts(batch: Sequence[tuple[int, Example]], feats: Sequence[Mapping[str, float] | None]
                 ) -> list[tuple[str, Mapping[str, float]] | None]:
-    """Each example's baseline text for ``faithfulness_other_text``: the next example of the batch with
-    another measured text (wrapping round); None when the batch has no other."""
-    out: list[tuple[str, Mapping[str, float]] | None] = []
-    n = len(batch)
-    for i, (_, ex) in enumerate(batch):
-        nxt = next(((batch[k][1].text, feats[k]) for k in ((i + d) % n for d in range(1, n))
-                    if feats[k] is not None and batch[k][1].text != ex.text), None)
-        out.append(nxt)  # type: ignore[arg-type]
-    return out
+    """Each example's baseline text for ``faithfulness_other_text``: the next measured text of the
+    batch (:func:`whowrote.task.faithfulness.next_distinct`); None when the batch has no other."""
+    from whowrote.task.faithfulness import next_distinct
+
+    by_text = {ex.text: f for (_, ex), f in zip(batch, feats, strict=True) if f is not None}
+    nxt = next_distinct(list(by_text))
+    return [(nxt[ex.text], by_text[nxt[ex.text]]) if nxt.get(ex.text, ex.text) != ex.text else None
+            for _, ex in batch]
 
 
 def interleave(examples: Sequence[Example], labels: Sequence[str]) -> list[Example]:

@@ -11,11 +11,9 @@ shown when its sentence is true of the text and of the norms it cites:
 - "more/less than both … typically": the value lies beyond both means, on X's side.
 
 ``fragile`` marks cues that an everyday edit erases or flips (Markdown structure disappears when
-the text is pasted as plain text; typography changes with the editor). On a text with block
-markup (headings, lists, code blocks, rules, tables), the plain-text features that the Markdown
-edits measurably move (list numbers are digits, bullets hyphens, headings end paragraphs:
-``MARKUP_SENSITIVE``) are fragile too; on other texts they are not, since those edits leave them
-(nearly) unchanged. Typography itself is never
+the text is pasted as plain text; typography changes with the editor); on a text with block markup
+(headings, lists, tables) so are the plain-text features those edits measurably move
+(``MARKUP_SENSITIVE``). Typography itself is never
 evidence for the verdict (the model reads the canonical form of a text); where the training data
 showed a typographic habit that agrees with the verdict, it is listed last, fragile, with
 contribution 0.
@@ -56,12 +54,9 @@ CUES: dict[str, str] = {
 FRAGILE_FAMILIES = frozenset({"markdown"})
 FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link", "inline_code", "italic_asterisk",
                               "bullet_char", "colon_eol", "newline", "blank_line"})
-# Not markup themselves, but on a text with block markup (headings, lists, code blocks, rules, tables)
-# a Markdown edit moves them by > 10 % on at least 10 % of such corpus texts (list numbers and bullets
-# are digits and hyphens; headings and list items end sentences and paragraphs): fragile on such a
-# text only. On texts with inline markup only (emphasis, bold, links, `$`) they move on ≤ 6 %, on
-# texts without markup on ≤ 1 %. Measured, with the rule, by benchmarks/fragile_cues.py
-# (results/fragile_cues.json).
+# Not markup, but a Markdown edit moves them by > 10 % on >= 10 % of corpus texts with block markup (list
+# numbers, bullet hyphens, headings ending paragraphs): fragile on such texts only. With inline markup
+# only they move on <= 6 %, without markup on <= 1 % (benchmarks/fragile_cues.py, results/fragile_cues.json).
 MARKUP_SENSITIVE = frozenset({"avg_sent_len_words", "digit_ratio", "hyphen", "para_len_mean", "para_len_std",
                               "para_per_1k_words", "para_short_frac", "period", "punc_paren", "sent_len_std",
                               "sent_long_frac", "sent_short_frac", "spaced_hyphen"})
@@ -202,9 +197,18 @@ def is_fragile(model, name: str, markup: bool = False) -> bool:
 
 
 def has_markup(model, x: np.ndarray, block: bool = True) -> bool:
-    """Whether a text's feature row ``x`` shows block markup (``BLOCK_MARKUP``), or with ``block=False``
-    any Markdown or other markup."""
-    return bool((x[_markup_columns(tuple(model.feature_names_), block)] > 0).any())
+    """Whether a feature row shows block markup (``BLOCK_MARKUP``; with ``block=False`` any markup)."""
+    return bool(markup_rows(model, x[None, :], block)[0])
+
+
+def markup_rows(model, X: np.ndarray, block: bool = True) -> np.ndarray:
+    """:func:`has_markup` of every row of ``X``, in one pass."""
+    return (X[:, markup_columns(model, block)] > 0).any(axis=1)
+
+
+def markup_columns(model, block: bool = True) -> np.ndarray:
+    """The model's feature columns that count block markup (or, with ``block=False``, any markup)."""
+    return _markup_columns(tuple(model.feature_names_), block)
 
 
 @functools.lru_cache(maxsize=16)
@@ -241,12 +245,12 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
     support = S.tolist()
     classes = [str(c) for c in model.classes_]
     rounded = _rounded_norms(model.norms_, tuple(classes))
+    markup = markup_rows(model, X).tolist()
     out = []
     for i in range(m):
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
         fav, vs = classes[target], classes[vs_k]
         x = X[i]
-        markup = has_markup(model, x)
         tells: list[Tell] = []
         for cue in rank[i, :n_present[i]].tolist():
             if len(tells) >= n:
@@ -261,7 +265,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
                     norms = dict(rounded[j])
                     tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                       round(float(tot[cue]), 4), said, cue_names[cue], vs,
-                                      is_fragile(model, names[j], markup)))
+                                      is_fragile(model, names[j], markup[i])))
                     break
         out.append(tells)
     return out

@@ -212,3 +212,11 @@ def rationale_faithfulness(reason_text: str, text: str, *, features: Mapping[str
     if not claims:
         return None
     return sum(c.true for c in claims) / len(claims)
+
+
+def next_distinct(texts: Sequence[str]) -> dict[str, str]:
+    """Each distinct text's baseline for a claim check: the next distinct text in order of first
+    appearance, wrapping round (a lone text maps to itself: nothing to contrast). A rationale that
+    does not read its own text scores the same against its baseline."""
+    distinct = list(dict.fromkeys(texts))
+    return {t: distinct[(i + 1) % len(distinct)] for i, t in enumerate(distinct)}

@@ -140,13 +140,12 @@ def faithfulness_func(*, stop_ids: frozenset[int] | None = None, grounded: bool 
     the prompted text do. At 0.5B the plain share was the same against another text (docs/results.md,
     "Session 23"). A batch with one distinct text has nothing to contrast: the plain share."""
     from whowrote.task.cues import reason_text
-    from whowrote.task.faithfulness import check_claims, measured
+    from whowrote.task.faithfulness import measured, next_distinct, rationale_faithfulness
 
     def share(reason: str, text: str, feats: dict[str, dict[str, float]]) -> float | None:
         if text not in feats:  # one measurement per text of this batch (G rollouts share it)
             feats[text] = measured(text)
-        claims = check_claims(reason, text, features=feats[text])
-        return sum(c.true for c in claims) / len(claims) if claims else None
+        return rationale_faithfulness(reason, text, features=feats[text])
 
     def faithful_claims(completions: list[Any], prompts: Sequence[Any] | None = None, **kwargs: Any) -> list[float]:
         n = len(completions)
@@ -154,8 +153,7 @@ def faithfulness_func(*, stop_ids: frozenset[int] | None = None, grounded: bool 
             raise ValueError(f"{name} needs the prompts (TRL passes them) to measure the texts")
         truncs = truncated_flags(kwargs, n, stop_ids)
         texts = [_shown_text(p) for p in prompts]
-        distinct = list(dict.fromkeys(texts))
-        other = {t: distinct[(i + 1) % len(distinct)] for i, t in enumerate(distinct)}
+        other = next_distinct(texts)
         feats: dict[str, dict[str, float]] = {}
         out = []
         for text, completion, cut in zip(texts, completions, truncs, strict=True):

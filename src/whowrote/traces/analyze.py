@@ -37,7 +37,7 @@ from whowrote.task.cues import (
     text_ngrams,
     tone,
 )
-from whowrote.task.faithfulness import check_claims, measured
+from whowrote.task.faithfulness import check_claims, measured, next_distinct
 from whowrote.types import WhowroteError
 
 
@@ -172,9 +172,8 @@ def analyze_records(records: Sequence[dict], texts: dict[str, str] | None = None
         rows.append(row)
     # The baseline: each rationale's claims checked against the next example's text. A rationale that
     # says nothing about its own text (typical numbers, stock phrases) scores the same on both.
-    distinct = list(feats_cache)
-    if len(distinct) >= 2:
-        following = {t: distinct[(i + 1) % len(distinct)] for i, t in enumerate(distinct)}
+    following = next_distinct(list(feats_cache))
+    if len(following) >= 2:
         for row, text in checked:
             other = following[text]
             row["claims_other"] = check_claims(row["reason"], other, features=feats_cache[other])
