@@ -226,3 +226,23 @@ def test_time_phases_records_rollouts_and_the_engines_calls_into_trl_metrics():
     assert len(t._metrics["eval"]["time/vllm_sync_s"]) == 1
     plain = SimpleNamespace(model=None)  # not a GRPO trainer: left as it is
     assert time_phases(plain) is plain and not hasattr(plain, "_generate_and_score_completions")
+
+
+def test_colocated_vllm_runs_sample_with_their_own_seed():
+    """vLLM seeds torch's RNG with 0 when TRL builds it in-process; the run's seed must win afterwards."""
+    from types import SimpleNamespace
+
+    def built(seed, use_vllm=True, mode="colocate"):
+        torch.manual_seed(0)  # what the colocated engine's construction leaves behind, whatever the seed
+        trainer = SimpleNamespace(args=SimpleNamespace(seed=seed, use_vllm=use_vllm, vllm_mode=mode),
+                                  accelerator=SimpleNamespace(process_index=0))
+        assert grpo_mod.seed_colocated_sampler(trainer) is trainer
+        return torch.rand(4)
+
+    assert not torch.equal(built(2), built(3))
+    assert torch.equal(built(2), built(2))
+    torch.manual_seed(0)
+    engine_zero = torch.rand(4)
+    # a server engine samples in its own process, and HF generate already follows TRL's set_seed
+    assert torch.equal(built(2, mode="server"), engine_zero)
+    assert torch.equal(built(2, use_vllm=False), engine_zero)

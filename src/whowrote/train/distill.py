@@ -263,7 +263,7 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
     from whowrote.llm.backends import stop_ids
     from whowrote.train.callbacks import ZeroTrainableGuard
     from whowrote.train.data import read_rows, to_dataset
-    from whowrote.train.grpo import build_grpo_config, reward_funcs
+    from whowrote.train.grpo import build_grpo_config, reward_funcs, seed_colocated_sampler
     from whowrote.train.runner import Prepared, run_recipe
 
     check_recipe(recipe)
@@ -299,6 +299,7 @@ def run_research(cfg: TrainConfig, recipe: ResearchRecipe, *, stage: str = "rese
             train_dataset=to_dataset(records), processing_class=prep.tokenizer, callbacks=cbs,
             research=recipe, cheatsheet=cheat, probe_texts=[str(r[d.text_field]) for r in prep.train_rows[:12]],
             variant=g.variant, labels=d.labels, stop=stop)
+        seed_colocated_sampler(trainer)
         (prep.out / f"research.{stage}.json").write_text(json.dumps(dataclasses.asdict(recipe), indent=2) + "\n")
         built.update(prep=prep, trainer=trainer)
         return trainer
