@@ -67,7 +67,7 @@ REFERENCE = [
 RLSD_VAL = [(0, .2222), (4, .2585), (8, .2874), (12, .4094), (16, .2983), (20, .0024), (24, 0.0), (40, 0.0)]
 RLSD_TRUNC = [(0, .378), (4, .355), (8, .289), (12, .092), (16, .086), (20, .986), (24, 1.0), (40, 1.0)]
 HEADER = ("| rung | session | steps | eval (texts x k) | pass@1 | pass@4 | recall C / P / G | truncation | "
-          "faithfulness (coverage) vs another text | in-loop step 0 -> best -> final | collapse | peak class share | NaN skips | ended |")
+          "faithfulness (coverage) vs another text, claims a trace | in-loop step 0 -> best -> final | collapse | peak class share | NaN skips | ended |")
 
 
 @dataclass
@@ -195,6 +195,8 @@ def eval_cells(s: dict | None) -> list[str]:
         faith += f" ({num(s['faithfulness_coverage'], '.2f')})"
     if s.get("faithfulness_other_text") is not None:  # the baseline it must beat (another text's)
         faith += f" vs {num(s['faithfulness_other_text'], '.2f')}"
+    if s.get("claims_per_trace") is not None:  # saying less is one way to be "faithful"
+        faith += f", {num(s['claims_per_trace'], '.1f')} claims"
     return [f"{s.get('n_examples', '?')} x {k}", num(s.get("pass@1", s.get("accuracy"))),
             num(s.get(f"pass@{k}")) if k == 4 else "—", rec, num(s.get("truncation_rate")), faith]
 

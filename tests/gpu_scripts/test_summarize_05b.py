@@ -200,3 +200,5 @@ def test_faithfulness_cell_shows_the_other_text_baseline_when_the_eval_has_it():
          "faithfulness_coverage": 1.0}
     assert m.eval_cells(s)[-1] == "0.23 (1.00)"  # an eval from before the baseline existed
     assert m.eval_cells({**s, "faithfulness_other_text": 0.235})[-1] == "0.23 (1.00) vs 0.23"
+    with_claims = {**s, "faithfulness_other_text": 0.235, "claims_per_trace": 1.04}
+    assert m.eval_cells(with_claims)[-1] == "0.23 (1.00) vs 0.23, 1.0 claims"

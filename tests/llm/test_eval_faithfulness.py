@@ -62,6 +62,9 @@ def test_faithfulness_per_trace_and_in_the_summary(split, tmp_path):
     assert traces["plain", 1]["faithfulness"] == 1.0  # "no headers, no lists" is true of plain prose
     assert s["faithfulness"] == pytest.approx(round(2 / 3, 4))  # mean over the 3 traces with a claim
     assert s["faithfulness_coverage"] == 0.75  # 3 of 4 traces make a checkable claim
+    n_claims = [traces[k]["claims_checked"] for k in (("md", 0), ("md", 1), ("plain", 0), ("plain", 1))]
+    assert n_claims[:3] == [3, 3, 0] and n_claims[3] > 0
+    assert s["claims_per_trace"] == pytest.approx(round(sum(n_claims) / 4, 4))  # the claimless trace counts
     # each rationale checked against the other text of its batch: the faithful markdown rationale is
     # false of the plain text, the denial true of it, the plain text's true absence false of the post
     assert [traces[k]["faithfulness_other_text"] for k in (("md", 0), ("md", 1), ("plain", 0), ("plain", 1))] == \
@@ -106,7 +109,8 @@ def test_report_shows_faithfulness_next_to_accuracy(split, tmp_path):
     lines = console.export_text().splitlines()
     at = next(i for i, line in enumerate(lines) if "accuracy / pass@1" in line)
     assert "rationale faithfulness" in lines[at + 1]
-    assert "0.667 (claims checkable in 75.0% of traces; 0.333 against another text)" in lines[at + 1]
+    per = f"{s['claims_per_trace']:.1f}"
+    assert f"0.667 (claims checkable in 75.0% of traces, {per} a trace; 0.333 against another text)" in lines[at + 1]
     assert faithfulness_line({"faithfulness": None, "faithfulness_coverage": 0.0}) == \
         "- (no checkable claim in any trace)"
     assert faithfulness_line({}) == "-"  # a summary written before the metric existed
@@ -118,6 +122,7 @@ def test_summary_of_old_traces_without_claim_fields():
     recs = [{"prompt_id": "a", "gold": "CLAUDE", "pred": "CLAUDE", "correct": True}]
     s = summarize(recs, ["CLAUDE", "CHATGPT", "GEMINI"])
     assert s["faithfulness"] is None and s["faithfulness_coverage"] is None and s["faithfulness_other_text"] is None
+    assert s["claims_per_trace"] is None
 
 
 def test_checker_reads_stated_measurements_and_both_dash_spellings():

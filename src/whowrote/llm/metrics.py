@@ -18,7 +18,10 @@ Definitions (research spec §4.2–4.3):
   such a claim. Both are None for traces recorded without the claim fields (older runs);
 - ``faithfulness_other_text`` = the same mean with each rationale's claims checked against another
   text of its batch: what a rationale that does not read its own text reaches (at 0.5B every run
-  so far scored the same on both, docs/results.md "Session 23"). None without a second text.
+  so far scored the same on both, docs/results.md "Session 23"). None without a second text;
+- ``claims_per_trace`` = the mean number of checkable claims a sample's rationale makes (0 counts):
+  a rationale can raise its faithfulness by saying less (session 24's grounded reward took 4 claims
+  a rationale to 1.0-1.4), so the share of true claims is read next to how many there are.
 """
 
 from __future__ import annotations
@@ -148,15 +151,16 @@ def per_genre(records: Sequence[dict], labels: Sequence[str]) -> dict[str, Any]:
 
 
 def faithfulness(records: Sequence[dict]) -> dict[str, float | None]:
-    """``faithfulness``, ``faithfulness_coverage`` and ``faithfulness_other_text`` (see the module
-    docstring) over the records that carry the claim fields."""
+    """``faithfulness``, ``faithfulness_coverage``, ``faithfulness_other_text`` and ``claims_per_trace``
+    (see the module docstring) over the records that carry the claim fields."""
     checked = [r for r in records if r.get("claims_checked") is not None]
     scored = [float(r["faithfulness"]) for r in checked if r.get("claims_checked") and r.get("faithfulness") is not None]
     base = [float(r["faithfulness_other_text"]) for r in checked
             if r.get("claims_checked") and r.get("faithfulness_other_text") is not None]
     return {"faithfulness": _r(statistics.fmean(scored)) if scored else None,
             "faithfulness_coverage": _r(len(scored) / len(checked)) if checked else None,
-            "faithfulness_other_text": _r(statistics.fmean(base)) if base else None}
+            "faithfulness_other_text": _r(statistics.fmean(base)) if base else None,
+            "claims_per_trace": _r(statistics.fmean(int(r["claims_checked"]) for r in checked)) if checked else None}
 
 
 def groups_first(groups: dict[str, list[dict]]) -> list[dict]:

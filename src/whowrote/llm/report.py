@@ -13,14 +13,16 @@ def _pct(x: Any) -> str:
 
 
 def faithfulness_line(summary: dict[str, Any]) -> str:
-    """"0.750 (claims checkable in 40.0% of traces; 0.700 against another text)", or "-" without
-    checkable claims."""
+    """"0.750 (claims checkable in 40.0% of traces, 1.2 a trace; 0.700 against another text)", or "-"
+    without checkable claims."""
     faith, cov = summary.get("faithfulness"), summary.get("faithfulness_coverage")
     if faith is None:
         return "-" if cov is None else "- (no checkable claim in any trace)"
     other = summary.get("faithfulness_other_text")
     vs = f"; {other:.3f} against another text" if other is not None else ""
-    return f"{faith:.3f} (claims checkable in {_pct(cov)} of traces{vs})"
+    per = summary.get("claims_per_trace")
+    n = f", {per:.1f} a trace" if per is not None else ""
+    return f"{faith:.3f} (claims checkable in {_pct(cov)} of traces{n}{vs})"
 
 
 def render_summary(summary: dict[str, Any], findings: list[Finding] | None = None, console: Any = None) -> None:
