@@ -119,8 +119,9 @@ def build_grpo_config(cfg: TrainConfig, funcs: Sequence[Any], *, world_size: int
 def seed_colocated_sampler(trainer: Any) -> Any:
     """Reseed torch's RNG with ``args.seed`` once TRL has built its colocated vLLM engine; returns the trainer.
 
-    TRL builds the in-process engine with ``seed = process_index // tensor_parallel_size``, vLLM seeds
-    torch's global RNG with it, and vLLM's sampler draws its noise from that RNG. So every colocated run
+    TRL seeds torch with ``args.seed`` (per process) and then builds the in-process engine with
+    ``seed = process_index // tensor_parallel_size``; vLLM reseeds torch's global RNG with that, and its
+    sampler draws its noise from that RNG. So every colocated run
     sampled as if its seed were 0: in sessions 23 and 24 two "seeds" had the same first step to the last
     digit (reward 0.836 and 0.696, mean length 203.2 and 201.7 tokens), and they differed later only by
     GPU nondeterminism. Reseeding per process (as TRL seeds its own sampling) lets the seed reach the rollouts.
