@@ -38,13 +38,13 @@ import json
 import time
 
 import numpy as np
-from plain_route import PARAMS, SLACK, edit_scores, inner_setup, scores
+from plain_route import SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
 from sklearn.metrics import roc_auc_score
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import leave_one_genre_out, topic_keys
-from whowrote.style.train import AUG_WEIGHT, copy_features, fit_augmented
+from whowrote.data.splits import leave_one_genre_out
+from whowrote.style.train import AUG_WEIGHT, copy_features
 
 KINDS = ("truncated", "plain_text", "combined")
 PAIR = "truncated+plain_text"
@@ -105,9 +105,7 @@ def main() -> None:
     r, yv = tr["row"].to_numpy(), va["provider"].to_numpy(object)
 
     def fit(rows: np.ndarray, v: str, frame):  # two copies at half weight each: current's total copy weight
-        return fit_augmented(X[rows], copies[v][rows], frame["provider"], frame["genre"], topic_keys(frame),
-                             aug_weight=AUG_WEIGHT / copies[v].shape[1] if v == PAIR else AUG_WEIGHT,
-                             seed=args.seed, **PARAMS)
+        return inn.fit(X[rows], copies[v][rows], frame, AUG_WEIGHT / copies[v].shape[1] if v == PAIR else AUG_WEIGHT)
 
     models = {v: fit(r, v, tr) for v in variants}
     inner = {v: edit_scores({e: scores(m, m.predict_proba(Xe), yv) for e, Xe in edited.items()}) for v, m in models.items()}

@@ -47,7 +47,7 @@ from whowrote.style import StyleModel
 from whowrote.style.edits import edits, markdown_html_roundtrip, strip_markdown
 from whowrote.style.features import feature_names
 from whowrote.style.heldout import three_way
-from whowrote.style.train import copy_features, fit_augmented
+from whowrote.style.train import AUG_WEIGHT, copy_features, fit_augmented
 
 MARKUP = ("md_h1", "md_h2_h3", "md_bullet", "md_numbered", "md_bold", "md_code", "md_table", "md_blockquote",
           "latex", "link", "h4", "hrule", "bold_bullet", "table_row", "bullet_char", "italic_asterisk", "inline_code")
@@ -114,9 +114,11 @@ class Inner:
     edited: dict[str, np.ndarray]
     seed: int
 
-    def fit(self, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame) -> StyleModel:
-        """The bundled recipe (``fit_augmented``, the current copies) on rows ``Xr`` and copies ``Xc``."""
-        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), seed=self.seed, **PARAMS)
+    def fit(self, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame, aug_weight: float = AUG_WEIGHT) -> StyleModel:
+        """The bundled recipe (``fit_augmented``, the current copies) on rows ``Xr`` and copies ``Xc``
+        (each copy at ``aug_weight``)."""
+        return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), aug_weight=aug_weight,
+                             seed=self.seed, **PARAMS)
 
 
 def inner_setup(args: argparse.Namespace, log) -> Inner:
