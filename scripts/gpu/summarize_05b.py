@@ -298,10 +298,33 @@ def star_lines(roots: list[str]) -> list[str]:
     return out
 
 
+def seed_lines(runs: list[Run]) -> list[str]:
+    """For RL runs that differ only in their seed: did their first training steps differ? Until session
+    24 the seed never reached the colocated vLLM sampler, and two seeds sampled the same first step."""
+    groups: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+    for run in runs:
+        first = next((r for r in run.records if r.get("kind") == "train" and "reward" in r), None)
+        m = re.search(r"seed (\d+)", run.name)
+        if first is not None and m:
+            groups.setdefault((run.session, run.name.replace(m.group(0), "seed *")), []).append((m.group(1), first))
+    out = []
+    for (session, name), members in groups.items():
+        if len(members) < 2:
+            continue
+        seeds = ", ".join(seed for seed, _ in members)
+        firsts = {(r["reward"], r.get("completions/mean_length")) for _, r in members}
+        reward, length = next(iter(firsts))
+        out.append(f"- session {session}, {name}: seeds {seeds} " + (
+            f"sampled the same first step (reward {reward:.3f}, mean length {num(length, '.1f')}): the seed did "
+            "not reach the sampler" if len(firsts) == 1 else
+            "differ from the first step (reward " + " / ".join(f"{r['reward']:.3f}" for _, r in members) + ")"))
+    return out
+
+
 def table(roots: list[str]) -> str:
     runs = collect(roots)
     lines = [HEADER, "|" + "---|" * HEADER.count(" | ") + "---|", *(row(r) for r in runs)]
-    return "\n".join(lines + star_lines(roots))
+    return "\n".join(lines + star_lines(roots) + seed_lines(runs))
 
 
 def _rl(run: Run) -> bool:

@@ -202,3 +202,23 @@ def test_faithfulness_cell_shows_the_other_text_baseline_when_the_eval_has_it():
     assert m.eval_cells({**s, "faithfulness_other_text": 0.235})[-1] == "0.23 (1.00) vs 0.23"
     with_claims = {**s, "faithfulness_other_text": 0.235, "claims_per_trace": 1.04}
     assert m.eval_cells(with_claims)[-1] == "0.23 (1.00) vs 0.23, 1.0 claims"
+
+
+def test_seed_lines_say_whether_two_seeds_sampled_the_same_first_step(tmp_path: Path) -> None:
+    import json
+
+    root = tmp_path / "session24" / "qwen05b"
+    firsts = {"grpo_s2_lr5e-6_mp05": 0.696, "grpo_s3_lr5e-6_mp05": 0.696,
+              "grpo_s4_lr5e-6_fix": 0.70, "grpo_s5_lr5e-6_fix": 0.66}
+    for run, reward in firsts.items():
+        d = root / "cs_tellsfirst_ao" / run
+        d.mkdir(parents=True)
+        recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.5},
+                {"kind": "train", "step": 1, "reward": reward, "completions/mean_length": 201.7}]
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    res = _run(str(root))
+    assert res.returncode == 0, res.stderr
+    same = [line for line in res.stdout.splitlines() if "(mp05): seeds 2, 3" in line]
+    assert same and "sampled the same first step (reward 0.696, mean length 201.7)" in same[0]
+    differ = [line for line in res.stdout.splitlines() if "(fix): seeds 4, 5" in line]
+    assert differ and "differ from the first step (reward 0.700 / 0.660)" in differ[0]
