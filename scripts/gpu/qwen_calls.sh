@@ -271,10 +271,11 @@ grpo_run() {  # grpo_run NAME DEADLINE PORT CMD CONFIG OUT_DIR START_MODEL [sect
   done_mark "$d" $?
 }
 # cold start -> GRPO: ARM s SEED from ARM's SFT weights, every train row, in-loop eval every 10 steps
-r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]
-  local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}${QWEN_ARM_TAG:-}
+r_cs_grpo() {  # r_cs_grpo DEADLINE ARM SEED PORT [LR]; ARM "base": GRPO from the base model (checks, e.g. of the seed)
+  local dl=$1 arm=$2 seed=$3 port=$4 lr=${5:-} sfx=${5:+_lr$5}${QWEN_ARM_TAG:-} start=$Q/cs_$2/sft/final
+  [[ $arm == base ]] && start=$MODEL
   # resumable (RESUMABLE): a later call's run of the same arm and seed goes on from its checkpoint
-  grpo_run "cs_${arm}_grpo_s$seed$sfx" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed$sfx" "$Q/cs_$arm/sft/final" \
+  grpo_run "cs_${arm}_grpo_s$seed$sfx" "$dl" "$port" grpo "$CS_CFG" "$Q/cs_$arm/grpo_s$seed$sfx" "$start" \
     data.n_train=0 "run.seed=$seed" "${RESUMABLE[@]}" \
     ${DRY:+data.n_train=12} ${lr:+"grpo.lr=$lr"}
 }
@@ -545,7 +546,8 @@ callB() {  # rung 5: cold start -> GRPO; the headline (tells) on two seeds, STaR
   # shellcheck disable=SC2206
   [[ -n ${QWEN_B_ARMS:-} ]] && arms=($QWEN_B_ARMS)
   for a in "${arms[@]}"; do  # every arm's cold start must be there (callA made it)
-    [[ -n $CHECK || -f $Q/cs_${a%%:*}/sft/final/config.json ]] || { fail_call "no ${a%%:*} cold start from callA"; return 1; }
+    [[ -n $CHECK || ${a%%:*} == base || -f $Q/cs_${a%%:*}/sft/final/config.json ]] ||
+      { fail_call "no ${a%%:*} cold start from callA"; return 1; }
   done
   (( MAX_CO < 2 )) && arms=("${arms[@]:0:2}") && log "one colocated process at a time: only the headline's two seeds"
   go_arms "${arms[@]}"
