@@ -401,13 +401,16 @@ end_call() {  # wait for every run, then the queue; pack; report
   for i in "${!PIDS[@]}"; do wait "${PIDS[$i]}"; done
   echo END >> "$JOBS"
   if [[ -z $CHECK ]]; then
-    wait "$QPID"; rc=$?
+    if grep -qv '^END$' "$JOBS"; then wait "$QPID"; rc=$?
+    else  # no eval this call (callA with nothing to train): do not wait for the engine to warm (session 24: ~60 s)
+      kill "$QPID" 2> /dev/null; wait "$QPID" 2> /dev/null; rc=0; log "queue: no eval this call, stopped"
+    fi
     echo "$rc" > "$LOGS/queue_$TAG.rc"
     if [[ -n $MEMPID ]]; then
       kill "$MEMPID" 2> /dev/null; wait "$MEMPID" 2> /dev/null
       log "GPU memory used, peak: $(cut -d, -f2 "$LOGS/gpumem_$TAG.log" | sort -n | tail -n 1)"
     fi
-    grep -E '\[eval-queue' "$LOGS/queue_$TAG.log" | cut -c1-220
+    grep -E '\[eval-queue' "$LOGS/queue_$TAG.log" 2> /dev/null | cut -c1-220  # a queue stopped at once may have no log
     report
     pack "$TAG"
   fi

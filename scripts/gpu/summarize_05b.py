@@ -30,7 +30,7 @@ from pathlib import Path
 BASE_SESSION = "4"
 LABS = ("CLAUDE", "CHATGPT", "GEMINI")
 ARMS = {"star": "STaR traces", "tells": "style-model tells", "fallback": "fallback sentence",
-        "tellsall": "tells of every train text"}
+        "tellsall": "tells of every train text", "base": "none, the base model"}
 NAMES = [  # (path pattern relative to its root, row name), in table order
     (r"base_eval_3way", "1. base (3-way prompt)"),
     (r"base_eval_answer_only", "1b. base (answer-only prompt)"),
