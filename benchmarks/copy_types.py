@@ -38,6 +38,7 @@ import json
 import time
 
 import numpy as np
+from distance_gate import no_copies
 from plain_route import SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
 from sklearn.metrics import roc_auc_score
@@ -96,7 +97,7 @@ def main() -> None:
     inn = inner_setup(args, log)  # plain_route's cache: its runs' features are reused
     outer, tr, va, X, edited = inn.outer, inn.train, inn.val, inn.X, inn.edited
     texts = outer["text"].tolist()
-    copies = {"current": inn.Xa, "none": np.empty((len(X), 0, X.shape[1]))}
+    copies = {"current": inn.Xa, "none": no_copies(X)}
     for kind in KINDS:
         copies[kind] = inn.cache.get(f"copies-{kind}", texts,
                                      lambda t, k=kind: copy_features(inn.feat, t, args.seed, groups=((k,),)))

@@ -143,10 +143,9 @@ def claims_fields(completion: str, text: str, features: Mapping[str, float] | No
     claims = check_claims(reason, text, features=features)
     n_true = sum(c.true for c in claims)
     base = rationale_faithfulness(reason, other[0], features=other[1]) if claims and other is not None else None
-    if base is not None:
-        base = round(base, 4)
     return {"claims_checked": len(claims), "claims_true": n_true,
-            "faithfulness": round(n_true / len(claims), 4) if claims else None, "faithfulness_other_text": base}
+            "faithfulness": round(n_true / len(claims), 4) if claims else None,
+            "faithfulness_other_text": None if base is None else round(base, 4)}
 
 
 def sample_record(ex: Example, j: int, s: Sample, fit: FitResult, cfg: EvalConfig, labels: tuple[str, ...],
