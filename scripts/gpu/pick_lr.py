@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from summarize_05b import read_jsonl
+from runs_05b import read_jsonl
 
 
 def lr_of(run: Path) -> float:
@@ -37,7 +37,7 @@ def evals(run: Path) -> tuple[dict[int, dict], list[int]]:
         raise SystemExit(f"pick_lr: no metrics.jsonl in {run}")
     by_step: dict[int, dict] = {}
     collapses: list[int] = []
-    for r in read_jsonl(path):  # summarize_05b's reader: a torn line (a run killed mid-write) is left out
+    for r in read_jsonl(path):  # runs_05b's reader: a torn line (a run killed mid-write) is left out
         if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float)):
             by_step[r["step"]] = r  # a resumed run re-evaluates a step: the last record wins
         if r.get("kind") == "collapse" and r.get("kinds"):

@@ -19,7 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from summarize_05b import read_jsonl  # the same folder: a torn line is skipped
+from runs_05b import read_jsonl  # the same folder: a torn line is skipped
 
 KEYS = ("step_time", "time/rollouts_s", "time/vllm_generate_s", "time/vllm_sync_s")
 

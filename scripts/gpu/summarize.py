@@ -3,7 +3,8 @@
     python scripts/gpu/summarize.py results/ladder [--plot docs/figures/ladder.png]
     python scripts/gpu/summarize.py --layout 05b ROOT ... [--plot docs/figures/ladder_05b.png]
 
-(``--layout 05b``: the Qwen2.5-Coder-0.5B ladder and the research recipes, ``summarize_05b.py``.)
+(``--layout 05b``: the Qwen2.5-Coder-0.5B ladder and the research recipes, ``summarize_05b.py``;
+``runs_05b.py`` reads the run folders.)
 
 ``--plot`` draws the ladder's pass@1 per rung beside the in-loop val accuracy of every
 cold start -> GRPO run (one line per learning rate).

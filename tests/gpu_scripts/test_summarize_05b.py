@@ -26,12 +26,13 @@ def _run(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-def _module():
-    """summarize_05b imported as a module (the script's folder on the path, as running it puts it)."""
+def _module(name: str = "summarize_05b"):
+    """summarize_05b (or runs_05b, its folder reader) imported as a module (the script's folder on the
+    path, as running it puts it)."""
     import importlib
 
     sys.path.insert(0, str(SCRIPT.parent))
-    return importlib.import_module("summarize_05b")
+    return importlib.import_module(name)
 
 
 def _rows(out: str) -> list[dict[str, str]]:
@@ -162,7 +163,7 @@ def test_the_step_figure_draws_the_research_rlsd_curves_only_when_asked(tmp_path
 
 def test_a_settings_variant_of_an_arm_gets_its_own_row_name() -> None:
     # QWEN_ARM_TAG (e.g. _mp05) makes grpo_s1_lr5e-6_mp05 beside grpo_s1_lr5e-6: both must be named and told apart
-    m = _module()
+    m = _module("runs_05b")
     plain_key, plain = m.name_of("cs_tellsall/grpo_s1_lr5e-6")
     tag_key, tagged = m.name_of("cs_tellsall/grpo_s1_lr5e-6_mp05")
     assert plain == "5. cold start (tells of every train text) -> GRPO, seed 1, lr 5e-6"
@@ -176,7 +177,7 @@ def test_a_runs_eval_is_its_val_eval_not_an_edited_split(tmp_path: Path) -> None
     # (eval_k4_chat/, eval_k4_val.first_800_chars/), which sort after eval_k4/; the row must show val.
     import json
 
-    m = _module()
+    m = _module("runs_05b")
     run = tmp_path / "qwen05b" / "sft_answer_only_e2"
     run.mkdir(parents=True)
     (run / "metrics.jsonl").write_text("")
