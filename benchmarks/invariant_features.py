@@ -67,7 +67,7 @@ from whowrote.data import load_corpus  # noqa: E402
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split  # noqa: E402
 from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.heldout import evaluate_proba, logo_report, three_way  # noqa: E402
-from whowrote.style.model import _balanced_weights  # noqa: E402
+from whowrote.style.model import balanced_weights  # noqa: E402
 from whowrote.style.train import AUG_WEIGHT  # noqa: E402
 from whowrote.style.trees import log_transform  # noqa: E402
 from whowrote.types import LABELS, OTHER  # noqa: E402
@@ -121,7 +121,7 @@ def coef_score(Z: np.ndarray, y: np.ndarray, g: np.ndarray) -> np.ndarray:
         sd = Zg.std(axis=0)
         Zs = (Zg - Zg.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
         yi = np.array([labels.index(v) for v in y[keep]])
-        lr = LogisticRegression(C=0.1, max_iter=2000).fit(Zs, yi, sample_weight=_balanced_weights(yi, None))
+        lr = LogisticRegression(C=0.1, max_iter=2000).fit(Zs, yi, sample_weight=balanced_weights(yi, None))
         coef = lr.coef_ if len(labels) > 2 else np.vstack([-lr.coef_ / 2, lr.coef_ / 2])
         for k, row in zip(labels, coef, strict=True):
             d.setdefault(k, []).append(row)

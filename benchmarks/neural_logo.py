@@ -69,9 +69,9 @@ CS = (0.01, 0.1, 1.0)  # logistic-regression C of the heads, chosen on the inner
 
 def sqrt_weights(y: np.ndarray, genres: np.ndarray) -> np.ndarray:
     """The bundled model's row weights: 1 / sqrt(texts in the genre x texts in the (genre, label) cell)."""
-    from whowrote.style.model import _balanced_weights
+    from whowrote.style.model import balanced_weights
 
-    return _balanced_weights(np.unique(y, return_inverse=True)[1], genres, sqrt=True)
+    return balanced_weights(np.unique(y, return_inverse=True)[1], genres, sqrt=True)
 
 
 class Head:

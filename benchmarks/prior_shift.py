@@ -33,7 +33,7 @@ from few_shot_genre import by_option, halves, held_out_folds, scores, trial_resu
 from genre_jackknife import CACHE, fit_subset, trial_inputs, write_trial
 
 from whowrote.style.calibration import expected_calibration_error
-from whowrote.style.model import _balanced_weights
+from whowrote.style.model import balanced_weights
 from whowrote.types import LABELS
 
 MIN_GAIN_4, MAX_MEAN_DROP_3, MAX_DROP_3 = 0.03, 0.01, 0.03
@@ -60,7 +60,7 @@ def adapt(P: np.ndarray, prior_tr: np.ndarray, pi: np.ndarray) -> np.ndarray:
 
 def training_prior(yi: np.ndarray, genres: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Label shares of the training ``rows`` under the recipe's weights (``weighting="sqrt"``)."""
-    w = _balanced_weights(yi[rows], genres[rows].tolist(), sqrt=True)
+    w = balanced_weights(yi[rows], genres[rows].tolist(), sqrt=True)
     return np.array([w[yi[rows] == k].sum() for k in range(len(LABELS))]) / w.sum()
 
 

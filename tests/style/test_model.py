@@ -161,13 +161,13 @@ def test_model_files_without_the_newer_settings_load_as_before(tmp_path):
 
 
 def test_sqrt_weighting_is_the_geometric_mean_of_genre_and_cell_balancing():
-    from whowrote.style.model import _balanced_weights
+    from whowrote.style.model import balanced_weights
 
     genres = np.array(["a"] * 6 + ["b"] * 2)
     yi = np.array([0, 0, 0, 0, 1, 1, 0, 1])
-    cell = _balanced_weights(yi, genres)
+    cell = balanced_weights(yi, genres)
     assert cell[:4].sum() == pytest.approx(cell[4:6].sum()) == pytest.approx(cell[6:].sum() / 2)
-    w = _balanced_weights(yi, genres, sqrt=True)
+    w = balanced_weights(yi, genres, sqrt=True)
     want = 1 / np.sqrt(np.array([6] * 6 + [2] * 2) * np.array([4, 4, 4, 4, 2, 2, 1, 1]))
     np.testing.assert_allclose(w, want * len(w) / want.sum())
     with pytest.raises(ValueError, match="weighting"):

@@ -149,7 +149,7 @@ class StyleModel:
         yi = np.array([list(self.classes_).index(v) for v in y])
         self.check_settings()
         g = np.asarray(genres, dtype=object) if genres is not None else np.zeros(len(y), dtype=object)
-        w = _balanced_weights(yi, genres, sqrt=self.weighting == "sqrt")
+        w = balanced_weights(yi, genres, sqrt=self.weighting == "sqrt")
         if sample_weight is not None:  # e.g. down-weighting edited copies of training texts
             w = w * np.asarray(sample_weight, dtype=np.float64)
             w = w * len(w) / w.sum()
@@ -320,7 +320,7 @@ class StyleModel:
         return attribute(self, texts, n_tells=n_tells)
 
 
-def _balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool = False) -> np.ndarray:
+def balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool = False) -> np.ndarray:
     """Weights making every (genre, class) cell sum to the same total; mean weight 1.
 
     With ``sqrt``, a row weighs ``1 / sqrt(n_genre * n_cell)`` instead of ``1 / n_cell``: the geometric
