@@ -154,25 +154,32 @@ def star_lines(roots: list[str]) -> list[str]:
 
 
 def seed_lines(runs: list[Run]) -> list[str]:
-    """For RL runs that differ only in their seed: did their first training steps differ? Until session
-    24 the seed never reached the colocated vLLM sampler, and two seeds sampled the same first step."""
-    groups: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+    """For RL runs that differ only in their seed: did their first training steps differ (until session
+    24 the seed never reached the colocated vLLM sampler, and two seeds sampled the same first step),
+    and how far apart did they end (the spread a comparison between recipes has to beat)?"""
+    groups: dict[tuple[str, str], list[tuple[str, dict, dict | None]]] = {}
     for run in runs:
         first = next((r for r in run.records if r.get("kind") == "train" and "reward" in r), None)
         m = re.search(r"seed (\d+)", run.name)
         if first is not None and m:
-            groups.setdefault((run.session, run.name.replace(m.group(0), "seed *")), []).append((m.group(1), first))
+            key = (run.session, run.name.replace(m.group(0), "seed *"))
+            groups.setdefault(key, []).append((m.group(1), first, run.summary))
     out = []
     for (session, name), members in groups.items():
         if len(members) < 2:
             continue
-        seeds = ", ".join(seed for seed, _ in members)
-        firsts = {(r["reward"], r.get("completions/mean_length")) for _, r in members}
+        seeds = ", ".join(seed for seed, _, _ in members)
+        firsts = {(r["reward"], r.get("completions/mean_length")) for _, r, _ in members}
         reward, length = next(iter(firsts))
-        out.append(f"- session {session}, {name}: seeds {seeds} " + (
+        line = f"- session {session}, {name}: seeds {seeds} " + (
             f"sampled the same first step (reward {reward:.3f}, mean length {num(length, '.1f')}): the seed did "
             "not reach the sampler" if len(firsts) == 1 else
-            "differ from the first step (reward " + " / ".join(f"{r['reward']:.3f}" for _, r in members) + ")"))
+            "differ from the first step (reward " + " / ".join(f"{r['reward']:.3f}" for _, r, _ in members) + ")")
+        finals = [s["pass@1"] for _, _, s in members if s and isinstance(s.get("pass@1"), int | float)]
+        if len(finals) == len(members):
+            line += (f"; final pass@1 {' / '.join(f'{v:.3f}' for v in finals)}, "
+                     f"spread {100 * (max(finals) - min(finals)):.1f} points")
+        out.append(line)
     return out
 
 

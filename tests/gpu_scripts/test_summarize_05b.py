@@ -217,9 +217,15 @@ def test_seed_lines_say_whether_two_seeds_sampled_the_same_first_step(tmp_path: 
         recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.5},
                 {"kind": "train", "step": 1, "reward": reward, "completions/mean_length": 201.7}]
         (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for run, p1 in (("grpo_s4_lr5e-6_fix", 0.824), ("grpo_s5_lr5e-6_fix", 0.891)):
+        (root / "cs_tellsfirst_ao" / run / "eval_k4_B").mkdir()
+        (root / "cs_tellsfirst_ao" / run / "eval_k4_B" / "summary.json").write_text(
+            json.dumps({"k": 4, "n_examples": 240, "pass@1": p1, "pass@4": 0.95}))
     res = _run(str(root))
     assert res.returncode == 0, res.stderr
     same = [line for line in res.stdout.splitlines() if "(mp05): seeds 2, 3" in line]
     assert same and "sampled the same first step (reward 0.696, mean length 201.7)" in same[0]
     differ = [line for line in res.stdout.splitlines() if "(fix): seeds 4, 5" in line]
     assert differ and "differ from the first step (reward 0.700 / 0.660)" in differ[0]
+    assert differ[0].endswith("; final pass@1 0.824 / 0.891, spread 6.7 points")
+    assert "final pass@1" not in same[0]  # those two runs have no eval summary
