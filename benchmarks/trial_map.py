@@ -90,11 +90,18 @@ def logo_means(data: dict[str, Any]) -> dict[str, float] | None:
     logo = data.get("logo")
     if logo is None:
         return None
-    if "mean_3way" in logo:
-        return {k: float(m) for k, m in logo["mean_3way"].items()}
-    if "mean" in logo:
-        return {k: float(m["accuracy_3way"]) for k, m in logo["mean"].items()}
-    raise SchemaError("logo has neither mean_3way nor mean")
+    try:
+        if "mean_3way" in logo:
+            means = {k: float(m) for k, m in logo["mean_3way"].items()}
+        elif "mean" in logo:
+            means = {k: float(m["accuracy_3way"]) for k, m in logo["mean"].items()}
+        else:
+            raise SchemaError("logo has neither mean_3way nor mean")
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise SchemaError(f"unreadable LOGO means ({type(e).__name__}: {e})") from None
+    if "current" not in means:
+        raise SchemaError("the LOGO means have no `current`")
+    return means
 
 
 def variants_of(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
@@ -104,7 +111,7 @@ def variants_of(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
         raise SchemaError(f"no `{where}` object")
     if "current" not in variants:
         raise SchemaError(f"`{where}` has no `current` baseline")
-    if data.get("n_val") not in (None, 1469):
+    if data.get("n_val") != 1469:
         raise SchemaError(f"n_val {data.get('n_val')} is not the shared inner split's 1,469")
     return variants
 
@@ -134,7 +141,7 @@ def extract(trial: str, path: Path, where: str) -> list[dict[str, Any]]:
         if logo is not None and name not in logo:
             raise SchemaError(f"variant {name!r} missing from the LOGO means")
         d = deltas(edit_summary(v), base, None if logo is None else logo[name],
-                   None if logo is None else logo.get("current"))
+                   None if logo is None else logo["current"])
         rows.append({"trial": trial, "variant": name, **d})
     return rows
 

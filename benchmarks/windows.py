@@ -68,12 +68,12 @@ VARIANTS = tuple(f"w{w}-{a}" for w in SIZES for a in AGGS)
 SHRINK, GENRE_SLACK = 0.03, 0.02
 FIRST = "first_800_chars"
 _WORD = re.compile(r"\S+")
-_SENT_END = re.compile(r"[.!?][\"'\u201d\u2019)\]*_]*$")
+_ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]*_]*$")
 
 
 def unit_starts(text: str, spans: list[tuple[int, int]]) -> list[bool]:
     """Per word: does it start a line or a sentence (the text's first word does)?"""
-    return [i == 0 or "\n" in text[spans[i - 1][1]:s] or bool(_SENT_END.search(text[spans[i - 1][0]:spans[i - 1][1]]))
+    return [i == 0 or "\n" in text[spans[i - 1][1]:s] or bool(_ENDS_SENTENCE.search(text[spans[i - 1][0]:spans[i - 1][1]]))
             for i, (s, _) in enumerate(spans)]
 
 
@@ -145,16 +145,18 @@ def aggregate(P: np.ndarray, owner: np.ndarray, n: int, how: str) -> np.ndarray:
     return E / E.sum(axis=1, keepdims=True)
 
 
-def window_weights(pos: np.ndarray, y: np.ndarray, genres: np.ndarray, aug_weight: float = AUG_WEIGHT) -> np.ndarray:
+def window_weights(pos: np.ndarray, y: np.ndarray, genres: np.ndarray, aug_weight: float = AUG_WEIGHT,
+                   weighting: str = "sqrt") -> np.ndarray:
     """``sample_weight`` for the rows ``[windows (text pos), copies (one per text)]`` such that, after
     ``StyleModel.fit`` multiplies it by its own (genre, label) balancing of those rows, every text
     weighs what it weighs in the recipe (its balanced weight; its copy ``aug_weight`` of it), shared
     evenly by its windows."""
     y, genres = np.asarray(y, dtype=object), np.asarray(genres, dtype=object)
     n_win = np.bincount(pos, minlength=len(y)).astype(float)
-    bt = balanced_weights(y, genres, sqrt=True)
+    sqrt = weighting == "sqrt"  # the model's own ``weighting``, which fit applies on top
+    bt = balanced_weights(y, genres, sqrt=sqrt)
     wanted = np.r_[bt[pos] / n_win[pos], bt * aug_weight]
-    return wanted / balanced_weights(np.r_[y[pos], y], np.r_[genres[pos], genres], sqrt=True)
+    return wanted / balanced_weights(np.r_[y[pos], y], np.r_[genres[pos], genres], sqrt=sqrt)
 
 
 def fit_windows(Xw: np.ndarray, owner: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, n_rows: int, seed: int) -> StyleModel:
@@ -168,8 +170,9 @@ def fit_windows(Xw: np.ndarray, owner: np.ndarray, Xa: np.ndarray, frame: pd.Dat
     y, g = frame["provider"].to_numpy(object), frame["genre"].to_numpy(object)
     keys = np.asarray(topic_keys(frame), dtype=object)
     copies = Xa[rows] if Xa.ndim == 2 else Xa[rows, 0]
-    return StyleModel(seed=seed, **PARAMS).fit(np.vstack([Xw[keep], copies]), np.r_[y[pos], y], genres=np.r_[g[pos], g],
-                                               groups=np.r_[keys[pos], keys], sample_weight=window_weights(pos, y, g))
+    model = StyleModel(seed=seed, **PARAMS)
+    return model.fit(np.vstack([Xw[keep], copies]), np.r_[y[pos], y], genres=np.r_[g[pos], g], groups=np.r_[keys[pos], keys],
+                     sample_weight=window_weights(pos, y, g, weighting=model.weighting))
 
 
 def predict_windows(model: StyleModel, Xw: np.ndarray, owner: np.ndarray, rows: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
@@ -327,7 +330,7 @@ def table(path: Path) -> str:
         raw = c["edits"]["raw"]
         adopt = r["decision"][v]["adopt"] if v in r["decision"] else "—"
         lines.append(f"| {v} | {raw['accuracy']:.3f} ({raw['accuracy_3way']:.3f}) | "
-                     + " | ".join(f"{-c['drops'][e] * 100:+.1f}" for e in cols) + f" | {adopt} |")
+                     + " | ".join(f"{-c['drops'][e] * 100 + 0.0:+.1f}" for e in cols) + f" | {adopt} |")
     lo = r["logo"]
     genres = [g for g in lo if g != "mean"]
     lines += ["", "| LOGO, 3-way (4-way) | " + " | ".join(genres) + " | mean | OTHER AUROC " + " / ".join(

@@ -154,8 +154,8 @@ def collect(roots: list[str]) -> list[Run]:
         if not path.is_dir():
             raise SystemExit(f"error: {path} is not a folder of results")
         runs += discover(path, session)
-    return sorted(runs, key=lambda r: (r.order, _session_key(r.session)))
+    return sorted(runs, key=lambda r: (r.order, session_key(r.session)))
 
 
-def _session_key(s: str) -> tuple:
+def session_key(s: str) -> tuple:
     return (0, int(s), s) if s.isdigit() else (1, 0, s)

@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from runs_05b import Run, _session_key, collect, read_json, session_of
+from runs_05b import Run, collect, read_json, session_key, session_of
 
 LABS = ("CLAUDE", "CHATGPT", "GEMINI")
 FAMILY = {"5.": "coldstart", "R1": "opcd", "R2b": "rlsd_unscored", "R2": "rlsd", "R3": "rlsd_anchored", "R4": "cheatsheet",
@@ -157,13 +157,13 @@ def seed_lines(runs: list[Run]) -> list[str]:
     """For RL runs that differ only in their seed: did their first training steps differ (until session
     24 the seed never reached the colocated vLLM sampler, and two seeds sampled the same first step),
     and how far apart did they end (the spread a comparison between recipes has to beat)?"""
-    groups: dict[tuple[str, str], list[tuple[str, dict, dict | None]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, dict, Run]]] = {}
     for run in runs:
         first = next((r for r in run.records if r.get("kind") == "train" and "reward" in r), None)
         m = re.search(r"seed (\d+)", run.name)
         if first is not None and m:
             key = (run.session, run.name.replace(m.group(0), "seed *"))
-            groups.setdefault(key, []).append((m.group(1), first, run.summary))
+            groups.setdefault(key, []).append((m.group(1), first, run))
     out = []
     for (session, name), members in groups.items():
         if len(members) < 2:
@@ -175,12 +175,26 @@ def seed_lines(runs: list[Run]) -> list[str]:
             f"sampled the same first step (reward {reward:.3f}, mean length {num(length, '.1f')}): the seed did "
             "not reach the sampler" if len(firsts) == 1 else
             "differ from the first step (reward " + " / ".join(f"{r['reward']:.3f}" for _, r, _ in members) + ")")
-        finals = [s["pass@1"] for _, _, s in members if s and isinstance(s.get("pass@1"), int | float)]
-        if len(finals) == len(members):
-            line += (f"; final pass@1 {' / '.join(f'{v:.3f}' for v in finals)}, "
-                     f"spread {100 * (max(finals) - min(finals)):.1f} points")
-        out.append(line)
+        out.append(line + spread_text(members))
     return out
+
+
+def spread_text(members: list[tuple[str, dict, Run]]) -> str:
+    """"; final pass@1 a / b, spread N points" for seeds that all have a final eval; a seed that
+    collapsed (a new collapse stopped it) makes the gap a failure, not seed noise, so no spread."""
+    finals = [run.summary["pass@1"] for _, _, run in members
+              if run.summary and isinstance(run.summary.get("pass@1"), int | float)]
+    if len(finals) < len(members):
+        return ""
+    text = f"; final pass@1 {' / '.join(f'{v:.3f}' for v in finals)}"
+    steps = [steps_of(run) for _, _, run in members]
+    if len(set(steps)) > 1:
+        text += f" after {' / '.join(num(n, 'd') for n in steps)} steps"
+    collapsed = [seed for seed, _, run in members
+                 if any(r.get("kind") == "collapse" and r.get("new", True) for r in run.records)]
+    if collapsed:
+        return text + f"; seed {', '.join(collapsed)} collapsed, so no seed spread"
+    return text + f", spread {100 * (max(finals) - min(finals)):.1f} points"
 
 
 def table(roots: list[str]) -> str:
@@ -201,7 +215,7 @@ def plot(roots: list[str], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     runs = collect(roots)
-    sessions = sorted({r.session for r in runs}, key=_session_key)
+    sessions = sorted({r.session for r in runs}, key=session_key)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(16, 7.5), gridspec_kw={"width_ratios": [1, 1.15]})
     names = list(dict.fromkeys(r.name for r in runs if r.summary and r.summary.get("k") == 4))
     height = 0.8 / max(len(sessions), 1)

@@ -68,12 +68,20 @@ def test_unfitting_schema_is_skipped_with_a_reason(tmp_path: Path) -> None:
     (tmp_path / "outer.json").write_text(json.dumps({"n_val": 1602, "inner": {"current": _inner(0.8, 0.1, 0.0, 0.0)}}))
     no_current = {"n_val": 1469, "inner": {"blind": _inner(0.8, 0.1, 0.0, 0.0)}}
     (tmp_path / "nocur.json").write_text(json.dumps(no_current))
+    both = {"current": _inner(0.8, 0.1, 0.0, 0.0), "v": _inner(0.8, 0.1, 0.0, 0.0)}
+    (tmp_path / "noval.json").write_text(json.dumps({"inner": both}))  # a split of unknown size
+    (tmp_path / "badlogo.json").write_text(json.dumps({"n_val": 1469, "inner": both, "logo": {"mean": {"current": 0.7}}}))
+    (tmp_path / "nologocur.json").write_text(json.dumps({"n_val": 1469, "inner": both, "logo": {"mean_3way": {"v": 0.7}}}))
     trials = [("ok", _copy_types_like(tmp_path).name, "inner"), ("calib", "calib.json", "inner"),
-              ("outer", "outer.json", "inner"), ("nocur", "nocur.json", "inner"), ("gone", "gone.json", "inner")]
+              ("outer", "outer.json", "inner"), ("nocur", "nocur.json", "inner"), ("gone", "gone.json", "inner"),
+              ("noval", "noval.json", "inner"), ("badlogo", "badlogo.json", "inner"),
+              ("nologocur", "nologocur.json", "inner")]
     rows, skipped = collect(trials, tmp_path)
     assert [r["trial"] for r in rows] == ["ok"]
     reasons = {s["trial"]: s["reason"] for s in skipped}
-    assert set(reasons) == {"calib", "outer", "nocur", "gone"}
+    assert set(reasons) == {"calib", "outer", "nocur", "gone", "noval", "badlogo", "nologocur"}
+    assert "None" in reasons["noval"] and "unreadable LOGO means" in reasons["badlogo"]
+    assert "LOGO means have no `current`" in reasons["nologocur"]
     assert "no `inner` object" in reasons["calib"] and "1602" in reasons["outer"]
     assert "no `current`" in reasons["nocur"] and "not found" in reasons["gone"]
 

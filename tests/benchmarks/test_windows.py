@@ -98,16 +98,27 @@ def test_predict_windows_reads_only_the_asked_texts_windows() -> None:
     assert P["prob"] == pytest.approx(np.array([[1 / 3, 2 / 3], [0.0, 1.0]]))
 
 
-def test_window_weights_give_each_text_its_recipe_weight() -> None:
+@pytest.mark.parametrize("weighting, gemini", [("sqrt", np.sqrt(2)), ("cell", 2.0)])
+def test_window_weights_give_each_text_its_recipe_weight(weighting: str, gemini: float) -> None:
     y = np.array(["CLAUDE", "CLAUDE", "GEMINI"], dtype=object)
     g = np.array(["blog"] * 3, dtype=object)
     pos = np.array([0, 0, 1, 0, 2])  # text 0: three windows; texts 1 and 2: one each
-    sw = window_weights(pos, y, g, aug_weight=0.5)
-    final = sw * balanced_weights(np.r_[y[pos], y], np.r_[g[pos], g], sqrt=True)  # what StyleModel.fit multiplies in
+    sw = window_weights(pos, y, g, aug_weight=0.5, weighting=weighting)
+    # what StyleModel.fit multiplies in, by the model's weighting
+    final = sw * balanced_weights(np.r_[y[pos], y], np.r_[g[pos], g], sqrt=weighting == "sqrt")
     unit = final[2]  # text 1 (a CLAUDE text of one window)
-    # CLAUDE texts weigh 1 / sqrt(3 * 2), the GEMINI text 1 / sqrt(3 * 1): sqrt(2) times more
-    expected = np.array([1 / 3, 1 / 3, 1, 1 / 3, np.sqrt(2), 0.5, 0.5, 0.5 * np.sqrt(2)])
+    # sqrt: CLAUDE texts weigh 1 / sqrt(3 * 2), the GEMINI text 1 / sqrt(3 * 1); cell: 1 / 2 against 1
+    expected = np.array([1 / 3, 1 / 3, 1, 1 / 3, gemini, 0.5, 0.5, 0.5 * gemini])
     assert final / unit == pytest.approx(expected)
+
+
+def test_several_passing_variants_pick_the_smallest_first_800_drop() -> None:
+    inner = {"current": _inner(0.800, 0.115), "w150-log": _inner(0.798, 0.080), "w300-log": _inner(0.799, 0.070)}
+    logo = {"blog": {"current": {"accuracy_3way": 0.81}, "w150-log": {"accuracy_3way": 0.81},
+                     "w300-log": {"accuracy_3way": 0.81}},
+            "mean": {v: {"accuracy_3way": 0.726} for v in ("current", "w150-log", "w300-log")}}
+    d = decide(inner, logo)
+    assert d["w150-log"]["adopt"] and d["w300-log"]["adopt"] and d["pick"] == "w300-log"
 
 
 def _inner(raw: float, first: float, other: float = 0.04) -> dict:

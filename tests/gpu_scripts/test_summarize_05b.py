@@ -217,7 +217,18 @@ def test_seed_lines_say_whether_two_seeds_sampled_the_same_first_step(tmp_path: 
         recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.5},
                 {"kind": "train", "step": 1, "reward": reward, "completions/mean_length": 201.7}]
         (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    for run, p1 in (("grpo_s4_lr5e-6_fix", 0.824), ("grpo_s5_lr5e-6_fix", 0.891)):
+    # a pair where one seed collapsed: its gap is a failure, not seed noise
+    for run, reward, last, collapsed in (("grpo_s6_lr5e-6_col", 0.69, 10, True), ("grpo_s7_lr5e-6_col", 0.62, 17, False)):
+        d = root / "cs_tellsfirst_ao" / run
+        d.mkdir(parents=True)
+        recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.6},
+                {"kind": "train", "step": 1, "reward": reward, "completions/mean_length": 202.0},
+                {"kind": "train", "step": last, "reward": 0.5, "completions/mean_length": 202.0}]
+        if collapsed:
+            recs.append({"kind": "collapse", "step": last, "new": True, "kinds": ["truncation"]})
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for run, p1 in (("grpo_s4_lr5e-6_fix", 0.824), ("grpo_s5_lr5e-6_fix", 0.891),
+                    ("grpo_s6_lr5e-6_col", 0.0), ("grpo_s7_lr5e-6_col", 0.885)):
         (root / "cs_tellsfirst_ao" / run / "eval_k4_B").mkdir()
         (root / "cs_tellsfirst_ao" / run / "eval_k4_B" / "summary.json").write_text(
             json.dumps({"k": 4, "n_examples": 240, "pass@1": p1, "pass@4": 0.95}))
@@ -229,3 +240,5 @@ def test_seed_lines_say_whether_two_seeds_sampled_the_same_first_step(tmp_path: 
     assert differ and "differ from the first step (reward 0.700 / 0.660)" in differ[0]
     assert differ[0].endswith("; final pass@1 0.824 / 0.891, spread 6.7 points")
     assert "final pass@1" not in same[0]  # those two runs have no eval summary
+    col = [line for line in res.stdout.splitlines() if "(col): seeds 6, 7" in line]
+    assert col and col[0].endswith("; final pass@1 0.000 / 0.885 after 10 / 17 steps; seed 6 collapsed, so no seed spread")
