@@ -63,6 +63,13 @@ def logo_scores(model, P: np.ndarray, y: np.ndarray) -> dict:
     return s
 
 
+def logo_means(logo: dict, variants) -> dict:
+    """Per variant, the 4-way and 3-way accuracy averaged over the LOGO genres of ``logo``."""
+    genres = [g for g in logo if g != "mean"]
+    return {v: {k: float(np.mean([logo[g][v][k] for g in genres])) for k in ("accuracy", "accuracy_3way")}
+            for v in variants}
+
+
 def decide(inner: dict, logo: dict) -> dict:
     """Per single-kind variant, the rule's checks against ``current``, and the pick (or None)."""
     mean, base = logo["mean"], inner["current"]
@@ -119,9 +126,7 @@ def main() -> None:
         logo[str(genre)] = {v: logo_scores(m, m.predict_proba(X[t]), y)
                             for v in variants for m in [fit(rr, v, gtr)]}
         log(f"logo {genre}: " + ", ".join(f"{v} {s['accuracy_3way']:.3f}/{s['accuracy']:.3f}" for v, s in logo[str(genre)].items()))
-    genres = list(logo)
-    logo["mean"] = {v: {k: float(np.mean([logo[g][v][k] for g in genres])) for k in ("accuracy", "accuracy_3way")}
-                    for v in variants}
+    logo["mean"] = logo_means(logo, variants)
     res = {"n_train": len(tr), "n_val": len(va), "inner": inner, "logo": logo, "decision": decide(inner, logo),
            "wall_seconds": time.perf_counter() - t0}
     args.out.mkdir(parents=True, exist_ok=True)

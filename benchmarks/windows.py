@@ -44,20 +44,19 @@ import json
 import random
 import re
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from copy_types import logo_scores
+from copy_types import logo_means, logo_scores
 from plain_route import PARAMS, SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_keys
 from whowrote.style import StyleModel
-from whowrote.style.edits import edits
+from whowrote.style.edits import edits, text_seed
 from whowrote.style.model import balanced_weights
 from whowrote.style.train import AUG_WEIGHT
 
@@ -91,10 +90,6 @@ def windows(text: str, size: int) -> list[str]:
         firsts.append(next((j for j in range(g, g - size // 5 - 1, -1) if starts[j]), g))
     cuts = [spans[j][0] for j in firsts] + [len(text)]
     return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
-
-
-def text_seed(text: str, seed: int) -> int:
-    return seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 def train_picks(n: int, k: int, key: int) -> list[int]:
@@ -159,14 +154,20 @@ def window_weights(pos: np.ndarray, y: np.ndarray, genres: np.ndarray, aug_weigh
     return wanted / balanced_weights(np.r_[y[pos], y], np.r_[genres[pos], genres], sqrt=sqrt)
 
 
+def window_positions(owner: np.ndarray, rows: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keep, pos)``: which windows (``owner``: outer row of each) belong to the texts at outer
+    ``rows``, and the position in ``rows`` of each kept window's text."""
+    pos_of = np.full(n_rows, -1)
+    pos_of[rows] = np.arange(len(rows))
+    keep = pos_of[owner] >= 0
+    return keep, pos_of[owner[keep]]
+
+
 def fit_windows(Xw: np.ndarray, owner: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, n_rows: int, seed: int) -> StyleModel:
     """The recipe on the training windows of ``frame``'s texts (``owner``: outer row of each window
     of ``Xw``) plus each text's copy (``Xa``, outer rows)."""
     rows = frame["row"].to_numpy()
-    pos_of = np.full(n_rows, -1)
-    pos_of[rows] = np.arange(len(rows))
-    keep = pos_of[owner] >= 0
-    pos = pos_of[owner[keep]]
+    keep, pos = window_positions(owner, rows, n_rows)
     y, g = frame["provider"].to_numpy(object), frame["genre"].to_numpy(object)
     keys = np.asarray(topic_keys(frame), dtype=object)
     copies = Xa[rows] if Xa.ndim == 2 else Xa[rows, 0]
@@ -177,11 +178,9 @@ def fit_windows(Xw: np.ndarray, owner: np.ndarray, Xa: np.ndarray, frame: pd.Dat
 
 def predict_windows(model: StyleModel, Xw: np.ndarray, owner: np.ndarray, rows: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
     """Per aggregation, the probabilities of the texts at outer ``rows`` from their windows."""
-    pos_of = np.full(n_rows, -1)
-    pos_of[rows] = np.arange(len(rows))
-    keep = pos_of[owner] >= 0
+    keep, pos = window_positions(owner, rows, n_rows)
     P = model.predict_proba(Xw[keep])
-    return {a: aggregate(P, pos_of[owner[keep]], len(rows), a) for a in AGGS}
+    return {a: aggregate(P, pos, len(rows), a) for a in AGGS}
 
 
 def decide(inner: dict, logo: dict) -> dict:
@@ -309,9 +308,7 @@ def main() -> None:
                 res[f"w{s}-{a}"] = logo_scores(m, P, y)
         logo[str(genre)] = res
         log(f"logo {genre}: " + ", ".join(f"{v} {x['accuracy_3way']:.3f}/{x['accuracy']:.3f}" for v, x in res.items()))
-    genres = list(logo)
-    logo["mean"] = {v: {k: float(np.mean([logo[g][v][k] for g in genres])) for k in ("accuracy", "accuracy_3way")}
-                    for v in ("current", *VARIANTS)}
+    logo["mean"] = logo_means(logo, ("current", *VARIANTS))
     res = {"sizes": list(SIZES), "K": K, "M": M, "n_train": len(tr), "n_val": len(va), "limit": args.limit,
            "windows_per_text": {f"w{s}": {k: len(win[s][k][1]) / len(outer) for k in ("train", "predict")} for s in SIZES},
            "inner": inner, "logo": logo, "cost_ratio": cost, "decision": decide(inner, logo),

@@ -159,15 +159,22 @@ def split_sentences(text: str) -> list[str]:
     return pieces
 
 
+def text_seed(text: str, seed: int) -> int:
+    """A seed of its own for each text (``seed`` and the text's CRC-32): a per-text draw that does not
+    depend on which other texts are in the batch or their order."""
+    import zlib
+
+    return seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
 def sent_shuffle(text: str, seed: int = 0) -> str:
     """The same sentences in a shuffled order (seeded by ``seed`` and the text itself)."""
     pieces = split_sentences(text)
     if pieces and not pieces[-1][-1:].isspace():
         pieces[-1] += " "
     import random  # here, not at the top: random pulls in hashlib (OpenSSL), a cost to predict's start-up
-    import zlib
 
-    rng = random.Random(seed * 1_000_003 + zlib.crc32(text.encode("utf-8", "surrogatepass")))
+    rng = random.Random(text_seed(text, seed))
     rng.shuffle(pieces)
     return "".join(pieces).strip()
 
