@@ -1,0 +1,149 @@
+"""Feature subsampling in the trees (issue 17): does spreading the evidence over more cues help?
+
+The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
+features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
+or on a cue an edit erases loses when that cue moves. Drawing a random share of the features at
+each split (scikit-learn's ``HistGradientBoostingClassifier(max_features=...)``) makes the trees
+spread the same signal over more cues, which is known to make boosted models less brittle. This
+trial asks whether it helps here, across genres and under the edits.
+
+Variants, declared before the first run: ``mf0.5`` and ``mf0.25`` (the share of features drawn at
+each split), against ``current`` (the bundled recipe, ``max_features`` 1.0, exactly as
+``copy_types.py`` fits it: the current edited copy of each text at 0.5, seed 0). The logistic
+member, the weights and everything else stay the same. Same inner split and feature cache as
+``plain_route.py`` (``topic_holdout_split(outer train, seed=100)``), raw and under every edit of
+``edits(seed)``, and leave-one-genre-out on the outer train part (3-way, 4-way, OTHER AUROC). The
+reported test texts are never scored.
+
+Decision rule, written here before the first run. A variant is adopted (recommended for a full
+retrain) only if, against ``current``:
+  (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
+      4-way) shrinks by >= 1 point;
+  (b) no edit's drop grows by more than 0.5 points;
+  (c) raw inner 4-way accuracy falls by <= 0.5 points;
+  (d) the LOGO 3-way mean falls by <= 0.5 points and no genre's by more than 2 points.
+Several passing: the highest LOGO 3-way mean.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_features.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_features
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import time
+
+import numpy as np
+from copy_types import logo_means, logo_scores
+from joblib import Parallel, delayed
+from plain_route import SLACK, edit_scores, inner_setup, scores
+from robustness import corpus_args, timed_log
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import leave_one_genre_out
+
+VARIANTS = {"current": 1.0, "mf0.5": 0.5, "mf0.25": 0.25}
+GAIN = 0.01  # rule (a): one point
+GENRE_SLACK = 0.02
+
+
+def subsampled_fit(fit, max_features: float):
+    """``fit`` with the trees drawing ``max_features`` of the features at each split. The style model
+    imports the classifier from ``sklearn.ensemble`` when it fits, so the module's name is bound to
+    the classifier with that one setting for the duration of the fit (in this worker process)."""
+    import sklearn.ensemble as ens
+
+    @functools.wraps(fit)
+    def run(*a, **kw):
+        original = ens.HistGradientBoostingClassifier
+        ens.HistGradientBoostingClassifier = functools.partial(original, max_features=max_features)
+        try:
+            return fit(*a, **kw)
+        finally:
+            ens.HistGradientBoostingClassifier = original
+    return run
+
+
+def decide(inner: dict, logo: dict) -> dict:
+    """Per variant, the rule's checks against ``current``, and the pick (or None)."""
+    base, mean = inner["current"], logo["mean"]
+    genres = [g for g in logo if g != "mean"]
+    out: dict = {}
+    for v in (v for v in inner if v != "current"):
+        c = inner[v]
+        checks = {
+            "logo_up_1pt_or_worst_drop_down_1pt":
+                mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] + GAIN
+                or c["worst_drop"] <= base["worst_drop"] - GAIN,
+            "no_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in c["drops"].items()),
+            "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
+            "logo_3way_not_down_0.5pt": mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] - SLACK,
+            "no_logo_genre_3way_down_2pt": all(logo[g][v]["accuracy_3way"] >= logo[g]["current"]["accuracy_3way"] - GENRE_SLACK
+                                               for g in genres),
+        }
+        out[v] = {"checks": checks, "adopt": all(checks.values())}
+    passing = [v for v in out if out[v]["adopt"]]
+    out["pick"] = max(passing, key=lambda v: mean[v]["accuracy_3way"]) if passing else None
+    return out
+
+
+def table(res: dict) -> str:
+    """The Markdown table of docs/predict.md: inner raw and drops, LOGO per genre and means."""
+    inner, logo = res["inner"], res["logo"]
+    genres = [g for g in logo if g != "mean"]
+    edits = list(inner["current"]["drops"])
+    head = ["variant", "raw", *[f"{e} drop" for e in edits], *[f"LOGO {g} 3-way" for g in genres],
+            "LOGO 3-way mean", "LOGO 4-way mean", "OTHER AUROC mean", "fit s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in inner:
+        aur = [logo[g][v]["other_auroc"] for g in genres if logo[g][v]["other_auroc"] is not None]
+        row = [v, f"{inner[v]['edits']['raw']['accuracy']:.3f}",
+               *[f"{inner[v]['drops'][e] * 100:+.1f}".replace("-0.0", "+0.0") for e in edits],
+               *[f"{logo[g][v]['accuracy_3way']:.3f}" for g in genres],
+               f"{logo['mean'][v]['accuracy_3way']:.3f}", f"{logo['mean'][v]['accuracy']:.3f}",
+               f"{np.mean(aur):.3f}", f"{res['fit_seconds'][v]:.0f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    ap.add_argument("--jobs", type=int, default=2, help="fits run in this many processes (one thread each)")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    log = timed_log()
+    inn = inner_setup(args, log)  # plain_route's cache: its runs' features are reused
+    outer, tr, va, X, Xa, edited = inn.outer, inn.train, inn.val, inn.X, inn.Xa, inn.edited
+    yv = va["provider"].to_numpy(object)
+    folds = [("inner", tr["row"].to_numpy(), tr, None, None)]
+    for genre, gtr, gte in leave_one_genre_out(outer):
+        folds.append((str(genre), gtr["row"].to_numpy(), gtr, gte["row"].to_numpy(), gte["provider"].to_numpy(object)))
+
+    def task(v: str, name: str, rows, frame, test, y) -> tuple[str, str, dict, float]:
+        t = time.perf_counter()
+        model = subsampled_fit(inn.fit, VARIANTS[v])(X[rows], Xa[rows], frame)
+        secs = time.perf_counter() - t
+        if test is None:
+            return v, name, edit_scores({e: scores(model, model.predict_proba(Xe), yv) for e, Xe in edited.items()}), secs
+        return v, name, logo_scores(model, model.predict_proba(X[test]), y), secs
+
+    log(f"{len(VARIANTS) * len(folds)} fits in {args.jobs} processes")
+    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(v, *f) for f in folds for v in VARIANTS)
+    inner = {v: s for v, name, s, _ in done if name == "inner"}
+    logo: dict = {}
+    for v, name, s, _ in done:
+        if name != "inner":
+            logo.setdefault(name, {})[v] = s
+    logo["mean"] = logo_means(logo, list(VARIANTS))
+    fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in VARIANTS}
+    res = {"n_train": len(tr), "n_val": len(va), "inner": inner, "logo": logo, "fit_seconds": fit_s,
+           "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "tree_features.json", json.dumps(res, indent=1) + "\n")
+    log("\n" + table(res))
+    log(f"decision: {res['decision']}")
+
+
+if __name__ == "__main__":
+    main()
