@@ -52,7 +52,8 @@ TRIALS: list[tuple[str, str, str]] = [
     ("copy_types r1", "results/copy_types/copy_types.json", "inner"),
     ("copy_types r2", "results/copy_types/copy_types_round2.json", "inner"),
     ("windows", "results/windows/windows.json", "inner"),
-    ("tree_features", "results/tree_features/tree_features.json", "inner"),
+    ("tree_settings r1", "results/tree_settings/round1.json", "inner"),
+    ("tree_settings r2", "results/tree_settings/round2.json", "inner"),
 ]
 
 # Trials whose results are not read here, and why.

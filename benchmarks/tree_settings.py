@@ -1,4 +1,4 @@
-"""Feature subsampling in the trees (issue 17): does spreading the evidence over more cues help?
+"""Tree settings (issue 17): feature subsampling (round 1) and larger leaves (round 2) in the trees.
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -7,7 +7,7 @@ each split (scikit-learn's ``HistGradientBoostingClassifier(max_features=...)``)
 spread the same signal over more cues, which is known to make boosted models less brittle. This
 trial asks whether it helps here, across genres and under the edits.
 
-Variants, declared before the first run: ``mf0.5`` and ``mf0.25`` (the share of features drawn at
+Round 1, declared before its run: ``mf0.5`` and ``mf0.25`` (the share of features drawn at
 each split), against ``current`` (the bundled recipe, ``max_features`` 1.0, exactly as
 ``copy_types.py`` fits it: the current edited copy of each text at 0.5, seed 0). The logistic
 member, the weights and everything else stay the same. Same inner split and feature cache as
@@ -15,7 +15,13 @@ member, the weights and everything else stay the same. Same inner split and feat
 ``edits(seed)``, and leave-one-genre-out on the outer train part (3-way, 4-way, OTHER AUROC). The
 reported test texts are never scored.
 
-Decision rule, written here before the first run. A variant is adopted (recommended for a full
+Round 2, declared after round 1 and before its own run. Round 1 made the trees worse across genres
+by letting them use more cues; the opposite push is tried next: every leaf must hold at least
+``min_samples_leaf`` training rows (scikit-learn's default is 20; the outer train part has about
+19,000 rows with the copies, blog texts 181 in all), so a leaf cannot isolate a small cluster of one
+genre's texts. Variants ``leaf100``, ``leaf400``, ``leaf1000``, against ``current``, refitted.
+
+Decision rule (both rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
       4-way) shrinks by >= 1 point;
@@ -24,7 +30,8 @@ retrain) only if, against ``current``:
   (d) the LOGO 3-way mean falls by <= 0.5 points and no genre's by more than 2 points.
 Several passing: the highest LOGO 3-way mean.
 
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_features.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_features
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 1 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 2 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
 """
 
 from __future__ import annotations
@@ -43,21 +50,26 @@ from robustness import corpus_args, timed_log
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
 
-VARIANTS = {"current": 1.0, "mf0.5": 0.5, "mf0.25": 0.25}
+ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoostingClassifier settings
+    1: {"current": {}, "mf0.5": {"max_features": 0.5}, "mf0.25": {"max_features": 0.25}},
+    2: {"current": {}, "leaf100": {"min_samples_leaf": 100}, "leaf400": {"min_samples_leaf": 400},
+        "leaf1000": {"min_samples_leaf": 1000}},
+}
 GAIN = 0.01  # rule (a): one point
 GENRE_SLACK = 0.02
 
 
-def subsampled_fit(fit, max_features: float):
-    """``fit`` with the trees drawing ``max_features`` of the features at each split. The style model
-    imports the classifier from ``sklearn.ensemble`` when it fits, so the module's name is bound to
-    the classifier with that one setting for the duration of the fit (in this worker process)."""
+def with_tree_settings(fit, **settings: float):
+    """``fit`` with the trees built with ``settings`` (keywords of ``HistGradientBoostingClassifier``
+    that the style model does not set itself). The style model imports the classifier from
+    ``sklearn.ensemble`` when it fits, so the module's name is bound to the classifier with those
+    defaults for the duration of the fit (in this worker process)."""
     import sklearn.ensemble as ens
 
     @functools.wraps(fit)
     def run(*a, **kw):
         original = ens.HistGradientBoostingClassifier
-        ens.HistGradientBoostingClassifier = functools.partial(original, max_features=max_features)
+        ens.HistGradientBoostingClassifier = functools.partial(original, **settings)
         try:
             return fit(*a, **kw)
         finally:
@@ -109,8 +121,10 @@ def table(res: dict) -> str:
 
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    ap.add_argument("--round", type=int, choices=sorted(ROUNDS), required=True)
     ap.add_argument("--jobs", type=int, default=2, help="fits run in this many processes (one thread each)")
     args = ap.parse_args()
+    variants = ROUNDS[args.round]
     t0 = time.perf_counter()
     log = timed_log()
     inn = inner_setup(args, log)  # plain_route's cache: its runs' features are reused
@@ -122,25 +136,25 @@ def main() -> None:
 
     def task(v: str, name: str, rows, frame, test, y) -> tuple[str, str, dict, float]:
         t = time.perf_counter()
-        model = subsampled_fit(inn.fit, VARIANTS[v])(X[rows], Xa[rows], frame)
+        model = with_tree_settings(inn.fit, **variants[v])(X[rows], Xa[rows], frame)
         secs = time.perf_counter() - t
         if test is None:
             return v, name, edit_scores({e: scores(model, model.predict_proba(Xe), yv) for e, Xe in edited.items()}), secs
         return v, name, logo_scores(model, model.predict_proba(X[test]), y), secs
 
-    log(f"{len(VARIANTS) * len(folds)} fits in {args.jobs} processes")
-    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(v, *f) for f in folds for v in VARIANTS)
+    log(f"{len(variants) * len(folds)} fits in {args.jobs} processes")
+    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(v, *f) for f in folds for v in variants)
     inner = {v: s for v, name, s, _ in done if name == "inner"}
     logo: dict = {}
     for v, name, s, _ in done:
         if name != "inner":
             logo.setdefault(name, {})[v] = s
-    logo["mean"] = logo_means(logo, list(VARIANTS))
-    fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in VARIANTS}
+    logo["mean"] = logo_means(logo, list(variants))
+    fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in variants}
     res = {"n_train": len(tr), "n_val": len(va), "inner": inner, "logo": logo, "fit_seconds": fit_s,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "tree_features.json", json.dumps(res, indent=1) + "\n")
+    atomic_write(args.out / f"round{args.round}.json", json.dumps(res, indent=1) + "\n")
     log("\n" + table(res))
     log(f"decision: {res['decision']}")
 

@@ -1,4 +1,4 @@
-"""Feature-subsampling trial (benchmarks/tree_features.py): the setting reaches the style model's
+"""Tree-settings trial (benchmarks/tree_settings.py): the setting reaches the style model's
 trees, is undone after the fit, and the decision rule."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import sklearn.ensemble as ens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from tree_features import decide, subsampled_fit  # noqa: E402
+from tree_settings import decide, with_tree_settings  # noqa: E402
 
 from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.train import fit_augmented  # noqa: E402
@@ -23,7 +23,7 @@ def test_subsampled_fit_sets_max_features_for_the_fit_only() -> None:
         return HistGradientBoostingClassifier(max_iter=3).max_features
 
     original = ens.HistGradientBoostingClassifier
-    assert subsampled_fit(fit, 0.25)() == 0.25
+    assert with_tree_settings(fit, max_features=0.25)() == 0.25
     assert ens.HistGradientBoostingClassifier is original and fit() == 1.0
 
 
@@ -35,7 +35,7 @@ def test_subsampled_fit_changes_the_style_models_trees() -> None:
     genres = np.array(["blog", "debate"] * 60, dtype=object)
 
     def fit(mf: float) -> np.ndarray:
-        m = subsampled_fit(fit_augmented, mf)(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False,
+        m = with_tree_settings(fit_augmented, max_features=mf)(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False,
                                                tree_iter=20)
         return m.predict_proba(X)
 
