@@ -10,7 +10,7 @@ import numpy as np
 import sklearn.ensemble as ens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from tree_settings import decide, with_tree_settings  # noqa: E402
+from tree_settings import decide, routed, with_tree_settings  # noqa: E402
 
 from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.train import fit_augmented  # noqa: E402
@@ -70,3 +70,10 @@ def test_decide_needs_a_gain_and_no_loss() -> None:
     assert not d["edit_loss"]["checks"]["no_drop_up_0.5pt"]
     assert not d["raw_loss"]["checks"]["raw_not_down_0.5pt"]
     assert d["pick"] == "gain"  # the higher LOGO mean of the two passing
+
+
+def test_routed_takes_the_long_models_rows_where_long() -> None:
+    short = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]])
+    long = np.array([[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]])
+    out = routed(short, long, np.array([True, False, True]))
+    assert out.tolist() == [[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]
