@@ -54,6 +54,7 @@ TRIALS: list[tuple[str, str, str]] = [
     ("windows", "results/windows/windows.json", "inner"),
     ("tree_settings r1", "results/tree_settings/round1.json", "inner"),
     ("tree_settings r2", "results/tree_settings/round2.json", "inner"),
+    ("tree_settings r3", "results/tree_settings/round3.json", "inner"),
 ]
 
 # Trials whose results are not read here, and why.
