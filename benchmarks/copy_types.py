@@ -70,28 +70,37 @@ def logo_means(logo: dict, variants) -> dict:
             for v in variants}
 
 
+def guard_checks(inner: dict, logo: dict, v: str) -> dict[str, bool]:
+    """The checks that every inner-split trial's rule shares, for variant ``v`` against ``current``:
+    the LOGO 3-way mean down by at most 0.5 points, no LOGO genre's 3-way down by more than 2, raw
+    inner 4-way accuracy down by at most 0.5."""
+    mean, genres = logo["mean"], [g for g in logo if g != "mean"]
+    return {
+        "logo_3way_not_down_0.5pt": mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] - SLACK,
+        "no_logo_genre_3way_down_2pt": all(logo[g][v]["accuracy_3way"] >= logo[g]["current"]["accuracy_3way"] - GENRE_SLACK
+                                           for g in genres),
+        "raw_not_down_0.5pt": inner[v]["edits"]["raw"]["accuracy"] >= inner["current"]["edits"]["raw"]["accuracy"] - SLACK,
+    }
+
+
+def verdicts(checks: dict[str, dict[str, bool]], best) -> dict:
+    """Each variant's checks and whether it passes them all, and ``pick``: ``best`` of the passing
+    variants' names (None if none passes)."""
+    out: dict = {v: {"checks": c, "adopt": all(c.values())} for v, c in checks.items()}
+    passing = [v for v in checks if out[v]["adopt"]]
+    out["pick"] = best(passing) if passing else None
+    return out
+
+
 def decide(inner: dict, logo: dict) -> dict:
     """Per single-kind variant, the rule's checks against ``current``, and the pick (or None)."""
     mean, base = logo["mean"], inner["current"]
-    genres = [g for g in logo if g != "mean"]
-    out: dict = {}
-    for v in (*KINDS, PAIR):
-        if v not in inner:
-            continue
-        c = inner[v]
-        checks = {
-            "logo_4way_up_1pt": mean[v]["accuracy"] >= mean["current"]["accuracy"] + GAIN,
-            "logo_3way_not_down_0.5pt": mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] - SLACK,
-            "no_logo_genre_3way_down_2pt": all(logo[g][v]["accuracy_3way"] >= logo[g]["current"]["accuracy_3way"] - GENRE_SLACK
-                                               for g in genres),
-            "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
-            "worst_drop_not_up_0.5pt": c["worst_drop"] <= base["worst_drop"] + SLACK,
-            "md_drop_not_up_0.5pt": c["md_drop"] <= base["md_drop"] + SLACK,
-        }
-        out[v] = {"checks": checks, "adopt": all(checks.values())}
-    passing = [v for v in out if out[v]["adopt"]]
-    out["pick"] = max(passing, key=lambda v: mean[v]["accuracy"]) if passing else None
-    return out
+    checks = {v: {"logo_4way_up_1pt": mean[v]["accuracy"] >= mean["current"]["accuracy"] + GAIN,
+                  **guard_checks(inner, logo, v),
+                  "worst_drop_not_up_0.5pt": inner[v]["worst_drop"] <= base["worst_drop"] + SLACK,
+                  "md_drop_not_up_0.5pt": inner[v]["md_drop"] <= base["md_drop"] + SLACK}
+              for v in (*KINDS, PAIR) if v in inner}
+    return verdicts(checks, lambda vs: max(vs, key=lambda v: mean[v]["accuracy"]))
 
 
 def main() -> None:

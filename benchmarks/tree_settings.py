@@ -50,7 +50,7 @@ import json
 import time
 
 import numpy as np
-from copy_types import logo_means, logo_scores
+from copy_types import GAIN, guard_checks, logo_means, logo_scores, verdicts
 from joblib import Parallel, delayed
 from plain_route import SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
@@ -66,8 +66,6 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     3: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},
 }
 ROUTES = {3: ("route300", "leaf1000", 300)}  # round -> (name, the long texts' variant, words above which it reads)
-GAIN = 0.01  # rule (a): one point
-GENRE_SLACK = 0.02
 
 
 def with_tree_settings(fit, **settings: float):
@@ -96,24 +94,13 @@ def routed(short: np.ndarray, long: np.ndarray, is_long: np.ndarray) -> np.ndarr
 def decide(inner: dict, logo: dict) -> dict:
     """Per variant, the rule's checks against ``current``, and the pick (or None)."""
     base, mean = inner["current"], logo["mean"]
-    genres = [g for g in logo if g != "mean"]
-    out: dict = {}
-    for v in (v for v in inner if v != "current"):
-        c = inner[v]
-        checks = {
-            "logo_up_1pt_or_worst_drop_down_1pt":
-                mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] + GAIN
-                or c["worst_drop"] <= base["worst_drop"] - GAIN,
-            "no_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in c["drops"].items()),
-            "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
-            "logo_3way_not_down_0.5pt": mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] - SLACK,
-            "no_logo_genre_3way_down_2pt": all(logo[g][v]["accuracy_3way"] >= logo[g]["current"]["accuracy_3way"] - GENRE_SLACK
-                                               for g in genres),
-        }
-        out[v] = {"checks": checks, "adopt": all(checks.values())}
-    passing = [v for v in out if out[v]["adopt"]]
-    out["pick"] = max(passing, key=lambda v: mean[v]["accuracy_3way"]) if passing else None
-    return out
+    checks = {v: {"logo_up_1pt_or_worst_drop_down_1pt":
+                  mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] + GAIN
+                  or inner[v]["worst_drop"] <= base["worst_drop"] - GAIN,
+                  "no_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in inner[v]["drops"].items()),
+                  **guard_checks(inner, logo, v)}
+              for v in inner if v != "current"}
+    return verdicts(checks, lambda vs: max(vs, key=lambda v: mean[v]["accuracy_3way"]))
 
 
 def table(res: dict) -> str:

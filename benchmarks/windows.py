@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from copy_types import logo_means, logo_scores
+from copy_types import guard_checks, logo_means, logo_scores, verdicts
 from plain_route import PARAMS, SLACK, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
 
@@ -64,7 +64,7 @@ SIZES = (150, 300)
 K, M = 4, 8
 AGGS = ("log", "prob")
 VARIANTS = tuple(f"w{w}-{a}" for w in SIZES for a in AGGS)
-SHRINK, GENRE_SLACK = 0.03, 0.02
+SHRINK = 0.03
 FIRST = "first_800_chars"
 _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?][\"'\u201d\u2019)\]*_]*$")
@@ -185,23 +185,13 @@ def predict_windows(model: StyleModel, Xw: np.ndarray, owner: np.ndarray, rows: 
 
 def decide(inner: dict, logo: dict) -> dict:
     """Per windowed variant, the rule's checks against ``current``, and the pick (or None)."""
-    base, mean = inner["current"], logo["mean"]
-    genres = [g for g in logo if g != "mean"]
-    out: dict = {}
-    for v in (v for v in inner if v != "current"):
-        c = inner[v]
-        checks = {
-            "first_800_drop_shrinks_3pt": c["drops"][FIRST] <= base["drops"][FIRST] - SHRINK,
-            "no_other_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in c["drops"].items() if e != FIRST),
-            "raw_not_down_0.5pt": c["edits"]["raw"]["accuracy"] >= base["edits"]["raw"]["accuracy"] - SLACK,
-            "logo_3way_not_down_0.5pt": mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] - SLACK,
-            "no_logo_genre_3way_down_2pt": all(logo[g][v]["accuracy_3way"] >= logo[g]["current"]["accuracy_3way"] - GENRE_SLACK
-                                               for g in genres),
-        }
-        out[v] = {"checks": checks, "adopt": all(checks.values())}
-    passing = [v for v in out if out[v]["adopt"]]
-    out["pick"] = min(passing, key=lambda v: inner[v]["drops"][FIRST]) if passing else None
-    return out
+    base = inner["current"]
+    checks = {v: {"first_800_drop_shrinks_3pt": inner[v]["drops"][FIRST] <= base["drops"][FIRST] - SHRINK,
+                  "no_other_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in inner[v]["drops"].items()
+                                                if e != FIRST),
+                  **guard_checks(inner, logo, v)}
+              for v in inner if v != "current"}
+    return verdicts(checks, lambda vs: min(vs, key=lambda v: inner[v]["drops"][FIRST]))
 
 
 def cost_ratio(current: StyleModel, models: dict[int, StyleModel], feat, texts: list[str], reps: int = 3) -> dict:
