@@ -279,10 +279,13 @@ def plot_steps(roots: list[str], out: Path, research_rlsd: bool = True) -> None:
         label = f"s{run.session} {run.name.split('. ', 1)[-1]}"
         style = {"marker": "osD^v"[i % 5], "ms": 3, "lw": 1.2, "color": f"C{i % 10}", "label": label}
         axes[0].plot([r["step"] for r in run.evals], [r["accuracy"] for r in run.evals], **style)
-        train = {r["step"]: r for r in run.records if r.get("kind") == "train"}  # a resumed step: the last wins
         for ax, (_, key) in zip(axes[1:], panels[1:], strict=True):
-            steps = [st for st in sorted(train) if isinstance(train[st].get(key), (int, float))]
-            ax.plot(steps, [train[st][key] for st in steps], **style)
+            # only records that carry the metric: TRL's end-of-training summary shares the last step's
+            # number and has none, so keying every record by step would drop that step; a resumed step:
+            # the last wins
+            values = {r["step"]: r[key] for r in run.records
+                      if r.get("kind") == "train" and isinstance(r.get(key), (int, float))}
+            ax.plot(sorted(values), [values[st] for st in sorted(values)], **style)
     if research_rlsd:
         ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
         axes[0].plot(*zip(*RLSD_VAL, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val reward")

@@ -10,38 +10,40 @@ import numpy as np
 import sklearn.ensemble as ens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from tree_settings import decide, routed, with_tree_settings  # noqa: E402
+from tree_settings import decide, long_rows, with_tree_settings  # noqa: E402
 
 from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.train import fit_augmented  # noqa: E402
 
 
-def test_subsampled_fit_sets_max_features_for_the_fit_only() -> None:
+def test_tree_settings_apply_for_the_fit_only() -> None:
     def fit() -> float:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        return HistGradientBoostingClassifier(max_iter=3).max_features
+        clf = HistGradientBoostingClassifier(max_iter=3)
+        return clf.max_features, clf.min_samples_leaf
 
     original = ens.HistGradientBoostingClassifier
-    assert with_tree_settings(fit, max_features=0.25)() == 0.25
-    assert ens.HistGradientBoostingClassifier is original and fit() == 1.0
+    assert with_tree_settings(fit, max_features=0.25, min_samples_leaf=400)() == (0.25, 400)
+    assert ens.HistGradientBoostingClassifier is original and fit() == (1.0, 20)
 
 
-def test_subsampled_fit_changes_the_style_models_trees() -> None:
+def test_tree_settings_change_the_style_models_trees() -> None:
     rng = np.random.default_rng(0)
     n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
     y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
     X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "CLAUDE")[:, None] * rng.random(n_feat) * 2
     genres = np.array(["blog", "debate"] * 60, dtype=object)
 
-    def fit(mf: float) -> np.ndarray:
-        m = with_tree_settings(fit_augmented, max_features=mf)(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False,
-                                               tree_iter=20)
+    def fit(**settings: float) -> np.ndarray:
+        m = with_tree_settings(fit_augmented, **settings)(X, X * 1.01, y, genres, seed=0, feature_set="full",
+                                                         calibrate=False, tree_iter=20)
         return m.predict_proba(X)
 
-    full, again, sub = fit(1.0), fit(1.0), fit(0.25)
-    assert np.allclose(full, again)  # deterministic at a fixed seed
-    assert not np.allclose(full, sub)  # so the difference is the subsampling
+    full = fit()
+    assert np.allclose(full, fit(max_features=1.0))  # deterministic at a fixed seed; 1.0 is the default
+    assert not np.allclose(full, fit(max_features=0.25))  # so a difference is the setting's
+    assert not np.allclose(full, fit(min_samples_leaf=60))
 
 
 def _res(raw: float, drops: dict[str, float], logo: dict[str, float]) -> tuple[dict, dict]:
@@ -72,8 +74,11 @@ def test_decide_needs_a_gain_and_no_loss() -> None:
     assert d["pick"] == "gain"  # the higher LOGO mean of the two passing
 
 
-def test_routed_takes_the_long_models_rows_where_long() -> None:
-    short = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]])
-    long = np.array([[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]])
-    out = routed(short, long, np.array([True, False, True]))
-    assert out.tolist() == [[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]
+
+def test_long_rows_count_the_words_of_each_edited_text() -> None:
+    long_text = " ".join(["Word"] * 301)  # 301 words, no sentence ends: the shuffle keeps it whole
+    texts = [long_text, " ".join(["word"] * 300), "short text"]
+    rows = long_rows(texts, seed=0, above=300)
+    assert rows["raw"].tolist() == [True, False, False]  # more than 300, not 300 or more
+    assert not rows["first_300_words"].any() and not rows["first_800_chars"].any()  # cut texts: short
+    assert rows["lower"].tolist() == [True, False, False]

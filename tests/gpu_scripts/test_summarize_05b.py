@@ -242,3 +242,25 @@ def test_seed_lines_say_whether_two_seeds_sampled_the_same_first_step(tmp_path: 
     assert "final pass@1" not in same[0]  # those two runs have no eval summary
     col = [line for line in res.stdout.splitlines() if "(col): seeds 6, 7" in line]
     assert col and col[0].endswith("; final pass@1 0.000 / 0.885 after 10 / 17 steps; seed 6 collapsed, so no seed spread")
+
+
+def test_the_step_figure_keeps_the_last_step_when_a_summary_record_shares_it(tmp_path: Path, monkeypatch) -> None:
+    """TRL's end-of-training summary is a train record at the last step without the plotted metrics;
+    it must not hide that step's values (session 26's figure stopped one step early)."""
+    import json
+
+    mod = _module()
+    d = tmp_path / "session26" / "qwen05b" / "cs_tellsfirst_ao" / "grpo_s6_lr5e-6"
+    d.mkdir(parents=True)
+    recs = [{"kind": "start", "stage": "grpo", "step": 0}, {"kind": "eval", "step": 0, "accuracy": 0.4}]
+    recs += [{"kind": "train", "step": s, "completions/clipped_ratio": 0.01 * s, "rewards/pred_claude/mean": 0.1 * s}
+             for s in (1, 2, 3)]
+    recs += [{"kind": "train", "step": 3, "train_runtime": 400.0}]  # the summary: same step, no metrics
+    (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    lines = {}
+    monkeypatch.setattr(mod, "_save", lambda fig, out: lines.update(
+        {ax.get_title(): [list(ln.get_xdata()) for ln in ax.get_lines() if ln.get_label().startswith("s26")]
+         for ax in fig.axes}))
+    mod.plot_steps([str(tmp_path / "session26" / "qwen05b")], tmp_path / "x.png", research_rlsd=False)
+    assert lines["train answers: CLAUDE share"] == [[1, 2, 3]]
+    assert lines["train completions cut off"] == [[1, 2, 3]]
