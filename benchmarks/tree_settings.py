@@ -41,6 +41,7 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 1 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 2 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 3 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from joblib import Parallel, delayed
 from length_route import words
 from plain_route import SLACK, blended_proba, edit_scores, inner_setup, scores
 from robustness import corpus_args, timed_log
+from windows import table
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
@@ -108,25 +110,6 @@ def decide(inner: dict, logo: dict) -> dict:
     return verdicts(checks, lambda vs: max(vs, key=lambda v: mean[v]["accuracy_3way"]))
 
 
-def table(res: dict) -> str:
-    """The Markdown table of docs/predict.md: inner raw and drops, LOGO per genre and means."""
-    inner, logo = res["inner"], res["logo"]
-    genres = [g for g in logo if g != "mean"]
-    cols = list(inner["current"]["drops"])
-    head = ["variant", "raw", *[f"{e} drop" for e in cols], *[f"LOGO {g} 3-way" for g in genres],
-            "LOGO 3-way mean", "LOGO 4-way mean", "OTHER AUROC mean", "fit s"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for v in inner:
-        aur = [logo[g][v]["other_auroc"] for g in genres if logo[g][v]["other_auroc"] is not None]
-        row = [v, f"{inner[v]['edits']['raw']['accuracy']:.3f}",
-               *[f"{inner[v]['drops'][e] * 100:+.1f}".replace("-0.0", "+0.0") for e in cols],
-               *[f"{logo[g][v]['accuracy_3way']:.3f}" for g in genres],
-               f"{logo['mean'][v]['accuracy_3way']:.3f}", f"{logo['mean'][v]['accuracy']:.3f}",
-               f"{np.mean(aur):.3f}", f"{res['fit_seconds'][v]:.0f}" if v in res["fit_seconds"] else "–"]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
-
-
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
     ap.add_argument("--round", type=int, choices=sorted(ROUNDS), required=True)
@@ -153,22 +136,20 @@ def main() -> None:
     route = ROUTES.get(args.round)  # (its name, the long texts' variant, the word count above which it reads)
     names = [*variants, *([route[0]] if route else [])]
 
-    def proba(v: str, name: str, Xt: np.ndarray, texts: list[str] | None = None,
-              is_long: np.ndarray | None = None) -> np.ndarray:
-        """Fold ``name``'s probabilities for variant ``v``; the route takes its long member where the
-        text (``texts``, or the precomputed ``is_long``) has more words than the bar."""
+    def proba(v: str, name: str, Xt: np.ndarray, is_long: np.ndarray | None) -> np.ndarray:
+        """Fold ``name``'s probabilities for variant ``v``; the route reads the ``is_long`` rows with
+        its long texts' member."""
         if route is None or v != route[0]:
             return models[v, name].predict_proba(Xt)
-        is_long = words(texts) > route[2] if is_long is None else is_long
         return blended_proba(models[route[1], name], models["current", name], Xt, is_long)
 
     long_inner = long_rows(va["text"].tolist(), args.seed, route[2]) if route else {}
-    inner = {v: edit_scores({e: scores(models["current", "inner"], proba(v, "inner", Xe, is_long=long_inner.get(e)), yv)
+    inner = {v: edit_scores({e: scores(models["current", "inner"], proba(v, "inner", Xe, long_inner.get(e)), yv)
                              for e, Xe in edited.items()}) for v in names}
     logo: dict = {}
     for name, _, _, test, y in folds[1:]:
-        texts = outer["text"].to_numpy()[test].tolist()
-        logo[name] = {v: logo_scores(models["current", name], proba(v, name, X[test], texts=texts), y) for v in names}
+        is_long = words(outer["text"].to_numpy()[test].tolist()) > route[2] if route else None
+        logo[name] = {v: logo_scores(models["current", name], proba(v, name, X[test], is_long), y) for v in names}
     logo["mean"] = logo_means(logo, names)
     if route:
         log(f"{route[0]}: {long_inner['raw'].mean():.1%} of the inner val above {route[2]} words")
@@ -176,8 +157,9 @@ def main() -> None:
     res = {"n_train": len(tr), "n_val": len(va), "inner": inner, "logo": logo, "fit_seconds": fit_s,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / f"round{args.round}.json", json.dumps(res, indent=1) + "\n")
-    log("\n" + table(res))
+    path = args.out / f"round{args.round}.json"
+    atomic_write(path, json.dumps(res, indent=1) + "\n")
+    log("\n" + table(path))
     log(f"decision: {res['decision']}")
 
 
