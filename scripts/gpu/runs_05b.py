@@ -56,6 +56,14 @@ class Run:
                    if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float))}
         return [by_step[s] for s in sorted(by_step)]  # a resumed run re-evaluates a step: the last wins
 
+    def train_values(self, key: str) -> dict[int, float]:
+        """``{step: value}`` of one train metric, in step order. Only records that carry it: TRL's
+        end-of-training summary shares the last step's number and has none, so keying every record by
+        step would drop that step; a step logged twice (a resumed run): the last wins."""
+        values = {r["step"]: float(r[key]) for r in self.records
+                  if r.get("kind") == "train" and isinstance(r.get(key), (int, float))}
+        return dict(sorted(values.items()))
+
 
 def read_json(p: Path) -> dict | None:
     try:

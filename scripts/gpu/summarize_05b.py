@@ -120,15 +120,23 @@ def skips_of(run: Run) -> str:
 
 
 def ended(run: Run) -> str:
-    """final saved (train_result.<stage>.json is written after the final weights) / time limit / killed."""
+    """final saved (train_result.<stage>.json is written after the final weights) / time limit / killed.
+
+    A run resumed in a later call keeps the earlier call's abort record; an abort before the run's
+    last step was such a pause and is named as one ("resumed after ..."), not as the run's end."""
     aborts = [r for r in run.records if r.get("kind") == "abort"]
+    last = steps_of(run)
+    paused = [a for a in aborts if last is not None and a["step"] < last]
+    aborts = [a for a in aborts if a not in paused]
+    resumed = "; resumed after " + ", ".join(f"{a.get('reason', 'abort')} @{a['step']}" for a in paused) \
+        if paused else ""
     why = f"{aborts[-1].get('reason', 'abort')} @{aborts[-1]['step']}" if aborts else ""
     if run.train_result is not None:
         if not aborts:
-            return "final saved"
-        return f"time limit @{aborts[-1]['step']} (final saved)" if why.startswith("time limit") \
-            else f"stopped: {why} (final saved)"
-    return f"killed (no final){', after ' + why if why else ''}"
+            return f"final saved{resumed}"
+        return f"time limit @{aborts[-1]['step']} (final saved{resumed})" if why.startswith("time limit") \
+            else f"stopped: {why} (final saved{resumed})"
+    return f"killed (no final){', after ' + why if why else ''}{resumed}"
 
 
 def row(run: Run) -> str:
@@ -280,12 +288,8 @@ def plot_steps(roots: list[str], out: Path, research_rlsd: bool = True) -> None:
         style = {"marker": "osD^v"[i % 5], "ms": 3, "lw": 1.2, "color": f"C{i % 10}", "label": label}
         axes[0].plot([r["step"] for r in run.evals], [r["accuracy"] for r in run.evals], **style)
         for ax, (_, key) in zip(axes[1:], panels[1:], strict=True):
-            # only records that carry the metric: TRL's end-of-training summary shares the last step's
-            # number and has none, so keying every record by step would drop that step; a resumed step:
-            # the last wins
-            values = {r["step"]: r[key] for r in run.records
-                      if r.get("kind") == "train" and isinstance(r.get(key), (int, float))}
-            ax.plot(sorted(values), [values[st] for st in sorted(values)], **style)
+            values = run.train_values(key)
+            ax.plot(list(values), list(values.values()), **style)
     if research_rlsd:
         ref = {"color": "black", "ls": ":", "lw": 1.2, "marker": "*", "ms": 7}
         axes[0].plot(*zip(*RLSD_VAL, strict=True), **ref, label="research RLSD (Qwen3.5-9B), val reward")

@@ -264,3 +264,27 @@ def test_the_step_figure_keeps_the_last_step_when_a_summary_record_shares_it(tmp
     mod.plot_steps([str(tmp_path / "session26" / "qwen05b")], tmp_path / "x.png", research_rlsd=False)
     assert lines["train answers: CLAUDE share"] == [[1, 2, 3]]
     assert lines["train completions cut off"] == [[1, 2, 3]]
+
+
+def test_resumed_run_names_its_pause_not_as_its_end(tmp_path: Path) -> None:
+    """A run stopped by one call's time limit and resumed by the next keeps the first abort record;
+    the run ended where the last call left it."""
+    import json
+
+    root = tmp_path / "session27" / "qwen05b"
+    for seed, (first, last, abort_at_end) in {8: (16, 28, True), 9: (20, 34, False)}.items():
+        d = root / "cs_tellsfirst_ao" / f"grpo_s{seed}_lr5e-6_mp05_m34"
+        d.mkdir(parents=True)
+        recs = [{"kind": "start", "stage": "grpo", "step": 0}]
+        recs += [{"kind": "train", "step": s} for s in range(1, first + 1)]
+        recs += [{"kind": "abort", "step": first, "reason": "time limit 4.74 min"}]
+        recs += [{"kind": "train", "step": s} for s in range(first + 1, last + 1)]
+        if abort_at_end:
+            recs += [{"kind": "abort", "step": last, "reason": "time limit 3.58 min"}]
+        (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        (d / "train_result.grpo.json").write_text(json.dumps({"global_step": last}))
+    res = _run(str(root))
+    assert res.returncode == 0, res.stderr
+    ends = {r["rung"].split("seed ")[1].split(",")[0]: (r["steps"], r["ended"]) for r in _rows(res.stdout)}
+    assert ends == {"8": ("28", "time limit @28 (final saved; resumed after time limit 4.74 min @16)"),
+                    "9": ("34", "final saved; resumed after time limit 4.74 min @20")}
