@@ -44,13 +44,14 @@ def choose(results: dict) -> str:
     return min(ok, key=lambda m: (ok[m]["worst_drop"], -ok[m]["edits"]["raw"]["accuracy"]))
 
 
-def inner_split(paths: list[str], seed: int):
+def inner_split(paths: list[str], seed: int, inner_seed: int | None = None):
     """The outer topic hold-out's train part (index reset, a ``row`` column numbering it) and its
-    inner topic split (seed 100 + seed): (outer, inner train, inner val)."""
+    inner topic split (seed ``inner_seed``, by default 100 + seed, the split every trial used until
+    tree_settings' round 4): (outer, inner train, inner val)."""
     corpus = training_corpus(paths)
     outer = topic_holdout_split(corpus, seed=seed, balance=False)["train"].reset_index(drop=True)
     outer["row"] = range(len(outer))
-    inner = topic_holdout_split(outer, seed=100 + seed, balance=False)
+    inner = topic_holdout_split(outer, seed=100 + seed if inner_seed is None else inner_seed, balance=False)
     return outer, inner["train"], inner["val"]
 
 

@@ -122,7 +122,7 @@ class Inner:
 
 
 def inner_setup(args: argparse.Namespace, log) -> Inner:
-    outer, tr, va = inner_split(args.corpus, args.seed)
+    outer, tr, va = inner_split(args.corpus, args.seed, getattr(args, "inner_seed", None))
     log(f"inner split: train {len(tr)}, val {len(va)} ({va['genre'].value_counts().to_dict()})")
     feat = StyleModel(**PARAMS).features
     cache = Cache(args.cache, log)
