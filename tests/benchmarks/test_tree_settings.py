@@ -82,3 +82,37 @@ def test_long_rows_count_the_words_of_each_edited_text() -> None:
     assert rows["raw"].tolist() == [True, False, False]  # more than 300, not 300 or more
     assert not rows["first_300_words"].any() and not rows["first_800_chars"].any()  # cut texts: short
     assert rows["lower"].tolist() == [True, False, False]
+
+
+def test_inner_folds_score_every_text_once_with_its_topic_unseen(tmp_path: Path) -> None:
+    """Round 5's protocol: k topic-grouped folds of the outer train part; without k, the one inner split."""
+    import pandas as pd
+    from plain_route import Cache, Inner
+    from tree_settings import inner_folds
+
+    genres = ["blog", "chat", "debate"]
+    outer = pd.DataFrame({"text": [f"text {i} " + "word " * (i % 7) for i in range(60)],
+                          "genre": [genres[i % 3] for i in range(60)],
+                          "topic": [f"t{i % 10}" for i in range(60)],  # t0..t9 recur in every genre
+                          "provider": ["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 15})
+    outer["row"] = range(len(outer))
+    tr, va = outer.iloc[:45], outer.iloc[45:]
+
+    def feat(texts: list[str]) -> np.ndarray:
+        return np.array([[len(t), t.count("word")] for t in texts], dtype=float)
+
+    inn = Inner(outer, tr, va, feat, Cache(tmp_path, print), feat(outer["text"].tolist()), feat(outer["text"].tolist()),
+                {"raw": feat(va["text"].tolist())}, seed=0)
+    evalset, edited, folds = inner_folds(inn, None, print)
+    assert evalset is va and list(edited) == ["raw"] and len(folds) == 1
+    assert (folds[0][1] == tr["row"].to_numpy()).all() and (folds[0][3] == np.arange(15)).all()
+
+    evalset, edited, folds = inner_folds(inn, 3, print)
+    assert evalset is outer and len(folds) == 3
+    assert set(edited) >= {"raw", "strip_markdown", "first_800_chars"} and edited["raw"].shape == (60, 2)
+    scored = np.sort(np.concatenate([f[3] for f in folds]))
+    assert (scored == np.arange(60)).all()  # every text scored exactly once
+    key = (outer["genre"] + "/" + outer["topic"]).to_numpy()
+    for _, fit_rows, frame, test, _ in folds:
+        assert not set(key[fit_rows]) & set(key[test])  # no genre's topic on both sides
+        assert len(fit_rows) + len(test) == 60 and (frame["row"].to_numpy() == fit_rows).all()
