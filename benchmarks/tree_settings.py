@@ -1,4 +1,4 @@
-"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (round 6).
+"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-7).
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -56,6 +56,13 @@ tuned): an average of two members often keeps most of each one's strength. Round
 topic folds, LOGO), same rule. Shipping it would mean two tree ensembles in the model file, so if it
 passes, predict's speed must be measured against issue 11's targets before a retrain.
 
+Round 7, declared after round 6 (``blend`` passed) and before its own run. A product model cannot
+ship round 6's average of probabilities and keep exact tells: the trees' path credits add up to
+their class scores, not to a softmax average. ``blend_logit`` averages the two ensembles' class
+scores (0.5 / 0.5) before the softmax instead, one tree member with exact credits (``logit_blend``);
+``blend`` repeats round 6 as a check. Round 5's folds, same rule. ``blend_logit`` passing is what a
+retrain would ship.
+
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
@@ -70,6 +77,7 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 3 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 4 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 5 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 7 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 6 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
@@ -97,8 +105,10 @@ from windows import table
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out
 from whowrote.style import StyleModel
+from whowrote.style.calibration import softmax
 from whowrote.style.edits import edits
 from whowrote.style.heldout import three_way
+from whowrote.style.trees import log_transform
 
 ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoostingClassifier settings
     1: {"current": {}, "mf0.5": {"max_features": 0.5}, "mf0.25": {"max_features": 0.25}},
@@ -108,10 +118,14 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     4: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # round 3 on a fresh inner split
     5: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # round 3 on 5 topic folds of the outer train
     6: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # their blend, on round 5's folds
+    7: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # the blend in tree-score space, same folds
 }
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
-BLENDS = {6: ("blend", "leaf1000", 0.5)}  # round -> (name, variant, its weight against current's 1 - weight)
-CV_FOLDS = {5: 5, 6: 5}  # round -> topic-grouped folds of the outer train part in place of the one inner split
+BLENDS = {  # round -> blends as (name, variant, its weight against current's 1 - weight, space)
+    6: [("blend", "leaf1000", 0.5, "proba")],
+    7: [("blend", "leaf1000", 0.5, "proba"), ("blend_logit", "leaf1000", 0.5, "logit")],
+}
+CV_FOLDS = {5: 5, 6: 5, 7: 5}  # round -> topic-grouped folds of the outer train part in place of the one inner split
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)  # round -> (name, the long texts' variant, words above which it reads)
 
 
@@ -158,6 +172,18 @@ def inner_folds(inn: Inner, k: int | None, log) -> tuple[pd.DataFrame, dict[str,
         folds.append((f"cv{i}", outer["row"].to_numpy()[fit_rows], outer.iloc[fit_rows], test, None))
     log(f"{k} topic-grouped folds of the outer train part: {len(outer)} texts scored once each")
     return outer, edited, folds
+
+
+def logit_blend(other: StyleModel, base: StyleModel, X: np.ndarray, w: float) -> np.ndarray:
+    """``base``'s probabilities (uncalibrated, as every trial fits) with its trees' class scores
+    replaced by ``w`` x ``other``'s + (1 - w) x its own, before the softmax: one tree member whose
+    path credits still add up to its scores (what the tells need), unlike an average of probabilities."""
+    if list(other.classes_) != list(base.classes_):
+        raise ValueError("the two models must share their classes")
+    Z = log_transform(X)
+    p_lr = softmax(((Z - base.mean_) / base.scale_) @ base.coef_.T + base.intercept_)
+    raw = w * other.trees_.raw_predict(Z) + (1.0 - w) * base.trees_.raw_predict(Z)
+    return (1.0 - base.tree_weight) * p_lr + base.tree_weight * softmax(raw)
 
 
 def save_rows(path: Path, rows: dict[str, np.ndarray]) -> None:
@@ -207,14 +233,17 @@ def main() -> None:
                                                    for name, rows, frame, _, _ in folds for v in variants)
     models = {(v, name): m for v, name, m, _ in done}
     route = ROUTES.get(args.round)  # (its name, the long texts' variant, the word count above which it reads)
-    blend = BLENDS.get(args.round)  # (its name, the variant averaged with current, that variant's weight)
-    names = [*variants, *([route[0]] if route else []), *([blend[0]] if blend else [])]
+    blends = {b[0]: b for b in BLENDS.get(args.round, ())}  # name -> (name, variant, its weight, space)
+    names = [*variants, *([route[0]] if route else []), *blends]
 
     def proba(v: str, name: str, Xt: np.ndarray, is_long: np.ndarray | None) -> np.ndarray:
         """Fold ``name``'s probabilities for variant ``v``; the route reads the ``is_long`` rows with
         its long texts' member."""
-        if blend is not None and v == blend[0]:
-            return blended_proba(models[blend[1], name], models["current", name], Xt, np.full(len(Xt), blend[2]))
+        if v in blends:
+            _, other, w, space = blends[v]
+            if space == "logit":
+                return logit_blend(models[other, name], models["current", name], Xt, w)
+            return blended_proba(models[other, name], models["current", name], Xt, np.full(len(Xt), w))
         if route is None or v != route[0]:
             return models[v, name].predict_proba(Xt)
         return blended_proba(models[route[1], name], models["current", name], Xt, is_long)

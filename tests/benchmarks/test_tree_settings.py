@@ -116,3 +116,33 @@ def test_inner_folds_score_every_text_once_with_its_topic_unseen(tmp_path: Path)
     for _, fit_rows, frame, test, _ in folds:
         assert not set(key[fit_rows]) & set(key[test])  # no genre's topic on both sides
         assert len(fit_rows) + len(test) == 60 and (frame["row"].to_numpy() == fit_rows).all()
+
+
+def test_logit_blend_averages_tree_scores_before_the_softmax() -> None:
+    from tree_settings import logit_blend
+
+    from whowrote.style.calibration import softmax
+    from whowrote.style.trees import log_transform
+
+    rng = np.random.default_rng(1)
+    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
+    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
+    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "GEMINI")[:, None] * rng.random(n_feat) * 2
+    genres = np.array(["blog", "debate"] * 60, dtype=object)
+
+    def fit(**settings: float) -> StyleModel:
+        return with_tree_settings(fit_augmented, **settings)(X, X * 1.01, y, genres, seed=0, feature_set="full",
+                                                            calibrate=False, tree_iter=20)
+
+    base, wide = fit(), fit(min_samples_leaf=60)
+    assert np.allclose(logit_blend(wide, base, X, 0.0), base.predict_proba(X))  # weight 0: the base model
+    half = logit_blend(wide, base, X, 0.5)
+    Z = log_transform(X)
+    trees = softmax(0.5 * wide.trees_.raw_predict(Z) + 0.5 * base.trees_.raw_predict(Z))
+    assert np.allclose(half.sum(axis=1), 1.0)
+    # the tree member's share is the softmax of the averaged scores, not the average of two softmaxes
+    lr = (half - base.tree_weight * trees) / (1 - base.tree_weight)
+    assert np.allclose(lr, (base.predict_proba(X) - base.tree_weight * softmax(base.trees_.raw_predict(Z)))
+                       / (1 - base.tree_weight))
+    prob_avg = 0.5 * wide.predict_proba(X) + 0.5 * base.predict_proba(X)
+    assert not np.allclose(half, prob_avg)
