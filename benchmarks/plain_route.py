@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -114,11 +115,12 @@ class Inner:
     edited: dict[str, np.ndarray]
     seed: int
 
-    def fit(self, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame, aug_weight: float = AUG_WEIGHT) -> StyleModel:
+    def fit(self, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame, aug_weight: float = AUG_WEIGHT,
+            **params: Any) -> StyleModel:
         """The bundled recipe (``fit_augmented``, the current copies) on rows ``Xr`` and copies ``Xc``
-        (each copy at ``aug_weight``)."""
+        (each copy at ``aug_weight``); ``params``: StyleModel settings that differ from it."""
         return fit_augmented(Xr, Xc, frame["provider"], frame["genre"], topic_keys(frame), aug_weight=aug_weight,
-                             seed=self.seed, **PARAMS)
+                             seed=self.seed, **{**PARAMS, **params})
 
 
 def inner_setup(args: argparse.Namespace, log) -> Inner:

@@ -1,0 +1,75 @@
+"""What a second tree ensemble would cost predict (issue 17's ``blend_logit`` against issue 11's speed).
+
+``tree_settings.py`` round 7 found that averaging the bundled trees' class scores with those of a
+``min_samples_leaf=1000`` ensemble passes the trial rule. Shipping it means walking two ensembles
+per text, and issue 11's chat target (1,000 chat answers at >= 2x ``c64209e``'s docs/s) is met by
+only 1-2 %. This fits ``current`` and ``leaf1000`` as the trials do (the outer train part, features
+from ``plain_route``'s cache), prints each ensemble's size, and times the one tree step predict runs
+(``decision.scores_and_credits``: scores and path credits in one walk) on the features of N chat
+answers, the two ensembles interleaved, on one pinned core, CPU time::
+
+    OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/tree_cost.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from plain_route import inner_setup
+from predict_parts import texts_of
+from robustness import corpus_args, timed_log
+from tree_settings import with_tree_settings
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.style.decision import scores_and_credits
+from whowrote.style.trees import log_transform
+
+VARIANTS = {"current": {}, "leaf1000": {"min_samples_leaf": 1000}}
+
+
+def size(trees) -> dict[str, float]:
+    """Trees, nodes, leaves and the mean leaf depth (nodes a row visits, roughly)."""
+    n_trees = len(trees.roots)
+    leaves = int(trees.is_leaf.sum())
+    depth = np.zeros(len(trees.feature), dtype=np.int64)
+    for parent in range(len(trees.feature)):  # children always come after their parent
+        if not trees.is_leaf[parent]:
+            depth[trees.left[parent]] = depth[trees.right[parent]] = depth[parent] + 1
+    return {"trees": n_trees, "nodes": len(trees.feature), "leaves": leaves,
+            "mean_leaf_depth": float(depth[trees.is_leaf].mean())}
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), "/tmp/whowrote-plain-route")
+    ap.add_argument("--texts", type=Path, required=True, help="the texts whose features are walked (chat answers)")
+    ap.add_argument("--n", type=int, default=2048)
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+    log = timed_log()
+    inn = inner_setup(args, log)
+    models = {v: with_tree_settings(inn.fit, **s)(inn.X, inn.Xa, inn.outer) for v, s in VARIANTS.items()}
+    log("fitted " + ", ".join(models))
+    Z = np.ascontiguousarray(log_transform(inn.feat(texts_of(args.texts, args.n))), dtype=np.float64)
+    spent: dict[str, list[float]] = {v: [] for v in models}
+    for _ in range(args.repeat):  # interleaved, so a slower spell of the machine hits both
+        for v, m in models.items():
+            t0 = time.process_time()
+            scores_and_credits(m.trees_, Z)
+            spent[v].append(1e6 * (time.process_time() - t0) / len(Z))
+    res = {v: {**size(m.trees_), "us_per_text_median": float(np.median(spent[v])),
+               "us_per_text_all": [round(s, 1) for s in spent[v]]} for v, m in models.items()}
+    res["texts"], res["n"] = str(args.texts), args.n
+    for v in models:
+        log(f"{v}: {res[v]['trees']} trees, {res[v]['leaves']} leaves, mean leaf depth {res[v]['mean_leaf_depth']:.2f}, "
+            f"walk {res[v]['us_per_text_median']:.1f} us a text (median of {args.repeat})")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "tree_cost.json", json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
