@@ -3,13 +3,13 @@
 ``tree_settings.py`` round 7 found that averaging the bundled trees' class scores with those of a
 ``min_samples_leaf=1000`` ensemble passes the trial rule. Shipping it means walking two ensembles
 per text, and issue 11's chat target (1,000 chat answers at >= 2x ``c64209e``'s docs/s) is met by
-only 1-2 %. This fits ``current`` and ``leaf1000`` as the trials do (the outer train part, features
+only 1-2 %. This fits a round's variants (round 7: ``current`` and ``leaf1000``) as the trials do (the outer train part, features
 from ``plain_route``'s cache), prints each ensemble's size, and times the one tree step predict runs
 (``decision.scores_and_credits``: scores and path credits in one walk) on the features of N chat
 answers, the two ensembles interleaved, on one pinned core, CPU time::
 
     OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/tree_cost.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
-        --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048
+        --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048 --round 7   # and --round 8
 """
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ import numpy as np
 from plain_route import inner_setup
 from predict_parts import texts_of
 from robustness import corpus_args, timed_log
-from tree_settings import with_tree_settings
+from tree_settings import MODEL_SETTINGS, ROUNDS, with_tree_settings
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.decision import scores_and_credits
 from whowrote.style.trees import log_transform
-
-VARIANTS = {"current": {}, "leaf1000": {"min_samples_leaf": 1000}}
 
 
 def size(trees) -> dict[str, float]:
@@ -49,10 +47,15 @@ def main() -> None:
     ap.add_argument("--texts", type=Path, required=True, help="the texts whose features are walked (chat answers)")
     ap.add_argument("--n", type=int, default=2048)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--round", type=int, default=7, choices=sorted(ROUNDS), help="tree_settings' round whose variants are fitted")
     args = ap.parse_args()
     log = timed_log()
     inn = inner_setup(args, log)
-    models = {v: with_tree_settings(inn.fit, **s)(inn.X, inn.Xa, inn.outer) for v, s in VARIANTS.items()}
+    models = {}
+    for v, settings in ROUNDS[args.round].items():
+        trees = {k: x for k, x in settings.items() if k not in MODEL_SETTINGS}
+        own = {k: x for k, x in settings.items() if k in MODEL_SETTINGS}
+        models[v] = with_tree_settings(inn.fit, **trees)(inn.X, inn.Xa, inn.outer, **own)
     log("fitted " + ", ".join(models))
     Z = np.ascontiguousarray(log_transform(inn.feat(texts_of(args.texts, args.n))), dtype=np.float64)
     spent: dict[str, list[float]] = {v: [] for v in models}
@@ -68,7 +71,7 @@ def main() -> None:
         log(f"{v}: {res[v]['trees']} trees, {res[v]['leaves']} leaves, mean leaf depth {res[v]['mean_leaf_depth']:.2f}, "
             f"walk {res[v]['us_per_text_median']:.1f} us a text (median of {args.repeat})")
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "tree_cost.json", json.dumps(res, indent=1) + "\n")
+    atomic_write(args.out / f"tree_cost_round{args.round}.json", json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

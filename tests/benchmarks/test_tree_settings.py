@@ -146,3 +146,18 @@ def test_logit_blend_averages_tree_scores_before_the_softmax() -> None:
                        / (1 - base.tree_weight))
     prob_avg = 0.5 * wide.predict_proba(X) + 0.5 * base.predict_proba(X)
     assert not np.allclose(half, prob_avg)
+
+
+def test_tree_cost_size_counts_trees_leaves_and_depth() -> None:
+    from tree_cost import size
+
+    rng = np.random.default_rng(2)
+    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
+    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
+    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "CHATGPT")[:, None] * rng.random(n_feat) * 2
+    m = fit_augmented(X, X * 1.01, y, np.array(["blog", "debate"] * 60, dtype=object), seed=0,
+                      feature_set="full", calibrate=False, tree_iter=5)
+    got = size(m.trees_)
+    assert got["trees"] == len(m.trees_.roots) == 5 * 4  # one tree per class per round
+    assert got["leaves"] == int(m.trees_.is_leaf.sum()) and got["nodes"] == 2 * got["leaves"] - got["trees"]
+    assert 1.0 <= got["mean_leaf_depth"] <= m.trees_.max_depth
