@@ -23,14 +23,14 @@ import numpy as np
 from plain_route import inner_setup
 from predict_parts import texts_of
 from robustness import corpus_args, timed_log
-from tree_settings import MODEL_SETTINGS, ROUNDS, with_tree_settings
+from tree_settings import ROUNDS, split_settings, with_tree_settings
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.decision import scores_and_credits
-from whowrote.style.trees import log_transform
+from whowrote.style.trees import TreeEnsemble, log_transform
 
 
-def size(trees) -> dict[str, float]:
+def size(trees: TreeEnsemble) -> dict[str, float]:
     """Trees, nodes, leaves and the mean leaf depth (nodes a row visits, roughly)."""
     n_trees = len(trees.roots)
     leaves = int(trees.is_leaf.sum())
@@ -53,8 +53,7 @@ def main() -> None:
     inn = inner_setup(args, log)
     models = {}
     for v, settings in ROUNDS[args.round].items():
-        trees = {k: x for k, x in settings.items() if k not in MODEL_SETTINGS}
-        own = {k: x for k, x in settings.items() if k in MODEL_SETTINGS}
+        trees, own = split_settings(settings)
         models[v] = with_tree_settings(inn.fit, **trees)(inn.X, inn.Xa, inn.outer, **own)
     log("fitted " + ", ".join(models))
     Z = np.ascontiguousarray(log_transform(inn.feat(texts_of(args.texts, args.n))), dtype=np.float64)

@@ -85,9 +85,9 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 3 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 4 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 5 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 8 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
-    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 7 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 6 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 7 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 8 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
 """
@@ -112,7 +112,7 @@ from sklearn.model_selection import GroupKFold
 from windows import table
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import leave_one_genre_out
+from whowrote.data.splits import leave_one_genre_out, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.calibration import softmax
 from whowrote.style.edits import edits
@@ -132,6 +132,12 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
         "leaf1000_150": {"min_samples_leaf": 1000, "tree_iter": 150}},
 }
 MODEL_SETTINGS = {"tree_iter"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
+
+
+def split_settings(settings: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """A variant's settings as (HistGradientBoostingClassifier's, StyleModel's own)."""
+    return ({k: x for k, x in settings.items() if k not in MODEL_SETTINGS},
+            {k: x for k, x in settings.items() if k in MODEL_SETTINGS})
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
 BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1 - weight, space, base)
     6: [("blend", "leaf1000", 0.5, "proba", "current")],
@@ -139,7 +145,7 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
     8: [("blend_logit_150", "leaf1000_150", 0.5, "logit", "current150")],
 }
 CV_FOLDS = {5: 5, 6: 5, 7: 5, 8: 5}  # round -> topic-grouped folds of the outer train part in place of the one inner split
-INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)  # round -> (name, the long texts' variant, words above which it reads)
+INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
 
 
 def with_tree_settings(fit: Callable[..., StyleModel], **settings: float) -> Callable[..., StyleModel]:
@@ -165,7 +171,10 @@ def long_rows(texts: list[str], seed: int, above: int) -> dict[str, np.ndarray]:
     return {e: words([fn(t) for t in texts]) > above for e, fn in edits(seed).items()}
 
 
-def inner_folds(inn: Inner, k: int | None, log) -> tuple[pd.DataFrame, dict[str, np.ndarray], list]:
+Fold = tuple[str, np.ndarray, pd.DataFrame, np.ndarray, np.ndarray | None]  # name, fit rows, their frame, scored, gold
+
+
+def inner_folds(inn: Inner, k: int | None, log: Callable[[str], None]) -> tuple[pd.DataFrame, dict[str, np.ndarray], list[Fold]]:
     """The texts the inner protocol scores, their features under every edit, and its folds as
     ``(name, outer rows to fit on, frame of those rows, positions scored, None)``.
 
@@ -179,7 +188,7 @@ def inner_folds(inn: Inner, k: int | None, log) -> tuple[pd.DataFrame, dict[str,
     texts = outer["text"].tolist()
     edited = {e: inn.cache.get(f"val-{e}", texts, lambda t, fn=fn: inn.feat([fn(x) for x in t]))
               for e, fn in edits(inn.seed).items()}
-    groups = (outer["genre"].astype(str) + "/" + outer["topic"].astype(str)).to_numpy()
+    groups = topic_keys(outer).to_numpy()
     folds = []
     for i, (fit_rows, test) in enumerate(GroupKFold(n_splits=k).split(outer, groups=groups)):
         folds.append((f"cv{i}", outer["row"].to_numpy()[fit_rows], outer.iloc[fit_rows], test, None))
@@ -193,8 +202,11 @@ def logit_blend(other: StyleModel, base: StyleModel, X: np.ndarray, w: float) ->
     path credits still add up to its scores (what the tells need), unlike an average of probabilities."""
     if list(other.classes_) != list(base.classes_):
         raise ValueError("the two models must share their classes")
+    if other.trees_ is None or base.trees_ is None or getattr(base, "temperature_slope_", 0.0) \
+            or getattr(base, "temperature_", 1.0) != 1.0:
+        raise ValueError("logit_blend needs two uncalibrated models with trees")
     Z = log_transform(X)
-    p_lr = softmax(((Z - base.mean_) / base.scale_) @ base.coef_.T + base.intercept_)
+    p_lr = softmax(base._z(X) @ base.coef_.T + base.intercept_)
     raw = w * other.trees_.raw_predict(Z) + (1.0 - w) * base.trees_.raw_predict(Z)
     return (1.0 - base.tree_weight) * p_lr + base.tree_weight * softmax(raw)
 
@@ -225,6 +237,8 @@ def main() -> None:
     ap.add_argument("--inner-seed", type=int, help="the inner split's seed (default: the round's, else 100 + --seed)")
     args = ap.parse_args()
     variants = ROUNDS[args.round]
+    if args.inner_seed is not None and args.round in CV_FOLDS:
+        ap.error(f"round {args.round} scores topic folds of the outer train part, not an inner split: no --inner-seed")
     if args.inner_seed is None:
         args.inner_seed = INNER_SEEDS.get(args.round)
     t0 = time.perf_counter()
@@ -239,8 +253,7 @@ def main() -> None:
 
     def task(v: str, name: str, rows: np.ndarray, frame: pd.DataFrame) -> tuple[str, str, StyleModel, float]:
         t = time.perf_counter()
-        trees = {k: x for k, x in variants[v].items() if k not in MODEL_SETTINGS}
-        own = {k: x for k, x in variants[v].items() if k in MODEL_SETTINGS}
+        trees, own = split_settings(variants[v])
         return v, name, with_tree_settings(inn.fit, **trees)(X[rows], Xa[rows], frame, **own), time.perf_counter() - t
 
     log(f"{len(variants) * len(folds)} fits in {args.jobs} processes")
@@ -264,10 +277,12 @@ def main() -> None:
         return blended_proba(models[route[1], name], models["current", name], Xt, is_long)
 
     long_inner = long_rows(evalset["text"].tolist(), args.seed, route[2]) if route else {}
-    first = models["current", folds[0][0]]  # every fold's model has the same classes
+    first = models["current", folds[0][0]]
+    if any(list(m.classes_) != list(first.classes_) for m in models.values()):
+        raise SystemExit("error: the fold models do not share their classes")
     # per text, for trial_noise.py's paired bootstrap: 4-way right/wrong on the inner val under every
     # edit, 3-way right/wrong on each LOGO genre's assistant texts, and every row's topic
-    rows: dict[str, np.ndarray] = {"inner_topic": (evalset["genre"].astype(str) + "/" + evalset["topic"].astype(str)).to_numpy(str)}
+    rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(evalset).to_numpy(str)}
     inner = {}
     for v in names:
         ed = {}
@@ -292,7 +307,7 @@ def main() -> None:
     if route:
         log(f"{route[0]}: {long_inner['raw'].mean():.1%} of the inner val above {route[2]} words")
     fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in variants}
-    res = {"inner_seed": 100 + args.seed if args.inner_seed is None else args.inner_seed,
+    res = {"inner_seed": None if n_inner > 1 else 100 + args.seed if args.inner_seed is None else args.inner_seed,
            "inner_folds": n_inner, "n_train": int(np.mean([len(f[1]) for f in folds[:n_inner]])),
            "n_val": len(evalset), "inner": inner, "logo": logo, "fit_seconds": fit_s,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}

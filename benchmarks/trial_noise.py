@@ -63,14 +63,17 @@ def inner_diff(rows: dict[str, np.ndarray], v: str, edit: str | None, w: np.ndar
 
 
 def noise(rows: dict[str, np.ndarray], n_boot: int = 2000, seed: int = 0) -> dict:
-    """Per variant other than ``current``: each rule quantity's difference and bootstrap interval."""
+    """Per variant other than ``current``: each rule quantity's difference and bootstrap interval.
+
+    The intervals resample texts with the fits held fixed: they leave out how much a refit (another
+    fold assignment, another seed) would move a difference, so they are a lower bound on the noise."""
     rng = np.random.default_rng(seed)
     keys = [k.split("|") for k in rows if k.startswith("inner|")]
     variants = sorted({v for _, v, _ in keys} - {"current"})
     edits = sorted({e for _, _, e in keys} - {"raw"})
     genres = sorted(k.split("|")[1] for k in rows if k.startswith("logo_topic|"))
-    if not variants or "inner_topic" not in rows:
-        raise SystemExit("error: no per-text rows of a variant and current in this file")
+    if not variants or "inner_topic" not in rows or not any(k.startswith("inner|current|") for k in rows):
+        raise ValueError("no per-text rows of a variant and of current in this file")
     w_in = topic_weights(rows["inner_topic"], n_boot, rng)
     w_logo = {g: topic_weights(rows[f"logo_topic|{g}"], n_boot, rng) for g in genres}
     one_in = np.ones((1, len(rows["inner_topic"])))
@@ -79,15 +82,15 @@ def noise(rows: dict[str, np.ndarray], n_boot: int = 2000, seed: int = 0) -> dic
         res = {"raw": interval(float(inner_diff(rows, v, None, one_in)[0]), inner_diff(rows, v, None, w_in))}
         for e in edits:
             res[f"drop {e}"] = interval(float(inner_diff(rows, v, e, one_in)[0]), inner_diff(rows, v, e, w_in))
-        per_genre, per_genre_boot = {}, []
+        per_genre, points, boots = {}, [], []
         for g in genres:
             a, b = rows[f"logo|{g}|{v}"], rows[f"logo|{g}|current"]
             boot = weighted_mean(a, w_logo[g]) - weighted_mean(b, w_logo[g])
-            per_genre[g] = interval(float(a.mean() - b.mean()), boot)
-            per_genre_boot.append(boot)
+            points.append(float(a.mean() - b.mean()))
+            per_genre[g] = interval(points[-1], boot)
+            boots.append(boot)
         if genres:
-            res["LOGO 3-way mean"] = interval(float(np.mean([per_genre[g]["diff"] for g in genres]) / 100),
-                                              np.mean(per_genre_boot, axis=0))
+            res["LOGO 3-way mean"] = interval(float(np.mean(points)), np.mean(boots, axis=0))
         res.update({f"LOGO 3-way {g}": per_genre[g] for g in genres})
         out[v] = res
     return {"n_boot": n_boot, "seed": seed, "n_inner": len(rows["inner_topic"]),
@@ -111,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"error: {args.rows}: not a readable per-text file ({e})", file=sys.stderr)
         return 2
-    res = noise(rows, args.n_boot, args.seed)
+    try:
+        res = noise(rows, args.n_boot, args.seed)
+    except (KeyError, ValueError) as e:
+        print(f"error: {args.rows}: {e}", file=sys.stderr)
+        return 2
     for v, qs in res["variants"].items():
         print(f"{v} minus current (points; 95 % topic-bootstrap interval):")
         for q, d in qs.items():

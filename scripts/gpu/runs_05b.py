@@ -56,6 +56,17 @@ class Run:
                    if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float))}
         return [by_step[s] for s in sorted(by_step)]  # a resumed run re-evaluates a step: the last wins
 
+    @property
+    def result(self) -> dict | None:
+        """``train_result``, unless the records go on past its ``global_step``: then a later call
+        resumed the run and did not finish it, and the file is the earlier call's (stale)."""
+        tr = self.train_result
+        steps = [r["step"] for r in self.records
+                 if r.get("kind") in ("train", "start") and isinstance(r.get("step"), int)]
+        if tr is not None and isinstance(tr.get("global_step"), int) and steps and max(steps) > tr["global_step"]:
+            return None
+        return tr
+
     def train_values(self, key: str) -> dict[int, float]:
         """``{step: value}`` of one train metric, in step order. Only records that carry it: TRL's
         end-of-training summary shares the last step's number and has none, so keying every record by

@@ -288,3 +288,22 @@ def test_resumed_run_names_its_pause_not_as_its_end(tmp_path: Path) -> None:
     ends = {r["rung"].split("seed ")[1].split(",")[0]: (r["steps"], r["ended"]) for r in _rows(res.stdout)}
     assert ends == {"8": ("28", "time limit @28 (final saved; resumed after time limit 4.74 min @16)"),
                     "9": ("34", "final saved; resumed after time limit 4.74 min @20")}
+
+
+def test_resumed_run_killed_before_its_final_is_not_read_as_finished(tmp_path: Path) -> None:
+    """The first call's train_result (global_step 16) stays in the folder; the resumed call trained to
+    step 25 and was killed before it wrote a new one: the run has no final weights of step 25."""
+    import json
+
+    d = tmp_path / "session27" / "qwen05b" / "cs_tellsfirst_ao" / "grpo_s8_lr5e-6_mp05_m34"
+    d.mkdir(parents=True)
+    recs = [{"kind": "start", "stage": "grpo", "step": 0}, *({"kind": "train", "step": s} for s in range(1, 17)),
+            {"kind": "abort", "step": 16, "reason": "time limit 4.74 min"}, {"kind": "start", "stage": "grpo", "step": 16},
+            *({"kind": "train", "step": s} for s in range(17, 26))]
+    (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (d / "train_result.grpo.json").write_text(json.dumps({"global_step": 16}))
+    res = _run(str(tmp_path / "session27" / "qwen05b"))
+    assert res.returncode == 0, res.stderr
+    (row,) = _rows(res.stdout)
+    assert row["steps"] == "25"
+    assert row["ended"] == "killed (no final); resumed after time limit 4.74 min @16"
