@@ -107,7 +107,7 @@ def test_inner_folds_score_every_text_once_with_its_topic_unseen(tmp_path: Path)
     assert evalset is va and list(edited) == ["raw"] and len(folds) == 1
     assert (folds[0][1] == tr["row"].to_numpy()).all() and (folds[0][3] == np.arange(15)).all()
 
-    evalset, edited, folds = inner_folds(inn, 3, print)
+    evalset, edited, folds = inner_folds(inn, (3, None), print)
     assert evalset is outer and len(folds) == 3
     assert set(edited) >= {"raw", "strip_markdown", "first_800_chars"} and edited["raw"].shape == (60, 2)
     scored = np.sort(np.concatenate([f[3] for f in folds]))
@@ -116,6 +116,11 @@ def test_inner_folds_score_every_text_once_with_its_topic_unseen(tmp_path: Path)
     for _, fit_rows, frame, test, _ in folds:
         assert not set(key[fit_rows]) & set(key[test])  # no genre's topic on both sides
         assert len(fit_rows) + len(test) == 60 and (frame["row"].to_numpy() == fit_rows).all()
+    # a seeded deal of the topics: another assignment, the same guarantees
+    _, _, dealt = inner_folds(inn, (3, 1), print)
+    assert (np.sort(np.concatenate([f[3] for f in dealt])) == np.arange(60)).all()
+    assert all(not set(key[f[1]]) & set(key[f[3]]) for f in dealt)
+    assert any(set(f[3]) != set(g[3]) for f, g in zip(folds, dealt, strict=True))
 
 
 def test_logit_blend_averages_tree_scores_before_the_softmax() -> None:
