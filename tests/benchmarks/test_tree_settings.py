@@ -16,6 +16,16 @@ from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.train import fit_augmented  # noqa: E402
 
 
+def _toy(seed: int, marked: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """120 rows of random feature values (the style model's full feature count), the ``marked``
+    provider's shifted, and two genres: enough for a quick real fit."""
+    rng = np.random.default_rng(seed)
+    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
+    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
+    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == marked)[:, None] * rng.random(n_feat) * 2
+    return X, y, np.array(["blog", "debate"] * 60, dtype=object)
+
+
 def test_tree_settings_apply_for_the_fit_only() -> None:
     def fit() -> float:
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -29,11 +39,7 @@ def test_tree_settings_apply_for_the_fit_only() -> None:
 
 
 def test_tree_settings_change_the_style_models_trees() -> None:
-    rng = np.random.default_rng(0)
-    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
-    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
-    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "CLAUDE")[:, None] * rng.random(n_feat) * 2
-    genres = np.array(["blog", "debate"] * 60, dtype=object)
+    X, y, genres = _toy(0, "CLAUDE")
 
     def fit(**settings: float) -> np.ndarray:
         m = with_tree_settings(fit_augmented, **settings)(X, X * 1.01, y, genres, seed=0, feature_set="full",
@@ -129,11 +135,7 @@ def test_logit_blend_averages_tree_scores_before_the_softmax() -> None:
     from whowrote.style.calibration import softmax
     from whowrote.style.trees import log_transform
 
-    rng = np.random.default_rng(1)
-    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
-    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
-    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "GEMINI")[:, None] * rng.random(n_feat) * 2
-    genres = np.array(["blog", "debate"] * 60, dtype=object)
+    X, y, genres = _toy(1, "GEMINI")
 
     def fit(**settings: float) -> StyleModel:
         return with_tree_settings(fit_augmented, **settings)(X, X * 1.01, y, genres, seed=0, feature_set="full",
@@ -156,11 +158,8 @@ def test_logit_blend_averages_tree_scores_before_the_softmax() -> None:
 def test_tree_cost_size_counts_trees_leaves_and_depth() -> None:
     from tree_cost import size
 
-    rng = np.random.default_rng(2)
-    n_feat = StyleModel(feature_set="full").features(["A short text of a few words."]).shape[1]
-    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 30, dtype=object)
-    X = rng.gamma(2.0, 1.0, (len(y), n_feat)) + (y == "CHATGPT")[:, None] * rng.random(n_feat) * 2
-    m = fit_augmented(X, X * 1.01, y, np.array(["blog", "debate"] * 60, dtype=object), seed=0,
+    X, y, genres = _toy(2, "CHATGPT")
+    m = fit_augmented(X, X * 1.01, y, genres, seed=0,
                       feature_set="full", calibrate=False, tree_iter=5)
     got = size(m.trees_)
     assert got["trees"] == len(m.trees_.roots) == 5 * 4  # one tree per class per round
