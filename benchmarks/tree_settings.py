@@ -141,12 +141,6 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     9: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # round 7 refitted on another fold assignment
 }
 MODEL_SETTINGS = {"tree_iter"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
-
-
-def split_settings(settings: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """A variant's settings as (HistGradientBoostingClassifier's, StyleModel's own)."""
-    return ({k: x for k, x in settings.items() if k not in MODEL_SETTINGS},
-            {k: x for k, x in settings.items() if k in MODEL_SETTINGS})
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
 BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1 - weight, space, base)
     6: [("blend", "leaf1000", 0.5, "proba", "current")],
@@ -158,6 +152,12 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
 # seed None: GroupKFold's assignment (rounds 5-8), else the topics dealt to folds in a seeded random order
 CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1)}
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
+
+
+def split_settings(settings: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """A variant's settings as (HistGradientBoostingClassifier's, StyleModel's own)."""
+    return ({k: x for k, x in settings.items() if k not in MODEL_SETTINGS},
+            {k: x for k, x in settings.items() if k in MODEL_SETTINGS})
 
 
 def with_tree_settings(fit: Callable[..., StyleModel], **settings: float) -> Callable[..., StyleModel]:
@@ -262,8 +262,8 @@ def main() -> None:
     variants = ROUNDS[args.round]
     if args.inner_seed is not None and args.round in CV_FOLDS:
         ap.error(f"round {args.round} scores topic folds of the outer train part, not an inner split: no --inner-seed")
-    if args.inner_seed is None:
-        args.inner_seed = INNER_SEEDS.get(args.round)
+    if args.inner_seed is None and args.round not in CV_FOLDS:
+        args.inner_seed = INNER_SEEDS.get(args.round, 100 + args.seed)
     t0 = time.perf_counter()
     log = timed_log()
     inn = inner_setup(args, log)  # plain_route's cache: its runs' features are reused
@@ -330,7 +330,7 @@ def main() -> None:
     if route:
         log(f"{route[0]}: {long_inner['raw'].mean():.1%} of the inner val above {route[2]} words")
     fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in variants}
-    res = {"inner_seed": None if n_inner > 1 else 100 + args.seed if args.inner_seed is None else args.inner_seed,
+    res = {"inner_seed": args.inner_seed,
            "inner_folds": n_inner, "n_train": int(np.mean([len(f[1]) for f in folds[:n_inner]])),
            "n_val": len(evalset), "inner": inner, "logo": logo, "fit_seconds": fit_s,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}

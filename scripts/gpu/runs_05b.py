@@ -56,17 +56,6 @@ class Run:
                    if r.get("kind") == "eval" and isinstance(r.get("accuracy"), (int, float))}
         return [by_step[s] for s in sorted(by_step)]  # a resumed run re-evaluates a step: the last wins
 
-    @property
-    def result(self) -> dict | None:
-        """``train_result``, unless the records go on past its ``global_step``: then a later call
-        resumed the run and did not finish it, and the file is the earlier call's (stale)."""
-        tr = self.train_result
-        steps = [r["step"] for r in self.records
-                 if r.get("kind") in ("train", "start") and isinstance(r.get("step"), int)]
-        if tr is not None and isinstance(tr.get("global_step"), int) and steps and max(steps) > tr["global_step"]:
-            return None
-        return tr
-
     def train_values(self, key: str) -> dict[int, float]:
         """``{step: value}`` of one train metric, in step order. Only records that carry it: TRL's
         end-of-training summary shares the last step's number and has none, so keying every record by
@@ -142,6 +131,16 @@ def on_val(eval_dir: Path) -> bool:
     return Path(split).name in ("val.jsonl", "val.jsonl.gz")
 
 
+def current_result(result: dict | None, records: list[dict]) -> dict | None:
+    """A run's ``train_result.<stage>.json``, unless its records go on past the file's
+    ``global_step``: then a later call resumed the run and did not finish it, and the file is the
+    earlier call's (stale), so the run has no final weights."""
+    steps = [r["step"] for r in records if r.get("kind") in ("train", "start") and isinstance(r.get("step"), int)]
+    if result is not None and isinstance(result.get("global_step"), int) and steps and max(steps) > result["global_step"]:
+        return None
+    return result
+
+
 def discover(root: Path, session: str) -> list[Run]:
     runs: dict[Path, Run] = {}
     for m in sorted(root.rglob("metrics.jsonl")):
@@ -149,9 +148,10 @@ def discover(root: Path, session: str) -> list[Run]:
         order, name = name_of(d.relative_to(root).as_posix())
         ks = [p for p in sorted(d.glob("eval_k4*/summary.json")) if on_val(p.parent)]
         tr = sorted(d.glob("train_result.*.json"))
-        runs[d] = Run(name, session, order, d, read_json(ks[-1]) if ks else None, read_jsonl(m),
-                      read_json(d / "final_eval.json"), (read_json(tr[-1]) or {}) if tr else None,
-                      inner=inner_val(d))
+        records = read_jsonl(m)
+        runs[d] = Run(name, session, order, d, read_json(ks[-1]) if ks else None, records,
+                      read_json(d / "final_eval.json"),
+                      current_result((read_json(tr[-1]) or {}) if tr else None, records), inner=inner_val(d))
     evals = {p.parent for pat in ("summary.json", "run.json") for p in root.rglob(pat)}
     for d in sorted(evals):
         if d in runs or d.name.startswith("eval_k4") and d.parent in runs or "logs" in d.relative_to(root).parts:

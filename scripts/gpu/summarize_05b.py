@@ -71,8 +71,8 @@ def eval_cells(s: dict | None) -> list[str]:
 
 
 def steps_of(run: Run) -> int | None:
-    if run.result and isinstance(run.result.get("global_step"), int):
-        return run.result["global_step"]
+    if run.train_result and isinstance(run.train_result.get("global_step"), int):
+        return run.train_result["global_step"]
     steps = [r["step"] for r in run.records if r.get("kind") == "train" and "step" in r]
     return max(steps) if steps else None
 
@@ -131,7 +131,7 @@ def ended(run: Run) -> str:
     resumed = "; resumed after " + ", ".join(f"{a.get('reason', 'abort')} @{a['step']}" for a in paused) \
         if paused else ""
     why = f"{aborts[-1].get('reason', 'abort')} @{aborts[-1]['step']}" if aborts else ""
-    if run.result is not None:
+    if run.train_result is not None:
         if not aborts:
             return f"final saved{resumed}"
         return f"time limit @{aborts[-1]['step']} (final saved{resumed})" if why.startswith("time limit") \
