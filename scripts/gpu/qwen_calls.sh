@@ -57,7 +57,8 @@
 #   QWEN_SPLITS      a carried folder of *.jsonl.gz (scripts/gpu/edit_splits.py): every call's queue also scores
 #                    the answer-only SFT on each (issue 17: edited val, the unseen chat genre)
 #   QWEN_E_RUNS      callE's runs, folders under qwen05b/ with final weights (sft_answer_only* is scored
-#                    with the answer-only prompt, the others with the 3-way rationale prompt)
+#                    with the answer-only prompt, the others with the 3-way rationale prompt); callA scores
+#                    them too, beside its training
 #   QWEN_CS_LONG_STEPS  SFT steps of the "tellsall" cold start (tells rows of every train text; default 130,
 #                    about one epoch of the inner train)
 # Cold-start arms: tells (240 texts, SFT-60), fallback, star, tellsall, tellsfirst (tellsall, verdict first),
@@ -509,6 +510,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   fi
   start_queue
   split_evals
+  runs_split_evals  # an earlier call's models under the edits while this one trains
   # registered now, so the queue waits for them (done markers)
   local sfts=$A_SFTS a
   # tellsfirst_ao's first half is the answer-only SFT: scored like the "answer" arm (trained once, below)
@@ -561,13 +563,16 @@ callE() {  # evals only: every QWEN_SPLITS file on each finished run of QWEN_E_R
   begin_call E 300
   [[ -n ${QWEN_SPLITS:-} ]] || { fail_call "callE needs QWEN_SPLITS"; return 1; }
   start_queue
+  runs_split_evals
+  end_call
+}
+runs_split_evals() {  # split_evals on each finished run of QWEN_E_RUNS (callE; callA too, beside its training)
   local r d
   for r in ${QWEN_E_RUNS:-}; do
     d=$Q/$r
-    [[ -f $d/final/config.json ]] || { log "callE: no final weights in $d, skipped"; continue; }
+    [[ -f $d/final/config.json ]] || { log "QWEN_E_RUNS: no final weights in $d, skipped"; continue; }
     if [[ $r == sft_answer_only* ]]; then split_evals "$d" answer_only "$NA"; else split_evals "$d" 3way "$N3"; fi
   done
-  end_call
 }
 callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's runs from the tells cold start
   begin_call C 480

@@ -253,6 +253,33 @@ def test_calle_scores_finished_runs_on_every_split_without_training(tmp_path: Pa
     assert (grpo / ".done").read_text() == "0\n"
 
 
+def test_calla_scores_an_earlier_runs_splits_while_it_trains_a_variant(tmp_path: Path) -> None:
+    # Session 29's plan: A1 trains the answer-only SFT on edited copies (its own folder, its own
+    # train file) while its queue scores A0's finished SFT on every split; then the variant's evals.
+    home = tmp_path / "home"
+    plain = home / "runs" / "qwen05b" / "sft_answer_only"
+    (plain / "final").mkdir(parents=True)
+    (plain / "final" / "config.json").write_text("{}")
+    (plain / ".done").write_text("0\n")
+    splits = tmp_path / "splits"
+    splits.mkdir()
+    for name in ("chat", "val.combined"):
+        (splits / f"{name}.jsonl.gz").write_bytes(b"")
+    cmds = _check_call("callA", tmp_path, home, QWEN_ARM_TAG="_aug", QWEN_A_SFTS="answer", QWEN_A_RUNS=" ",
+                       QWEN_SPLITS=str(splits), QWEN_E_RUNS="sft_answer_only",
+                       QWEN_EXTRA_SET='data.train=".gguf/aug/train.jsonl.gz" sft.epochs=1.0')
+    (sft,) = [c for c in cmds if c["name"] == "sft_answer"]
+    aug = f"{plain}_aug"
+    assert f'run.output_dir="{aug}"' in sft["sets"]
+    assert sft["sets"][-2:] == ['data.train=".gguf/aug/train.jsonl.gz"', "sft.epochs=1.0"]  # after the defaults
+    jobs = [j.split("\t") for j in (home / "runs" / "jobs_A.tsv").read_text().splitlines() if j != "END"]
+    outs = [j[0] for j in jobs]
+    assert sorted(outs) == sorted([f"{plain}/eval_k4_chat", f"{plain}/eval_k4_val.combined",
+                                   f"{aug}/eval_k4_chat", f"{aug}/eval_k4_val.combined", f"{aug}/eval_k4"])
+    assert all(j[2] == "answer_only" for j in jobs)
+    assert (plain / ".done").read_text() == "0\n"  # the finished model is not trained again
+
+
 def test_calle_without_splits_fails_with_a_reason(tmp_path: Path) -> None:
     r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "callE"], cwd=REPO, capture_output=True, text=True,
                        timeout=120, env=_env(QWEN_CHECK="1", CHECKFILE=str(tmp_path / "c.jsonl"),

@@ -46,9 +46,25 @@ def test_class_collapse():
     kinds = [(x.kind, x.severity, x.message) for x in detect_collapse([two, two])]
     assert any("CHATGPT recall" in m for *_, m in kinds)
     assert any("CLAUDE+GEMINI" in m or "GEMINI+CLAUDE" in m for *_, m in kinds)
-    # parse failures do not count toward a class's share
+    # parse failures do not count toward a class's share (they are the format rule's)
     mostly_none = summ(0.2, 0.0, {"CLAUDE": 10, "CHATGPT": 9, "GEMINI": 11, "<none>": 70})
-    assert detect_collapse([mostly_none]) == []
+    assert [x.kind for x in detect_collapse([mostly_none])] == ["format"]
+
+
+def test_answers_that_finish_but_do_not_parse_are_a_format_collapse():
+    # session 28, seed 10 at step 10: CHATGPT written as "CHATG", 45 of 120 answers unparsed,
+    # 1 cut off; the class rule alone had called it "GEMINI+CLAUDE take 100% of predictions"
+    s10 = summ(0.49, 1 / 120, {"CLAUDE": 33, "CHATGPT": 0, "GEMINI": 42, "<none>": 45})
+    f = detect_collapse([HEALTHY, s10])
+    assert [(x.kind, x.severity) for x in f] == [("format", "collapse"), ("class", "collapse")]
+    assert f[0].message == "37% of answers finished but did not parse"
+    assert f[1].message == "GEMINI+CLAUDE take 100% of parsed predictions (38% unparsed)"
+    # the summary's own parse_fail_rate wins over the marginal; a few failures only warn
+    few = {**summ(0.4, 0.0, {"CLAUDE": 40, "CHATGPT": 40, "GEMINI": 40}), "parse_fail_rate": 0.15}
+    assert [(x.kind, x.severity) for x in detect_collapse([few])] == [("format", "warning")]
+    # failures that are cut-off completions are truncation's, not format's
+    cut = {**few, "truncation_rate": 0.15}
+    assert detect_collapse([cut]) == []
 
 
 def test_thresholds_are_configurable():

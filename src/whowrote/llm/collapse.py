@@ -24,6 +24,12 @@ GRPO because all-wrong groups carry no gradient):
   least its first one (session 7's lr-5e-6 GRPO: CLAUDE
   0.325 -> 0.10 in 21 steps while the other two classes kept theirs, so no collapse rule fired).
 A rising reward can hide class collapse; these checks read the marginal and recalls only.
+
+**Format collapse** (answers that finish but no longer parse: session 28's seed 10 wrote
+``<answer>CHATG</answer>`` for CHATGPT from step 9, 37.5 % of the in-loop answers at step 10):
+- ``collapse`` when the parse failures not explained by truncation (``parse_fail_rate -
+  truncation_rate``) reach ``format_collapse`` (0.3); ``warning`` at ``format_warn`` (0.1).
+The class shares then cover the parsed answers only, so the class messages say how many did not parse.
 """
 
 from __future__ import annotations
@@ -51,11 +57,13 @@ class Thresholds:
     zero_recall_steps: int = 2
     vanish_recall: float = 0.1
     vanish_frac: float = 1 / 3
+    format_collapse: float = 0.3
+    format_warn: float = 0.1
 
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # "truncation" | "class"
+    kind: str  # "truncation" | "class" | "format"
     severity: str  # "warning" | "collapse"
     index: int  # position in history of the summary that triggered it
     message: str
@@ -102,21 +110,44 @@ def _truncation(history: Sequence[dict], t: Thresholds) -> list[Finding]:
     return out
 
 
+def parse_fail_share(summary: dict) -> float:
+    """Share of predictions that did not parse (``parse_fail_rate``, else read off the marginal)."""
+    if summary.get("parse_fail_rate") is not None:
+        return float(summary["parse_fail_rate"])
+    dist = summary.get("pred_dist") or summary.get("pred_share") or {}
+    total = sum(float(v) for v in dist.values())
+    return float(dist.get(NONE, 0.0)) / total if total > 0 else 0.0
+
+
+def _unreadable(summary: dict) -> float:
+    """Share of answers that finished but did not parse."""
+    return max(0.0, parse_fail_share(summary) - float(summary.get("truncation_rate") or 0.0))
+
+
+def _format(history: Sequence[dict], t: Thresholds) -> list[Finding]:
+    bad = _unreadable(history[-1])
+    if bad < t.format_warn:
+        return []
+    severity = "collapse" if bad >= t.format_collapse else "warning"
+    return [Finding("format", severity, len(history) - 1, f"{bad:.0%} of answers finished but did not parse", bad)]
+
+
 def _class(history: Sequence[dict], t: Thresholds) -> list[Finding]:
     out: list[Finding] = []
     i = len(history) - 1
     shares = pred_shares(history[-1])
+    fail = parse_fail_share(history[-1])
+    of = f"of parsed predictions ({fail:.0%} unparsed)" if fail >= t.format_warn else "of predictions"
     if shares:
         top = sorted(shares.items(), key=lambda kv: -kv[1])
         lab, share = top[0]
         if share >= t.class_share:
-            out.append(Finding("class", "collapse", i, f"{lab} takes {share:.0%} of predictions", share))
+            out.append(Finding("class", "collapse", i, f"{lab} takes {share:.0%} {of}", share))
         elif len(top) >= 3 and top[0][1] + top[1][1] >= t.pair_share:
             two = top[0][1] + top[1][1]
-            out.append(Finding("class", "collapse", i,
-                               f"{top[0][0]}+{top[1][0]} take {two:.0%} of predictions", two))
+            out.append(Finding("class", "collapse", i, f"{top[0][0]}+{top[1][0]} take {two:.0%} {of}", two))
         elif share >= t.class_warn:
-            out.append(Finding("class", "warning", i, f"{lab} takes {share:.0%} of predictions", share))
+            out.append(Finding("class", "warning", i, f"{lab} takes {share:.0%} {of}", share))
     if len(history) >= 2:
         first, now = _recalls(history[0]), _recalls(history[-1])
         # one class going while another holds or gains (all of them falling is truncation's signature)
@@ -140,4 +171,4 @@ def detect_collapse(history: Sequence[dict], thresholds: Thresholds | None = Non
     if not history:
         return []
     t = thresholds or Thresholds()
-    return _truncation(history, t) + _class(history, t)
+    return _truncation(history, t) + _format(history, t) + _class(history, t)
