@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from whowrote.style.train import AUGMENTATIONS, edited_copies
+from whowrote.train.data import read_rows, write_rows
 
 REPO = Path(__file__).resolve().parents[2]
 MD = "# A heading\n\nIt's **bold** and *leaning*.\n\n- one item\n- two items\n\n" + "Words follow here, one by one. " * 150
 
 
-def read(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
-
 def test_every_row_then_one_edited_copy_of_each(tmp_path: Path) -> None:
     rows = [{"id": f"t{i}", "text": MD + f" Text {i}.", "provider": p, "model": "m", "genre": "blog", "topic": f"q{i}"}
             for i, p in enumerate(["CLAUDE", "CHATGPT", "GEMINI"] * 4)]
-    with gzip.open(tmp_path / "train.jsonl.gz", "wt", encoding="utf-8") as fh:
-        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    write_rows(tmp_path / "train.jsonl.gz", rows)
     out = tmp_path / "aug" / "train.jsonl.gz"
     r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/augment_train.py"), "--train", str(tmp_path / "train.jsonl.gz"),
                         "--out", str(out), "--seed", "3"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    got = read(out)
+    got = read_rows(out)
     assert len(got) == 2 * len(rows)
     assert [g["text"] for g in got[:12]] == [x["text"] for x in rows]  # the rows as they were, first
     assert [g["id"] for g in got[12:]] == [f"t{i}~aug" for i in range(12)]
