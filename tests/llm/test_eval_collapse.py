@@ -65,12 +65,27 @@ def test_answers_that_finish_but_do_not_parse_are_a_format_collapse():
     # failures that are cut-off completions are truncation's, not format's
     cut = {**few, "truncation_rate": 0.15}
     assert detect_collapse([cut]) == []
+    # the summary's own count of finished-but-unparsed answers wins over the subtraction: cut-off
+    # answers that still parse (verdict first) must not hide 30 % of broken ones
+    parsed_cut = {**summ(0.5, 0.25, {"CLAUDE": 40, "CHATGPT": 20, "GEMINI": 24, "<none>": 36}),
+                  "parse_fail_rate": 0.3, "unparsed_finished_rate": 0.3}
+    assert [(x.kind, x.severity) for x in detect_collapse([parsed_cut])] == [("format", "collapse")]
+    # summaries with pred_share only (no counts, no rates) read the failures off the shares
+    shares = {"accuracy": 0.4, "truncation_rate": 0.0, "pred_share": {"CLAUDE": 0.3, "CHATGPT": 0.0,
+                                                                     "GEMINI": 0.35, "<none>": 0.35}}
+    f = detect_collapse([shares])
+    assert [(x.kind, x.severity) for x in f] == [("format", "collapse"), ("class", "collapse")]
+    assert f[1].message == "GEMINI+CLAUDE take 100% of parsed predictions (35% unparsed)"
 
 
 def test_thresholds_are_configurable():
     g = summ(0.4, 0.0, {"CLAUDE": 70, "CHATGPT": 15, "GEMINI": 15, "<none>": 0})
     assert [x.severity for x in detect_collapse([g])] == ["warning"]
     assert [x.severity for x in detect_collapse([g], Thresholds(class_share=0.7))] == ["collapse"]
+    broken = summ(0.4, 0.0, {"CLAUDE": 30, "CHATGPT": 30, "GEMINI": 35, "<none>": 5})
+    assert detect_collapse([broken]) == []  # 5 % finished but unparsed: under the warning
+    assert [(x.kind, x.severity) for x in detect_collapse([broken], Thresholds(format_warn=0.02, format_collapse=0.05))] \
+        == [("format", "collapse")]
 
 
 def test_a_vanishing_class_is_a_warning():

@@ -68,6 +68,7 @@ def test_traces_and_summary(tmp_path, split_file):
     assert s["confusion"]["GEMINI"]["CLAUDE"] == 4
     assert s["truncation_rate"] == pytest.approx(round(2 / 12, 4))
     assert s["parse_fail_rate"] == pytest.approx(round(2 / 12, 4))
+    assert s["unparsed_finished_rate"] == 0.0  # both failures are the cut-off CHATGPT loops
     assert s["run"]["complete"] is True
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["accuracy"] == s["accuracy"]
 

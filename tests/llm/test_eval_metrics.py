@@ -76,3 +76,15 @@ def test_summarize_breaks_accuracy_down_by_genre():
     assert debate["recall"] == {"CLAUDE": 1.0, "GEMINI": 0.5} and debate["accuracy"] == 0.75
     # records without a genre (older traces, splits without the column) add no block
     assert "per_genre" not in summarize([rec("a", "CLAUDE", "CLAUDE")], L)
+
+
+def test_unparsed_finished_rate_counts_broken_answers_not_cut_off_ones():
+    # session 28: a cut-off verdict-first completion still parses, while a finished "CHATG" does not,
+    # so parse_fail_rate - truncation_rate would read 0 here; the format rule reads this rate
+    recs = [rec("a", "CHATGPT", None), rec("a", "CHATGPT", None),  # finished, answer "CHATG"
+            rec("b", "CLAUDE", "CLAUDE", truncated=True), rec("b", "CLAUDE", "CLAUDE", truncated=True),
+            rec("c", "GEMINI", None, truncated=True), rec("c", "GEMINI", "GEMINI")]
+    s = summarize(recs, ["CLAUDE", "CHATGPT", "GEMINI"])
+    assert s["parse_fail_rate"] == pytest.approx(round(3 / 6, 4))
+    assert s["truncation_rate"] == pytest.approx(round(3 / 6, 4))
+    assert s["unparsed_finished_rate"] == pytest.approx(round(2 / 6, 4))

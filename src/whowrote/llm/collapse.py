@@ -25,10 +25,12 @@ GRPO because all-wrong groups carry no gradient):
   0.325 -> 0.10 in 21 steps while the other two classes kept theirs, so no collapse rule fired).
 A rising reward can hide class collapse; these checks read the marginal and recalls only.
 
-**Format collapse** (answers that finish but no longer parse: session 28's seed 10 wrote
-``<answer>CHATG</answer>`` for CHATGPT from step 9, 37.5 % of the in-loop answers at step 10):
-- ``collapse`` when the parse failures not explained by truncation (``parse_fail_rate -
-  truncation_rate``) reach ``format_collapse`` (0.3); ``warning`` at ``format_warn`` (0.1).
+**Format collapse** (answers that finish but no longer parse: session 28's seed 10 with
+``data.seed=1`` wrote ``<answer>CHATG</answer>`` for CHATGPT from step 9, 37.5 % of the in-loop
+answers at step 10):
+- ``collapse`` when the answers that finished and did not parse (``unparsed_finished_rate``; for
+  older summaries without it, ``parse_fail_rate - truncation_rate``, a lower bound since a cut-off
+  answer can still parse) reach ``format_collapse`` (0.3); ``warning`` at ``format_warn`` (0.1).
 The class shares then cover the parsed answers only, so the class messages say how many did not parse.
 """
 
@@ -121,6 +123,8 @@ def parse_fail_share(summary: dict) -> float:
 
 def _unreadable(summary: dict) -> float:
     """Share of answers that finished but did not parse."""
+    if summary.get("unparsed_finished_rate") is not None:
+        return float(summary["unparsed_finished_rate"])
     return max(0.0, parse_fail_share(summary) - float(summary.get("truncation_rate") or 0.0))
 
 

@@ -11,7 +11,9 @@ Definitions (research spec §4.2–4.3):
 - ``per_genre[G]`` (only when the records carry a ``genre``): ``accuracy`` and per-gold ``recall``
   on the samples of genre G. A mixed-genre split can hide a genre that fails: session 21's LM lost
   5.5 points overall when Markdown was stripped, which was CLAUDE blog posts going 0.96 → 0.25;
-- ``parse_fail_rate`` / ``truncation_rate`` are per sample;
+- ``parse_fail_rate`` / ``truncation_rate`` are per sample; ``unparsed_finished_rate`` = the samples
+  that finished (not cut off) and still gave no label: a broken answer format, not a long rationale
+  (a cut-off verdict-first completion can still parse, so the two rates do not subtract);
 - ``faithfulness`` = mean, over samples whose rationale makes at least one checkable style claim,
   of the share of those claims that agree with the shown text's measured features
   (:mod:`whowrote.task.faithfulness`); ``faithfulness_coverage`` = the share of samples with
@@ -116,6 +118,8 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
         "pred_share": {p: _r(c / n_samples) for p, c in pred_dist.items()},
         "parse_fail_rate": _r(pred_dist[NONE] / n_samples),
         "truncation_rate": _r(sum(bool(r.get("truncated")) for r in records) / n_samples),
+        "unparsed_finished_rate": _r(sum(not r.get("truncated") and (r.get("pred") or NONE) == NONE
+                                         for r in records) / n_samples),
         "prompt_truncation_rate": _r(sum(bool(r.get("prompt_truncated")) for r in groups_first(groups))
                                      / len(groups)),
         "reason_ok_rate": _r(statistics.fmean(float(r.get("terms", {}).get("reason_ok", 0.0)) for r in records)),

@@ -75,7 +75,7 @@ class MetricsFileCallback(TrainerCallback):
 
 
 def collapse_kinds(findings: Sequence[dict[str, Any]]) -> list[str]:
-    """The kinds ("truncation", "class") with at least one finding of severity ``collapse``."""
+    """The kinds ("truncation", "class", "format") with at least one finding of severity ``collapse``."""
     return sorted({f["kind"] for f in findings if f["severity"] == "collapse"})
 
 
