@@ -19,6 +19,7 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
+from statistics import median_high
 
 from whowrote.style.train import AUGMENTATIONS, edited_copies
 from whowrote.train.data import read_rows, write_rows
@@ -41,15 +42,13 @@ def main() -> None:
     if not rows:
         raise SystemExit(f"augment_train: no rows in {a.train}")
     out = augmented_rows(rows, a.seed)
-    tmp = a.out.with_name(a.out.name + ".tmp.gz")
-    write_rows(tmp, out)
-    tmp.replace(a.out)
+    write_rows(a.out, out)
     n = len(rows)
     changed = sum(o["text"] != c["text"] for o, c in zip(out[:n], out[n:], strict=True))
     print(json.dumps({"rows": len(out), "copies": n, "copies_changed": changed,
                       "providers": dict(Counter(r["provider"] for r in out)),
-                      "median_chars": {"raw": sorted(len(r["text"]) for r in out[:n])[n // 2],
-                                       "copies": sorted(len(r["text"]) for r in out[n:])[n // 2]}}))
+                      "median_chars": {"raw": median_high(len(r["text"]) for r in out[:n]),
+                                       "copies": median_high(len(r["text"]) for r in out[n:])}}))
 
 
 if __name__ == "__main__":

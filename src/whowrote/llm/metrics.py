@@ -118,8 +118,8 @@ def summarize(records: Sequence[dict], labels: Sequence[str], k: int | None = No
         "pred_share": {p: _r(c / n_samples) for p, c in pred_dist.items()},
         "parse_fail_rate": _r(pred_dist[NONE] / n_samples),
         "truncation_rate": _r(sum(bool(r.get("truncated")) for r in records) / n_samples),
-        "unparsed_finished_rate": _r(sum(not r.get("truncated") and (r.get("pred") or NONE) == NONE
-                                         for r in records) / n_samples),
+        "unparsed_finished_rate": _r(sum(p == NONE and not r.get("truncated")
+                                         for p, r in zip(preds, records, strict=True)) / n_samples),
         "prompt_truncation_rate": _r(sum(bool(r.get("prompt_truncated")) for r in groups_first(groups))
                                      / len(groups)),
         "reason_ok_rate": _r(statistics.fmean(float(r.get("terms", {}).get("reason_ok", 0.0)) for r in records)),

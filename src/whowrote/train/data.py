@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -34,15 +35,21 @@ def read_rows(path: str | Path) -> list[Row]:
 def write_rows(path: str | Path, rows: Iterable[Row]) -> Path:
     """Rows as JSON lines (gzipped for ``.gz``). A row with a ``genre`` gets ``subgenre: null`` if it
     has none, as :func:`whowrote.data.writers.write_jsonl` does: the corpus reader takes a lone
-    ``genre`` column for the finer subgenre and the file name for the genre."""
+    ``genre`` column for the finer subgenre and the file name for the genre. Written through a
+    temporary name beside ``path``, so a failure never leaves half a file or loses the old one."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".tmp-{p.name}")
     opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "wt", encoding="utf-8") as fh:
-        for row in rows:
-            if "genre" in row and "subgenre" not in row:
-                row = {**row, "subgenre": None}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    try:
+        with opener(tmp, "wt", encoding="utf-8") as fh:
+            for row in rows:
+                if "genre" in row and "subgenre" not in row:
+                    row = {**row, "subgenre": None}
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
     return p
 
 
