@@ -151,7 +151,15 @@ recv() {
   cp .stage/p"$n"/chunk.* "$STAGE/"
   (cd "$STAGE" && grep " p$n/" "$ROOT/$m" | sed "s# p$n/# #" | sha256sum -c -) || { echo "chunk $n: BAD sha256"; exit 1; }
   echo "chunk $n of $total ok; have: $(cd "$STAGE" && ls chunk.* | tr '\n' ' ')"
-  [[ $(ls "$STAGE"/chunk.* | wc -l) -eq $total ]] || return 0
+  if [[ $(ls "$STAGE"/chunk.* | wc -l) -ne $total ]]; then
+    # the last chunk's call goes on to install: a chunk lost on the way (a refused call) must stop it here
+    [[ $n -lt $total ]] && return 0
+    local part chunk missing=""  # the MANIFEST names every chunk; only this call's pN is on the machine
+    while read -r part chunk; do [[ -f $STAGE/$chunk ]] || missing+=" $part"; done \
+      < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m")
+    echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
+    exit 1
+  fi
   cat "$STAGE"/chunk.?? > "$STAGE/stage.tar"   # split -a 2: chunk.00, chunk.01, ... sort in order
   (cd "$STAGE" && grep ' stage.tar$' "$ROOT/$m" | sha256sum -c -) || { echo "stage.tar: BAD sha256"; exit 1; }
   mkdir -p "$STAGE/x" && tar -C "$STAGE/x" -xf "$STAGE/stage.tar" && rm -f "$STAGE"/chunk.?? "$STAGE/stage.tar"

@@ -22,6 +22,9 @@ that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), n
         --lm results/session22/B/qwen05b/sft_answer_only --lm-label "answer-only SFT" \
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s2_lr5e-6_mp05_fw03 --lm-label "GRPO seed 2" \
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s3_lr5e-6_mp05_fw03 --lm-label "GRPO seed 3"
+
+``--drops JSON`` (with ``--plot``) also writes each LM's drops from its own raw pass@1 and their means
+over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
 """
 
 from __future__ import annotations
@@ -68,6 +71,25 @@ def lm_scores(dirs: list[Path]) -> dict[str, float]:
     return out
 
 
+# the drop rule of session 29 (docs/gpu-notes.md): the content edits, and the two no training copy makes
+CONTENT_EDITS = ("strip_markdown", "markdown_html", "first_800_chars", "first_300_words", "lower", "sent_shuffle",
+                 "combined")
+UNSEEN_EDITS = ("markdown_html", "first_800_chars")
+
+
+def lm_drops(scores: dict[str, float]) -> dict:
+    """Each test's pass@1 and its drop in points from the model's own raw (positive: lost), with the mean
+    drop over the content edits and over the unseen ones (None where an eval is missing)."""
+    raw = scores["raw"]
+    drop = {k: 100 * (raw - v) for k, v in scores.items() if k != "raw"}
+
+    def mean(names: tuple[str, ...]) -> float | None:
+        return float(np.mean([drop[n] for n in names])) if all(n in drop for n in names) else None
+
+    return {"pass@1": scores, "drop_points": drop, "mean_drop_content": mean(CONTENT_EDITS),
+            "mean_drop_unseen": mean(UNSEEN_EDITS)}
+
+
 def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
     """Grouped bars: each LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
     import matplotlib
@@ -100,6 +122,7 @@ def main() -> None:
     ap.add_argument("--lm", type=Path, nargs="+", action="append", default=[],
                     help="one model's run folders (repeat for more models)")
     ap.add_argument("--lm-label", action="append", default=[], help="a name for each --lm, in order")
+    ap.add_argument("--drops", type=Path, help="with --plot: write each LM's pass@1 and drops here (JSON)")
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
@@ -112,8 +135,19 @@ def main() -> None:
         if a.lm_label and len(a.lm_label) != len(a.lm):
             raise SystemExit(f"--lm-label given {len(a.lm_label)} times for {len(a.lm)} --lm")
         labels = a.lm_label or ["answer-only SFT, Qwen 0.5B (pass@1, k = 4)"] * len(a.lm)
-        plot(json.loads(a.out.read_text()), [(lab, lm_scores(d)) for lab, d in zip(labels, a.lm, strict=True)],
-             a.plot)
+        lms = [(lab, lm_scores(d)) for lab, d in zip(labels, a.lm, strict=True)]
+        if missing := [lab for lab, sc in lms if "raw" not in sc]:
+            raise SystemExit(f"no raw eval (eval_k4/summary.json) for: {', '.join(missing)}")
+        plot(json.loads(a.out.read_text()), lms, a.plot)
+        if a.drops:
+            drops = {lab: lm_drops(sc) for lab, sc in lms}
+            a.drops.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(a.drops, json.dumps(drops, indent=1) + "\n")
+            for lab, d in drops.items():
+                means = [f"{m:.2f}" if m is not None else "n/a (an eval missing)"
+                         for m in (d["mean_drop_content"], d["mean_drop_unseen"])]
+                print(f"{lab}: raw {d['pass@1']['raw']:.4f}; mean drop (points), content edits {means[0]}, "
+                      f"unseen {means[1]}")
         return
     if not a.corpus:
         raise SystemExit("--corpus is required (or --plot)")

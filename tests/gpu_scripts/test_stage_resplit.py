@@ -93,3 +93,17 @@ def test_fits_refuses_a_tree_and_chunk_over_the_carry_limit(tmp_path):
         f.truncate(42_000_000)  # session 22's chunk size: with this 20 MiB tree it is 2.5 MiB too large
     r = _stage(tmp_path, "fits")
     assert r.returncode != 0 and "too large for one call" in r.stderr and "STAGE_CHUNK_BYTES=" in r.stderr
+
+
+def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
+    # session 29: a refused first call lost chunk 1, and the last chunk's call went on to install without it
+    _packed(tmp_path, os.urandom(30_000), 3)
+    env = {"STAGE_HOME": str(tmp_path / "home" / "stage")}
+    r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "2"], capture_output=True,
+                       text=True, env={**os.environ, **env}, timeout=60)
+    assert r.returncode == 0 and "chunk 2 of 3 ok" in r.stdout, r.stdout + r.stderr  # not the last: more may come
+    r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "3"], capture_output=True,
+                       text=True, env={**os.environ, **env}, timeout=60)
+    assert r.returncode == 1
+    assert "stage: chunk(s) p1 never arrived" in r.stdout, r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / "home" / "stage").iterdir()) == ["chunk.01", "chunk.02"]  # nothing joined
