@@ -1,4 +1,4 @@
-"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-9).
+"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-10).
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -78,6 +78,16 @@ difference by about a point on the same texts (round 5's fold fits scored round 
 seed 1), same rule. It counts as robust only if it passes here too; if it fails, it is not
 recommended even as a product trade.
 
+Round 10, declared after round 9 and before its own run. ``blend_logit`` passed twice but its second
+walk would break issue 11's chat target, and halving both ensembles (round 8) lost 0.6 raw points.
+``blend_logit_225_75`` keeps the bundled tree count with most rounds in the bundled setting:
+``current225`` (225 boosting rounds) and ``leaf1000_75`` (``min_samples_leaf=1000``, 75 rounds),
+class scores averaged 0.5 / 0.5 as in rounds 7-9. Round 5's folds, same rule. After the run its cost
+is checked with ``tree_cost.py --round 10``: the blend's (row, tree) walk steps per chat answer
+(counted, so not noisy) must be within 5 % of ``current``'s; the timings are reported, not judged.
+If it passes both, it is the candidate for a retrain; otherwise it is not adopted. Its two parts
+are fitted for it and reported; they are not candidates.
+
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
@@ -96,6 +106,7 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 7 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 8 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 9 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 10 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
 """
@@ -139,6 +150,8 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     8: {"current": {}, "current150": {"tree_iter": 150},  # the blend at half the rounds each, same folds
         "leaf1000_150": {"min_samples_leaf": 1000, "tree_iter": 150}},
     9: {"current": {}, "leaf1000": {"min_samples_leaf": 1000}},  # round 7 refitted on another fold assignment
+    10: {"current": {}, "current225": {"tree_iter": 225},  # the blend at the bundled tree count, 225 + 75
+         "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},
 }
 MODEL_SETTINGS = {"tree_iter"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
@@ -147,10 +160,12 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
     7: [("blend", "leaf1000", 0.5, "proba", "current"), ("blend_logit", "leaf1000", 0.5, "logit", "current")],
     8: [("blend_logit_150", "leaf1000_150", 0.5, "logit", "current150")],
     9: [("blend_logit", "leaf1000", 0.5, "logit", "current")],
+    10: [("blend_logit_225_75", "leaf1000_75", 0.5, "logit", "current225")],
 }
 # round -> (k, seed): k topic-grouped folds of the outer train part in place of the one inner split;
 # seed None: GroupKFold's assignment (rounds 5-8), else the topics dealt to folds in a seeded random order
-CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1)}
+CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1),
+                                               10: (5, None)}
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
 
 
