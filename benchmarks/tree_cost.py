@@ -6,7 +6,9 @@ per text, and issue 11's chat target (1,000 chat answers at >= 2x ``c64209e``'s 
 only 1-2 %. This fits a round's variants (round 7: ``current`` and ``leaf1000``) as the trials do (the outer train part, features
 from ``plain_route``'s cache), prints each ensemble's size, and times the one tree step predict runs
 (``decision.scores_and_credits``: scores and path credits in one walk) on the features of N chat
-answers, the two ensembles interleaved, on one pinned core, CPU time::
+answers, the ensembles interleaved, on one pinned core, CPU time; a round's tree-score blends are
+walked as the one ensemble a shipped blend would be (``TreeEnsemble.weighted_sum``), and every
+ensemble's (row, tree) walk steps per text are counted (its work, free of the machine's noise)::
 
     OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/tree_cost.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048 --round 7   # and --round 8, 10
@@ -23,7 +25,7 @@ import numpy as np
 from plain_route import inner_setup
 from predict_parts import texts_of
 from robustness import corpus_args, timed_log
-from tree_settings import ROUNDS, split_settings, with_tree_settings
+from tree_settings import BLENDS, ROUNDS, split_settings, with_tree_settings
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.decision import scores_and_credits
@@ -69,18 +71,22 @@ def main() -> None:
         trees, own = split_settings(settings)
         models[v] = with_tree_settings(inn.fit, **trees)(inn.X, inn.Xa, inn.outer, **own)
     log("fitted " + ", ".join(models))
+    trees = {v: m.trees_ for v, m in models.items()}
+    for name, other, w, space, base in BLENDS.get(args.round, ()):
+        if space == "logit":  # what a shipped blend walks: both ensembles' trees as one
+            trees[name] = TreeEnsemble.weighted_sum([(models[other].trees_, w), (models[base].trees_, 1.0 - w)])
     Z = np.ascontiguousarray(log_transform(inn.feat(texts_of(args.texts, args.n))), dtype=np.float64)
-    spent: dict[str, list[float]] = {v: [] for v in models}
-    for _ in range(args.repeat):  # interleaved, so a slower spell of the machine hits both
-        for v, m in models.items():
+    spent: dict[str, list[float]] = {v: [] for v in trees}
+    for _ in range(args.repeat):  # interleaved, so a slower spell of the machine hits every one
+        for v, t in trees.items():
             t0 = time.process_time()
-            scores_and_credits(m.trees_, Z)
+            scores_and_credits(t, Z)
             spent[v].append(1e6 * (time.process_time() - t0) / len(Z))
-    res = {v: {**size(m.trees_), "walk_steps_per_text": walk_steps(m.trees_, Z),
+    res = {v: {**size(t), "walk_steps_per_text": walk_steps(t, Z),
                "us_per_text_median": float(np.median(spent[v])),
-               "us_per_text_all": [round(s, 1) for s in spent[v]]} for v, m in models.items()}
+               "us_per_text_all": [round(s, 1) for s in spent[v]]} for v, t in trees.items()}
     res["texts"], res["n"] = str(args.texts), args.n
-    for v in models:
+    for v in trees:
         log(f"{v}: {res[v]['trees']} trees, {res[v]['leaves']} leaves, mean leaf depth {res[v]['mean_leaf_depth']:.2f}, "
             f"{res[v]['walk_steps_per_text']:.0f} walk steps and {res[v]['us_per_text_median']:.1f} us a text "
             f"(median of {args.repeat})")

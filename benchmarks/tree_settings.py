@@ -136,7 +136,7 @@ from whowrote.style import StyleModel
 from whowrote.style.calibration import softmax
 from whowrote.style.edits import edits
 from whowrote.style.heldout import three_way
-from whowrote.style.trees import log_transform
+from whowrote.style.trees import TreeEnsemble, log_transform
 
 ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoostingClassifier settings
     1: {"current": {}, "mf0.5": {"max_features": 0.5}, "mf0.25": {"max_features": 0.25}},
@@ -237,7 +237,8 @@ def inner_folds(inn: Inner, cv: tuple[int, int | None] | None,
 def logit_blend(other: StyleModel, base: StyleModel, X: np.ndarray, w: float) -> np.ndarray:
     """``base``'s probabilities (uncalibrated, as every trial fits) with its trees' class scores
     replaced by ``w`` x ``other``'s + (1 - w) x its own, before the softmax: one tree member whose
-    path credits still add up to its scores (what the tells need), unlike an average of probabilities."""
+    path credits still add up to its scores (what the tells need), unlike an average of probabilities;
+    the trees are walked as the one ensemble a shipped blend would hold (``TreeEnsemble.weighted_sum``)."""
     if list(other.classes_) != list(base.classes_):
         raise ValueError("the two models must share their classes")
     if other.trees_ is None or base.trees_ is None or getattr(base, "temperature_slope_", 0.0) \
@@ -245,7 +246,7 @@ def logit_blend(other: StyleModel, base: StyleModel, X: np.ndarray, w: float) ->
         raise ValueError("logit_blend needs two uncalibrated models with trees")
     Z = log_transform(X)
     p_lr = softmax(base._z(X) @ base.coef_.T + base.intercept_)
-    raw = w * other.trees_.raw_predict(Z) + (1.0 - w) * base.trees_.raw_predict(Z)
+    raw = TreeEnsemble.weighted_sum([(other.trees_, w), (base.trees_, 1.0 - w)]).raw_predict(Z)
     return (1.0 - base.tree_weight) * p_lr + base.tree_weight * softmax(raw)
 
 

@@ -165,3 +165,27 @@ def test_tree_cost_size_counts_trees_leaves_and_depth() -> None:
     assert got["trees"] == len(m.trees_.roots) == 5 * 4  # one tree per class per round
     assert got["leaves"] == int(m.trees_.is_leaf.sum()) and got["nodes"] == 2 * got["leaves"] - got["trees"]
     assert 1.0 <= got["mean_leaf_depth"] <= m.trees_.max_depth
+
+
+def test_tree_cost_walk_steps_count_each_pairs_levels_and_add_up_over_a_weighted_sum() -> None:
+    from tree_cost import walk_steps
+
+    from whowrote.style.trees import TreeEnsemble, log_transform
+
+    X, y, genres = _toy(2, "CHATGPT")
+    a = fit_augmented(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False, tree_iter=5).trees_
+    b = fit_augmented(X, X * 1.01, y, genres, seed=1, feature_set="full", calibrate=False, tree_iter=3).trees_
+    Z = log_transform(X[:7])
+    leaves_depth = []  # each (row, tree) pair's own path length, walked one by one
+    for z in Z:
+        for r in a.roots:
+            node, d = int(r), 0
+            while not a.is_leaf[node]:
+                node = int(a.right[node] if z[a.feature[node]] > a.threshold[node] else a.left[node])
+                d += 1
+            leaves_depth.append(d)
+    steps = walk_steps(a, Z)
+    # at least every pair's own path; at most every pair walking the deepest path (leaves wait for compaction)
+    assert sum(leaves_depth) / len(Z) <= steps <= len(a.roots) * max(leaves_depth)
+    both = walk_steps(TreeEnsemble.weighted_sum([(a, 0.5), (b, 0.5)]), Z)
+    assert both > steps and both <= steps + len(b.roots) * b.max_depth

@@ -77,3 +77,39 @@ def test_the_blocked_walk_equals_a_plain_walk(model, Z):
         rows = np.arange(len(data))
         assert pair[:, 0].tobytes() == want_credits[rows, target].tobytes()
         assert pair[:, 1].tobytes() == want_credits[rows, versus].tobytes()
+
+
+def test_a_weighted_sum_of_ensembles_scores_and_credits_as_the_weighted_parts(model, Z):
+    # issue 17's blend in one ensemble: halves of the bundled trees stand in for two fitted ensembles
+    from whowrote.style.trees import TreeEnsemble
+
+    t = model.trees_
+    n_half = len(t.roots) // 2
+
+    def part(roots: np.ndarray) -> TreeEnsemble:  # a sub-ensemble, renumbered from node 0
+        keep = np.zeros(len(t.feature), dtype=bool)
+        for r, nxt in zip(t.roots.tolist(), [*t.roots.tolist()[1:], len(t.feature)], strict=True):
+            if r in set(roots.tolist()):
+                keep[r:nxt] = True  # the exporter lays each tree's nodes out contiguously from its root
+        new = np.cumsum(keep) - 1
+        return TreeEnsemble(feature=t.feature[keep], threshold=t.threshold[keep],
+                            left=np.where(t.is_leaf[keep], 0, new[t.left[keep]]).astype(np.int32),
+                            right=np.where(t.is_leaf[keep], 0, new[t.right[keep]]).astype(np.int32),
+                            is_leaf=t.is_leaf[keep], value=t.value[keep], missing_left=t.missing_left[keep],
+                            roots=new[roots].astype(np.int32), tree_class=t.tree_class[np.isin(t.roots, roots)],
+                            baseline=t.baseline * 0.5, max_depth=t.max_depth, expected=t.expected[keep])
+
+    a, b = part(t.roots[:n_half]), part(t.roots[n_half:])
+    raw_a, cred_a = scores_and_credits(a, Z)
+    raw_b, cred_b = scores_and_credits(b, Z)
+    np.testing.assert_allclose(raw_a + raw_b, t.raw_predict(Z), rtol=0, atol=1e-9)  # the split is exact
+    merged = TreeEnsemble.weighted_sum([(a, 0.3), (b, 0.7)])
+    assert len(merged.roots) == len(t.roots) and merged.check(Z.shape[1], len(t.baseline)) is None
+    raw, cred = scores_and_credits(merged, Z)
+    np.testing.assert_allclose(raw, 0.3 * raw_a + 0.7 * raw_b, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(cred, 0.3 * cred_a + 0.7 * cred_b, rtol=0, atol=1e-9)
+    assert not np.allclose(raw, t.raw_predict(Z))  # the weights matter
+    saved = TreeEnsemble.from_arrays(merged.to_arrays())  # a valid ensemble by the loader's checks
+    np.testing.assert_array_equal(saved.raw_predict(Z), merged.raw_predict(Z))
+    with pytest.raises(ValueError, match="at least one"):
+        TreeEnsemble.weighted_sum([])

@@ -88,6 +88,36 @@ class TreeEnsemble:
             expected=expected,
         )
 
+    @classmethod
+    def weighted_sum(cls, parts: list[tuple[TreeEnsemble, float]]) -> TreeEnsemble:
+        """One ensemble whose scores are ``sum(w * part's scores)``: the parts' trees side by side,
+        each leaf value, node expectation and baseline times its part's weight. Scores and path
+        credits are linear in those, so a blend of two ensembles keeps exact credits and costs one
+        walk over both sets of trees (issue 17's ``blend_logit``)."""
+        if not parts:
+            raise ValueError("weighted_sum needs at least one ensemble")
+        if len({len(t.baseline) for t, _ in parts}) != 1:
+            raise ValueError("the ensembles must share their classes")
+        if any(t.expected is None for t, _ in parts) and any(t.expected is not None for t, _ in parts):
+            raise ValueError("either every ensemble has node expectations or none has")
+        offsets = np.cumsum([0] + [len(t.feature) for t, _ in parts[:-1]])
+
+        def cat(name: str, shift: bool = False, scale: bool = False) -> np.ndarray:
+            out = []
+            for (t, w), off in zip(parts, offsets, strict=True):
+                a = getattr(t, name)
+                if shift:  # global node indices; a leaf's children stay 0
+                    a = np.where(t.is_leaf, 0, a + off) if name in ("left", "right") else a + off
+                out.append(a * w if scale else a)
+            return np.concatenate(out)
+
+        return cls(feature=cat("feature"), threshold=cat("threshold"),
+                   left=cat("left", shift=True).astype(np.int32), right=cat("right", shift=True).astype(np.int32),
+                   is_leaf=cat("is_leaf"), value=cat("value", scale=True), missing_left=cat("missing_left"),
+                   roots=cat("roots", shift=True).astype(np.int32), tree_class=cat("tree_class"),
+                   baseline=sum(w * t.baseline for t, w in parts), max_depth=max(t.max_depth for t, _ in parts),
+                   expected=None if parts[0][0].expected is None else cat("expected", scale=True))
+
     def walk(self, X: np.ndarray, pairs: np.ndarray | None = None, on_step=None) -> np.ndarray:
         """The leaf each (row, tree) pair of ``X`` reaches; ``pairs``: which pairs (indices
         ``row * n_trees + tree``, ascending), default all.
