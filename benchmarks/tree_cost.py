@@ -29,7 +29,7 @@ from tree_settings import BLENDS, ROUNDS, split_settings, with_tree_settings
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.decision import scores_and_credits
-from whowrote.style.trees import TreeEnsemble, log_transform
+from whowrote.style.trees import WALK_ROWS, TreeEnsemble, log_transform
 
 
 def size(trees: TreeEnsemble) -> dict[str, float]:
@@ -45,15 +45,17 @@ def size(trees: TreeEnsemble) -> dict[str, float]:
 
 
 def walk_steps(trees: TreeEnsemble, Z: np.ndarray) -> float:
-    """(row, tree) steps the walk takes per row of ``Z``: its work, counted (timings on a shared
-    machine are noisy). A pair on a leaf that is not yet compacted away still takes a step."""
+    """(row, tree) steps the walk takes per row of ``Z``, in blocks of ``WALK_ROWS`` rows as predict
+    walks them: its work, counted. A pair on a leaf that is not yet compacted away still takes a
+    step, which costs little, so this tracks the walk's time only roughly (round 10)."""
     steps = 0
 
     def count(active: np.ndarray, _step: np.ndarray) -> None:
         nonlocal steps
         steps += len(active)
 
-    trees.walk(Z, on_step=count)
+    for a in range(0, len(Z), WALK_ROWS):
+        trees.walk(Z[a:a + WALK_ROWS], on_step=count)
     return steps / len(Z)
 
 
@@ -85,6 +87,11 @@ def main() -> None:
     res = {v: {**size(t), "walk_steps_per_text": walk_steps(t, Z),
                "us_per_text_median": float(np.median(spent[v])),
                "us_per_text_all": [round(s, 1) for s in spent[v]]} for v, t in trees.items()}
+    for v in trees:  # each repeat's time against current's in the same repeat: the cost check reads the median
+        if v != "current" and "current" in trees:
+            ratio = np.array(spent[v]) / np.array(spent["current"])
+            res[v]["ratio_to_current_median"] = float(np.median(ratio))
+            res[v]["ratio_to_current_all"] = [round(float(r), 3) for r in ratio]
     res["texts"], res["n"] = str(args.texts), args.n
     for v in trees:
         log(f"{v}: {res[v]['trees']} trees, {res[v]['leaves']} leaves, mean leaf depth {res[v]['mean_leaf_depth']:.2f}, "

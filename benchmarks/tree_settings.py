@@ -1,4 +1,4 @@
-"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-11).
+"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-12).
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -98,6 +98,11 @@ per-repeat ratio of the one-walk blend's CPU time to ``current``'s, reported aga
 margin (its chat target is met by 1-2 %, so a ratio above 1.05 would need that target traded); the
 accuracy rule alone decides "passes", the cost decides whether it can ship without that trade.
 
+Round 12, declared after round 11 (``blend_logit_300_75`` passed the rule; its one-walk tree step
+took 1.32x ``current``'s time) and before its own run: round 11 refitted on round 9's other
+assignment of the topics to 5 folds (seed 1), same rule. As for round 7, the blend counts as robust
+only if it passes here too.
+
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
@@ -118,6 +123,7 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 9 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 10 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 11 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 12 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
 """
@@ -164,6 +170,7 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     10: {"current": {}, "current225": {"tree_iter": 225},  # the blend at the bundled tree count, 225 + 75
          "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},
     11: {"current": {}, "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},  # all 300 bundled + 75
+    12: {"current": {}, "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},  # round 11, other folds
 }
 MODEL_SETTINGS = {"tree_iter"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
@@ -174,11 +181,12 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
     9: [("blend_logit", "leaf1000", 0.5, "logit", "current")],
     10: [("blend_logit_225_75", "leaf1000_75", 0.5, "logit", "current225")],
     11: [("blend_logit_300_75", "leaf1000_75", 0.5, "logit", "current")],
+    12: [("blend_logit_300_75", "leaf1000_75", 0.5, "logit", "current")],
 }
 # round -> (k, seed): k topic-grouped folds of the outer train part in place of the one inner split;
 # seed None: GroupKFold's assignment (rounds 5-8), else the topics dealt to folds in a seeded random order
 CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1),
-                                               10: (5, None), 11: (5, None)}
+                                               10: (5, None), 11: (5, None), 12: (5, 1)}
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
 
 

@@ -571,7 +571,12 @@ runs_split_evals() {  # split_evals on each finished run of QWEN_E_RUNS (callE; 
   for r in ${QWEN_E_RUNS:-}; do
     d=$Q/$r
     [[ -f $d/final/config.json ]] || { log "QWEN_E_RUNS: no final weights in $d, skipped"; continue; }
-    if [[ $r == sft_answer_only* ]]; then split_evals "$d" answer_only "$NA"; else split_evals "$d" 3way "$N3"; fi
+    if [[ $r == sft_answer_only* ]]; then
+      # its raw val first: callA queues it last, after its split evals, so a call that ran out of time
+      # leaves it to this one (a GRPO run's raw eval is callB's eval_k4_B)
+      [[ -f $d/eval_k4/summary.json ]] || queue "$d/eval_k4" "$d/final" answer_only "$NA" "$d/.done"
+      split_evals "$d" answer_only "$NA"
+    else split_evals "$d" 3way "$N3"; fi
   done
 }
 callC() {  # the headline's two seeds go on from callB's checkpoints; issue 16's runs from the tells cold start

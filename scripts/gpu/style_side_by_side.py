@@ -23,8 +23,8 @@ that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), n
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s2_lr5e-6_mp05_fw03 --lm-label "GRPO seed 2" \
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s3_lr5e-6_mp05_fw03 --lm-label "GRPO seed 3"
 
-``--drops JSON`` (with ``--plot``) also writes each LM's drops from its own raw pass@1 and their means
-over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
+``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
+edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
 """
 
 from __future__ import annotations
@@ -78,16 +78,18 @@ UNSEEN_EDITS = ("markdown_html", "first_800_chars")
 
 
 def lm_drops(scores: dict[str, float]) -> dict:
-    """Each test's pass@1 and its drop in points from the model's own raw (positive: lost), with the mean
-    drop over the content edits and over the unseen ones (None where an eval is missing)."""
+    """Each test's pass@1 and, per edit, the points lost from the model's own raw (``loss_points``:
+    raw minus edit, so a loss is positive; the style model's ``drop_points`` are edit minus raw), with
+    the mean loss over the content edits and over the unseen ones (None where an eval is missing).
+    Chat is other texts, not an edit of the val: in ``pass@1`` only."""
     raw = scores["raw"]
-    drop = {k: 100 * (raw - v) for k, v in scores.items() if k != "raw"}
+    loss = {k: 100 * (raw - v) for k, v in scores.items() if k not in ("raw", "chat")}
 
     def mean(names: tuple[str, ...]) -> float | None:
-        return float(np.mean([drop[n] for n in names])) if all(n in drop for n in names) else None
+        return float(np.mean([loss[n] for n in names])) if all(n in loss for n in names) else None
 
-    return {"pass@1": scores, "drop_points": drop, "mean_drop_content": mean(CONTENT_EDITS),
-            "mean_drop_unseen": mean(UNSEEN_EDITS)}
+    return {"pass@1": scores, "loss_points": loss, "mean_loss_content": mean(CONTENT_EDITS),
+            "mean_loss_unseen": mean(UNSEEN_EDITS)}
 
 
 def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
@@ -129,6 +131,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    if a.drops and not a.plot:
+        raise SystemExit("--drops goes with --plot (it reads the LMs' evals given by --lm)")
     if a.plot:
         if not a.out.is_file() or not a.lm:
             raise SystemExit("--plot needs the --out file of an earlier run and --lm DIR")
@@ -145,8 +149,8 @@ def main() -> None:
             atomic_write(a.drops, json.dumps(drops, indent=1) + "\n")
             for lab, d in drops.items():
                 means = [f"{m:.2f}" if m is not None else "n/a (an eval missing)"
-                         for m in (d["mean_drop_content"], d["mean_drop_unseen"])]
-                print(f"{lab}: raw {d['pass@1']['raw']:.4f}; mean drop (points), content edits {means[0]}, "
+                         for m in (d["mean_loss_content"], d["mean_loss_unseen"])]
+                print(f"{lab}: raw {d['pass@1']['raw']:.4f}; mean loss (points), content edits {means[0]}, "
                       f"unseen {means[1]}")
         return
     if not a.corpus:

@@ -112,15 +112,16 @@ def test_each_lm_flag_is_one_model_and_callb_raw_eval_counts_as_raw(tmp_path: Pa
     assert r.returncode != 0 and "--lm-label given 1 times for 2 --lm" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_drops_are_from_each_models_own_raw_and_means_need_every_edit(tmp_path: Path) -> None:
+def test_losses_are_from_each_models_own_raw_and_means_need_every_edit(tmp_path: Path) -> None:
     full = {"raw": 0.96, **{e: 0.9 for e in style_side_by_side.CONTENT_EDITS}, "first_800_chars": 0.76, "chat": 0.36}
     got = style_side_by_side.lm_drops(full)
-    assert abs(got["drop_points"]["first_800_chars"] - 20.0) < 1e-9 and abs(got["drop_points"]["lower"] - 6.0) < 1e-9
-    assert abs(got["mean_drop_content"] - (6.0 * 6 + 20.0) / 7) < 1e-9  # chat is no edit: not in the mean
-    assert abs(got["mean_drop_unseen"] - 13.0) < 1e-9
+    assert abs(got["loss_points"]["first_800_chars"] - 20.0) < 1e-9 and abs(got["loss_points"]["lower"] - 6.0) < 1e-9
+    assert abs(got["mean_loss_content"] - (6.0 * 6 + 20.0) / 7) < 1e-9
+    assert "chat" not in got["loss_points"] and got["pass@1"]["chat"] == 0.36  # other texts, not an edit
+    assert abs(got["mean_loss_unseen"] - 13.0) < 1e-9
     partial = style_side_by_side.lm_drops({"raw": 0.99, "lower": 1.0})
-    assert list(partial["drop_points"]) == ["lower"] and abs(partial["drop_points"]["lower"] + 1.0) < 1e-9
-    assert partial["mean_drop_content"] is None
+    assert list(partial["loss_points"]) == ["lower"] and abs(partial["loss_points"]["lower"] + 1.0) < 1e-9
+    assert partial["mean_loss_content"] is None
     # through the command line: one file for two models, and a model without its raw eval refused
     runs = {}
     for run, evals in (("plain", {"eval_k4": 0.99, "eval_k4_val.lower": 0.98}),
@@ -139,6 +140,9 @@ def test_drops_are_from_each_models_own_raw_and_means_need_every_edit(tmp_path: 
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     d = json.loads(drops.read_text())
-    assert abs(d["plain"]["drop_points"]["lower"] - 1.0) < 1e-9 and abs(d["aug"]["drop_points"]["lower"] + 1.0) < 1e-9
+    assert abs(d["plain"]["loss_points"]["lower"] - 1.0) < 1e-9 and abs(d["aug"]["loss_points"]["lower"] + 1.0) < 1e-9
     r = subprocess.run([*base, "--lm", runs["noraw"]], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "no raw eval" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, script, "--out", str(out), "--drops", str(drops)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0 and "--drops goes with --plot" in r.stderr and "Traceback" not in r.stderr

@@ -245,7 +245,12 @@ def test_calle_scores_finished_runs_on_every_split_without_training(tmp_path: Pa
     assert [c["name"] for c in cmds] == ["queue"]
     jobs = [j.split("\t") for j in (home / "runs" / "jobs_E.tsv").read_text().splitlines() if j != "END"]
     by_out = {j[0]: j for j in jobs}
-    assert set(by_out) == {f"{grpo}/eval_k4_val.lower", f"{answer}/eval_k4_chat", f"{answer}/eval_k4_val.lower"}
+    # an answer-only SFT without its raw val eval gets it first (session 29's review: callA queues it
+    # last, so a call that ran out of time would leave the rule's raw pass@1 unmeasured); GRPO runs not
+    assert set(by_out) == {f"{grpo}/eval_k4_val.lower", f"{answer}/eval_k4", f"{answer}/eval_k4_chat",
+                           f"{answer}/eval_k4_val.lower"}
+    answer_jobs = [j[0] for j in jobs if j[0].startswith(f"{answer}/")]
+    assert answer_jobs[0] == f"{answer}/eval_k4" and len(by_out[f"{answer}/eval_k4"]) == 5  # on val: no split file
     assert by_out[f"{grpo}/eval_k4_val.lower"][1:5] == [f"{grpo}/final", "3way", "256", f"{grpo}/.done"]
     assert by_out[f"{answer}/eval_k4_chat"][2] == "answer_only"
     assert by_out[f"{answer}/eval_k4_chat"][5].endswith("/splits/chat.jsonl")
@@ -261,6 +266,8 @@ def test_calla_scores_an_earlier_runs_splits_while_it_trains_a_variant(tmp_path:
     (plain / "final").mkdir(parents=True)
     (plain / "final" / "config.json").write_text("{}")
     (plain / ".done").write_text("0\n")
+    (plain / "eval_k4").mkdir()
+    (plain / "eval_k4" / "summary.json").write_text("{}")  # A0 scored it: not queued again
     splits = tmp_path / "splits"
     splits.mkdir()
     for name in ("chat", "val.combined"):
