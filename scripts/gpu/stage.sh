@@ -156,8 +156,12 @@ recv() {
     [[ $n -lt $total ]] && return 0
     local part chunk missing=""  # the MANIFEST names every chunk; only this call's pN is on the machine
     while read -r part chunk; do [[ -f $STAGE/$chunk ]] || missing+=" $part"; done \
-      < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m")
-    echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
+      < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m" | sort -V)
+    if [[ -n $missing ]]; then
+      echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
+    else  # more chunks than this stage has: another stage's left in $STAGE
+      echo "stage: $STAGE holds chunks of another stage ($(ls "$STAGE"/chunk.* | wc -l) for $total); empty it and send every 'stage N' call again"
+    fi
     exit 1
   fi
   cat "$STAGE"/chunk.?? > "$STAGE/stage.tar"   # split -a 2: chunk.00, chunk.01, ... sort in order

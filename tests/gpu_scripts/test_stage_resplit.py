@@ -96,7 +96,8 @@ def test_fits_refuses_a_tree_and_chunk_over_the_carry_limit(tmp_path):
 
 
 def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
-    # session 29: a refused first call lost chunk 1, and the last chunk's call went on to install without it
+    # session 29: a refused first call lost chunk 1; the last chunk's call returned 0 with no word, skipped
+    # the install, and the export after it failed with no message
     _packed(tmp_path, os.urandom(30_000), 3)
     env = {"STAGE_HOME": str(tmp_path / "home" / "stage")}
     r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "2"], capture_output=True,
@@ -107,3 +108,9 @@ def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
     assert r.returncode == 1
     assert "stage: chunk(s) p1 never arrived" in r.stdout, r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / "home" / "stage").iterdir()) == ["chunk.01", "chunk.02"]  # nothing joined
+    # a chunk of another stage left behind: more chunks than this stage has is named too
+    (tmp_path / "home" / "stage" / "chunk.00").write_bytes(b"x")
+    (tmp_path / "home" / "stage" / "chunk.07").write_bytes(b"stale")
+    r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "3"], capture_output=True,
+                       text=True, env={**os.environ, **env}, timeout=60)
+    assert r.returncode == 1 and "holds chunks of another stage (4 for 3)" in r.stdout, r.stdout + r.stderr

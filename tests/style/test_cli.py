@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -200,6 +201,13 @@ def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
     assert (tmp_path / "m20" / "model.npz").stat().st_size < (tmp_path / "m" / "model.npz").stat().st_size
     res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m0"), "--no-check", "--tree-iter", "0")
     assert res.exit_code != 0 and "Traceback" not in res.output and not (tmp_path / "m0").exists()
+    # --blend-iter adds its rounds of large-leaf trees (no split possible on 200 texts: one leaf a tree)
+    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "mb"), "--no-check", "--tree-iter", "20",
+              "--blend-iter", "5")
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "mb" / "model.json").read_text())["params"]["blend_iter"] == 5
+    with np.load(tmp_path / "mb" / "model.npz") as z, np.load(tmp_path / "m20" / "model.npz") as z20:
+        assert len(z["tree_roots"]) == len(z20["tree_roots"]) + 5 * len(LABELS)
 
 
 def test_results_keep_input_order_when_some_inputs_are_unreadable(tmp_path):

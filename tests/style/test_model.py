@@ -203,3 +203,31 @@ def test_fit_with_genres_and_topics_makes_the_temperature_grow_with_distance(cor
                                                                                              m.temperature_slope_)))
     flat = StyleModel(use_trees=False).fit(X, rows["provider"], genres=rows["genre"])  # no topics: no in-genre folds
     assert flat.temperature_slope_ == 0.0
+
+
+def test_blend_iter_averages_a_large_leaf_ensemble_into_the_tree_scores(fitted, small, tmp_path):
+    # issue 17's blend (docs/predict.md "Tree settings", rounds 11-12), off in the bundled model
+    from whowrote.style.model_card import model_card
+    from whowrote.style.trees import log_transform
+
+    Xtr, ytr, groups, Xte, _ = small
+    blended = StyleModel(tree_iter=30, blend_iter=10, blend_min_samples_leaf=100).fit(Xtr, ytr, groups=groups)
+    n_plain = len(fitted.trees_.roots)
+    assert len(blended.trees_.roots) == n_plain + 10 * len(LABELS)
+    np.testing.assert_array_equal(blended.coef_, fitted.coef_)  # the linear member is untouched
+    # the first trees are the plain model's at half weight: the scores split exactly into the two parts
+    n_nodes = len(fitted.trees_.feature)
+    np.testing.assert_array_equal(blended.trees_.value[:n_nodes], 0.5 * fitted.trees_.value)
+    np.testing.assert_array_equal(blended.trees_.threshold[:n_nodes], fitted.trees_.threshold)
+    # the added trees have large leaves: fewer leaves per tree than the bundled setting's
+    wide_leaves = blended.trees_.is_leaf[n_nodes:].sum() / (10 * len(LABELS))
+    plain_leaves = fitted.trees_.is_leaf.sum() / n_plain
+    assert wide_leaves < 0.8 * plain_leaves
+    Z = log_transform(Xte)
+    assert not np.allclose(blended.trees_.raw_predict(Z), 0.5 * fitted.trees_.raw_predict(Z) + 0.5 * fitted.trees_.baseline)
+    save_model(blended, tmp_path / "b")
+    assert json.loads((tmp_path / "b" / "model.json").read_text())["params"]["blend_iter"] == 10
+    np.testing.assert_array_equal(load_model(tmp_path / "b").predict_proba(Xte), blended.predict_proba(Xte))
+    assert "10 rounds of trees with at least 100 training rows a leaf" in model_card(blended)
+    with pytest.raises(ValueError, match="blend_iter must be >= 0"):
+        StyleModel(blend_iter=-1).check_settings()

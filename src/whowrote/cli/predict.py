@@ -189,6 +189,9 @@ def register(app) -> None:
         check: Annotated[bool, typer.Option("--check/--no-check", help="First measure on a topic-held-out split.")] = True,
         force: Annotated[bool, typer.Option("--force", help="Allow --out to be the bundled model's folder.")] = False,
         tree_iter: Annotated[int, typer.Option(min=1, max=5000, help="Boosting rounds of the trees (bundled: 300).")] = 300,
+        blend_iter: Annotated[int, typer.Option(min=0, max=5000, help="Rounds of a second, large-leaf ensemble "
+                                                "averaged into the trees (bundled: 0, none; 75 reads unseen "
+                                                "genres better, docs/predict.md).")] = 0,
     ) -> None:
         """Train the stylometric model reproducibly and print its held-out metrics."""
         from whowrote.style.io import DEFAULT_DIR
@@ -200,7 +203,7 @@ def register(app) -> None:
         from whowrote.style.train import train_probe as train
 
         metrics = train([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
-                        log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter)
+                        log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter, blend_iter=blend_iter)
         print(json.dumps(metrics, indent=1))
 
 

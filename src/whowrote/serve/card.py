@@ -18,7 +18,7 @@ from whowrote.style import FEATURES
 from whowrote.types import LABELS, jsonable
 
 PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed", "calibrate",
-          "abstain_below", "min_words", "temperature_")
+          "abstain_below", "min_words", "temperature_", "blend_iter")
 ARRAYS = ("mean_", "scale_", "coef_", "intercept_", "norms_")
 
 

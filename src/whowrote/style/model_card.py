@@ -62,7 +62,7 @@ canonical form (quotes, apostrophes and dashes in ASCII, lower case: {"yes" if m
 "+ " and "- " bullets read alike: {"yes" if model.canonical_lists else "no"}), so a
 typography, case or list-marker edit cannot change the verdict. Weighted average of a standardised logistic
 regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-boosted trees ({model.tree_iter} rounds,
-{model.tree_leaves} leaves, weight {model.tree_weight:.2f}). {_copies(aug)}
+{model.tree_leaves} leaves, weight {model.tree_weight:.2f}{_blend(model)}). {_copies(aug)}
 
 **Calibrated for texts like and unlike the training data.** The temperature grows with the text's
 distance d to the training data: T(d) = {model.temperature_:.3f} × (1 + d)^{getattr(model, "temperature_slope_", 0.0):.3f}, so texts
@@ -121,6 +121,15 @@ Robustness to everyday edits, leave-one-generation-out and selective accuracy: `
 - Markdown structure is real evidence but fragile: a text pasted as plain text loses it (such
   tells are marked `fragile`). English only.
 """
+
+
+def _blend(model) -> str:
+    """The second, large-leaf ensemble in words, if the model has one (older models: none)."""
+    n = getattr(model, "blend_iter", 0)
+    if not n:
+        return ""
+    return (f"; their class scores averaged with those of {n} rounds of trees with at least "
+            f"{model.blend_min_samples_leaf} training rows a leaf")
 
 
 def _copies(aug: dict) -> str:

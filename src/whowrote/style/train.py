@@ -119,19 +119,22 @@ def train_probe(
     log: Callable[[str], None] = print,
     robustness_cap: int = ROBUSTNESS_CAP,
     tree_iter: int = 300,
+    blend_iter: int = 0,
 ) -> dict[str, Any]:
     """Train (and by default first validate) a :class:`StyleModel`; save it to ``out``.
 
     The check also scores up to ``robustness_cap`` held-out texts per test set under every edit
     of the suite (0 skips it). ``tree_iter``: boosting rounds (the bundled model's 300; 600 gain ~1
-    point in-genre at 0.77x the chat batch speed, docs/predict.md "More boosting rounds")."""
+    point in-genre at 0.77x the chat batch speed, docs/predict.md "More boosting rounds");
+    ``blend_iter``: rounds of a second, large-leaf ensemble averaged into the trees' scores (0, the
+    bundled model: none; 75 reads unseen genres ~3 points better, docs/predict.md "Tree settings")."""
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
     corpus = training_corpus(corpus_paths)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
-    params = {"feature_set": feature_set, "seed": seed, "tree_iter": tree_iter}
+    params = {"feature_set": feature_set, "seed": seed, "tree_iter": tree_iter, "blend_iter": blend_iter}
     X, Xa = augmented_features(StyleModel(**params), corpus["text"].tolist(), seed, log)
     metrics: dict[str, Any] = {}
     if check:
