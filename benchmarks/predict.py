@@ -4,7 +4,11 @@
     python benchmarks/predict.py --baseline-ref 862f8a8 --corpus ../shared/corpus/chat.jsonl --n 1000 --parts batch
 
 ``--baseline-ref REF`` checks REF out with ``git worktree add`` into a temporary folder (removed
-afterwards) and makes its ``src`` the first contender, this tree's ``src`` the second.
+afterwards) and makes its ``src`` the first contender, this tree's ``src`` the second. ``--model
+DIR`` (repeatable) adds this tree's ``src`` reading another model (``whowrote predict --model DIR``)
+as a contender after the bundled one, e.g. a ``train-probe --blend-iter 75`` model::
+
+    python benchmarks/predict.py --model models/blend75 --corpus ../shared/corpus/chat.jsonl --n 1000 --parts batch
 
 Every measurement runs the entry point (``whowrote predict ...``) as a child process with
 ``PYTHONPATH=<src>``, pinned with ``taskset`` to ``--cores`` (one core by default), the
@@ -59,8 +63,18 @@ def texts_of(path: Path) -> list[str]:
     return out
 
 
+MODEL_SEP = " --model "  # a contender is a source tree, or "SRC --model DIR": that tree reading another model
+
+
+def contender(c: str, args: list[str]) -> tuple[str, list[str]]:
+    """The source tree of contender ``c`` and the arguments it runs ``whowrote`` with."""
+    src, _, model = c.partition(MODEL_SEP)
+    return src, args + (["--model", model] if model else [])
+
+
 def run_once(src: str, args: list[str], cores: str) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MB, CPU seconds of the child and its workers) of one ``whowrote`` child."""
+    src, args = contender(src, args)
     # Bytecode is cached as in an installed package (this workplace sets PYTHONDONTWRITEBYTECODE,
     # which would make every start compile the sources again).
     env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
@@ -101,9 +115,10 @@ def compare(name: str, srcs: list[str], args_of, repeat: int, cores: str, n_docs
 def same_output(srcs: list[str], args: list[str], cores: str) -> bool:
     """Whether every contender writes the same bytes for ``args`` (one untimed run each)."""
     outs = []
-    for src in srcs:
+    for c in srcs:
+        src, run_args = contender(c, args)
         env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "OMP_NUM_THREADS": "1"}
-        cmd = (["taskset", "-c", cores] if shutil.which("taskset") else []) + entry_point() + args
+        cmd = (["taskset", "-c", cores] if shutil.which("taskset") else []) + entry_point() + run_args
         outs.append(subprocess.run(cmd, env=env, capture_output=True, check=False).stdout)
     return len(set(outs)) == 1
 
@@ -151,6 +166,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--src", action="append", help="a source tree (its src/ folder); repeat to compare")
     ap.add_argument("--baseline-ref", help="git ref to check out as the first contender (then this tree's src)")
+    ap.add_argument("--model", action="append", default=[], type=Path,
+                    help="this tree reading another model folder, as one more contender (repeatable)")
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--n", type=int, default=1000, help="files in the batch")
     ap.add_argument("--rows", type=int, default=0, help="rows in the table run (0: skip it)")
@@ -165,6 +182,10 @@ def main() -> None:
         srcs = args.src or [here]
         if args.baseline_ref:
             srcs = [stack.enter_context(baseline_tree(args.baseline_ref)), *(args.src or [here])]
+        for m in args.model:
+            if not (m / "model.json").is_file():
+                raise SystemExit(f"--model {m}: no model.json there (a train-probe --out folder)")
+            srcs.append(f"{here}{MODEL_SEP}{m.resolve()}")
         print(f"contenders: {srcs}" + (f" ({srcs[0]} = {args.baseline_ref})" if args.baseline_ref else ""))
         run_parts(args, srcs)
 
@@ -201,7 +222,7 @@ def run_parts(args, srcs: list[str]) -> None:
             raise SystemExit(1)
         if "jobs" in parts:
             for s in srcs:
-                if has_jobs(s):
+                if has_jobs(contender(s, [])[0]):
                     print(f"jobs: {s} on cores {args.jobs_cores}")
                     compare("jobs", [s, s + "/"], lambda x: ["predict", str(batch), "--jsonl", "--no-progress"]
                             + (["--jobs", "2"] if x.endswith("/") else []), args.repeat, args.jobs_cores, args.n)
