@@ -11,7 +11,7 @@ walked as the one ensemble a shipped blend would be (``TreeEnsemble.weighted_sum
 ensemble's (row, tree) walk steps per text are counted (its work, free of the machine's noise)::
 
     OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/tree_cost.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
-        --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048 --round 7   # and --round 8, 10
+        --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048 --round 7   # and --round 8, 10, 11
 """
 
 from __future__ import annotations

@@ -520,7 +520,9 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   if [[ $sfts == *" answer "* ]] && answer_sft_done; then
     sfts=${sfts/" answer "/" "}
     log "sft_answer: kept the answer-only SFT an earlier call finished ($ANS)"
-    [[ -f $ANS/eval_k4/summary.json ]] || queue "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
+    # (runs_split_evals may have queued it already, when QWEN_E_RUNS names this run)
+    [[ -f $ANS/eval_k4/summary.json ]] || grep -q "^$ANS/eval_k4"$'\t' "$JOBS" 2>/dev/null ||
+      queue "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
   fi
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"

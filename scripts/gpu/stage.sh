@@ -151,17 +151,17 @@ recv() {
   cp .stage/p"$n"/chunk.* "$STAGE/"
   (cd "$STAGE" && grep " p$n/" "$ROOT/$m" | sed "s# p$n/# #" | sha256sum -c -) || { echo "chunk $n: BAD sha256"; exit 1; }
   echo "chunk $n of $total ok; have: $(cd "$STAGE" && ls chunk.* | tr '\n' ' ')"
-  if [[ $(ls "$STAGE"/chunk.* | wc -l) -ne $total ]]; then
-    # the last chunk's call goes on to install: a chunk lost on the way (a refused call) must stop it here
-    [[ $n -lt $total ]] && return 0
-    local part chunk missing=""  # the MANIFEST names every chunk; only this call's pN is on the machine
-    while read -r part chunk; do [[ -f $STAGE/$chunk ]] || missing+=" $part"; done \
-      < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m" | sort -V)
-    if [[ -n $missing ]]; then
-      echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
-    else  # more chunks than this stage has: another stage's left in $STAGE
-      echo "stage: $STAGE holds chunks of another stage ($(ls "$STAGE"/chunk.* | wc -l) for $total); empty it and send every 'stage N' call again"
-    fi
+  # the MANIFEST names every chunk (only this call's pN is on the machine): join once all are here
+  local part chunk missing=""
+  while read -r part chunk; do [[ -f $STAGE/$chunk ]] || missing+=" $part"; done \
+    < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m" | sort -V)
+  if [[ -n $missing ]]; then
+    [[ $n -lt $total ]] && return 0  # more to come; the last chunk's call installs, so a lost chunk stops it here
+    echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
+    exit 1
+  fi
+  if [[ $(ls "$STAGE"/chunk.* | wc -l) -ne $total ]]; then  # every chunk here, and more: another stage's
+    echo "stage: $STAGE holds chunks of another stage ($(ls "$STAGE"/chunk.* | wc -l) for $total); empty it and send every 'stage N' call again"
     exit 1
   fi
   cat "$STAGE"/chunk.?? > "$STAGE/stage.tar"   # split -a 2: chunk.00, chunk.01, ... sort in order

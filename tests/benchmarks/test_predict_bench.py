@@ -20,17 +20,23 @@ def test_a_model_contender_runs_this_tree_with_its_model() -> None:
 
 
 def test_the_model_flag_reaches_whowrote_and_a_folder_without_a_model_is_refused(tmp_path: Path) -> None:
-    from whowrote.style.io import DEFAULT_DIR
-
+    bundled = REPO / "src" / "whowrote" / "style" / "default_model"  # this checkout's, not the installed one's
     text = tmp_path / "one.md"
     text.write_text("A plain sentence about gardens and the weather in spring, written for a test. " * 20)
     src = str(REPO / "src")
     # the bundled model read by name and by --model: the same bytes; a model that is not there: an error
-    assert same_output([src, f"{src}{MODEL_SEP}{DEFAULT_DIR}"], ["predict", str(text), "--jsonl"], "0")
+    assert same_output([src, f"{src}{MODEL_SEP}{bundled}"], ["predict", str(text), "--jsonl"], "0")
     r = subprocess.run([sys.executable, str(REPO / "benchmarks" / "predict.py"), "--model", str(tmp_path),
                         "--corpus", str(tmp_path / "c.jsonl"), "--parts", "batch"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode != 0 and "no model.json there" in r.stderr and "Traceback" not in r.stderr
     out = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict", str(text),
-                          "--jsonl", "--model", str(DEFAULT_DIR)], capture_output=True, text=True, timeout=120)
-    assert json.loads(out.stdout)["provider"]
+                          "--jsonl", "--model", str(bundled)], capture_output=True, text=True, timeout=120)
+    assert json.loads(out.stdout)["provider"]  # not two empty outputs compared above
+    # another model is read: one that abstains below 0.999 says "uncertain" where the bundled one names a provider
+    from whowrote.style import load_model, save_model
+
+    strict = load_model(bundled)
+    strict.abstain_below_ = 0.999
+    save_model(strict, tmp_path / "strict")
+    assert not same_output([src, f"{src}{MODEL_SEP}{tmp_path / 'strict'}"], ["predict", str(text), "--jsonl"], "0")

@@ -175,7 +175,7 @@ def test_tree_cost_walk_steps_count_each_pairs_levels_and_add_up_over_a_weighted
     X, y, genres = _toy(2, "CHATGPT")
     a = fit_augmented(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False, tree_iter=5).trees_
     b = fit_augmented(X, X * 1.01, y, genres, seed=1, feature_set="full", calibrate=False, tree_iter=3).trees_
-    Z = log_transform(X[:7])
+    Z = log_transform(X[:40])  # more rows than one WALK_ROWS block: the count runs over blocks
     leaves_depth = []  # each (row, tree) pair's own path length, walked one by one
     for z in Z:
         for r in a.roots:

@@ -114,3 +114,8 @@ def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
     r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "3"], capture_output=True,
                        text=True, env={**os.environ, **env}, timeout=60)
     assert r.returncode == 1 and "holds chunks of another stage (4 for 3)" in r.stdout, r.stdout + r.stderr
+    # one stale chunk and one missing: the count is right, the names are not; the missing one is named
+    (tmp_path / "home" / "stage" / "chunk.01").unlink()
+    r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "3"], capture_output=True,
+                       text=True, env={**os.environ, **env}, timeout=60)
+    assert r.returncode == 1 and "stage: chunk(s) p2 never arrived" in r.stdout, r.stdout + r.stderr

@@ -79,3 +79,17 @@ def test_models_differing_only_in_trees_or_params_get_different_versions():
     other_params.abstain_below = 0.6
     versions = {model_version(m) for m in (base, other_trees, other_params)}
     assert len(versions) == 3 and model_version(load_model()) == model_version(base)
+
+
+def test_blend_settings_count_only_when_a_blend_is_on():
+    # a model without a blend keeps the version it had before blend_iter existed; a blend shows both settings
+    from whowrote.serve.card import _params, model_version
+    from whowrote.style import load_model
+
+    base, unblended, blended = load_model(), load_model(), load_model()
+    unblended.blend_min_samples_leaf = 500  # inert while blend_iter is 0
+    blended.blend_iter = 75
+    assert model_version(unblended) == model_version(base) and "blend_iter" not in _params(base)
+    assert model_version(blended) != model_version(base)
+    assert {k: _params(blended)[k] for k in ("blend_iter", "blend_min_samples_leaf")} == {"blend_iter": 75,
+                                                                                       "blend_min_samples_leaf": 1000}

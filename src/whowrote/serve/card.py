@@ -18,7 +18,8 @@ from whowrote.style import FEATURES
 from whowrote.types import LABELS, jsonable
 
 PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed", "calibrate",
-          "abstain_below", "min_words", "temperature_", "blend_iter")
+          "abstain_below", "min_words", "temperature_")
+BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")  # shown (and hashed) only when a blend is on
 ARRAYS = ("mean_", "scale_", "coef_", "intercept_", "norms_")
 
 
@@ -30,7 +31,8 @@ def _raw_card(model: Any) -> dict[str, Any]:
 
 
 def _params(model: Any) -> dict[str, Any]:
-    return {k: getattr(model, k) for k in PARAMS if hasattr(model, k)}
+    blend = BLEND_PARAMS if getattr(model, "blend_iter", 0) else ()
+    return {k: getattr(model, k) for k in (*PARAMS, *blend) if hasattr(model, k)}
 
 
 def _digest(model: Any) -> str:

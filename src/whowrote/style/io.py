@@ -33,12 +33,22 @@ LEGACY_PARAMS = {"canonical": False, "canonical_lists": False, "tree_weight": 0.
 DEFAULT_DIR = Path(__file__).with_name("default_model")
 
 
+def saved_params(model: StyleModel) -> dict:
+    """The settings a model file records: the blend's only when it is on, so a model without one
+    stays readable by the versions before ``blend_iter`` (their loader refuses unknown settings)."""
+    params = model.get_params()
+    if not params.get("blend_iter"):
+        params.pop("blend_iter", None)
+        params.pop("blend_min_samples_leaf", None)
+    return params
+
+
 def save_model(model: StyleModel, path: str | Path) -> Path:
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": FORMAT,
-        "params": model.get_params(),
+        "params": saved_params(model),
         "classes": [str(c) for c in model.classes_],
         "feature_names": model.feature_names_,
         "temperature": model.temperature_,
