@@ -178,6 +178,8 @@ arm_sets() {  # the data / SFT settings of a cold-start arm (one word each)
 }
 done_mark() { mkdir -p "$1" && echo "${2:-0}" > "$1/.done"; }   # the eval queue waits for it
 queue() {  # queue OUT MODEL VARIANT MAX_NEW DONE_FILE [SPLIT]: a k = 4 eval for this call's queue (and the registry)
+  # once per OUT in a call (callA's kept SFT and QWEN_E_RUNS may both ask for the same eval)
+  [[ -f $JOBS ]] && cut -f1 "$JOBS" | grep -qxF -- "$1" && return 0
   (IFS=$'\t'; printf '%s\n' "$*") | tee -a "$RUNS/eval_jobs.tsv" >> "$JOBS"
 }
 job() {  # job OUT MODEL VARIANT MAX_NEW DONE_FILE: queue() the eval of a run about to (re)train
@@ -520,9 +522,7 @@ callA() {  # rung 2, the three cold starts; the two issue-16 runs that start fro
   if [[ $sfts == *" answer "* ]] && answer_sft_done; then
     sfts=${sfts/" answer "/" "}
     log "sft_answer: kept the answer-only SFT an earlier call finished ($ANS)"
-    # (runs_split_evals may have queued it already, when QWEN_E_RUNS names this run)
-    [[ -f $ANS/eval_k4/summary.json ]] || grep -q "^$ANS/eval_k4"$'\t' "$JOBS" 2>/dev/null ||
-      queue "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
+    [[ -f $ANS/eval_k4/summary.json ]] || queue "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"
   fi
   for a in $sfts; do  # (ready jobs run in file order: the order here hardly matters)
     if [[ $a == answer ]]; then job "$ANS/eval_k4" "$ANS/final" answer_only "$NA" "$ANS/.done"

@@ -15,11 +15,11 @@ from typing import Any
 
 import whowrote
 from whowrote.style import FEATURES
+from whowrote.style.model import BLEND_PARAMS
 from whowrote.types import LABELS, jsonable
 
 PARAMS = ("feature_set", "C", "use_trees", "tree_iter", "tree_leaves", "tree_weight", "weighting", "seed", "calibrate",
           "abstain_below", "min_words", "temperature_")
-BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")  # shown (and hashed) only when a blend is on
 ARRAYS = ("mean_", "scale_", "coef_", "intercept_", "norms_")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from whowrote.style.model import PARAM_TYPES, StyleModel
+from whowrote.style.model import BLEND_PARAMS, PARAM_TYPES, StyleModel
 from whowrote.style.ood import FeatureDensity
 from whowrote.style.trees import ARRAY_FIELDS, TreeEnsemble
 from whowrote.types import WhowroteError
@@ -36,11 +36,7 @@ DEFAULT_DIR = Path(__file__).with_name("default_model")
 def saved_params(model: StyleModel) -> dict:
     """The settings a model file records: the blend's only when it is on, so a model without one
     stays readable by the versions before ``blend_iter`` (their loader refuses unknown settings)."""
-    params = model.get_params()
-    if not params.get("blend_iter"):
-        params.pop("blend_iter", None)
-        params.pop("blend_min_samples_leaf", None)
-    return params
+    return {k: v for k, v in model.get_params().items() if model.blend_iter or k not in BLEND_PARAMS}
 
 
 def save_model(model: StyleModel, path: str | Path) -> Path:

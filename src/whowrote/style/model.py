@@ -50,6 +50,9 @@ PARAM_TYPES: dict[str, type] = {
     "ood_quantile": float, "target_accuracy": float, "min_words": int, "blend_iter": int,
     "blend_min_samples_leaf": int,
 }
+# the second tree ensemble's settings: recorded (model file, served card) only when blend_iter > 0, so a
+# model without a blend reads as before blend_iter existed
+BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")
 
 
 class StyleModel:

@@ -100,21 +100,19 @@ class TreeEnsemble:
             raise ValueError("the ensembles must share their classes")
         if any(t.expected is None for t, _ in parts) and any(t.expected is not None for t, _ in parts):
             raise ValueError("either every ensemble has node expectations or none has")
-        offsets = np.cumsum([0] + [len(t.feature) for t, _ in parts[:-1]])
+        offsets = np.cumsum([0] + [len(t.feature) for t, _ in parts[:-1]])  # each part's first global node
 
-        def cat(name: str, shift: bool = False, scale: bool = False) -> np.ndarray:
-            out = []
-            for (t, w), off in zip(parts, offsets, strict=True):
-                a = getattr(t, name)
-                if shift:  # global node indices; a leaf's children stay 0
-                    a = np.where(t.is_leaf, 0, a + off) if name in ("left", "right") else a + off
-                out.append(a * w if scale else a)
-            return np.concatenate(out)
+        def cat(name: str, scale: bool = False) -> np.ndarray:
+            return np.concatenate([getattr(t, name) * w if scale else getattr(t, name) for t, w in parts])
 
-        return cls(feature=cat("feature"), threshold=cat("threshold"),
-                   left=cat("left", shift=True).astype(np.int32), right=cat("right", shift=True).astype(np.int32),
+        def child(name: str) -> np.ndarray:  # global node indices; a leaf's children stay 0
+            return np.concatenate([np.where(t.is_leaf, 0, getattr(t, name) + off)
+                                   for (t, _), off in zip(parts, offsets, strict=True)]).astype(np.int32)
+
+        roots = np.concatenate([t.roots + off for (t, _), off in zip(parts, offsets, strict=True)])
+        return cls(feature=cat("feature"), threshold=cat("threshold"), left=child("left"), right=child("right"),
                    is_leaf=cat("is_leaf"), value=cat("value", scale=True), missing_left=cat("missing_left"),
-                   roots=cat("roots", shift=True).astype(np.int32), tree_class=cat("tree_class"),
+                   roots=roots.astype(np.int32), tree_class=cat("tree_class"),
                    baseline=sum(w * t.baseline for t, w in parts), max_depth=max(t.max_depth for t, _ in parts),
                    expected=None if parts[0][0].expected is None else cat("expected", scale=True))
 
