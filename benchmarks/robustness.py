@@ -44,9 +44,13 @@ from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies, capped, logo_report
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
-# same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md)
+# same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md);
+# blend75: the default with `train-probe --blend-iter 75` (the opt-in second tree ensemble)
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
-           "legacy": {"canonical": False}}
+           "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75}}
+
+# a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
+FEATURES_OF = {"blend75": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
@@ -65,6 +69,7 @@ class Features:
 
     def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
         """Rows' features; the unedited texts and the training copies are computed once for every row."""
+        recipe = FEATURES_OF.get(recipe, recipe)
         if edit in ("raw", "train_copy"):
             return self._matrix(recipe, np.arange(len(self.corpus)), edit, seed)[rows]
         return self._matrix(recipe, rows, edit, seed)
@@ -233,28 +238,32 @@ def figures(results: dict, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = list(edits())
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5), sharey=True)
-    for ax, split in zip(axes, ("topic", "logo", "generation"), strict=True):
-        for i, recipe in enumerate(r for r in RECIPES if split in results.get(r, {})):
+    splits = [s for s in ("topic", "logo", "generation") if any(s in results.get(r, {}) for r in RECIPES)]
+    fig, axes = plt.subplots(1, len(splits), figsize=(5.4 * len(splits), 4.5), sharey=True, squeeze=False)
+    for ax, split in zip(axes[0], splits, strict=True):
+        shown = [r for r in RECIPES if split in results.get(r, {})]
+        width = 0.8 / len(shown)
+        for i, recipe in enumerate(shown):
             per = results[recipe][split]
             acc = [np.mean([v["edits"][e]["accuracy"] for v in per.values()]) for e in names]
-            ax.bar(np.arange(len(names)) + 0.27 * i, acc, width=0.27, label=recipe)
-        ax.set_xticks(np.arange(len(names)) + 0.27, names, rotation=60, ha="right", fontsize=8)
+            ax.bar(np.arange(len(names)) + width * i, acc, width=width, label=recipe)
+        ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=60, ha="right", fontsize=8)
         ax.set_title({"topic": "topic hold-out", "logo": "leave-one-genre-out (mean)",
                       "generation": "leave-one-generation-out (mean)"}[split])
         ax.set_ylim(0, 1)
         ax.axhline(0.9, color="grey", lw=0.5, ls=":")
-    axes[0].set_ylabel("4-way accuracy")
-    axes[0].legend()
-    fig.suptitle("Accuracy under everyday edits (whowrote benchmarks/robustness.py)")
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("4-way accuracy")
+    fig.suptitle("Accuracy under everyday edits (whowrote benchmarks/robustness.py)", fontsize=10)
     fig.tight_layout()
     fig.savefig(out / "robustness.png", dpi=110)
     plt.close(fig)
+    curves = {r: c for r in RECIPES if (c := results.get(r, {}).get("logo_calibration", {}).get("curve"))}
+    if not curves:  # no leave-one-genre-out split in this run
+        return
     fig, ax = plt.subplots(figsize=(5.5, 4.5))
-    for recipe in RECIPES:
-        c = results.get(recipe, {}).get("logo_calibration", {}).get("curve")
-        if c:
-            ax.plot(c["coverage"], c["accuracy"], marker=".", label=recipe)
+    for recipe, c in curves.items():
+        ax.plot(c["coverage"], c["accuracy"], marker=".", label=recipe)
     ax.set_xlabel("coverage (share of texts given a verdict)")
     ax.set_ylabel("accuracy on those texts")
     ax.set_title("Selective accuracy under leave-one-genre-out")

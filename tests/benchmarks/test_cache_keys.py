@@ -43,3 +43,17 @@ def test_robustness_features_follow_the_recipe_settings_and_the_corpus(tmp_path:
     assert not np.array_equal(literal, same) and len(list(tmp_path.glob("trial-raw-*.npy"))) == 2
     other = robustness.Features(corpus.iloc[::-1].reset_index(drop=True), tmp_path, lambda msg: None)
     assert np.array_equal(other.get("trial", rows, "raw"), same[::-1])  # its own file, its own rows
+
+
+def test_a_blend_recipe_reads_its_base_recipes_features(tmp_path: Path) -> None:
+    # blend75 fits a second tree ensemble on the same features: no second matrix of each edit
+    import numpy as np
+    import robustness
+
+    corpus = pd.DataFrame({"text": ["- one\n- two\n\nDone.", "* three\n* four\n\nDone."]})
+    feats = robustness.Features(corpus, tmp_path, lambda msg: None)
+    base = feats.get("default", np.arange(2), "raw")
+    blend = feats.get("blend75", np.arange(2), "raw")
+    assert np.array_equal(base, blend)
+    assert [f.name.split("-")[0] for f in tmp_path.glob("*.npy")] == ["default"]
+    assert robustness.RECIPES["blend75"]["blend_iter"] == 75

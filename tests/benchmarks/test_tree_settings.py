@@ -191,3 +191,20 @@ def test_tree_cost_walk_steps_count_each_pairs_levels_and_add_up_over_a_weighted
     # more than a's alone; at most every pair of both walking the deeper ensemble's depth (merged, a's
     # finished pairs may wait longer for a compaction, so a's count need not carry over)
     assert steps < both <= (len(a.roots) + len(b.roots)) * max(a.max_depth, b.max_depth)
+
+
+def test_split_settings_gives_the_style_models_own_settings_to_the_model() -> None:
+    # round 13's tree_leaves is StyleModel's (it sets max_leaf_nodes itself, so a classifier keyword
+    # would be overridden by the model's own call and silently ignored)
+    from tree_settings import ROUNDS, split_settings
+
+    assert split_settings(ROUNDS[13]["leaves7_450"]) == ({}, {"tree_leaves": 7, "tree_iter": 450})
+    assert split_settings({"min_samples_leaf": 1000, "tree_iter": 75}) == ({"min_samples_leaf": 1000}, {"tree_iter": 75})
+    X, y, genres = _toy(0, "GEMINI")
+    per_tree = {}
+    for n in (7, 15):
+        t = fit_augmented(X, X * 1.01, y, genres, seed=0, feature_set="full", tree_leaves=n, tree_iter=5,
+                          calibrate=False).trees_
+        bounds = np.r_[t.roots, len(t.is_leaf)]
+        per_tree[n] = [int(t.is_leaf[a:b].sum()) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    assert max(per_tree[7]) == 7 and max(per_tree[15]) > 7
