@@ -1,4 +1,4 @@
-"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-12), smaller trees (round 13).
+"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-12), smaller trees (round 13), larger ones (round 14).
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -113,6 +113,14 @@ time. ``leaves7``: ``tree_leaves`` 7 (``max_leaf_nodes``) with the bundled 300 r
 about two levels shallower). Round 5's folds, same rule. Passing variants are then timed with
 ``tree_cost.py``-style per-repeat ratios before any retrain; failing: not adopted.
 
+Round 14, declared after round 13 (7-leaf trees lost 1.9-2.7 LOGO points, debate 7-9, and about a
+raw point) and before its own run (session 30): if fewer interactions per tree read unseen genres
+worse, more may read them better. ``leaves31``: ``tree_leaves`` 31 with the bundled 300 rounds;
+``leaves31_240``: 240 rounds, about the bundled walk's length if a 31-leaf tree is one level deeper
+(about 5 levels against 4). The recipe's choice of 15 leaves was made on in-genre accuracy only
+(31 leaves "no better than more rounds"); LOGO was not measured then. Round 5's folds, same rule;
+a passing variant is timed before any retrain.
+
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
@@ -135,6 +143,7 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 11 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 12 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 13 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 14 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
 """
@@ -183,6 +192,7 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     11: {"current": {}, "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},  # all 300 bundled + 75
     12: {"current": {}, "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},  # round 11, other folds
     13: {"current": {}, "leaves7": {"tree_leaves": 7}, "leaves7_450": {"tree_leaves": 7, "tree_iter": 450}},
+    14: {"current": {}, "leaves31": {"tree_leaves": 31}, "leaves31_240": {"tree_leaves": 31, "tree_iter": 240}},
 }
 MODEL_SETTINGS = {"tree_iter", "tree_leaves"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
@@ -198,7 +208,8 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
 # round -> (k, seed): k topic-grouped folds of the outer train part in place of the one inner split;
 # seed None: GroupKFold's assignment (rounds 5-8), else the topics dealt to folds in a seeded random order
 CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1),
-                                               10: (5, None), 11: (5, None), 12: (5, 1), 13: (5, None)}
+                                               10: (5, None), 11: (5, None), 12: (5, 1), 13: (5, None),
+                                               14: (5, None)}
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
 
 
