@@ -133,6 +133,24 @@ def test_jobs_give_the_same_results_in_order(tmp_path, corpus):
     assert two.stdout == one.stdout and len(two.stdout.splitlines()) == 40
 
 
+def test_jobs_beyond_the_cpus_run_as_many_processes_as_cpus(tmp_path, corpus, monkeypatch):
+    # audit, session 30: --jobs 10000 forked 9,999 workers for 100 texts (minutes, ~5 GB)
+    import whowrote.cli.predict as predict_cli
+
+    asked = []
+    real = predict_cli.attribute_stream
+
+    def spy(model, path, items, n_tells, jobs=1, lines=False):
+        asked.append(jobs)
+        return real(model, path, items, n_tells, 1, lines)
+
+    monkeypatch.setattr(predict_cli, "attribute_stream", spy)
+    monkeypatch.setattr(predict_cli, "_usable_cpus", lambda: 2)
+    (tmp_path / "t.jsonl").write_text(json.dumps({"text": corpus["text"].iloc[0]}) + "\n")
+    res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl", "--jobs", "10000")
+    assert res.exit_code == 0 and asked == [2] and len(res.stdout.splitlines()) == 1
+
+
 def test_bad_inputs_give_explicit_results_not_tracebacks(tmp_path):
     files = {
         "empty.md": b"",

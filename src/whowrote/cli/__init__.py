@@ -89,3 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as e:  # a path the OS refused (--out under a file, a full disk, no permission): one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"whowrote: error: {where}{e.strerror or e}", file=sys.stderr)
+        sys.exit(EXIT_ERROR)

@@ -41,6 +41,13 @@ def _positive(value: str) -> int:
     return n
 
 
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
@@ -55,7 +62,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--column", help="Text column of table inputs (default: text/content/...).")
     p.add_argument("--model", dest="model_path", type=Path, help="A model directory from train-probe.")
     p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
-                   help="Processes attributing batches in parallel: this one and N-1 workers (default 1).")
+                   help="Processes attributing batches in parallel: this one and N-1 workers (default 1; "
+                        "at most the CPUs this process may use).")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help=f"Progress bar on stderr (default: on a terminal, once more than {AUTO_PROGRESS} texts).")
     return p
@@ -117,7 +125,7 @@ def run(argv: list[str]) -> int:
 
     args = parser().parse_args(argv)
     model = load_model(args.model_path)
-    jobs = args.jobs
+    jobs = min(args.jobs, _usable_cpus())  # more processes than CPUs only adds forks and memory
     items = _held_back(iter_items(args.paths, column=args.column, defer=jobs > 1))
     out = sys.stdout
     writer = None
