@@ -195,6 +195,12 @@ def test_bad_model_path_is_one_line_error(tmp_path):
     proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict", "-",
                            "--model", str(tmp_path)], input="some text", capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "no model at" in proc.stderr
+    # a file that is not model.json / model.npz is named itself (it used to say "no model at" its folder)
+    (tmp_path / "notes.txt").write_text("mine")
+    proc = subprocess.run([sys.executable, "-c", "from whowrote.cli import main; main()", "predict", "-",
+                           "--model", str(tmp_path / "notes.txt")], input="some text", capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == f"whowrote: error: {tmp_path / 'notes.txt'} is a file, not a model folder (model.json and model.npz)\n"
 
 
 def test_train_probe_writes_a_loadable_model(tmp_path, corpus):

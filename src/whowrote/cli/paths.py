@@ -99,9 +99,9 @@ def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator
 
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                yield Missing(f"no file matches {arg}", f"no file matches {arg}")
+                yield Missing(arg, "no file matches this pattern")
             for m in matches:
                 if Path(m).is_file():  # a regular file: FIFOs and folders are left out
                     yield Path(m)
         else:
-            yield Missing(arg, f"no such file or folder: {arg}")
+            yield Missing(arg, "no such file or folder")

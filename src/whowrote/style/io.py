@@ -82,6 +82,8 @@ def load_model(path: str | Path | None = None) -> StyleModel:
     """
     d = Path(path) if path is not None else DEFAULT_DIR
     if d.is_file():
+        if d.name not in ("model.json", "model.npz"):  # name the file given, not the folder it is in
+            raise WhowroteError(f"{d} is a file, not a model folder (model.json and model.npz)")
         d = d.parent
     try:
         meta = _read_json(d / "model.json")
