@@ -183,6 +183,15 @@ def test_directory_that_is_not_a_model_is_one_line_error(tmp_path):
         load_causal_lm(str(tmp_path))
 
 
+def test_a_folder_without_config_json_is_named_as_not_a_model(tmp_path):
+    # audit, session 30: transformers' tokenizer error was cut to "... from one of: "
+    from whowrote.llm.models import load_causal_lm
+
+    (tmp_path / "readme.txt").write_text("notes")
+    with pytest.raises(WhowroteError, match=r"has no config\.json \(not a model folder\)$"):
+        load_causal_lm(str(tmp_path))
+
+
 def test_traces_and_summary_carry_the_genre(tmp_path):
     # A split with a genre column: each trace names its genre and summary.json breaks accuracy down
     # by genre (CLAUDE always right, CHATGPT right on one sample of two, GEMINI never).

@@ -118,6 +118,8 @@ def load_causal_lm(model: str, gguf_file: str | None = None, dtype: Any = "bfloa
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     path, gguf = resolve_model(model, gguf_file)
+    if not gguf and Path(path).is_dir() and not (Path(path) / "config.json").is_file():
+        raise WhowroteError(f"cannot load model {model!r}: {path} has no config.json (not a model folder)")
     kwargs: dict[str, Any] = {"dtype": _torch_dtype(dtype)}
     if gguf:
         from transformers import GgufConfig
@@ -128,8 +130,9 @@ def load_causal_lm(model: str, gguf_file: str | None = None, dtype: Any = "bfloa
         tok = AutoTokenizer.from_pretrained(path, **({"gguf_file": gguf} if gguf else {}))
         lm = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     except (OSError, ValueError) as e:  # missing files, offline hub, not a model: one line for the CLI
-        first = next((line for line in str(e).splitlines() if line.strip()), type(e).__name__)
-        raise WhowroteError(f"cannot load model {model!r}: {first}") from e
+        # transformers' messages run over several lines and may end the first with "one of:"
+        said = " ".join(line.strip() for line in str(e).splitlines() if line.strip()) or type(e).__name__
+        raise WhowroteError(f"cannot load model {model!r}: {said[:300]}") from e
     if gguf:
         _clear_quantized_marks(lm)
     if device:
