@@ -121,7 +121,10 @@ def _cheatsheet(value: str | None) -> str | None:
     path = Path(value)
     if not path.is_file():
         raise WhowroteError(f"--cheatsheet: {value!r} is not 'style', 'default' or a file")
-    return path.read_text(encoding="utf-8")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise WhowroteError(f"--cheatsheet: {path}: not valid UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:

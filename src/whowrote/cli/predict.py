@@ -192,7 +192,7 @@ def register(app) -> None:
         corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus files (JSONL/CSV/...); repeat for several.")],
         out: Annotated[Path, typer.Option("--out", help="Directory to write model.json, model.npz, MODEL_CARD.md "
                                                         "(e.g. models/mine).")],
-        seed: Annotated[int, typer.Option(help="Seed for the split, the trees and the calibration folds.")] = 0,
+        seed: Annotated[int, typer.Option(min=0, help="Seed for the split, the trees and the calibration folds.")] = 0,
         feature_set: Annotated[str, typer.Option(help="research41 or full.")] = "full",
         check: Annotated[bool, typer.Option("--check/--no-check", help="First measure on a topic-held-out split.")] = True,
         force: Annotated[bool, typer.Option("--force", help="Allow --out to be the bundled model's folder.")] = False,

@@ -30,7 +30,7 @@ from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
 from whowrote.style.io import save_model
 from whowrote.style.model import StyleModel
 from whowrote.style.model_card import model_card
-from whowrote.types import file_sha256
+from whowrote.types import WhowroteError, file_sha256
 
 AUG_LENGTHS = (60, 100, 150, 250, 400, 600)
 FALLOFF_LENGTHS = (50, 100, 250, 500, 1000)
@@ -132,9 +132,15 @@ def train_probe(
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
+    _check_out_dir(Path(out))
     corpus = training_corpus(corpus_paths)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
+    for note in corpus.attrs.get("load_notes", []):
+        log(f"note: {note}")
+    counts = {str(k): int(v) for k, v in corpus["provider"].value_counts().items()}
+    if len(counts) < 2:
+        raise WhowroteError(f"need texts from at least 2 providers to train, got {counts}")
     params = {"feature_set": feature_set, "seed": seed, "tree_iter": tree_iter, "blend_iter": blend_iter}
     X, Xa = augmented_features(StyleModel(**params), corpus["text"].tolist(), seed, log)
     metrics: dict[str, Any] = {}
@@ -178,6 +184,16 @@ def train_probe(
         f"abstain below {model.abstain_below_:.3f}) "
         f"in {time.perf_counter() - t0:.1f}s total")
     return metrics
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse, before any work, an output folder that is a file or lies under one."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                where = "is a file" if p == out else f"is under a file ({p})"
+                raise WhowroteError(f"--out {out} {where}: the model is saved in a folder")
+            return
 
 
 def training_corpus(paths: Sequence[str | Path]):

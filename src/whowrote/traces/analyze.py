@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import statistics
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,18 +69,56 @@ def resolve_source(spec: str, split: Path | None = None) -> Source:
 def _split_of(path: Path) -> Path | None:
     run_json = path.parent / "run.json"
     if run_json.is_file():
-        split = json.loads(run_json.read_text(encoding="utf-8")).get("split")
+        split = _load_meta(run_json, json.loads, "JSON").get("split")
+        if split is not None and not isinstance(split, str):
+            raise WhowroteError(f"{run_json}: 'split' must be a path string, got {type(split).__name__}")
         return Path(split) if split else None
     if path.parent.name == "evals":
         for cfg in sorted(path.parent.parent.glob("config.*.toml")):
-            val = (tomllib.loads(cfg.read_text(encoding="utf-8")).get("data") or {}).get("val")
+            data = _load_meta(cfg, tomllib.loads, "TOML").get("data") or {}
+            val = data.get("val") if isinstance(data, dict) else None
+            if val is not None and not isinstance(val, str):
+                raise WhowroteError(f"{cfg}: data.val must be a path string, got {type(val).__name__}")
             if val:
                 return Path(val)
     return None
 
 
+def _load_meta(path: Path, parse: Callable[[str], Any], kind: str) -> dict[str, Any]:
+    """A run's run.json / config.*.toml as a table; anything else is a one-line error naming the file."""
+    try:
+        data = parse(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason})") from None
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+        raise WhowroteError(f"{path}: invalid {kind} ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise WhowroteError(f"{path}: must hold a {kind} object, got {type(data).__name__}")
+    return data
+
+
+# Field -> the JSON types a trace record may hold there (None: absent or null).
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "completion": (str,), "gold": (str,), "pred": (str,), "correct": (bool, int, float), "truncated": (bool, int, float)}
+
+
+def _check_fields(rec: dict, where: str) -> None:
+    for key, types in _FIELD_TYPES.items():
+        value = rec.get(key)
+        if value is not None and not isinstance(value, types):
+            want = "string" if types == (str,) else "boolean or number"
+            raise WhowroteError(f"{where}: '{key}' must be a {want}, got {type(value).__name__}")
+
+
 def read_records(path: Path) -> list[dict]:
     """Trace records, streamed; a torn last line (an interrupted run) is skipped, other bad lines refused."""
+    try:
+        return _read_records(path)
+    except UnicodeDecodeError as e:  # decoded in blocks: the offset is not a line's
+        raise WhowroteError(f"{path}: not valid UTF-8 text ({e.reason})") from None
+
+
+def _read_records(path: Path) -> list[dict]:
     out: list[dict] = []
     pending: tuple[int, str] | None = None  # a bad line is fatal only if another line follows it
     with path.open(encoding="utf-8") as f:
@@ -98,14 +136,18 @@ def read_records(path: Path) -> list[dict]:
                 continue
             if not isinstance(rec, dict) or "completion" not in rec:
                 raise WhowroteError(f"{path}:{i}: not a trace record (no 'completion')")
+            _check_fields(rec, f"{path}:{i}")
             out.append(rec)
     if not out:
         raise WhowroteError(f"{path}: no trace records")
     return out
 
 
-def split_texts(split: Path | None) -> dict[str, str]:
+def split_texts(split: Path | None, required: bool = False) -> dict[str, str]:
+    """``{id: text}`` of a split; a missing split is an error when ``required`` (given by the user)."""
     if split is None or not split.is_file():
+        if required and split is not None:
+            raise WhowroteError(f"split file not found: {split}")
         return {}
     from whowrote.task.examples import load_examples
 
@@ -235,7 +277,7 @@ def analyze_sources(specs: Sequence[str], split: Path | None = None) -> dict[str
         if src.name in out:
             raise WhowroteError(f"two trace sources are both called {src.name!r}; label them NAME=PATH")
         if src.split is not None and src.split not in cache:
-            cache[src.split] = split_texts(src.split)
+            cache[src.split] = split_texts(src.split, required=src.split == split)
         stats = analyze_records(read_records(src.path), cache.get(src.split, {}) if src.split else {})
         stats["path"], stats["split"] = str(src.path), str(src.split) if src.split else None
         out[src.name] = stats

@@ -298,7 +298,35 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise WhowroteError(f"sft.max_steps must be -1 (use sft.epochs) or at least 1, got {cfg.sft.max_steps}")
     if cfg.grpo.faithfulness_grounded and not cfg.grpo.faithfulness_weight:
         raise WhowroteError("grpo.faithfulness_grounded needs grpo.faithfulness_weight > 0 (it shapes that reward)")
+    _validate_task(cfg)
     return cfg
+
+
+SFT_TARGETS = ("answer_only", "rationale")
+
+
+def check_balanced_steps(cfg: TrainConfig) -> None:
+    """Provider-balanced GRPO steps need ``prompts_per_step`` a multiple of the labels (also checked
+    where the batch plan is made, for configs built in code without :func:`validate`)."""
+    n = len(cfg.data.labels)
+    if cfg.grpo.balanced_batches and cfg.grpo.prompts_per_step % n:
+        raise WhowroteError(f"grpo.prompts_per_step={cfg.grpo.prompts_per_step} must be a multiple of "
+                            f"{n} labels for provider-balanced steps (grpo.balanced_batches)")
+
+
+def _validate_task(cfg: TrainConfig) -> None:
+    """The labels, prompt variant and SFT target: checked here, not after the model has loaded."""
+    from whowrote.task.prompts import SINGLE_VARIANTS  # stdlib-only, like this module
+
+    labels = cfg.data.labels
+    if (not all(isinstance(v, str) and v in PROVIDERS for v in labels) or len(set(labels)) != len(labels)
+            or len(labels) < 2):
+        raise WhowroteError(f"data.labels must be at least 2 distinct of {', '.join(PROVIDERS)}, got {labels!r}")
+    if cfg.grpo.variant not in SINGLE_VARIANTS:
+        raise WhowroteError(f"grpo.variant must be one of {', '.join(SINGLE_VARIANTS)}, got {cfg.grpo.variant!r}")
+    check_balanced_steps(cfg)
+    if cfg.sft.target not in SFT_TARGETS:
+        raise WhowroteError(f"sft.target must be one of {', '.join(SFT_TARGETS)}, got {cfg.sft.target!r}")
 
 
 def parse_override(item: str) -> tuple[str, str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from whowrote.data.readers import iter_json_rows
+from whowrote.types import WhowroteError
 
 PANELS = (
     ("reward / loss", [("train", "reward"), ("train", "loss")]),
@@ -83,11 +84,25 @@ def write_csv(records: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
+def _checked_metrics(path: Path) -> list[dict[str, Any]]:
+    """The records of an existing ``metrics.jsonl`` whose steps are integers (the curves' x axis)."""
+    if not path.is_file():
+        raise WhowroteError(f"{path}: no such file (not a training run folder?)")
+    recs = []
+    for lineno, rec in iter_json_rows(path):
+        step = rec.get("step")
+        if (step is not None or rec.get("kind") in ("train", "eval")) and (
+                not isinstance(step, int) or isinstance(step, bool)):
+            raise WhowroteError(f"{path}:{lineno}: 'step' must be an integer, got {step!r}")
+        recs.append(rec)
+    return recs
+
+
 def write_curves(metrics_path: str | Path, out_dir: str | Path, title: str | None = None) -> list[Path]:
     """Write ``train.csv``, ``eval.csv`` and ``curves.png`` next to the run; returns what was written."""
+    recs = latest_attempts(_checked_metrics(Path(metrics_path)))  # a resumed run: only what its last attempt redid
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    recs = latest_attempts(load_metrics(metrics_path))  # a resumed run: only what its last attempt redid
     written = [p for p in (write_csv([r for r in recs if r.get("kind") == "train"], out / "train.csv"),
                            write_csv([r for r in recs if r.get("kind") == "eval"], out / "eval.csv")) if p]
     try:

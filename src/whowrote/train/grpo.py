@@ -40,7 +40,7 @@ from typing import Any
 from whowrote.llm.backends import stop_ids
 from whowrote.task.trl_rewards import make_reward_funcs, reward_weights
 from whowrote.train.callbacks import ZeroTrainableGuard
-from whowrote.train.config import TrainConfig
+from whowrote.train.config import TrainConfig, check_balanced_steps
 from whowrote.train.data import Row, grpo_records, to_dataset
 from whowrote.train.runner import Prepared, common_args, run_recipe, trl_table
 from whowrote.types import WhowroteError
@@ -50,9 +50,7 @@ def grpo_batch_plan(cfg: TrainConfig, world_size: int = 1) -> dict[str, int]:
     """Per-device micro-batch and accumulation so one optimizer step = G * prompts_per_step rollouts."""
     g = cfg.grpo
     total = g.num_generations * g.prompts_per_step
-    if g.balanced_batches and g.prompts_per_step % len(cfg.data.labels):
-        raise WhowroteError(f"grpo.prompts_per_step={g.prompts_per_step} must be a multiple of "
-                            f"{len(cfg.data.labels)} labels for provider-balanced steps")
+    check_balanced_steps(cfg)
     micro = g.micro_batch or total // world_size
     if total % (micro * world_size):
         raise WhowroteError(f"{total} rollouts per step do not split into micro-batches of {micro} x {world_size}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,7 +196,7 @@ def _parse(raw: dict, path: Path) -> Plan:
              "hygiene", "provider_rules"}
     _no_unknown(raw, known, "plan")
     pmap = ProviderMap(parse_rules(raw.get("provider_rules", [])))
-    base = Sampling().merged(_table(raw, "sampling", {"temperature", "top_p", "seed"}))
+    base = Sampling().merged(_sampling(_table(raw, "sampling", {"temperature", "top_p", "seed"}), "sampling"))
     models = tuple(_model(m, pmap, base) for m in raw.get("models", []))
     if not models:
         raise ValueError("no [[models]] given")
@@ -249,8 +250,9 @@ def _parse(raw: dict, path: Path) -> Plan:
         name=str(raw.get("name", path.stem)), models=models, genres=tuple(genres), lengths=lengths,
         max_tokens=max_tokens, samples=_positive(raw.get("samples", 1), "samples"), topics=topics,
         proposal=proposal, concurrency=concurrency,
-        max_retries=int(retry.get("max_retries", 4)), timeout_s=float(retry.get("timeout_s", 600.0)),
-        initial_delay_s=float(retry.get("initial_delay_s", 1.0)),
+        max_retries=_count(retry.get("max_retries", 4), "retry.max_retries"),
+        timeout_s=_number(retry.get("timeout_s", 600.0), "retry.timeout_s", positive=True),
+        initial_delay_s=_number(retry.get("initial_delay_s", 1.0), "retry.initial_delay_s"),
         drop=tuple(hygiene.get("drop", Plan.drop)), source=str(path),
     )
 
@@ -275,12 +277,15 @@ def _model(spec: dict, pmap: ProviderMap, base: Sampling) -> ModelSpec:
         raise ValueError(f"model {name!r}: a {api} model needs path (HF id, folder or .gguf)")
     sampling = spec.get("sampling", {})
     _no_unknown(sampling, {"temperature", "top_p", "seed"}, f"model {name!r} sampling")
+    _sampling(sampling, f"model {name!r} sampling")
     price = spec.get("price", {})
     _no_unknown(price, {"input", "output"}, f"model {name!r} price")
+    for key, value in price.items():
+        _number(value, f"model {name!r} price.{key}")
     return ModelSpec(
         name=name, api=api, provider=provider, base_url=spec.get("base_url"), api_key_env=spec.get("api_key_env"),
         path=spec.get("path"), sampling=base.merged(sampling), extra=dict(spec.get("extra", {})),
-        extra_output_tokens=int(spec.get("extra_output_tokens", 0)),
+        extra_output_tokens=_count(spec.get("extra_output_tokens", 0), f"model {name!r} extra_output_tokens"),
         price_in=price.get("input"), price_out=price.get("output"), batch_size=_positive(spec.get("batch_size", 8),
                                                                                          "batch_size"))
 
@@ -354,6 +359,33 @@ def _no_unknown(spec: Any, allowed: set[str], where: str) -> None:
     bad = sorted(set(spec) - allowed)
     if bad:
         raise ValueError(f"{where}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(allowed))})")
+
+
+def _sampling(values: dict, where: str) -> dict:
+    """``values`` (a [sampling] table), each setting checked: temperature >= 0, top_p in (0, 1], seed >= 0."""
+    if "temperature" in values:
+        _number(values["temperature"], f"{where}.temperature")
+    if "top_p" in values:
+        _number(values["top_p"], f"{where}.top_p", positive=True, at_most=1.0)
+    if "seed" in values:
+        _count(values["seed"], f"{where}.seed")
+    return values
+
+
+def _number(value: Any, where: str, *, positive: bool = False, at_most: float | None = None) -> float:
+    """A finite number >= 0 (> 0 when ``positive``; <= ``at_most`` when given)."""
+    ok = (not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+          and (value > 0 if positive else value >= 0) and (at_most is None or value <= at_most))
+    if not ok:
+        want = ("a number > 0" if positive else "a number >= 0") + (f" and <= {at_most:g}" if at_most is not None else "")
+        raise ValueError(f"{where} must be {want} (got {value!r})")
+    return float(value)
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where} must be an integer >= 0 (got {value!r})")
+    return value
 
 
 def _positive(value: Any, where: str) -> int:
