@@ -52,8 +52,11 @@ def test_invalid_toml_and_non_table_section_are_whowrote_errors(tmp_path):
         load_config(bad)
     flat = tmp_path / "flat.toml"
     flat.write_text("run = 1\n")
-    with pytest.raises(WhowroteError, match=r"unknown config section \[run\]"):
+    with pytest.raises(WhowroteError, match=r"^\[run\] must be a table of settings, got run = 1$"):
         load_config(flat, ["run.seed=3"])
+    (tmp_path / "extra.toml").write_text("[bogus]\nx = 1\n")
+    with pytest.raises(WhowroteError, match=r"unknown config section \[bogus\]"):
+        load_config(tmp_path / "extra.toml")
 
 
 def test_read_rows_bad_json_is_a_whowrote_error(tmp_path):

@@ -236,8 +236,10 @@ def _apply(section: Any, values: dict[str, Any], where: str) -> None:
 def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
     cfg = TrainConfig()
     for name, values in raw.items():
-        if not hasattr(cfg, name) or not isinstance(values, dict):
+        if not hasattr(cfg, name):
             raise WhowroteError(f"unknown config section [{name}]")
+        if not isinstance(values, dict):
+            raise WhowroteError(f"[{name}] must be a table of settings, got {name} = {values!r}")
         _apply(getattr(cfg, name), values, name)
     validate(cfg)
     return cfg
@@ -361,7 +363,7 @@ def load_raw(path: str | Path | None = None, overrides: Sequence[str] | None = N
     for item in overrides or []:
         section, key, value = parse_override(item)
         if not isinstance(raw.setdefault(section, {}), dict):
-            raise WhowroteError(f"unknown config section [{section}]")
+            raise WhowroteError(f"[{section}] must be a table of settings, got {section} = {raw[section]!r}")
         target = raw[section]
         *tables, key = key.split(".")  # grpo.trl.beta=0.1 sets a key of the [grpo.trl] table
         for name in tables:
