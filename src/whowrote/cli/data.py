@@ -75,6 +75,8 @@ def audit(
     unknown = sorted(set(drop) - set(KINDS))
     if unknown:  # checked before the (slow) audit, not after its report
         raise WhowroteError(f"unknown problem kinds: {unknown} (known: {', '.join(KINDS)})")
+    _refuse_input_as_output(clean_out, paths, "--clean-out")
+    _refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
     to_stdout = json_out == "-"
     with Steps() as steps:
         corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column,
@@ -197,6 +199,7 @@ def convert(
     suffix = out.suffix.lower()
     if suffix not in {".jsonl", ".parquet", ".csv"}:
         raise WhowroteError(f"{out}: output must end in .jsonl, .parquet or .csv")
+    _refuse_input_as_output(out, paths, "--out")
     corpus = _load(paths, rules, text_column, model_column, provider_column, topic_column, category_column)
     writer = {".jsonl": lambda tmp: write_jsonl(corpus, tmp),
               ".parquet": lambda tmp: write_parquet(corpus, tmp),
@@ -224,6 +227,27 @@ def _console(stderr: bool = False):
     stream = sys.stderr if stderr else sys.stdout
     tty = stream.isatty()
     return Console(file=stream, width=None if tty else 160, soft_wrap=not tty)
+
+
+def _refuse_input_as_output(out: Path | None, paths: list[str], option: str) -> None:
+    """A one-line error when ``out`` is one of the inputs (or a file of an input folder): writing
+    it would replace what the command reads."""
+    from whowrote.data.readers import expand_sources
+
+    if out is None:
+        return
+    for source in dict.fromkeys([*paths, *expand_sources(list(paths))]):
+        if _same_file(out, Path(source)):
+            raise WhowroteError(f"{option} {out} is the input {source}; write to another file (nothing was changed)")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    import os
+
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError):  # a path the OS cannot resolve, a symlink loop
+        return False
 
 
 def _atomic(path: Path, write) -> None:

@@ -70,7 +70,7 @@ def eval_command(
 ) -> None:
     """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
     from whowrote.llm.collapse import detect_collapse
-    from whowrote.llm.evaluate import run_eval
+    from whowrote.llm.evaluate import check_model, check_out, run_eval
     from whowrote.llm.report import render_summary
     from whowrote.task.prompts import SINGLE_VARIANTS
 
@@ -90,6 +90,8 @@ def eval_command(
             typer.echo(f"  {done}/{total} texts", err=True)
 
     if edit is not None:  # the edited split lives in --out: the harness hashes and resumes it like any split
+        check_out(out, [out / f"split.{edit}.jsonl"])  # before the edited split is written there
+        check_model(cfg)
         cfg = dataclasses.replace(cfg, split=str(_edited_split(split, edit, out, seed)))
     if backend not in ("transformers", "vllm"):
         raise WhowroteError("--backend must be 'transformers' or 'vllm'")
@@ -134,6 +136,7 @@ def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
     with the project's one JSONL reader (``.jsonl.gz`` too; a bad line is a one-line error)."""
     from whowrote.data.generate.store import atomic_write
     from whowrote.data.readers import iter_json_rows
+    from whowrote.llm.evaluate import is_eval_run
     from whowrote.style.edits import edits
 
     table = {k: v for k, v in edits(seed).items() if k != "raw"}
@@ -146,6 +149,8 @@ def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
             raise WhowroteError(f"--split {split}, line {n}: no text (a 'text' or 'question' string) to edit")
         rows.append(json.dumps({**row, field: table[name](row[field])}, ensure_ascii=False))
     out.mkdir(parents=True, exist_ok=True)
-    dest = out / f"split.{name}.jsonl"
-    atomic_write(dest, "".join(r + "\n" for r in rows))
+    dest, text = out / f"split.{name}.jsonl", "".join(r + "\n" for r in rows)
+    if dest.is_file() and dest.read_bytes() != text.encode() and not is_eval_run(out):
+        raise WhowroteError(f"{dest}: exists and is not this edit of {split}; choose another --out (nothing was changed)")
+    atomic_write(dest, text)
     return dest

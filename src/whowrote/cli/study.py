@@ -9,6 +9,8 @@ import typer
 from whowrote.cli.app import app
 from whowrote.types import LABELS, WhowroteError
 
+STUDY = "whowrote study"
+
 
 @app.command()
 def study(
@@ -37,6 +39,7 @@ def study(
     import time
 
     from whowrote.data import load_corpus
+    from whowrote.data.outdir import check_own_folder, claim_folder
     from whowrote.study.run import run_study
 
     start = time.perf_counter()
@@ -51,11 +54,9 @@ def study(
         raise WhowroteError(f"--out {out} exists and is not a directory")
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
         raise WhowroteError(f"--cache-dir {cache_dir} exists and is not a directory")
+    check_own_folder(out, STUDY, _earlier_study)  # a user's folder is refused before the corpus is read
     corpus = load_corpus(paths)  # every source load_corpus reads; an unreadable one is a one-line error
-    try:  # fail now, not after minutes of embedding
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise WhowroteError(f"--out {out}: cannot create the folder ({e.strerror or e})") from None
+    claim_folder(out, STUDY, _earlier_study)  # fail now, not after minutes of embedding
     summary = run_study(corpus, out, seed=seed, max_per_class=max_per_class or None, labels=wanted,
                         content_eval_cap=content_cap, full_features=full_features,
                         style_model=style_model, default_model=default_model, progress=progress,
@@ -65,3 +66,14 @@ def study(
     typer.echo("content probe accuracy: " + "  ".join(f"{k} {v['accuracy']:.3f}" for k, v in c.items()))
     typer.echo(f"wrote {out / 'report.html'}, {out / 'summary.md'}, {out / 'summary.json'} "
                f"({len(corpus)} texts read, {time.perf_counter() - start:.1f} s)")
+
+
+def _earlier_study(out: Path) -> bool:
+    """A report folder a study wrote before folders were marked: its summary.json has the probes."""
+    import json
+
+    try:
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and {"style_probe", "content_probe", "config"} <= summary.keys()

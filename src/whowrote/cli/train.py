@@ -71,7 +71,7 @@ def evaluate(model: Annotated[str, typer.Option(help="Model dir / HF id / .gguf 
              data: Annotated[Path, typer.Option(help="Split JSONL(.gz) with text + provider.")],
              out: Annotated[Path, typer.Option(help="Output dir (traces.jsonl, summary.json); re-run to resume.")],
              config: ConfigOpt = None, set_: SetOpt = None) -> None:
-    """`whowrote eval` (the harness) with the sampling settings of a training config's [eval]."""
+    """`whowrote eval` (the harness) with the sampling settings of a training config's eval section."""
     cfg = _cfg(config, set_)
     from whowrote.llm.evaluate import run_eval
     from whowrote.train.evaluation import harness_config
@@ -101,10 +101,12 @@ def export_model(model: Annotated[str, typer.Argument(help="HF id / dir / .gguf 
                  out: Annotated[Path, typer.Argument(help="Directory to save the HF model to.")],
                  dtype: Annotated[str | None, typer.Option(help="Weights dtype (default: [model] dtype's).")] = None) -> None:
     """Load once (dequantising a GGUF) and save a plain HF directory that loads fast."""
+    from whowrote.data.outdir import claim_folder
     from whowrote.train.config import ModelConfig
     from whowrote.train.modeling import export_model as export
 
     cfg = ModelConfig(name_or_path=model, **({"dtype": dtype} if dtype else {}))
+    claim_folder(out, "whowrote train export-model")  # a user's non-empty folder is refused, nothing written
     typer.echo(str(export(cfg, out)))
 
 

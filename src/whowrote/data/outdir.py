@@ -18,6 +18,11 @@ Interrupted runs (SIGKILL, power loss) leave ``.NAME.tmp-*`` folders; the next w
 same ``out`` deletes those that are provably ours: one holding ``MARKER`` (written first, removed
 only after the swap) whose process is gone, or one holding a manifest that lists everything in it
 and no marker (an earlier split that was swapped out). Anything else with that name is left alone.
+
+Commands that write into ``out`` in place (a resumable run, a report rewritten file by file) use the
+same refusal through :func:`claim_folder`: ``out`` must be missing, empty, or a folder that command
+wrote, known by its ownership mark (``OWNER``, written when the folder is first claimed) or, for
+folders written before marks existed, by the caller's own test (``legacy``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import os
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,6 +42,7 @@ from whowrote.types import WhowroteError
 
 MANIFEST = "split_manifest.json"
 MARKER = ".whowrote-writing"
+OWNER = ".whowrote-owner"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -72,11 +78,7 @@ def staged_folder(out: Path) -> Iterator[Path]:
 
 def check_replaceable(out: Path) -> None:
     """Raise unless ``out`` is missing, empty, or holds only what its manifest lists."""
-    if not out.exists() and not out.is_symlink():
-        return
-    if out.is_symlink() or not out.is_dir():
-        raise WhowroteError(f"{out}: exists and is not a folder")
-    if not any(out.iterdir()):
+    if not _holds_entries(out, follow_links=False):
         return
     listed = read_manifest(out)
     if listed is None:
@@ -87,6 +89,49 @@ def check_replaceable(out: Path) -> None:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise WhowroteError(f"{out}: holds files the earlier split did not write ({shown}); "
                             "move them away or choose another folder (nothing was changed)")
+
+
+def _holds_entries(out: Path, follow_links: bool) -> bool:
+    """Whether ``out`` is a folder with something in it (False when missing); raises when it exists
+    and is not a folder (a symbolic link counts as not a folder unless ``follow_links``)."""
+    if not out.exists() and (follow_links or not out.is_symlink()):
+        return False
+    if (out.is_symlink() and not follow_links) or not out.is_dir():
+        raise WhowroteError(f"{out}: exists and is not a folder")
+    return any(out.iterdir())
+
+
+def owner(folder: Path) -> str | None:
+    """The command that marked ``folder`` as its own (:func:`claim_folder`), or None."""
+    try:
+        data = json.loads((folder / OWNER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("written_by") if isinstance(data, dict) else None
+
+
+def check_own_folder(out: Path, command: str, legacy: Callable[[Path], bool] | None = None) -> None:
+    """Raise (nothing changed) unless ``out`` is missing, an empty folder, or a folder ``command``
+    wrote: one holding its mark or, unmarked, one ``legacy(out)`` recognises as its output."""
+    if not _holds_entries(out, follow_links=True):
+        return
+    mark = owner(out)
+    if mark == command or (mark is None and legacy is not None and legacy(out)):
+        return
+    raise WhowroteError(f"{out}: folder is not empty and was not written by `{command}`; "
+                        "choose an empty or new folder (nothing was changed)")
+
+
+def claim_folder(out: Path, command: str, legacy: Callable[[Path], bool] | None = None) -> Path:
+    """:func:`check_own_folder`, then create ``out`` and mark it as ``command``'s; returns ``out``."""
+    check_own_folder(out, command, legacy)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if owner(out) != command:
+            (out / OWNER).write_text(json.dumps({"written_by": command}) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise WhowroteError(f"{out}: cannot create output folder ({e.strerror or e})") from None
+    return out
 
 
 def write_manifest(folder: Path) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from whowrote.llm.backends import Backend, Sample, SamplingParams, TransformersBackend
-from whowrote.llm.config import EvalConfig
+from whowrote.llm.config import RUN_KEYS, EvalConfig
 from whowrote.llm.metrics import summarize
 from whowrote.llm.prompting import FitResult, fit_messages
 from whowrote.task.examples import Example, load_examples
@@ -37,6 +37,8 @@ from whowrote.types import WhowroteError, file_sha256
 TRACES = "traces.jsonl"
 SUMMARY = "summary.json"
 RUN = "run.json"
+# run.json keys added over time: a run written before them resumes under their defaults.
+LEGACY_KEYS = ("split_sha256", "chat_template_kwargs", "max_text_tokens")
 
 
 def load_traces(path: Path, k: int) -> tuple[list[dict], bool]:
@@ -98,13 +100,46 @@ def _check_run(out: Path, cfg: EvalConfig) -> None:
             raise WhowroteError(f"{cfg.split} changed since the traces in {out} were written "
                                 f"(sha256 {old['split_sha256'][:12]}... now {settings['split_sha256'][:12]}...); "
                                 "use a new --out directory")
-        # Runs written before these keys existed resume under their defaults.
-        legacy = {"split_sha256": None, "chat_template_kwargs": None, "max_text_tokens": None}
         diff = {k: (old.get(k), v) for k, v in settings.items()
-                if old.get(k) != v and not (k in legacy and k not in old)}
+                if old.get(k) != v and not (k in LEGACY_KEYS and k not in old)}
         if diff:
             raise WhowroteError(f"{out} holds traces of a different run ({diff}); use a new --out directory")
     run_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def check_out(out: Path, own: Sequence[str | Path] = ()) -> None:
+    """Refuse (nothing changed) a non-empty ``out`` that is not an eval's own run: one holding a
+    valid eval ``run.json``, or nothing but ``own`` files (the split ``whowrote eval --edit`` writes there).
+    (:mod:`whowrote.data.outdir`'s rule; llm may not import data, see tests/test_import_graph.py.)"""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise WhowroteError(f"{out}: exists and is not a folder")
+    if any(out.iterdir()) and not (is_eval_run(out) or _only(out, [Path(f) for f in own])):
+        raise WhowroteError(f"{out}: folder is not empty and holds no eval run ({RUN}); "
+                            "choose an empty or new --out folder (nothing was changed)")
+
+
+def is_eval_run(out: Path) -> bool:
+    """Whether ``out`` holds a ``run.json`` this harness wrote (every setting it records)."""
+    try:
+        old = json.loads((out / RUN).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(old, dict) and set(RUN_KEYS) - set(LEGACY_KEYS) <= old.keys()
+
+
+def _only(folder: Path, files: list[Path]) -> bool:
+    files = [f for f in files if f.is_file()]
+    return all(p.is_file() and any(os.path.samefile(p, f) for f in files) for p in folder.iterdir())
+
+
+def check_model(cfg: EvalConfig) -> None:
+    """A one-line error, before any file is written, for a local model path that does not exist."""
+    if cfg.model:
+        from whowrote.llm.models import resolve_model
+
+        resolve_model(cfg.model, cfg.gguf_file)
 
 
 def score_sample(text: str, gold: str, labels: Sequence[str], *, require_reason: bool,
@@ -246,6 +281,9 @@ def run_eval(cfg: EvalConfig, backend: Backend | None = None,
     if cfg.limit:
         examples = interleave(examples, labels)[:cfg.limit]
     out = Path(cfg.out)
+    check_out(out, [cfg.split])
+    if backend is None:
+        check_model(cfg)
     out.mkdir(parents=True, exist_ok=True)
     _check_run(out, cfg)
     traces = out / TRACES

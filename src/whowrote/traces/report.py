@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from whowrote.data.outdir import check_own_folder
 from whowrote.study.figures import _plt, _png
 from whowrote.traces.analyze import FAMILIES
 
@@ -129,13 +130,25 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def write_report(stats: dict[str, dict[str, Any]], out: Path) -> list[Path]:
-    """``summary.json``, the figures and ``report.html`` in ``out``; returns the paths written."""
+    """``summary.json``, the figures and ``report.html`` in ``out``; returns the paths written.
+    A non-empty ``out`` must be an earlier report (its ``summary.json`` is written first)."""
+    check_own_folder(out, "whowrote traces", _earlier_report)
     out.mkdir(parents=True, exist_ok=True)
     figures = {name: fn(stats) for name, (fn, _) in FIGURES.items()}
+    _atomic_write(out / "summary.json", (json.dumps(stats, indent=2) + "\n").encode())
     written = []
     for name, png in figures.items():
         _atomic_write(out / name, png)
         written.append(out / name)
-    _atomic_write(out / "summary.json", (json.dumps(stats, indent=2) + "\n").encode())
     _atomic_write(out / "report.html", render_html(stats, figures).encode())
     return [*written, out / "summary.json", out / "report.html"]
+
+
+def _earlier_report(out: Path) -> bool:
+    """Whether ``out/summary.json`` is a trace report's: one stats object per source."""
+    try:
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(summary, dict) and bool(summary)
+            and all(isinstance(s, dict) and {"n", "n_with_reason"} <= s.keys() for s in summary.values()))

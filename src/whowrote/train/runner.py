@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from whowrote.data.outdir import claim_folder
 from whowrote.train.callbacks import (
     MetricsFileCallback,
     NonFiniteGuard,
@@ -37,8 +38,8 @@ class Prepared:
 def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None, model: Any = None,
             tokenizer: Any = None, n_train: int | None = None) -> Prepared:
     """Load the policy, read/balance/truncate the splits, create the output dir and record the config."""
-    out = Path(cfg.run.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    # Never a user's folder: a non-empty output_dir must be a run's own (marked, or an earlier run's).
+    out = claim_folder(Path(cfg.run.output_dir), "whowrote train", _earlier_run)
     (out / f"config.{stage}.toml").write_text(dump_toml(cfg))
     if model is None and not cfg.model.name_or_path:
         raise WhowroteError("model.name_or_path is empty: say which model to train")
@@ -62,6 +63,26 @@ def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None
     train_rows = truncate_texts(train_rows, tokenizer, d.max_text_tokens, d.text_field)
     val_rows = truncate_texts(val_rows, tokenizer, d.max_text_tokens, d.text_field)
     return Prepared(model, tokenizer, train_rows, val_rows, out)
+
+
+def _earlier_run(out: Path) -> bool:
+    """A run folder written before folders were marked: its metrics.jsonl holds the ``kind=start``
+    record that opens every attempt, or it holds the STaR stage's rows and stats."""
+    if (out / "star.jsonl").is_file() and (out / "star.stats.json").is_file():
+        return True
+    try:
+        with (out / "metrics.jsonl").open(encoding="utf-8") as f:
+            return any(_is_start(line) for line in f)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _is_start(line: str) -> bool:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(rec, dict) and rec.get("kind") == "start" and "stage" in rec
 
 
 def _resume_checkpoint(cfg: TrainConfig) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from whowrote.data.outdir import claim_folder
 from whowrote.task.prompts import VARIANTS, system_prompt
 from whowrote.types import PROVIDERS
 
@@ -61,7 +62,7 @@ def build_tiny_model(out_dir: str | Path, *, hidden: int = 32, layers: int = 2, 
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    out = Path(out_dir)
+    out = claim_folder(Path(out_dir), "whowrote train tiny-model", _earlier_tiny)  # never a user's folder
     tok = build_tokenizer()
     torch.manual_seed(seed)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=hidden * 2,
@@ -71,7 +72,18 @@ def build_tiny_model(out_dir: str | Path, *, hidden: int = 32, layers: int = 2, 
     model = LlamaForCausalLM(cfg)
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
-    out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def _earlier_tiny(out: Path) -> bool:
+    """A tiny model saved before folders were marked: its tokenizer carries this module's template."""
+    import json
+
+    try:
+        if (out / "chat_template.jinja").is_file():
+            return (out / "chat_template.jinja").read_text(encoding="utf-8") == CHATML
+        return json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8")).get("chat_template") == CHATML
+    except (OSError, ValueError, AttributeError):
+        return False

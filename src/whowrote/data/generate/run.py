@@ -23,6 +23,7 @@ from whowrote.data.generate import store
 from whowrote.data.generate.clients import Client, Reply, Request, TransientError, make_client
 from whowrote.data.generate.hygiene import check
 from whowrote.data.generate.plan import TOPIC_PROPOSAL_PROMPT, Cell, Plan, Topic, cells
+from whowrote.data.outdir import claim_folder
 from whowrote.types import WhowroteError
 
 Log = Callable[[str], None]
@@ -169,7 +170,7 @@ def run(plan: Plan, out: str | Path, *, clients: Mapping[str, Client] | None = N
     missing = sorted({k for m in plan.models if (k := missing_key(m)) and not (clients and m.name in clients)})
     if missing:
         raise WhowroteError(f"set the API key(s) in the environment first: {', '.join(missing)}")
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, "whowrote data generate", _earlier_run)  # never appends to a user's files
     started = time.perf_counter()
     done = done_ids(out, log)
     topics, _ = resolve_topics(plan, out, clients, log)
@@ -185,6 +186,22 @@ def run(plan: Plan, out: str | Path, *, clients: Mapping[str, Client] | None = N
         report.markdown_files = store.write_markdown_tree(out / store.MARKDOWN, store.recover(out / store.ROWS, log))
     store.atomic_write(out / store.REPORT, _json(report.to_dict()))
     return report
+
+
+def _earlier_run(out: Path) -> bool:
+    """A run folder written before folders were marked: its report, or a first row with our provenance."""
+    import json
+
+    firsts = {store.ROWS: "plan", store.DROPPED: "plan", store.TOPICS: "proposed_by", store.REPORT: "planned"}
+    for name, key in firsts.items():
+        try:
+            with (out / name).open(encoding="utf-8") as f:
+                first = json.loads(f.read() if name == store.REPORT else f.readline())
+        except (OSError, ValueError):
+            continue
+        if isinstance(first, dict) and key in first:
+            return True
+    return False
 
 
 def _generate(plan: Plan, out: Path, todo: list[Cell], clients: Mapping[str, Client] | None,
