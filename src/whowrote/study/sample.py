@@ -50,7 +50,7 @@ def subsample(
     df[ROW] = np.arange(len(df))
     counts = df["provider"].value_counts()
     if len(counts) < 2:
-        raise WhowroteError(f"need texts from at least 2 providers, got {dict(counts)}")
+        raise WhowroteError(f"need texts from at least 2 providers, got { {str(k): int(v) for k, v in counts.items()} }")
     return df
 
 
