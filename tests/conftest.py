@@ -85,3 +85,20 @@ def tiny_model(tmp_path_factory) -> Path:
     from whowrote.train.tiny import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture
+def cli_fails(capsys):
+    """``cli_fails(ARGS)`` runs ``whowrote ARGS`` in this process and returns its error line, asserting
+    exit status 1, exactly one line on stderr and no traceback."""
+    from whowrote.cli import main
+
+    def run(args: list[str]) -> str:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        err = capsys.readouterr().err
+        assert e.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+        return err
+
+    return run

@@ -20,35 +20,26 @@ def _corpus(path: Path, n: int = 6) -> Path:
     return path
 
 
-def _fails(capsys, args: list[str]) -> str:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(args)
-    err = capsys.readouterr().err
-    assert e.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
-
-
-def test_convert_refuses_to_overwrite_its_input(tmp_path, capsys):
+def test_convert_refuses_to_overwrite_its_input(tmp_path, cli_fails):
     src = _corpus(tmp_path / "pb2.jsonl")
     before = src.read_bytes()
     (tmp_path / "sub").mkdir()
     os.symlink(src, tmp_path / "link.jsonl")
     for out in (src, tmp_path / "sub" / ".." / "pb2.jsonl", tmp_path / "link.jsonl"):
-        assert "is the input" in _fails(capsys, ["data", "convert", str(src), "--out", str(out)])
-    assert "is the input" in _fails(capsys, ["data", "convert", str(tmp_path / "sub" / ".."), "--out", str(src)])
+        assert "is the input" in cli_fails(["data", "convert", str(src), "--out", str(out)])
+    assert "is the input" in cli_fails(["data", "convert", str(tmp_path / "sub" / ".."), "--out", str(src)])
     assert src.read_bytes() == before
 
 
-def test_audit_refuses_to_clean_into_its_source(tmp_path, capsys):
+def test_audit_refuses_to_clean_into_its_source(tmp_path, cli_fails):
     src = _corpus(tmp_path / "good.jsonl")
     before = src.read_bytes()
-    assert "--clean-out" in _fails(capsys, ["data", "audit", str(src), "--clean-out", str(src)])
-    assert "--json" in _fails(capsys, ["data", "audit", str(src), "--json", str(src)])
+    assert "--clean-out" in cli_fails(["data", "audit", str(src), "--clean-out", str(src)])
+    assert "--json" in cli_fails(["data", "audit", str(src), "--json", str(src)])
     assert src.read_bytes() == before
 
 
-def test_another_output_file_still_works(tmp_path, capsys):
+def test_another_output_file_still_works(tmp_path):
     src = _corpus(tmp_path / "good.jsonl")
     main_ok = ["data", "audit", str(src), "--clean-out", str(tmp_path / "clean.jsonl"), "--no-near-duplicates"]
     with pytest.raises(SystemExit) as e:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from word_backend import WordTokens
 
-from whowrote.cli import main
 from whowrote.llm.backends import Sample
 from whowrote.llm.config import EvalConfig
 from whowrote.llm.evaluate import run_eval
@@ -40,40 +39,31 @@ def _user_folder(tmp_path: Path) -> Path:
     return d
 
 
-def _fails(capsys, args: list[str]) -> str:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(args)
-    err = capsys.readouterr().err
-    assert e.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
-
-
 def _unchanged(d: Path) -> None:
     assert (d / "traces.jsonl").read_bytes() == USER_TRACES and (d / "run.json").read_bytes() == USER_RUN
     assert sorted(p.name for p in d.iterdir()) == ["run.json", "traces.jsonl"]
 
 
-def test_eval_refuses_a_users_folder_and_keeps_its_files(tmp_path, capsys):
+def test_eval_refuses_a_users_folder_and_keeps_its_files(tmp_path, cli_fails):
     split, d = write_split(tmp_path / "split.jsonl"), _user_folder(tmp_path)
-    err = _fails(capsys, ["eval", "--split", str(split), "--model", str(tmp_path / "nope"), "--out", str(d)])
+    err = cli_fails(["eval", "--split", str(split), "--model", str(tmp_path / "nope"), "--out", str(d)])
     assert "not empty" in err
     _unchanged(d)
-    err = _fails(capsys, ["eval", "--split", str(split), "--model", str(tmp_path / "nope"), "--out", str(d),
+    err = cli_fails(["eval", "--split", str(split), "--model", str(tmp_path / "nope"), "--out", str(d),
                           "--edit", "lower"])  # --edit writes its split into --out: refused first too
     _unchanged(d)
 
 
-def test_train_evaluate_refuses_a_users_folder_and_keeps_its_files(tmp_path, capsys):
+def test_train_evaluate_refuses_a_users_folder_and_keeps_its_files(tmp_path, cli_fails):
     split, d = write_split(tmp_path / "split.jsonl"), _user_folder(tmp_path)
-    err = _fails(capsys, ["train", "evaluate", "--model", "/nope", "--data", str(split), "--out", str(d)])
+    err = cli_fails(["train", "evaluate", "--model", "/nope", "--data", str(split), "--out", str(d)])
     assert "not empty" in err
     _unchanged(d)
 
 
-def test_missing_model_is_refused_before_the_out_folder_is_written(tmp_path, capsys):
+def test_missing_model_is_refused_before_the_out_folder_is_written(tmp_path, cli_fails):
     split, out = write_split(tmp_path / "split.jsonl"), tmp_path / "fresh"
-    err = _fails(capsys, ["train", "evaluate", "--model", "/nope", "--data", str(split), "--out", str(out)])
+    err = cli_fails(["train", "evaluate", "--model", "/nope", "--data", str(split), "--out", str(out)])
     assert "model path not found: /nope" in err and not out.exists()
 
 

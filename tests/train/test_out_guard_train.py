@@ -24,23 +24,14 @@ def _user_folder(tmp_path: Path, files: dict[str, bytes]) -> Path:
     return d
 
 
-def _fails(capsys, args: list[str]) -> str:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(args)
-    err = capsys.readouterr().err
-    assert e.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
-
-
 def _snapshot(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in d.iterdir()}
 
 
-def test_tiny_model_refuses_a_users_folder(tmp_path, capsys):
+def test_tiny_model_refuses_a_users_folder(tmp_path, cli_fails):
     files = {"config.json": b'{"mine": true}\n', "notes.txt": b"keep me\n"}
     d = _user_folder(tmp_path, files)
-    assert "not empty" in _fails(capsys, ["train", "tiny-model", str(d)])
+    assert "not empty" in cli_fails(["train", "tiny-model", str(d)])
     assert _snapshot(d) == files
 
 
@@ -53,10 +44,10 @@ def test_tiny_model_rebuilds_its_own_folder(tmp_path):
     assert build_tiny_model(out) == out
 
 
-def test_export_model_refuses_a_users_folder(tmp_path, capsys):
+def test_export_model_refuses_a_users_folder(tmp_path, cli_fails):
     files = {"model.safetensors": b"my weights", "config.json": b"{}\n"}
     d = _user_folder(tmp_path, files)
-    assert "not empty" in _fails(capsys, ["train", "export-model", "tiny", str(d)])
+    assert "not empty" in cli_fails(["train", "export-model", "tiny", str(d)])
     assert _snapshot(d) == files
 
 
@@ -69,10 +60,10 @@ def test_export_model_rewrites_its_own_folder(tiny_model, tmp_path):
     assert (out / "config.json").is_file()
 
 
-def test_training_refuses_a_users_output_dir(tmp_path, capsys):
+def test_training_refuses_a_users_output_dir(tmp_path, cli_fails):
     files = {"config.grpo.toml": b"[grpo]\nlr = 1e-6\n", "metrics.jsonl": b'{"loss": 1.0}\n'}
     d = _user_folder(tmp_path, files)
-    assert "not empty" in _fails(capsys, ["train", "grpo", "--set", f'run.output_dir="{d}"'])
+    assert "not empty" in cli_fails(["train", "grpo", "--set", f'run.output_dir="{d}"'])
     assert _snapshot(d) == files
 
 
