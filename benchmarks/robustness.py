@@ -14,13 +14,14 @@ topic split runs too, their in-genre val predictions: a distance-dependent tempe
 and selective accuracy at the default abstain rule plus the accuracy-coverage curve.
 
 Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one edited copy per
-training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read alike) and ``legacy``
-(the previous default: raw text, a truncated copy only). Every
+training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read alike), ``blend75``
+(the default with ``train-probe --blend-iter 75``'s second tree ensemble; it reads the default's
+cached features) and ``legacy`` (the previous default: raw text, a truncated copy only). Every
 setting is fixed in the library; nothing here is tuned on a test split.
 
     OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
 
-Writes ``robustness.json``, ``robustness.png`` and ``selective.png`` under ``--out``, prints Markdown
+Writes ``robustness.json``, ``robustness.png`` and (with the LOGO split) ``selective.png`` under ``--out``, prints Markdown
 tables, and caches feature matrices in ``--cache`` (default ``/tmp/whowrote-robustness``).
 ``python benchmarks/robustness.py --plot-model MODEL_DIR OUT_DIR`` draws the same two figures from
 a ``train-probe`` run's own check (its ``model.json`` metrics).

@@ -76,3 +76,17 @@ def test_an_own_run_and_the_split_inside_out_are_still_accepted(tmp_path):
     assert run_eval(cfg, backend=Claude())["n_samples"] == 12  # its own run: resumed
     with pytest.raises(WhowroteError, match="not empty"):
         run_eval(EvalConfig(split=str(split), out=str(tmp_path)), backend=Claude())
+
+
+def test_eval_edit_writes_nothing_on_a_bad_backend_and_keeps_a_runs_split(tmp_path, cli_fails):
+    split, out = write_split(tmp_path / "split.jsonl"), tmp_path / "run"
+    assert "--backend" in cli_fails(["eval", "--split", str(split), "--model", str(tmp_path), "--out", str(out),
+                                     "--edit", "lower", "--backend", "foo"])
+    assert not out.exists()
+    out.mkdir()
+    made = out / "split.lower.jsonl"
+    made.write_text('{"id": "x", "text": "an earlier split", "provider": "CLAUDE"}\n')  # the run's own, other source
+    before = made.read_bytes()
+    assert "is not this edit" in cli_fails(["eval", "--split", str(split), "--model", str(tmp_path),
+                                            "--out", str(out), "--edit", "lower"])
+    assert made.read_bytes() == before

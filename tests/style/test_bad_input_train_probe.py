@@ -40,7 +40,7 @@ def test_out_that_is_a_file_or_under_one_is_refused_before_training(tmp_path, ca
     (tmp_path / "afile").write_text("mine", encoding="utf-8")
     out = tmp_path / "afile" / "m" if under else tmp_path / "afile"
     err = _fails(capsys, "--corpus", str(src), "--out", str(out), "--no-check")
-    assert err.count("\n") == 1 and "--out" in err and ("under a file" if under else "is a file") in err
+    assert err.count("\n") == 1 and str(out) in err and ("under a file" if under else "not a folder") in err
     assert (tmp_path / "afile").read_text(encoding="utf-8") == "mine"
 
 
@@ -48,3 +48,19 @@ def test_negative_seed_is_a_usage_error(tmp_path, capsys):
     src = _corpus(tmp_path / "c.jsonl", models=("claude-sonnet-4", "gpt-5"))
     err = _fails(capsys, "--corpus", str(src), "--out", str(tmp_path / "m"), "--seed", "-5", code=2)
     assert "--seed" in err and not (tmp_path / "m").exists()
+
+
+def test_a_users_folder_is_refused_and_its_own_model_folder_is_rewritten(tmp_path, capsys):
+    src = _corpus(tmp_path / "c.jsonl", models=("claude-sonnet-4", "gpt-5"))
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "model.json").write_text("my own file", encoding="utf-8")  # no model.npz: not a saved model
+    err = _fails(capsys, "--corpus", str(src), "--out", str(mine), "--no-check")
+    assert "not written by `whowrote train-probe`" in err and "features of" not in err
+    assert [p.name for p in mine.iterdir()] == ["model.json"] and (mine / "model.json").read_text() == "my own file"
+    out = tmp_path / "m"
+    for _ in range(2):  # the second run rewrites the folder the first one wrote
+        with pytest.raises(SystemExit) as e:
+            main(["train-probe", "--corpus", str(src), "--out", str(out), "--no-check"])
+        assert e.value.code in (0, None)
+    assert {"model.json", "model.npz"} <= {p.name for p in out.iterdir()}

@@ -145,10 +145,11 @@ def test_jobs_beyond_the_cpus_run_as_many_processes_as_cpus(tmp_path, corpus, mo
         return real(model, path, items, n_tells, 1, lines)
 
     monkeypatch.setattr(predict_cli, "attribute_stream", spy)
-    monkeypatch.setattr(predict_cli, "_usable_cpus", lambda: 2)
     (tmp_path / "t.jsonl").write_text(json.dumps({"text": corpus["text"].iloc[0]}) + "\n")
-    res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl", "--jobs", "10000")
-    assert res.exit_code == 0 and asked == [2] and len(res.stdout.splitlines()) == 1
+    for cpus, jobs, runs_as in ((3, "10000", 3), (1, "10000", 2), (1, "2", 2), (8, "1", 1)):
+        monkeypatch.setattr(predict_cli, "_usable_cpus", lambda cpus=cpus: cpus)
+        res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl", "--jobs", jobs)
+        assert res.exit_code == 0 and asked[-1] == runs_as and len(res.stdout.splitlines()) == 1
 
 
 def test_bad_inputs_give_explicit_results_not_tracebacks(tmp_path):

@@ -75,3 +75,33 @@ def test_training_still_resumes_its_own_run(tmp_path):
         with pytest.raises(WhowroteError, match="model.name_or_path is empty"):
             prepare(cfg, "grpo")
     assert (legacy / "config.grpo.toml").is_file() and (legacy / OWNER).is_file()
+
+
+@pytest.mark.parametrize("files", [
+    {"preflight.json": b'{"accuracy": 0.5}\n'},  # `train preflight` first, then `train research` (documented order)
+    {".done": b"124\n"},  # scripts/gpu/qwen_calls.sh's marker of a run whose training never started
+    {f"{OWNER}.tmp-123": b""},  # another rank's mark, mid-write (accelerate launch: every rank claims)
+])
+def test_a_runs_own_leftovers_are_claimable(tmp_path, files):
+    from whowrote.train.runner import claim_run_dir
+
+    d = _user_folder(tmp_path, files)
+    assert claim_run_dir(d) == d and json.loads((d / OWNER).read_text())["written_by"] == "whowrote train"
+
+
+def test_a_stage_config_dumped_before_the_first_step_is_a_runs_own(tmp_path):
+    # a run killed between prepare() and its first step leaves only config.<stage>.toml
+    from whowrote.train.config import TrainConfig, dump_toml
+    from whowrote.train.runner import check_run_dir
+
+    d = _user_folder(tmp_path, {"config.sft.toml": dump_toml(TrainConfig()).encode()})
+    check_run_dir(d)  # no error
+    (d / "config.sft.toml").write_text("[sft]\nlr = 1e-5\n")  # a user's own file of that name
+    with pytest.raises(WhowroteError, match="not empty"):
+        check_run_dir(d)
+
+
+def test_export_model_writes_nothing_when_the_model_does_not_load(tmp_path, cli_fails):
+    out = tmp_path / "export"
+    assert "not found" in cli_fails(["train", "export-model", str(tmp_path / "nope"), str(out)])
+    assert not out.exists()

@@ -89,16 +89,16 @@ def eval_command(
         if not quiet:
             typer.echo(f"  {done}/{total} texts", err=True)
 
+    if backend not in ("transformers", "vllm"):
+        raise WhowroteError("--backend must be 'transformers' or 'vllm'")
+    if backend == "vllm" and (endpoint or not model):
+        raise WhowroteError("--backend vllm runs a local --model (not an --endpoint)")
     if edit is not None:  # the edited split lives in --out: the harness hashes and resumes it like any split
         check_out(out, [out / f"split.{edit}.jsonl"])  # before the edited split is written there
         check_model(cfg)
         cfg = dataclasses.replace(cfg, split=str(_edited_split(split, edit, out, seed)))
-    if backend not in ("transformers", "vllm"):
-        raise WhowroteError("--backend must be 'transformers' or 'vllm'")
     engine = None
     if backend == "vllm":
-        if endpoint or not model:
-            raise WhowroteError("--backend vllm runs a local --model (not an --endpoint)")
         from whowrote.llm.vllm_backend import VLLMBackend, require_vllm
 
         require_vllm()
@@ -136,7 +136,6 @@ def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
     with the project's one JSONL reader (``.jsonl.gz`` too; a bad line is a one-line error)."""
     from whowrote.data.generate.store import atomic_write
     from whowrote.data.readers import iter_json_rows
-    from whowrote.llm.evaluate import is_eval_run
     from whowrote.style.edits import edits
 
     table = {k: v for k, v in edits(seed).items() if k != "raw"}
@@ -150,7 +149,7 @@ def _edited_split(split: Path, name: str, out: Path, seed: int) -> Path:
         rows.append(json.dumps({**row, field: table[name](row[field])}, ensure_ascii=False))
     out.mkdir(parents=True, exist_ok=True)
     dest, text = out / f"split.{name}.jsonl", "".join(r + "\n" for r in rows)
-    if dest.is_file() and dest.read_bytes() != text.encode() and not is_eval_run(out):
+    if dest.is_file() and dest.read_bytes() != text.encode():  # a run's traces belong to the split they were made on
         raise WhowroteError(f"{dest}: exists and is not this edit of {split}; choose another --out (nothing was changed)")
     atomic_write(dest, text)
     return dest

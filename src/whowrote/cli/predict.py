@@ -63,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", dest="model_path", type=Path, help="A model directory from train-probe.")
     p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
                    help="Processes attributing batches in parallel: this one and N-1 workers (default 1; "
-                        "at most the CPUs this process may use).")
+                        "at most the CPUs this process may use, or 2).")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help=f"Progress bar on stderr (default: on a terminal, once more than {AUTO_PROGRESS} texts).")
     return p
@@ -125,7 +125,8 @@ def run(argv: list[str]) -> int:
 
     args = parser().parse_args(argv)
     model = load_model(args.model_path)
-    jobs = min(args.jobs, _usable_cpus())  # more processes than CPUs only adds forks and memory
+    # more processes than CPUs only adds forks and memory; 2 stays 2 (the parallel path, checked on one core too)
+    jobs = min(args.jobs, max(2, _usable_cpus()))
     items = _held_back(iter_items(args.paths, column=args.column, defer=jobs > 1))
     out = sys.stdout
     writer = None

@@ -36,9 +36,12 @@ def preflight(
     from whowrote.train.distill import load_research_config, resolve_cheatsheet
     from whowrote.train.modeling import load_policy
     from whowrote.train.preflight import teacher_preflight
+    from whowrote.train.runner import check_run_dir, claim_run_dir
     from whowrote.types import WhowroteError
 
     cfg, recipe = load_research_config(config, set_ or [])
+    out = Path(cfg.run.output_dir)
+    check_run_dir(out)  # a user's folder is refused before the model loads
     cheat = resolve_cheatsheet(recipe.cheatsheet)
     if not cheat:
         raise WhowroteError("pre-flight needs research.cheatsheet")
@@ -51,7 +54,6 @@ def preflight(
     rows = truncate_texts(rows, tok, d.max_text_tokens, d.text_field)
     report = teacher_preflight(model, tok, rows, cheat, variant=cfg.grpo.variant, labels=d.labels,
                                text_field=d.text_field, label_field=d.label_field)
-    out = Path(cfg.run.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    claim_run_dir(out)  # the research run that follows writes here too (same run.output_dir)
     (out / "preflight.json").write_text(json.dumps(report, indent=2) + "\n")
     typer.echo(json.dumps(report))

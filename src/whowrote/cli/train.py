@@ -101,12 +101,10 @@ def export_model(model: Annotated[str, typer.Argument(help="HF id / dir / .gguf 
                  out: Annotated[Path, typer.Argument(help="Directory to save the HF model to.")],
                  dtype: Annotated[str | None, typer.Option(help="Weights dtype (default: [model] dtype's).")] = None) -> None:
     """Load once (dequantising a GGUF) and save a plain HF directory that loads fast."""
-    from whowrote.data.outdir import claim_folder
     from whowrote.train.config import ModelConfig
     from whowrote.train.modeling import export_model as export
 
     cfg = ModelConfig(name_or_path=model, **({"dtype": dtype} if dtype else {}))
-    claim_folder(out, "whowrote train export-model")  # a user's non-empty folder is refused, nothing written
     typer.echo(str(export(cfg, out)))
 
 

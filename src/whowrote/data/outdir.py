@@ -20,7 +20,8 @@ only after the swap) whose process is gone, or one holding a manifest that lists
 and no marker (an earlier split that was swapped out). Anything else with that name is left alone.
 
 Commands that write into ``out`` in place (a resumable run, a report rewritten file by file) use the
-same refusal through :func:`claim_folder`: ``out`` must be missing, empty, or a folder that command
+same refusal through :func:`claim_folder` (or :func:`check_own_folder` alone: the traces report,
+whose folder holds exactly its report files, is known by its ``summary.json``): ``out`` must be missing, empty, or a folder that command
 wrote, known by its ownership mark (``OWNER``, written when the folder is first claimed) or, for
 folders written before marks existed, by the caller's own test (``legacy``).
 """
@@ -95,6 +96,9 @@ def _holds_entries(out: Path, follow_links: bool) -> bool:
     """Whether ``out`` is a folder with something in it (False when missing); raises when it exists
     and is not a folder (a symbolic link counts as not a folder unless ``follow_links``)."""
     if not out.exists() and (follow_links or not out.is_symlink()):
+        above = next((a for a in out.parents if a.exists()), None)
+        if above is not None and not above.is_dir():  # refused now, not when the first file is written
+            raise WhowroteError(f"{out}: is under a file ({above})")
         return False
     if (out.is_symlink() and not follow_links) or not out.is_dir():
         raise WhowroteError(f"{out}: exists and is not a folder")
@@ -115,6 +119,8 @@ def check_own_folder(out: Path, command: str, legacy: Callable[[Path], bool] | N
     wrote: one holding its mark or, unmarked, one ``legacy(out)`` recognises as its output."""
     if not _holds_entries(out, follow_links=True):
         return
+    if all(p.name.startswith(OWNER) for p in out.iterdir()):  # only a mark, maybe mid-write by a peer process
+        return
     mark = owner(out)
     if mark == command or (mark is None and legacy is not None and legacy(out)):
         return
@@ -127,8 +133,10 @@ def claim_folder(out: Path, command: str, legacy: Callable[[Path], bool] | None 
     check_own_folder(out, command, legacy)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        if owner(out) != command:
-            (out / OWNER).write_text(json.dumps({"written_by": command}) + "\n", encoding="utf-8")
+        if owner(out) != command:  # written whole, then renamed: a peer process never reads half a mark
+            tmp = out / f"{OWNER}.tmp-{os.getpid()}"
+            tmp.write_text(json.dumps({"written_by": command}) + "\n", encoding="utf-8")
+            tmp.replace(out / OWNER)
     except OSError as e:
         raise WhowroteError(f"{out}: cannot create output folder ({e.strerror or e})") from None
     return out

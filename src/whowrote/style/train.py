@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from whowrote.data.outdir import check_own_folder, claim_folder
 from whowrote.style.edits import combined, first_chars, first_words, markdown_html_roundtrip, strip_markdown
 from whowrote.style.explain import typography_stats
 from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
@@ -132,7 +133,7 @@ def train_probe(
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
-    _check_out_dir(Path(out))
+    check_own_folder(Path(out), PROBE_OWNER, _holds_a_model)  # a user's folder is refused before any work
     corpus = training_corpus(corpus_paths)
     corpus["row_idx"] = np.arange(len(corpus))
     log(f"loaded {len(corpus)} texts from {len(corpus_paths)} file(s) in {time.perf_counter() - t0:.1f}s")
@@ -178,7 +179,7 @@ def train_probe(
         # model's: raw tree scores up to 1.42 apart, 99.2 % of verdicts the same), so say which made it
         "versions": library_versions(),
     }
-    save_model(model, out)
+    save_model(model, claim_folder(Path(out), PROBE_OWNER, _holds_a_model))
     Path(out, "MODEL_CARD.md").write_text(model_card(model))
     log(f"saved model to {out} (temperature {model.temperature_:.3f} x (1 + distance) ^ {model.temperature_slope_:.3f}, "
         f"abstain below {model.abstain_below_:.3f}) "
@@ -186,14 +187,12 @@ def train_probe(
     return metrics
 
 
-def _check_out_dir(out: Path) -> None:
-    """Refuse, before any work, an output folder that is a file or lies under one."""
-    for p in (out, *out.parents):
-        if p.exists():
-            if not p.is_dir():
-                where = "is a file" if p == out else f"is under a file ({p})"
-                raise WhowroteError(f"--out {out} {where}: the model is saved in a folder")
-            return
+PROBE_OWNER = "whowrote train-probe"
+
+
+def _holds_a_model(out: Path) -> bool:
+    """A folder train-probe wrote before folders were marked: it holds a saved model."""
+    return (out / "model.json").is_file() and (out / "model.npz").is_file()
 
 
 def training_corpus(paths: Sequence[str | Path]):

@@ -18,6 +18,7 @@ from pathlib import Path
 from whowrote.train.config import LM_FREE_STAR_MODES, TrainConfig
 from whowrote.train.data import Row, balanced_subset, read_rows, truncate_texts, usable
 from whowrote.train.modeling import load_policy
+from whowrote.train.runner import claim_run_dir
 from whowrote.types import WhowroteError
 
 
@@ -53,7 +54,7 @@ def run_star(cfg: TrainConfig) -> tuple[Path, dict]:
     rows = balanced_subset(rows, d.n_train, d.labels, seed=d.seed, label_field=d.label_field, balance=d.balance)
     if not rows:
         raise WhowroteError(f"{d.train}: no usable rows for labels {d.labels}")
-    Path(cfg.run.output_dir).mkdir(parents=True, exist_ok=True)
+    claim_run_dir(Path(cfg.run.output_dir))  # never a user's folder (the SFT and GRPO stages write here too)
     if cfg.star.mode in LM_FREE_STAR_MODES:
         return _run_lm_free(cfg, rows, out)
     model, tok = load_policy(cfg.model)

@@ -45,11 +45,18 @@ def load_policy(cfg: ModelConfig, *, device: str | None = None) -> tuple[Any, An
     return model, tok
 
 
+EXPORT_OWNER = "whowrote train export-model"
+
+
 def export_model(cfg: ModelConfig, out_dir: str | Path) -> Path:
-    """Load (e.g. dequantise a GGUF) once and save a plain HF directory other runs can load fast."""
+    """Load (e.g. dequantise a GGUF) once and save a plain HF directory other runs can load fast.
+    A user's non-empty folder is refused before the load, and nothing is written if the load fails."""
+    from whowrote.data.outdir import check_own_folder, claim_folder
+
     out = Path(out_dir)
+    check_own_folder(out, EXPORT_OWNER)
     model, tok = load_policy(cfg, device="cpu")
-    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, EXPORT_OWNER)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whowrote.data.outdir import claim_folder
+from whowrote.data.outdir import check_own_folder, claim_folder
 from whowrote.train.callbacks import (
     MetricsFileCallback,
     NonFiniteGuard,
@@ -38,8 +38,7 @@ class Prepared:
 def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None, model: Any = None,
             tokenizer: Any = None, n_train: int | None = None) -> Prepared:
     """Load the policy, read/balance/truncate the splits, create the output dir and record the config."""
-    # Never a user's folder: a non-empty output_dir must be a run's own (marked, or an earlier run's).
-    out = claim_folder(Path(cfg.run.output_dir), "whowrote train", _earlier_run)
+    out = claim_run_dir(Path(cfg.run.output_dir))
     (out / f"config.{stage}.toml").write_text(dump_toml(cfg))
     if model is None and not cfg.model.name_or_path:
         raise WhowroteError("model.name_or_path is empty: say which model to train")
@@ -65,16 +64,46 @@ def prepare(cfg: TrainConfig, stage: str, *, train_rows: list[Row] | None = None
     return Prepared(model, tokenizer, train_rows, val_rows, out)
 
 
+RUN_OWNER = "whowrote train"
+
+
+def claim_run_dir(out: Path) -> Path:
+    """``out`` for a training stage (preflight, STaR, SFT, GRPO…), created and marked as a run's;
+    never a user's folder: a non-empty one must be a run's own (marked, or an earlier run's)."""
+    return claim_folder(out, RUN_OWNER, _earlier_run)
+
+
+def check_run_dir(out: Path) -> None:
+    """:func:`claim_run_dir`'s refusal alone (nothing written): for a check before a slow model load."""
+    check_own_folder(out, RUN_OWNER, _earlier_run)
+
+
 def _earlier_run(out: Path) -> bool:
     """A run folder written before folders were marked: its metrics.jsonl holds the ``kind=start``
-    record that opens every attempt, or it holds the STaR stage's rows and stats."""
+    record that opens every attempt, or it holds the STaR stage's rows and stats, a stage's config
+    (a run stopped before its first step), a pre-flight report, or only the GPU scripts' ``.done``."""
     if (out / "star.jsonl").is_file() and (out / "star.stats.json").is_file():
+        return True
+    if any(_is_run_config(c) for c in out.glob("config.*.toml")) or (out / "preflight.json").is_file():
+        return True
+    if [p.name for p in out.iterdir()] == [".done"]:  # scripts/gpu/qwen_calls.sh's marker of a run that never started
         return True
     try:
         with (out / "metrics.jsonl").open(encoding="utf-8") as f:
             return any(_is_start(line) for line in f)
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def _is_run_config(path: Path) -> bool:
+    """Whether ``path`` is a stage's recorded config (``dump_toml``: every section, ``[run]`` with its output_dir)."""
+    import tomllib
+
+    try:
+        run = tomllib.loads(path.read_text(encoding="utf-8")).get("run")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(run, dict) and "output_dir" in run and "seed" in run
 
 
 def _is_start(line: str) -> bool:
