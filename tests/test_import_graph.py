@@ -29,6 +29,7 @@ EXCEPTIONS = {
     ("whowrote.task.faithfulness", "style"),  # a rationale's claims checked against measured features
     ("whowrote.train.__main__", "cli"),  # `accelerate launch -m whowrote.train` runs the CLI's commands
     ("whowrote.data.generate.clients", "llm"),  # corpus generation with local models: llm's backends
+    ("whowrote.llm.evaluate", "data"),  # the output-folder guard (data.outdir) for eval's --out
 }
 
 

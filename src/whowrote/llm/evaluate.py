@@ -109,15 +109,11 @@ def _check_run(out: Path, cfg: EvalConfig) -> None:
 
 def check_out(out: Path, own: Sequence[str | Path] = ()) -> None:
     """Refuse (nothing changed) a non-empty ``out`` that is not an eval's own run: one holding a
-    valid eval ``run.json``, or nothing but ``own`` files (the split ``whowrote eval --edit`` writes there).
-    (:mod:`whowrote.data.outdir`'s rule; llm may not import data, see tests/test_import_graph.py.)"""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise WhowroteError(f"{out}: exists and is not a folder")
-    if any(out.iterdir()) and not (is_eval_run(out) or _only(out, [Path(f) for f in own])):
-        raise WhowroteError(f"{out}: folder is not empty and holds no eval run ({RUN}); "
-                            "choose an empty or new --out folder (nothing was changed)")
+    valid eval ``run.json``, or nothing but ``own`` files (the split ``whowrote eval --edit`` writes there)."""
+    from whowrote.data.outdir import check_own_folder  # the project's one output-folder guard
+
+    own_files = [Path(f) for f in own]
+    check_own_folder(out, "whowrote eval", lambda d: is_eval_run(d) or _only(d, own_files))
 
 
 def is_eval_run(out: Path) -> bool:

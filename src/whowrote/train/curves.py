@@ -24,12 +24,23 @@ PANELS = (
 )
 
 
-def load_metrics(path: str | Path) -> list[dict[str, Any]]:
-    """Every record of ``metrics.jsonl``, in file order (all attempts; see :func:`latest_attempts`)."""
+def load_metrics(path: str | Path, strict: bool = False) -> list[dict[str, Any]]:
+    """Every record of ``metrics.jsonl``, in file order (all attempts; see :func:`latest_attempts`).
+    ``strict`` (a user's ``train curves``): a missing file, or a step that is not an integer (the
+    curves' x axis), is a one-line error instead of no records."""
     p = Path(path)
     if not p.is_file():
+        if strict:
+            raise WhowroteError(f"{p}: no such file (not a training run folder?)")
         return []
-    return [row for _, row in iter_json_rows(p)]
+    recs = []
+    for lineno, rec in iter_json_rows(p):
+        step = rec.get("step")
+        if strict and (step is not None or rec.get("kind") in ("train", "eval")) and (
+                not isinstance(step, int) or isinstance(step, bool)):
+            raise WhowroteError(f"{p}:{lineno}: 'step' must be an integer, got {step!r}")
+        recs.append(rec)
+    return recs
 
 
 def latest_attempts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -84,23 +95,9 @@ def write_csv(records: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
-def _checked_metrics(path: Path) -> list[dict[str, Any]]:
-    """The records of an existing ``metrics.jsonl`` whose steps are integers (the curves' x axis)."""
-    if not path.is_file():
-        raise WhowroteError(f"{path}: no such file (not a training run folder?)")
-    recs = []
-    for lineno, rec in iter_json_rows(path):
-        step = rec.get("step")
-        if (step is not None or rec.get("kind") in ("train", "eval")) and (
-                not isinstance(step, int) or isinstance(step, bool)):
-            raise WhowroteError(f"{path}:{lineno}: 'step' must be an integer, got {step!r}")
-        recs.append(rec)
-    return recs
-
-
 def write_curves(metrics_path: str | Path, out_dir: str | Path, title: str | None = None) -> list[Path]:
     """Write ``train.csv``, ``eval.csv`` and ``curves.png`` next to the run; returns what was written."""
-    recs = latest_attempts(_checked_metrics(Path(metrics_path)))  # a resumed run: only what its last attempt redid
+    recs = latest_attempts(load_metrics(metrics_path, strict=True))  # a resumed run: only what its last attempt redid
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = [p for p in (write_csv([r for r in recs if r.get("kind") == "train"], out / "train.csv"),

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from whowrote.data.outdir import check_own_folder, claim_folder
+from whowrote.data.readers import iter_json_rows
 from whowrote.train.callbacks import (
     MetricsFileCallback,
     NonFiniteGuard,
@@ -88,10 +89,9 @@ def _earlier_run(out: Path) -> bool:
         return True
     if [p.name for p in out.iterdir()] == [".done"]:  # scripts/gpu/qwen_calls.sh's marker of a run that never started
         return True
-    try:
-        with (out / "metrics.jsonl").open(encoding="utf-8") as f:
-            return any(_is_start(line) for line in f)
-    except (OSError, UnicodeDecodeError):
+    try:  # the record callbacks.mark_attempt opens every attempt with (read lazily: found before a torn last line)
+        return any(r.get("kind") == "start" and "stage" in r for _, r in iter_json_rows(out / "metrics.jsonl"))
+    except (WhowroteError, OSError):  # no metrics, or not a run's (a bad line, not UTF-8)
         return False
 
 
@@ -104,14 +104,6 @@ def _is_run_config(path: Path) -> bool:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     return isinstance(run, dict) and "output_dir" in run and "seed" in run
-
-
-def _is_start(line: str) -> bool:
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        return False
-    return isinstance(rec, dict) and rec.get("kind") == "start" and "stage" in rec
 
 
 def _resume_checkpoint(cfg: TrainConfig) -> str | None:
