@@ -12,6 +12,7 @@ cold start -> GRPO run (one line per learning rate).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -136,18 +137,19 @@ def main(root: str) -> None:
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[:2] == ["--layout", "05b"]:
+    if sys.argv[1:3] == ["--layout", "05b"]:  # the 0.5B layout has its own arguments
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import summarize_05b
 
-        summarize_05b.main(args[2:])
+        summarize_05b.main(sys.argv[3:])
         sys.exit(0)
-    if args[:1] == ["--layout"]:
-        sys.exit(f"error: unknown layout {' '.join(args[1:2]) or '(none)'} "
-                 "(known: 05b; leave --layout out for the 135M ladder)")
-    if "--plot" in args:
-        i = args.index("--plot")
-        plot(Path(args[0] if i > 0 else "results/ladder"), Path(args[i + 1]))
-        del args[i:i + 2]
-    main(args[0] if args else "results/ladder")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("root", nargs="?", default="results/ladder", help="unpacked ladder results")
+    ap.add_argument("--plot", type=Path, metavar="OUT.png", help="pass@1 per rung and the cold start -> GRPO curves")
+    ap.add_argument("--layout", choices=["05b"], help="the Qwen2.5-Coder-0.5B ladder (put it first: --layout 05b ROOT ...)")
+    args = ap.parse_args()
+    if args.layout:
+        ap.error("--layout 05b comes first: summarize.py --layout 05b ROOT ...")
+    if args.plot is not None:
+        plot(Path(args.root), args.plot)
+    main(args.root)

@@ -15,6 +15,7 @@ written here.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -303,28 +304,23 @@ def plot_steps(roots: list[str], out: Path, research_rlsd: bool = True) -> None:
     _save(fig, out)
 
 
-def _take(args: list[str], flag: str) -> tuple[list[str], Path | None]:
-    if flag not in args:
-        return args, None
-    i = args.index(flag)
-    if i + 1 >= len(args):
-        raise SystemExit(f"error: {flag} needs a file name")
-    return args[:i] + args[i + 2:], Path(args[i + 1])
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="summarize.py --layout 05b", description=__doc__.split("\n\n")[0])
+    ap.add_argument("roots", nargs="+", metavar="ROOT[=SESSION]", help="results folders (=SESSION names the session)")
+    ap.add_argument("--plot", type=Path, metavar="OUT.png", help="pass@1 per rung and session")
+    ap.add_argument("--plot-steps", type=Path, metavar="OUT.png", help="per step: accuracy, truncation, CLAUDE share")
+    ap.add_argument("--no-research-rlsd", action="store_true",
+                    help="the step figure without the research's RLSD curves")
+    return ap
 
 
-def main(args: list[str]) -> None:
-    args, out = _take(args, "--plot")
-    args, steps_out = _take(args, "--plot-steps")
-    research_rlsd = "--no-research-rlsd" not in args  # the step figure without the research's RLSD curves
-    args = [a for a in args if a != "--no-research-rlsd"]
-    if not args or any(a.startswith("-") for a in args):
-        raise SystemExit("usage: summarize.py --layout 05b ROOT[=SESSION] ... [--plot OUT.png] "
-                         "[--plot-steps OUT.png [--no-research-rlsd]]")
-    print(table(args))
-    if out is not None:
-        plot(args, out)
-    if steps_out is not None:
-        plot_steps(args, steps_out, research_rlsd)
+def main(argv: list[str]) -> None:
+    args = parser().parse_args(argv)
+    print(table(args.roots))
+    if args.plot is not None:
+        plot(args.roots, args.plot)
+    if args.plot_steps is not None:
+        plot_steps(args.roots, args.plot_steps, not args.no_research_rlsd)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ def test_rlsd_reward_ablation_row_and_step_figure(tmp_path: Path) -> None:
     assert [r["steps"] for r in rows] == ["3", "3"] and {r["session"] for r in rows} == {"10"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     res = _run(str(root), "--plot-steps")
-    assert res.returncode != 0 and "needs a file name" in res.stderr and "Traceback" not in res.stderr
+    assert res.returncode != 0 and "--plot-steps: expected one argument" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_the_step_figure_draws_the_research_rlsd_curves_only_when_asked(tmp_path: Path, monkeypatch) -> None:
