@@ -140,7 +140,10 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
         sub = capped(test, args.cap, args.seed)
         sub_rows, y = sub["row_idx"].to_numpy(), sub["provider"].to_numpy(object)
         Xe = {e: feats.get(recipe, sub_rows, e, args.seed) for e in edits()}
+        pred = model.classes_[fitted[tname][2].argmax(axis=1)]
         out[tname] = {"raw_all": accuracies(model, Xraw, y_all),
+                      "confusion": {c: {k: int(((y_all == c) & (pred == k)).sum()) for k in model.classes_}
+                                    for c in model.classes_ if (y_all == c).any()},  # true -> predicted, every text
                       "edits": {e: accuracies(model, X, y) for e, X in Xe.items()},
                       "drops": drop_intervals(model, Xe, y, topic_keys(sub).to_numpy(), args.seed),
                       "edits_by_genre": {g: {e: accuracies(model, X[gm], y[gm])["accuracy"] for e, X in Xe.items()}
