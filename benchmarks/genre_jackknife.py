@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from robustness import corpus_args, timed_log
+from robustness import code_key, corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import StyleModel
@@ -94,8 +94,9 @@ def cpu_seconds() -> float:
 
 
 def texts_key(texts: Sequence[str]) -> str:
-    """The cache key of a list of texts (16 hex digits of their sha256)."""
-    return hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    """The cache key of a list of texts (16 hex digits of their sha256) under the current feature and
+    model code (``robustness.code_key``: a cache of other code is never read)."""
+    return hashlib.sha256(code_key().encode() + "\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def label_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:

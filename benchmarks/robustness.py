@@ -49,23 +49,38 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 
 # same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md);
 # blend75: the default with `train-probe --blend-iter 75` (the opt-in second tree ensemble)
+# paragraphs: the default reading every line break as a paragraph break (session 31's trial)
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
-           "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75}}
+           "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
+           "paragraphs": {"canonical": True, "canonical_paragraphs": True}}
 
 # a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
 FEATURES_OF = {"blend75": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
+def code_key() -> str:
+    """16 hex digits of the sha256 of the reading, feature and model code (``whowrote.typography`` and
+    every module of ``whowrote.style``): cached features or fits made by other code are never read
+    (session 31: a cache made before the plain-layout reading was read as that reading's)."""
+    import whowrote.style
+    import whowrote.typography
+
+    digest = hashlib.sha256()
+    for f in [Path(whowrote.typography.__file__), *sorted(Path(whowrote.style.__file__).parent.glob("*.py"))]:
+        digest.update(f.name.encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 class Features:
     """Feature matrices of (edited) corpus texts, cached on disk by edit, the recipe's settings, the
-    corpus texts in their order and row ids (a recipe whose settings change, or another corpus with
-    as many rows, is never read from an old file)."""
+    corpus texts in their order, row ids and :func:`code_key` (a recipe whose settings change, another
+    corpus with as many rows, or other feature code, is never read from an old file)."""
 
     def __init__(self, corpus, cache: Path, log) -> None:
         self.corpus, self.cache, self.log = corpus, cache, log
         cache.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(code_key().encode())
         for t in corpus["text"]:
             digest.update(t.encode("utf-8", "surrogatepass") + b"\0")
         self.corpus_key = digest.hexdigest()[:16]

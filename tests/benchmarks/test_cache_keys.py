@@ -57,3 +57,18 @@ def test_a_blend_recipe_reads_its_base_recipes_features(tmp_path: Path) -> None:
     assert np.array_equal(base, blend)
     assert [f.name.split("-")[0] for f in tmp_path.glob("*.npy")] == ["default"]
     assert robustness.RECIPES["blend75"]["blend_iter"] == 75
+
+
+def test_caches_follow_the_feature_code(tmp_path: Path, monkeypatch) -> None:
+    # Session 31: features cached before the model read the plain layout were read as that reading's.
+    from genre_jackknife import texts_key
+    from robustness import code_key
+
+    import whowrote.typography
+
+    key, tkey = code_key(), texts_key(["a text"])
+    assert code_key() == key  # stable
+    changed = tmp_path / "typography.py"
+    changed.write_text(Path(whowrote.typography.__file__).read_text() + "\n# another reading\n")
+    monkeypatch.setattr(whowrote.typography, "__file__", str(changed))
+    assert code_key() != key and texts_key(["a text"]) != tkey

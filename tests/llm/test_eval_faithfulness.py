@@ -130,11 +130,12 @@ def test_checker_reads_stated_measurements_and_both_dash_spellings():
 
     dashed = "We start -- slowly -- and then -- at last -- we finish. " * 4  # "--", no U+2014
     plain = "We start slowly and then at last we finish. " * 4
-    # a tell label with a number claims that number: the style model measures 71.4 dashes per 1,000
-    # characters here ("--" counts; "21.4" stays one clause), so 71.4 is true and 21.4 is made up
-    [c] = check_claims("Dashes (\u2014 or --): 71.4 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
+    # a tell label with a number claims that number: the style model measures 71.7 dashes per 1,000
+    # characters here ("--" counts; its plain layout drops the final space; "21.4" stays one clause),
+    # so 71.7 is true and 21.4 is made up
+    [c] = check_claims("Dashes (\u2014 or --): 71.7 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
     assert (c.family, c.kind, c.true) == ("value:double_hyphen", "value", True)
-    assert round(c.value, 1) == 71.4 and c.reference == 71.4
+    assert round(c.value, 1) == 71.7 and c.reference == 71.7
     [c] = check_claims("Dashes (\u2014 or --): 21.4 per 1,000 characters, typical of CLAUDE (1.9).", dashed)
     assert (c.kind, c.true) == ("value", False)
     [c] = check_claims("Bold markers (**): 0.0 per 1,000 characters.", plain)

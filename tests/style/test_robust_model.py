@@ -8,7 +8,7 @@ import pytest
 
 from whowrote.style import StyleModel, load_model
 from whowrote.style.decision import decision_attributions, tree_attributions
-from whowrote.style.edits import lower, smart_quotes, star_bullets, to_ascii
+from whowrote.style.edits import crlf, lower, smart_quotes, star_bullets, to_ascii
 from whowrote.style.explain import CUES, sentence
 from whowrote.style.model import log_transform
 
@@ -54,12 +54,16 @@ def test_decision_attributions_weigh_members_as_the_vote_does(sample):
     np.testing.assert_allclose(D, (1 - model.tree_weight) * linear + model.tree_weight * credits)
 
 
-def test_typography_and_case_edits_cannot_move_the_verdict(sample):
+def test_typography_case_and_layout_edits_cannot_move_the_verdict(sample):
     model = load_model()
     assert model.canonical
     texts = sample["text"].tolist()
     P = model.predict_proba(texts)
-    for edit in (to_ascii, smart_quotes, lower):
+    # (Windows line endings flipped 9.7 % of the corpus's verdicts, 21 % of chat answers', before the
+    # model read the plain layout; spaces added at the ends of lines, likewise)
+    trailing = lambda t: t.replace("\n", "  \n")  # noqa: E731
+    invisible = lambda t: "\ufeff" + t.replace(". ", ".\u200b ")  # noqa: E731
+    for edit in (to_ascii, smart_quotes, lower, crlf, trailing, invisible):
         np.testing.assert_array_equal(model.predict_proba([edit(t) for t in texts]), P)
 
 

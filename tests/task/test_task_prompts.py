@@ -28,18 +28,22 @@ def test_single_variants(variant):
 
 def test_prompts_carry_the_text_in_ascii_typography(corpus_sample):
     # real corpus texts with curly quotes or dashes: the user message is the text with ASCII
-    # typography, so straightening or curling the quotes (what an editor does) gives the same prompt
-    from whowrote.style.edits import smart_quotes, to_ascii
+    # typography and plain layout, so straightening or curling the quotes (what an editor does) or
+    # saving the text on Windows gives the same prompt
+    from whowrote.style.edits import crlf, smart_quotes, to_ascii
+    from whowrote.typography import plain_layout
 
     texts = [t for t in corpus_sample([("debates", 40), ("longform", 40)]) if not t.isascii()][:12]
     assert len(texts) >= 6 and any("\u2019" in t for t in texts) and any("\u2014" in t for t in texts)
     for text in texts:
         prompt = build_messages(text)[1]["content"]
-        assert prompt == to_ascii(text) and "\u2019" not in prompt and "\u2014" not in prompt
+        assert prompt == plain_layout(to_ascii(text)) and "\u2019" not in prompt and "\u2014" not in prompt
         assert build_messages(smart_quotes(to_ascii(text)))[1]["content"] == build_messages(to_ascii(text))[1]["content"]
         assert build_messages(smart_quotes(text))[1]["content"] == prompt
+        assert build_messages(crlf(text))[1]["content"] == prompt and "\r" not in prompt
+        assert build_messages(text.replace("\n", " \t\n"))[1]["content"] == prompt
     pair = pair_messages(texts[0], texts[1])[1]["content"]
-    assert pair == f"### TEXT A\n{to_ascii(texts[0])}\n\n### TEXT B\n{to_ascii(texts[1])}"
+    assert pair == f"### TEXT A\n{plain_layout(to_ascii(texts[0]))}\n\n### TEXT B\n{plain_layout(to_ascii(texts[1]))}"
     assert "\u2019" not in trio_messages(texts[:3])[1]["content"]
 
 

@@ -6,9 +6,10 @@ lower-cases or quotes only the opening. They drive three things:
 
 - the robustness suite (``benchmarks/robustness.py``, the study report): accuracy under each edit;
 - training augmentation (``whowrote.style.train``): the classifier also sees edited copies;
-- :func:`canonical`, applied before feature extraction: it undoes the typography and case edits
-  exactly (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) == canonical(t.lower())`` up to
-  the quote/dash spelling), so those edits cannot move the verdict at all.
+- :func:`canonical`, applied before feature extraction: it undoes the typography, case and
+  line-ending edits exactly (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) ==
+  canonical(t.lower()) == canonical(crlf(t))`` up to the quote/dash spelling), so those edits cannot
+  move the verdict at all.
 
 Every regex here runs in linear time on any input: no two adjacent quantifiers over the same
 characters, and bodies of delimited spans exclude their own opener (``[^\\[\\]]``), so a failed
@@ -42,6 +43,11 @@ def smart_quotes(text: str) -> str:
 
 def lower(text: str) -> str:
     return text.lower()
+
+
+def crlf(text: str) -> str:
+    """Windows line endings, as a file saved on Windows or a browser's form submission holds them."""
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 # ---- Markdown ---------------------------------------------------------------------------------
@@ -200,6 +206,22 @@ def same_list_markers(text: str) -> str:
     return _STAR_BULLET.sub(r"\1-", text)
 
 
+_LINE_BREAKS = re.compile(r"\n+")
+
+
+def single_newlines(text: str) -> str:
+    """Paragraphs separated by one line break instead of a blank line, as a word processor's
+    plain-text export or some text fields write them (visible, and kept apart by the canonical form)."""
+    return _LINE_BREAKS.sub("\n", text.replace("\r\n", "\n"))
+
+
+def one_blank_line(text: str) -> str:
+    """Every run of line breaks as one blank line, the reverse of :func:`single_newlines`: a text and
+    its single-newline copy read alike. ``StyleModel(canonical_paragraphs=True)`` reads texts this way
+    after the canonical form (issue 17 trial, session 31: docs/predict.md)."""
+    return _LINE_BREAKS.sub("\n\n", text) if "\n" in text else text
+
+
 def combined(text: str, seed: int = 0) -> str:
     """All of the content-keeping edits at once: Markdown stripped, ASCII, lower case, shuffled."""
     return sent_shuffle(lower(to_ascii(strip_markdown(text))), seed=seed)
@@ -211,15 +233,14 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "raw": lambda t: t,
         "to_ascii": to_ascii,
         "smart_quotes": smart_quotes,
+        "crlf": crlf,
         "strip_markdown": strip_markdown,
         "markdown_html": markdown_html_roundtrip,
         "star_bullets": star_bullets,
+        "single_newlines": single_newlines,
         "lower": lower,
         "first_800_chars": first_chars,
         "first_300_words": lambda t: first_words(t, 300),
         "sent_shuffle": lambda t: sent_shuffle(t, seed=seed),
         "combined": lambda t: combined(t, seed=seed),
     }
-
-
-TYPOGRAPHY_EDITS = ("to_ascii", "smart_quotes")

@@ -34,9 +34,11 @@ DEFAULT_DIR = Path(__file__).with_name("default_model")
 
 
 def saved_params(model: StyleModel) -> dict:
-    """The settings a model file records: the blend's only when it is on, so a model without one
-    stays readable by the versions before ``blend_iter`` (their loader refuses unknown settings)."""
-    return {k: v for k, v in model.get_params().items() if model.blend_iter or k not in BLEND_PARAMS}
+    """The settings a model file records: the blend's and ``canonical_paragraphs`` only when on, so a
+    model without them stays readable by the versions before they existed (their loader refuses
+    unknown settings)."""
+    return {k: v for k, v in model.get_params().items()
+            if (model.blend_iter or k not in BLEND_PARAMS) and (model.canonical_paragraphs or k != "canonical_paragraphs")}
 
 
 def save_model(model: StyleModel, path: str | Path) -> Path:

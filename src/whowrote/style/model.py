@@ -45,7 +45,7 @@ from whowrote.types import LABELS
 
 # Every setting with its type (the model loader checks saved files against these).
 PARAM_TYPES: dict[str, type] = {
-    "feature_set": str, "canonical": bool, "canonical_lists": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
+    "feature_set": str, "canonical": bool, "canonical_lists": bool, "canonical_paragraphs": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
     "tree_weight": float, "weighting": str, "seed": int, "calibrate": bool, "abstain_below": float,
     "ood_quantile": float, "target_accuracy": float, "min_words": int, "blend_iter": int,
     "blend_min_samples_leaf": int,
@@ -65,7 +65,7 @@ class StyleModel:
     """
 
     def __init__(self, feature_set: str = "full", canonical: bool = True, canonical_lists: bool = False,
-                 C: float = 0.1, use_trees: bool = True,
+                 canonical_paragraphs: bool = False, C: float = 0.1, use_trees: bool = True,
                  tree_iter: int = 300, tree_leaves: int = 15, tree_weight: float = 0.85, weighting: str = "sqrt",
                  seed: int = 0, calibrate: bool = True, abstain_below: float = -1.0, ood_quantile: float = 0.9,
                  target_accuracy: float = 0.9, min_words: int = 100, blend_iter: int = 0,
@@ -73,6 +73,7 @@ class StyleModel:
         self.feature_set = feature_set
         self.canonical = canonical
         self.canonical_lists = canonical_lists
+        self.canonical_paragraphs = canonical_paragraphs
         self.C = C
         self.use_trees = use_trees
         self.tree_iter = tree_iter
@@ -143,6 +144,10 @@ class StyleModel:
             from whowrote.style.edits import same_list_markers  # here: predict's start-up loads no edits
 
             texts = [same_list_markers(t) for t in texts]
+        if self.canonical_paragraphs:  # every line break read as a paragraph break (issue 17 trial, session 31)
+            from whowrote.style.edits import one_blank_line
+
+            texts = [one_blank_line(t) for t in texts]
         return extract(texts, self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------

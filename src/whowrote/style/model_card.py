@@ -58,9 +58,9 @@ def model_card(model) -> str:
 
 **What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
 OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set) of the text's
-canonical form (quotes, apostrophes and dashes in ASCII, lower case: {"yes" if model.canonical else "no"}; "* ",
-"+ " and "- " bullets read alike: {"yes" if model.canonical_lists else "no"}), so a
-typography, case or list-marker edit cannot change the verdict. Weighted average of a standardised logistic
+canonical form (quotes, apostrophes and dashes in ASCII, lower case, `\\n` line endings without trailing
+spaces: {"yes" if model.canonical else "no"}; "* ", "+ " and "- " bullets read alike: {"yes" if model.canonical_lists else "no"}),
+so a typography, case, line-ending or list-marker edit cannot change the verdict. Weighted average of a standardised logistic
 regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-boosted trees ({model.tree_iter} rounds,
 {model.tree_leaves} leaves, weight {model.tree_weight:.2f}{_blend(model)}). {_copies(aug)}
 

@@ -10,7 +10,9 @@ The text a prompt carries is written in ASCII typography (:func:`whowrote.typogr
 straight quotes, ``--`` for an em-dash): a model trained or asked on it cannot learn, or be flipped
 by, the apostrophe shortcut the corpus teaches (curly apostrophes are near absent from CLAUDE texts),
 which a word processor or a copy button adds or removes without changing a word. The style model's
-canonical form drops the same characters, so the two read one text.
+canonical form drops the same characters, so the two read one text. Both also read the text's plain
+layout (:func:`whowrote.typography.plain_layout`: ``\\n`` line endings, no trailing spaces, no
+zero-width characters).
 
 Pure Python: importable with nothing but the standard library.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from whowrote.types import PROVIDERS
-from whowrote.typography import to_ascii
+from whowrote.typography import plain_layout, to_ascii
 
 COMPANY: dict[str, str] = {"CLAUDE": "Anthropic", "CHATGPT": "OpenAI", "GEMINI": "Google"}
 PRODUCT: dict[str, str] = {"CLAUDE": "Claude", "CHATGPT": "ChatGPT", "GEMINI": "Gemini"}
@@ -167,18 +169,18 @@ def variant_labels(variant: str, labels: Sequence[str] = PROVIDERS) -> tuple[str
 
 def build_messages(text: str, variant: str = "3way", cheatsheet: str | None = None,
                    labels: Sequence[str] = PROVIDERS) -> list[dict]:
-    """``[system, user]`` chat messages for one text; the user message is the text in ASCII typography."""
+    """``[system, user]`` chat messages for one text; the user message is the text in ASCII typography and plain layout."""
     if variant in ("pair", "trio"):
         raise ValueError(f"variant {variant!r} takes several texts: use pair_messages/trio_messages")
     return [
         {"role": "system", "content": system_prompt(variant, labels, cheatsheet)},
-        {"role": "user", "content": to_ascii(text)},
+        {"role": "user", "content": plain_layout(to_ascii(text))},
     ]
 
 
 def text_blocks(texts: Sequence[str]) -> str:
     """``### TEXT A\\n...\\n\\n### TEXT B\\n...`` user message for pair/trio rows."""
-    return "\n\n".join(f"### TEXT {chr(ord('A') + i)}\n{to_ascii(t)}" for i, t in enumerate(texts))
+    return "\n\n".join(f"### TEXT {chr(ord('A') + i)}\n{plain_layout(to_ascii(t))}" for i, t in enumerate(texts))
 
 
 def pair_messages(text_a: str, text_b: str, p1: str = "CLAUDE", p2: str = "CHATGPT",
