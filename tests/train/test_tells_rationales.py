@@ -18,7 +18,7 @@ from train_helpers import tiny_cfg
 
 from whowrote.train.config import StarRecipe
 from whowrote.train.tells_rationales import build_lm_free, tells_rows
-from whowrote.typography import to_ascii
+from whowrote.typography import plain_layout, to_ascii
 
 LABELS = ["CLAUDE", "CHATGPT", "GEMINI"]
 _PROVIDER = re.compile(r"\b(CLAUDE|CHATGPT|GEMINI)\b")
@@ -135,7 +135,7 @@ def test_tells_rows_pass_the_star_filters_and_become_rationale_sft_targets(rows)
         content = rec["completion"][0]["content"]
         assert content == rationale_target(r, row["provider"])
         assert reasoning(content) == r and parse_answer(content, LABELS) == row["provider"]
-        assert rec["prompt"][-1]["content"] == to_ascii(row["text"])  # the plain 3-way prompt on the same text
+        assert rec["prompt"][-1]["content"] == plain_layout(to_ascii(row["text"]))  # the plain 3-way prompt on the same text
 
 
 def test_too_few_tells_are_counted_and_stats_written(rows, tmp_path):
