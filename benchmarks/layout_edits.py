@@ -11,13 +11,14 @@ plain layout does not undo, measured beside them.
     OMP_NUM_THREADS=1 python benchmarks/layout_edits.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/layout_edits
 
-Writes ``layout_edits.json`` under ``--out`` and prints it (~30 s on one core).
+Writes ``layout_edits.json`` under ``--out`` and prints it (~40 s on one core).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 
@@ -26,25 +27,30 @@ import numpy as np
 import whowrote.style.canonical as canonical_module
 from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
-from whowrote.style import load_model
-from whowrote.style.edits import crlf
+from whowrote.style import StyleModel, load_model
+from whowrote.style.edits import crlf, single_newlines
 from whowrote.types import WhowroteError
+
+_LINE_END = re.compile(r"(\r?\n)")
 
 EDITS = {
     "crlf": crlf,
-    "trailing_spaces": lambda t: t.replace("\n", "  \n"),  # two spaces before every line break
+    "trailing_spaces": lambda t: _LINE_END.sub(r"  \1", t),  # two spaces before every line break
     "zero_width": lambda t: "\ufeff" + t.replace(". ", ".\u200b "),  # a byte-order mark, a zero-width space per sentence
     # visible, and not undone by the plain layout: paragraphs separated by one line break instead of
-    # a blank line (some editors' plain-text export); measured for the record
-    "single_newlines": lambda t: t.replace("\r\n", "\n").replace("\n\n", "\n"),
+    # a blank line (the suite's edit); measured for the record
+    "single_newlines": single_newlines,
 }
+PROBE = "A line.  \r\n\r\nNext: \u200bpara.\r\n"  # what the plain layout reads differently
 
 
-def verdicts(model, texts: list[str], plain: bool) -> np.ndarray:
+def verdicts(model: StyleModel, texts: list[str], plain: bool) -> np.ndarray:
     """Class probabilities of ``texts``, read with (``plain``) or without the plain-layout step."""
     real = canonical_module.plain_layout
     canonical_module.plain_layout = real if plain else (lambda t: t)
     try:
+        # the switch must reach the reading: without the plain layout the probe reads differently
+        assert (canonical_module.canonical(PROBE) == real(canonical_module.canonical(PROBE))) == plain
         return model.predict_proba(texts)
     finally:
         canonical_module.plain_layout = real

@@ -2,7 +2,7 @@
 
 A text whose paragraphs are separated by one line break instead of a blank line (a word processor's
 plain-text export, some text fields) looks almost the same, yet that edit (``single_newlines``) flips
-13.6 % of the bundled model's verdicts on the corpus (chat answers 26 %; ``benchmarks/layout_edits.py``).
+13.5 % of the bundled model's verdicts on the corpus (chat answers 26 %; ``benchmarks/layout_edits.py``).
 The candidate ``paragraphs`` reads every run of line breaks as one blank line after the canonical form
 (``StyleModel(canonical_paragraphs=True)``), so the edit cannot move it; what does that reading cost?
 

@@ -124,6 +124,18 @@ def test_resume_refuses_different_settings(tmp_path, split_file):
         run_eval(cfg(split_file, tmp_path / "o", limit=2, temperature=0.0), backend=ScriptedBackend())
 
 
+def test_resume_refuses_traces_of_another_prompt_reading(tmp_path, split_file):
+    # traces written before the prompts read the plain layout (session 31) are not extended with new ones
+    out = tmp_path / "o"
+    run_eval(cfg(split_file, out, limit=2), backend=ScriptedBackend())
+    run = json.loads((out / "run.json").read_text())
+    assert run["prompt_text"] == "ascii+plain_layout"
+    del run["prompt_text"]
+    (out / "run.json").write_text(json.dumps(run))
+    with pytest.raises(WhowroteError, match="prompt_text"):
+        run_eval(cfg(split_file, out, limit=2), backend=ScriptedBackend())
+
+
 def test_prompt_budget_truncates_text(tmp_path, split_file):
     backend = ScriptedBackend()
     from whowrote.llm.prompting import SAFETY_TOKENS

@@ -17,8 +17,10 @@ from whowrote.style.edits import (
     html_text,
     lower,
     markdown_html_roundtrip,
+    one_blank_line,
     same_list_markers,
     sent_shuffle,
+    single_newlines,
     smart_quotes,
     split_sentences,
     star_bullets,
@@ -154,3 +156,11 @@ def test_regex_edits_are_linear_on_adversarial_input(text):
     plain_layout(text)
     same_list_markers(text)
     assert time.perf_counter() - t0 < 20
+
+
+def test_single_newlines_and_its_reverse_reading():
+    s = "Title\r\n\r\nFirst para.\nstill first.\n\n\n- one\n- two\n\nEnd"
+    assert single_newlines(s) == "Title\nFirst para.\nstill first.\n- one\n- two\nEnd"
+    assert one_blank_line(s) == "Title\n\nFirst para.\n\nstill first.\n\n- one\n\n- two\n\nEnd"
+    assert one_blank_line(single_newlines(s)) == one_blank_line(s) == one_blank_line(crlf(s))
+    assert one_blank_line("no breaks at all") == "no breaks at all"

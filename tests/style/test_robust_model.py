@@ -3,13 +3,16 @@ the distance to the training data and tells that read true."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from whowrote.style import StyleModel, load_model
 from whowrote.style.decision import decision_attributions, tree_attributions
-from whowrote.style.edits import crlf, lower, smart_quotes, star_bullets, to_ascii
+from whowrote.style.edits import crlf, lower, single_newlines, smart_quotes, star_bullets, to_ascii
 from whowrote.style.explain import CUES, sentence
+from whowrote.style.io import save_model
 from whowrote.style.model import log_transform
 
 
@@ -142,3 +145,26 @@ def test_markdown_cues_are_fragile_and_word_cues_are_not():
     model = load_model()
     assert is_fragile(model, "md_bullet") and is_fragile(model, "md_bold") and is_fragile(model, "bold_bullet")
     assert not is_fragile(model, "fw_the") and not is_fragile(model, "sent_len_std")
+
+
+def test_paragraph_reading_undoes_single_newlines_and_is_saved(corpus, tmp_path):
+    # the session-31 trial's reading: every run of line breaks as one blank line, after the canonical form
+    d = corpus.groupby(["genre", "provider"]).head(8).reset_index(drop=True)
+    texts, y = d["text"].tolist(), d["provider"].to_numpy()
+    paragraphed = [t for t in texts if single_newlines(t) != t]
+    assert len(paragraphed) >= 10
+    model = StyleModel(tree_iter=5, calibrate=False, canonical_paragraphs=True).fit(texts, y)
+    X = model.features(paragraphed)
+    for edit in (single_newlines, lambda t: crlf(single_newlines(t)), lambda t: t.replace("\n\n", "\n\n\n\n")):
+        np.testing.assert_array_equal(model.features([edit(t) for t in paragraphed]), X)
+    literal = StyleModel(tree_iter=5, calibrate=False)
+    assert not np.array_equal(literal.features(paragraphed), literal.features([single_newlines(t) for t in paragraphed]))
+    # the setting survives a save and load; a model without it records nothing (older readers refuse unknown settings)
+    save_model(model, tmp_path / "p")
+    assert json.loads((tmp_path / "p" / "model.json").read_text())["params"]["canonical_paragraphs"] is True
+    again = load_model(tmp_path / "p")
+    assert again.canonical_paragraphs
+    np.testing.assert_array_equal(again.predict_proba(paragraphed[:5]), model.predict_proba(paragraphed[:5]))
+    save_model(literal.fit(texts, y), tmp_path / "l")
+    assert "canonical_paragraphs" not in json.loads((tmp_path / "l" / "model.json").read_text())["params"]
+    assert not load_model(tmp_path / "l").canonical_paragraphs and not load_model().canonical_paragraphs

@@ -30,7 +30,7 @@ from whowrote.llm.metrics import summarize
 from whowrote.llm.prompting import FitResult, fit_messages
 from whowrote.task.examples import Example, load_examples
 from whowrote.task.parser import has_think, parse_answer, reason_words, reasoning
-from whowrote.task.prompts import build_messages, variant_labels
+from whowrote.task.prompts import PROMPT_TEXT, build_messages, variant_labels
 from whowrote.task.rewards import reward_terms
 from whowrote.types import WhowroteError, file_sha256
 
@@ -88,7 +88,7 @@ def _rewrite(path: Path, records: list[dict]) -> None:
 
 def _check_run(out: Path, cfg: EvalConfig) -> None:
     run_path = out / RUN
-    settings = {**cfg.run_settings(), "split_sha256": file_sha256(cfg.split)}
+    settings = {**cfg.run_settings(), "split_sha256": file_sha256(cfg.split), "prompt_text": PROMPT_TEXT}
     traces = out / TRACES
     # A run that failed before its first trace (bad endpoint, model that did not load) binds nothing.
     if run_path.exists() and traces.exists() and traces.stat().st_size > 0:

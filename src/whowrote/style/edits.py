@@ -206,20 +206,20 @@ def same_list_markers(text: str) -> str:
     return _STAR_BULLET.sub(r"\1-", text)
 
 
-_LINE_BREAKS = re.compile(r"\n+")
+_LINE_BREAKS = re.compile(r"[\r\n]+")  # a run of line breaks of any kind ("\r\n" included)
 
 
 def single_newlines(text: str) -> str:
     """Paragraphs separated by one line break instead of a blank line, as a word processor's
     plain-text export or some text fields write them (visible, and kept apart by the canonical form)."""
-    return _LINE_BREAKS.sub("\n", text.replace("\r\n", "\n"))
+    return _LINE_BREAKS.sub("\n", text)
 
 
 def one_blank_line(text: str) -> str:
     """Every run of line breaks as one blank line, the reverse of :func:`single_newlines`: a text and
     its single-newline copy read alike. ``StyleModel(canonical_paragraphs=True)`` reads texts this way
     after the canonical form (issue 17 trial, session 31: docs/predict.md)."""
-    return _LINE_BREAKS.sub("\n\n", text) if "\n" in text else text
+    return _LINE_BREAKS.sub("\n\n", text) if "\n" in text or "\r" in text else text
 
 
 def combined(text: str, seed: int = 0) -> str:

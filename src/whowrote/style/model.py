@@ -65,11 +65,11 @@ class StyleModel:
     """
 
     def __init__(self, feature_set: str = "full", canonical: bool = True, canonical_lists: bool = False,
-                 canonical_paragraphs: bool = False, C: float = 0.1, use_trees: bool = True,
+                 C: float = 0.1, use_trees: bool = True,
                  tree_iter: int = 300, tree_leaves: int = 15, tree_weight: float = 0.85, weighting: str = "sqrt",
                  seed: int = 0, calibrate: bool = True, abstain_below: float = -1.0, ood_quantile: float = 0.9,
                  target_accuracy: float = 0.9, min_words: int = 100, blend_iter: int = 0,
-                 blend_min_samples_leaf: int = 1000) -> None:
+                 blend_min_samples_leaf: int = 1000, canonical_paragraphs: bool = False) -> None:
         self.feature_set = feature_set
         self.canonical = canonical
         self.canonical_lists = canonical_lists

@@ -24,6 +24,9 @@ from collections.abc import Sequence
 from whowrote.types import PROVIDERS
 from whowrote.typography import plain_layout, to_ascii
 
+# How a prompt carries its text; an eval run records it, so a resumed run never mixes two readings.
+PROMPT_TEXT = "ascii+plain_layout"
+
 COMPANY: dict[str, str] = {"CLAUDE": "Anthropic", "CHATGPT": "OpenAI", "GEMINI": "Google"}
 PRODUCT: dict[str, str] = {"CLAUDE": "Claude", "CHATGPT": "ChatGPT", "GEMINI": "Gemini"}
 
