@@ -34,14 +34,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
+import pandas as pd
 from robustness import RECIPES, Features, corpus_args, indexed_corpus, timed_log
 from trial_noise import interval, topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style import StyleModel
 from whowrote.style.edits import edits
 from whowrote.style.heldout import three_way
 from whowrote.style.train import AUG_WEIGHT, fit_augmented
@@ -52,7 +55,7 @@ INNER_SEEDS = (100, 101, 102)
 N_BOOT = 2000
 
 
-def fit(feats: Features, recipe: str, train, seed: int):
+def fit(feats: Features, recipe: str, train: pd.DataFrame, seed: int) -> StyleModel:
     r = train["row_idx"].to_numpy()
     return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
                          train["genre"], topic_keys(train), calibrate=False, aug_weight=AUG_WEIGHT, seed=seed,
@@ -104,11 +107,13 @@ def main() -> None:
     res["decision"] = decide(res["diff"])
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "paragraph_reading.json", json.dumps(res, indent=1) + "\n")
-    np.savez(args.out / "paragraph_reading_rows.npz", **{k: np.asarray(v) for k, v in rows.items()})
+    tmp = args.out / ".paragraph_reading_rows.tmp.npz"
+    np.savez(tmp, **{k: np.asarray(v) for k, v in rows.items()})
+    os.replace(tmp, args.out / "paragraph_reading_rows.npz")
     print(json.dumps(res, indent=1))
 
 
-def summarise(rows: dict, names: list[str], topics: np.ndarray, seed: int) -> dict:
+def summarise(rows: dict[str, np.ndarray], names: list[str], topics: np.ndarray, seed: int) -> dict:
     """Each recipe's numbers and ``paragraphs`` minus ``default`` with paired topic-bootstrap intervals."""
     rng = np.random.default_rng(seed)
     w = topic_weights(topics, N_BOOT, rng)
@@ -132,7 +137,7 @@ def summarise(rows: dict, names: list[str], topics: np.ndarray, seed: int) -> di
 
     a, b = CANDIDATES
     out["diff"]["raw"] = interval(point(b, None) - point(a, None), inner(b, None) - inner(a, None))
-    for e in names[1:]:
+    for e in (n for n in names if n != "raw"):
         out["diff"]["drops"][e] = interval(point(b, e) - point(a, e), inner(b, e) - inner(a, e))
     boot, pt = np.zeros(N_BOOT), 0.0
     for g in genres:

@@ -16,7 +16,9 @@ and selective accuracy at the default abstain rule plus the accuracy-coverage cu
 Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one edited copy per
 training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read alike), ``blend75``
 (the default with ``train-probe --blend-iter 75``'s second tree ensemble; it reads the default's
-cached features) and ``legacy`` (the previous default: raw text, a truncated copy only). Every
+cached features), ``paragraphs`` (the default reading every line break as a paragraph break:
+session 31's trial, ``benchmarks/paragraph_reading.py``) and ``legacy`` (the previous default: raw
+text, a truncated copy only). Every
 setting is fixed in the library; nothing here is tuned on a test split.
 
     OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
 
@@ -112,7 +115,9 @@ class Features:
                 fn = edits(seed)[edit]
                 texts = [fn(t) for t in texts]
             X = featurise(texts)
-        np.save(f, X)
+        tmp = f.with_name(f".{f.stem}.tmp{os.getpid()}.npy")  # whole or absent: a killed run leaves no torn cache
+        np.save(tmp, X)
+        os.replace(tmp, f)
         self.log(f"  features {recipe}/{edit}: {len(rows)} texts in {time.perf_counter() - t0:.0f}s")
         return X
 
@@ -157,8 +162,9 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
         Xe = {e: feats.get(recipe, sub_rows, e, args.seed) for e in edits()}
         pred = model.classes_[fitted[tname][2].argmax(axis=1)]
         out[tname] = {"raw_all": accuracies(model, Xraw, y_all),
+                      # true -> predicted, every text (every label of a test set is one the model was fitted on)
                       "confusion": {c: {k: int(((y_all == c) & (pred == k)).sum()) for k in model.classes_}
-                                    for c in model.classes_ if (y_all == c).any()},  # true -> predicted, every text
+                                    for c in model.classes_ if (y_all == c).any()},
                       "edits": {e: accuracies(model, X, y) for e, X in Xe.items()},
                       "drops": drop_intervals(model, Xe, y, topic_keys(sub).to_numpy(), args.seed),
                       "edits_by_genre": {g: {e: accuracies(model, X[gm], y[gm])["accuracy"] for e, X in Xe.items()}

@@ -356,3 +356,13 @@ def test_a_command_with_shell_variables_still_has_its_option_names_checked(monke
         _check_option_names(DocCommand("x", ("python", "benchmarks/robustness.py", "--corpus", "X", "--nope"),
                                        options_only=True), monkeypatch)
     assert any(c.options_only for c in COMMANDS)  # the docs do use variables ($C in docs/train.md)
+
+
+def test_eval_edit_help_names_every_edit_of_the_suite():
+    from whowrote.cli import _build_app
+    from whowrote.style.edits import edits
+
+    cmd = typer.main.get_command(_build_app())
+    ctx = cmd.make_context("whowrote", [], resilient_parsing=True)
+    [edit] = [p for p in cmd.get_command(ctx, "eval").params if "--edit" in p.opts]
+    assert all(name in edit.help for name in edits() if name != "raw"), edit.help

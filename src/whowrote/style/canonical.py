@@ -8,8 +8,9 @@ edits, because ``whowrote predict`` needs it on every text and nothing else of t
 regexes are not compiled at its start-up. ``to_ascii`` itself lives in :mod:`whowrote.typography`
 (the task's prompts use it too); ``whowrote.style.edits`` re-exports both functions.
 
-Both are exact and cheap on the common inputs: an ASCII text is returned (lower-cased) as it is,
-and a non-ASCII one is replaced only for the typographic characters it holds.
+Both are exact and cheap on the common inputs: an ASCII text with plain line ends is returned
+lower-cased and otherwise as it is, and a non-ASCII one is replaced only for the typographic
+characters it holds.
 """
 
 from __future__ import annotations
