@@ -16,11 +16,12 @@ def test_readme_python_block_runs(tmp_path, monkeypatch, capsys):
     (tmp_path / "shared").symlink_to(SHARED)
     work = tmp_path / "work"
     work.mkdir()
-    (work / "post.md").write_text((REPO / "examples" / "post.md").read_text())
+    (work / "examples").mkdir()
+    (work / "examples" / "post.md").write_text((REPO / "examples" / "post.md").read_text())
     monkeypatch.chdir(work)
     scope: dict = {}
     exec(compile(block.group(1), "README.md", "exec"), scope)
     out = capsys.readouterr().out
     assert any(p in out for p in ("CLAUDE", "CHATGPT", "GEMINI", "OTHER"))
     assert set(scope["splits"]) >= {"train", "val"} and len(scope["corpus"]) == 181
-    assert Path("post.md").exists()
+    assert Path("examples/post.md").exists()

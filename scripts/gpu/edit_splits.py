@@ -23,7 +23,7 @@ from pathlib import Path
 from whowrote.data import load_corpus
 from whowrote.style.edits import edits
 from whowrote.train.data import balanced_subset, read_rows, write_rows
-from whowrote.types import PROVIDERS
+from whowrote.types import PROVIDERS, WhowroteError
 
 COLS = ("id", "text", "provider", "model", "genre", "topic")
 
@@ -45,7 +45,11 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=12000, help="as prepare_data.py cut the ladder's texts")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
-    val = read_rows(a.val)
+    try:
+        val = read_rows(a.val)
+    except WhowroteError as e:  # one line: the val split comes from prepare_data.py (docs/predict.md)
+        raise SystemExit(f"error: {e} (make it first: python scripts/gpu/prepare_data.py --corpus ../shared/corpus "
+                         "--out .gguf/data --files blogs,debates,fiction,longform --max-chars 12000)") from None
     for name, edit in edits(a.seed).items():  # the table `whowrote eval --edit NAME` applies
         if name != "raw":
             write_rows(a.out / f"val.{name}.jsonl.gz", [{**r, "text": edit(r["text"])} for r in val])

@@ -38,7 +38,7 @@ COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
 }
 GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 
-DATA_EXTRA = "pip install 'whowrote[data]'"
+DATA_EXTRA = "pip install '.[data]' in the whowrote checkout"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BINARY_PROBE = 8192  # bytes looked at for a NUL
 

@@ -231,16 +231,16 @@ def test_split_without_datasets_api_and_cli_agree(corpus_files, tmp_path, capsys
     monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
     code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "o")], capsys)
     assert code == 0, err
-    assert "hf layout not written" in err and "pip install 'whowrote[data]'" in err
-    with pytest.warns(UserWarning, match=r"hf layout not written.*whowrote\[data\]"):
+    assert "hf layout not written" in err and "pip install '.[data]' in the whowrote checkout" in err
+    with pytest.warns(UserWarning, match=r"hf layout not written.*'\.\[data\]' in the whowrote checkout"):
         write_splits(result.splits, tmp_path / "api", result.info)
     for folder in (tmp_path / "o", tmp_path / "api"):
         assert (folder / "train.jsonl").exists() and (folder / "qa" / "train.jsonl").exists()
         assert not (folder / "hf").exists()
     assert (tmp_path / "o" / "train.jsonl").read_bytes() == (tmp_path / "api" / "train.jsonl").read_bytes()
     code, _, err = run(["data", "split", str(src), "--out", str(tmp_path / "p"), "--format", "hf"], capsys)
-    assert code == 1 and "pip install 'whowrote[data]'" in err and not (tmp_path / "p").exists()
-    with pytest.raises(WhowroteError, match=r"pip install 'whowrote\[data\]'"):
+    assert code == 1 and "pip install '.[data]' in the whowrote checkout" in err and not (tmp_path / "p").exists()
+    with pytest.raises(WhowroteError, match=r"pip install '\.\[data\]' in the whowrote checkout"):
         write_splits(result.splits, tmp_path / "q", result.info, formats=["hf"])
     assert not (tmp_path / "q").exists()
 

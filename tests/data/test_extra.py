@@ -43,7 +43,7 @@ def test_commands_needing_the_data_extra_say_so_in_one_line(corpus_files, tmp_pa
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "whowrote: error: this command needs the data extra (pandas, pyarrow, scikit-learn, scipy, PyYAML "
-        "not installed): pip install 'whowrote[data]'"]
+        "not installed): pip install '.[data]' in the whowrote checkout"]
     assert not [p for p in tmp_path.iterdir()]  # nothing written
 
 

@@ -84,7 +84,7 @@ def test_parquet_without_pyarrow_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     (item,) = iter_items([str(tmp_path / "t.parquet")])
-    assert item.error == "reading Parquet needs the data extra (pyarrow): pip install 'whowrote[data]'"
+    assert item.error == "reading Parquet needs the data extra (pyarrow): pip install '.[data]' in the whowrote checkout"
 
 
 def test_plain_inputs_do_not_import_pyarrow(tmp_path):

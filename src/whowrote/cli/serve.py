@@ -59,7 +59,7 @@ def serve(
         from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, usable_cores
         from whowrote.style import load_model
     except ImportError as e:
-        raise WhowroteError(f"whowrote serve needs the [serve] extra: pip install 'whowrote[serve]' ({e})") from e
+        raise WhowroteError(f"whowrote serve needs the [serve] extra: pip install '.[serve]' in the whowrote checkout ({e})") from e
 
     if not is_loopback(host):
         typer.secho(

@@ -159,7 +159,7 @@ def token_counts(texts: pd.Series, tokenizer: str | None) -> pd.Series:
     try:
         from transformers import AutoTokenizer
     except ImportError:
-        raise WhowroteError("--max-tokens needs transformers: pip install 'whowrote[llm]'") from None
+        raise WhowroteError("--max-tokens needs transformers: pip install '.[llm]' in the whowrote checkout") from None
     try:
         tok = AutoTokenizer.from_pretrained(tokenizer)
     except Exception as e:  # missing folder, offline without cache, bad files: all one message

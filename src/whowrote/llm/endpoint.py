@@ -1,6 +1,6 @@
 """An OpenAI-compatible chat-completions backend (vLLM, SGLang, llama.cpp server, hosted APIs).
 
-Requests go through the official ``openai`` SDK (``pip install 'whowrote[llm]'``), pointed at the
+Requests go through the official ``openai`` SDK (``pip install '.[llm]'`` in the whowrote checkout), pointed at the
 server by ``base_url``:
 
 - the SDK retries connection errors, timeouts, 408/409/429 and 5xx with its jittered exponential
@@ -43,7 +43,7 @@ def _openai() -> Any:
     try:
         import openai
     except ImportError:
-        raise WhowroteError("the endpoint backend needs the openai package: pip install 'whowrote[llm]'") from None
+        raise WhowroteError("the endpoint backend needs the openai package: pip install '.[llm]' in the whowrote checkout") from None
     return openai
 
 

@@ -4,7 +4,7 @@
 Prompts are rendered with the model's chat template and sent as token ids, so the text the
 model sees is byte-identical to the transformers backend's. Each request gets its own seed
 (``params.seed + position``): the samples do not depend on how vLLM batches the requests. vLLM
-runs on GPUs only and is an optional extra (``pip install 'whowrote[vllm]'``); this module imports
+runs on GPUs only and is an optional extra (``pip install '.[vllm]'`` in the whowrote checkout); this module imports
 it inside functions so ``whowrote.llm`` stays importable without it.
 """
 
@@ -25,7 +25,7 @@ FINISH = {"stop": "stop", "length": "length"}  # anything else (abort, error) is
 def require_vllm() -> None:
     """A clear error instead of an ImportError deep inside a run."""
     if importlib.util.find_spec("vllm") is None:
-        raise WhowroteError("the vllm backend needs vLLM (GPU only): pip install 'whowrote[vllm]'")
+        raise WhowroteError("the vllm backend needs vLLM (GPU only): pip install '.[vllm]' in the whowrote checkout")
 
 
 def sampling_kwargs(params: SamplingParams, stop: Iterable[int], seed: int) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def load_encoder():
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
         raise WhowroteError(
-            f"the content probe needs the study extra ({e.name} missing): pip install 'whowrote[study]'"
+            f"the content probe needs the study extra ({e.name} missing): pip install '.[study]' in the whowrote checkout"
         ) from e
     try:  # the study shows its own progress; keep transformers' loading bars quiet
         from transformers.utils import logging as hf_logging

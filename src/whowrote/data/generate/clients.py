@@ -331,5 +331,5 @@ def make_client(spec: ModelSpec, plan: Plan, backend: Any = None) -> Client:
                "google": GoogleClient}[spec.api]
         return cls(spec, plan)
     except ImportError as e:
-        raise WhowroteError(f"model {spec.name!r} needs the {spec.api} SDK: pip install 'whowrote[generate]' "
+        raise WhowroteError(f"model {spec.name!r} needs the {spec.api} SDK: pip install '.[generate]' in the whowrote checkout "
                             f"({e})") from None
