@@ -58,7 +58,7 @@ def test_vllm_api_without_vllm_is_one_clear_line(tmp_path):
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vllm is installed here")
     plan = _local_plan(tmp_path, "/nonexistent-model", api="vllm")
-    with pytest.raises(WhowroteError, match=r"pip install 'whowrote\[vllm\]'"):
+    with pytest.raises(WhowroteError, match=r"pip install '\.\[vllm\]' in the whowrote checkout"):
         run(plan, tmp_path / "out", log=lambda m: None)
 
 

@@ -203,7 +203,7 @@ def test_missing_openai_package_names_the_extra(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "openai", None)  # import openai -> ImportError
-    with pytest.raises(WhowroteError, match=r"needs the openai package: pip install 'whowrote\[llm\]'"):
+    with pytest.raises(WhowroteError, match=r"needs the openai package: pip install '\.\[llm\]' in the whowrote checkout"):
         OpenAIBackend("http://127.0.0.1:9/v1", "m")
 
 

@@ -114,7 +114,7 @@ def test_missing_vllm_is_a_clear_error(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real(name, *a))
-    with pytest.raises(WhowroteError, match="pip install 'whowrote\\[vllm\\]'"):
+    with pytest.raises(WhowroteError, match=r"pip install '\.\[vllm\]' in the whowrote checkout"):
         require_vllm()
     with pytest.raises(WhowroteError, match="vLLM"):
         VLLMBackend("some/model")
