@@ -20,13 +20,12 @@ import argparse
 import json
 
 import numpy as np
-from robustness import RECIPES, Features, corpus_args, indexed_corpus, timed_log
+from robustness import RECIPES, Features, corpus_args, fit_recipe, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.data.splits import topic_holdout_split
 from whowrote.style import StyleModel
 from whowrote.style.heldout import accuracies
-from whowrote.style.train import AUG_WEIGHT, fit_augmented
 from whowrote.style.transcript import assistant_turns
 
 GENERIC = "Could you write this for me?"
@@ -54,11 +53,8 @@ def main() -> None:
     splits = topic_holdout_split(corpus, seed=args.seed, balance=False)
     train, val = splits["train"], splits["val"]
     feats = Features(corpus, args.cache, log)
-    r = train["row_idx"].to_numpy()
-    model = fit_augmented(feats.get("default", r, "raw"), feats.get("default", r, "train_copy", args.seed),
-                          train["provider"], train["genre"], topic_keys(train), calibrate=False,
-                          aug_weight=AUG_WEIGHT, seed=args.seed, **RECIPES["default"])
-    log(f"fitted on {len(r)} texts; scoring {len(val)} held-out texts")
+    model = fit_recipe(feats, "default", train, args.seed)
+    log(f"fitted on {len(train)} texts; scoring {len(val)} held-out texts")
     featurise = StyleModel(**RECIPES["default"]).features
     y = val["provider"].to_numpy(object)
     results: dict = {"n": int(len(val)), "raw": accuracies(model, feats.get("default", val["row_idx"].to_numpy(), "raw"), y)}

@@ -38,28 +38,18 @@ import os
 import time
 
 import numpy as np
-import pandas as pd
-from robustness import RECIPES, Features, corpus_args, indexed_corpus, timed_log
+from robustness import Features, corpus_args, fit_recipe, indexed_corpus, timed_log
 from trial_noise import interval, topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
-from whowrote.style import StyleModel
 from whowrote.style.edits import edits
 from whowrote.style.heldout import three_way
-from whowrote.style.train import AUG_WEIGHT, fit_augmented
 from whowrote.types import OTHER
 
 CANDIDATES = ("default", "paragraphs")
 INNER_SEEDS = (100, 101, 102)
 N_BOOT = 2000
-
-
-def fit(feats: Features, recipe: str, train: pd.DataFrame, seed: int) -> StyleModel:
-    r = train["row_idx"].to_numpy()
-    return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
-                         train["genre"], topic_keys(train), calibrate=False, aug_weight=AUG_WEIGHT, seed=seed,
-                         **RECIPES[recipe])
 
 
 def decide(d: dict) -> dict:
@@ -86,7 +76,7 @@ def main() -> None:
     for recipe in CANDIDATES:
         right = {e: [] for e in names}
         for s, v in zip(INNER_SEEDS, inner_val, strict=True):
-            model = fit(feats, recipe, topic_holdout_split(outer, seed=s, balance=False)["train"], args.seed)
+            model = fit_recipe(feats, recipe, topic_holdout_split(outer, seed=s, balance=False)["train"], args.seed)
             r, y = v["row_idx"].to_numpy(), v["provider"].to_numpy(object)
             for e in names:
                 P = model.predict_proba(feats.get(recipe, r, e, args.seed))
@@ -96,7 +86,7 @@ def main() -> None:
             rows[f"inner|{recipe}|{e}"] = np.concatenate(right[e])
         for g in sorted(set(outer["genre"])):
             test = outer[(outer["genre"] == g) & (outer["provider"] != OTHER)]
-            model = fit(feats, recipe, outer[outer["genre"] != g], args.seed)
+            model = fit_recipe(feats, recipe, outer[outer["genre"] != g], args.seed)
             P = model.predict_proba(feats.get(recipe, test["row_idx"].to_numpy(), "raw"))
             rows[f"logo|{recipe}|{g}"] = three_way(model, P) == test["provider"].to_numpy(object)
             rows[f"logo_topics|{g}"] = topic_keys(test).to_numpy()

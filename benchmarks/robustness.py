@@ -47,7 +47,7 @@ from whowrote.data.generations import NEW, OLD, generation
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.edits import edits
-from whowrote.style.heldout import accuracies, capped, logo_report
+from whowrote.style.heldout import accuracies, capped, logo_report, proba_accuracies
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
 # same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md);
@@ -144,13 +144,9 @@ def indexed_corpus(paths, sample: int = 0):
 
 def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict, dict]:
     """Fit on ``train``; score every test frame raw and (on a capped sample) under every edit."""
-    r = train["row_idx"].to_numpy()
     t0 = time.perf_counter()
-    model = fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", args.seed),
-                          train["provider"], train["genre"], topic_keys(train), calibrate=False,
-                          aug_weight=AUG_WEIGHT if recipe != "legacy" else LEGACY_AUG_WEIGHT,
-                          seed=args.seed, **RECIPES[recipe])
-    log(f"{name}/{recipe}: fitted on {len(r)} texts in {time.perf_counter() - t0:.0f}s")
+    model = fit_recipe(feats, recipe, train, args.seed)
+    log(f"{name}/{recipe}: fitted on {len(train)} texts in {time.perf_counter() - t0:.0f}s")
     out, fitted = {}, {}
     for tname, test in tests.items():
         rows = test["row_idx"].to_numpy()
@@ -159,26 +155,38 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
         fitted[tname] = (tname, model, model.logits(Xraw), y_all, model.distance(Xraw))
         sub = capped(test, args.cap, args.seed)
         sub_rows, y = sub["row_idx"].to_numpy(), sub["provider"].to_numpy(object)
-        Xe = {e: feats.get(recipe, sub_rows, e, args.seed) for e in edits()}
+        Pe = {e: model.predict_proba(feats.get(recipe, sub_rows, e, args.seed)) for e in edits()}  # once per edit
         pred = model.classes_[fitted[tname][2].argmax(axis=1)]
+        genres = sub["genre"].to_numpy(object)
         out[tname] = {"raw_all": accuracies(model, Xraw, y_all),
                       # true -> predicted, every text (every label of a test set is one the model was fitted on)
                       "confusion": {c: {k: int(((y_all == c) & (pred == k)).sum()) for k in model.classes_}
                                     for c in model.classes_ if (y_all == c).any()},
-                      "edits": {e: accuracies(model, X, y) for e, X in Xe.items()},
-                      "drops": drop_intervals(model, Xe, y, topic_keys(sub).to_numpy(), args.seed),
-                      "edits_by_genre": {g: {e: accuracies(model, X[gm], y[gm])["accuracy"] for e, X in Xe.items()}
-                                         for g in sorted(set(sub["genre"])) if (gm := (sub["genre"] == g).to_numpy()).any()}}
+                      "edits": {e: proba_accuracies(model, P, y) for e, P in Pe.items()},
+                      "drops": drop_intervals(model.classes_, Pe, y, topic_keys(sub).to_numpy(), args.seed),
+                      "edits_by_genre": {g: {e: proba_accuracies(model, P[genres == g], y[genres == g])["accuracy"]
+                                             for e, P in Pe.items()} for g in sorted(set(genres))}}
         ed = out[tname]["edits"]
         log(f"  {tname}: raw {ed['raw']['accuracy']:.3f} / 3-way {ed['raw']['accuracy_3way'] or 0:.3f}; "
             + ", ".join(f"{e} {v['accuracy']:.3f}" for e, v in ed.items() if e != "raw"))
     return out, fitted
 
 
-def drop_intervals(model, Xe: dict, y: np.ndarray, topics: np.ndarray, seed: int, n_boot: int = 2000) -> dict:
-    """Per edit, its 4-way drop (raw minus edited accuracy, points) with a 95 % interval from a paired
-    topic bootstrap (``trial_noise.py``'s: whole topics redrawn, the same ones for raw and edited)."""
-    right = {e: model.classes_[model.predict_proba(X).argmax(axis=1)] == y for e, X in Xe.items()}
+def fit_recipe(feats: Features, recipe: str, train, seed: int) -> StyleModel:
+    """A recipe fitted as ``train-probe`` fits it (with its training copies), uncalibrated, on ``train``'s rows."""
+    r = train["row_idx"].to_numpy()
+    return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
+                         train["genre"], topic_keys(train), calibrate=False,
+                         aug_weight=AUG_WEIGHT if recipe != "legacy" else LEGACY_AUG_WEIGHT, seed=seed,
+                         **RECIPES[recipe])
+
+
+def drop_intervals(classes: np.ndarray, Pe: dict, y: np.ndarray, topics: np.ndarray, seed: int,
+                   n_boot: int = 2000) -> dict:
+    """Per edit, its 4-way drop (raw minus edited accuracy, points) from the probabilities ``Pe[edit]``,
+    with a 95 % interval from a paired topic bootstrap (``trial_noise.py``'s: whole topics redrawn,
+    the same ones for raw and edited)."""
+    right = {e: classes[P.argmax(axis=1)] == y for e, P in Pe.items()}
     w = topic_weights(topics, n_boot, np.random.default_rng(seed))
     raw = weighted_mean(right["raw"], w)
     return {e: interval(float(right["raw"].mean() - r.mean()), raw - weighted_mean(r, w))

@@ -88,17 +88,27 @@ def tiny_model(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def cli_fails(capsys):
-    """``cli_fails(ARGS)`` runs ``whowrote ARGS`` in this process and returns its error line, asserting
-    exit status 1, exactly one line on stderr and no traceback."""
+def run_cli(capsys):
+    """``run_cli(ARGS)`` runs ``whowrote ARGS`` in this process: ``(exit status, stderr)``."""
     from whowrote.cli import main
 
-    def run(args: list[str]) -> str:
+    def run(args: list[str]) -> tuple[int, str]:
         capsys.readouterr()
         with pytest.raises(SystemExit) as e:
             main(args)
-        err = capsys.readouterr().err
-        assert e.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+        return e.value.code or 0, capsys.readouterr().err
+
+    return run
+
+
+@pytest.fixture
+def cli_fails(run_cli):
+    """``cli_fails(ARGS)`` runs ``whowrote ARGS`` in this process and returns its error line, asserting
+    exit status 1, exactly one line on stderr and no traceback."""
+
+    def run(args: list[str]) -> str:
+        code, err = run_cli(args)
+        assert code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
         return err
 
     return run

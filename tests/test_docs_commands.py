@@ -190,6 +190,9 @@ COMMANDS = doc_commands()
 USAGE_ERRORS = next(c for c in type(typer.BadParameter("")).__mro__ if c.__name__ == "ClickException")
 
 
+PARSE_ARGS = argparse.ArgumentParser.parse_args  # argparse's own (a test may patch it more than once)
+
+
 class _Parsed(Exception):
     """Raised from a patched ``parse_args`` once a script's arguments parsed."""
 
@@ -218,25 +221,33 @@ def _parse_whowrote(args: list[str]) -> None:
         cmd = sub
 
 
-def _parse_script(argv: list[str], cwd: str, monkeypatch) -> None:
+def _run_to_parser(argv: list[str], cwd: str, monkeypatch, parse: bool) -> argparse.ArgumentParser | None:
+    """Run the script ``argv[1]`` (with ``argv[2:]``) up to its ``parse_args`` and stop there, after
+    parsing them when ``parse``; its parser, or None when the script ended without calling it."""
     script = REPO / cwd / argv[1]
     assert script.is_file(), f"{argv[1]} does not exist"
+    seen: list[argparse.ArgumentParser] = []
 
-    original = argparse.ArgumentParser.parse_args
-
-    def parse_and_stop(self, args=None, namespace=None):
-        original(self, args, namespace)
+    def stop(self, args=None, namespace=None):
+        if parse:
+            PARSE_ARGS(self, args, namespace)
+        seen.append(self)
         raise _Parsed
 
-    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_and_stop)
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", stop)
     monkeypatch.setattr(sys, "argv", [str(script), *argv[2:]])
     monkeypatch.syspath_prepend(str(script.parent))
     try:
         runpy.run_path(str(script), run_name="__main__")
     except _Parsed:
-        return
-    # only a trial's `--table RESULTS.json` (print a results file's tables) may run to its end here
-    assert "--table" in argv, f"{argv[1]} finished without parsing its arguments with argparse"
+        return seen[-1]
+    return None
+
+
+def _parse_script(argv: list[str], cwd: str, monkeypatch) -> None:
+    if _run_to_parser(argv, cwd, monkeypatch, parse=True) is None:
+        # only a trial's `--table RESULTS.json` (print a results file's tables) may run to its end here
+        assert "--table" in argv, f"{argv[1]} finished without parsing its arguments with argparse"
 
 
 def _whowrote_options(args: list[str]) -> set[str]:
@@ -259,20 +270,9 @@ def _whowrote_options(args: list[str]) -> set[str]:
 
 def _script_options(argv: list[str], cwd: str, monkeypatch) -> set[str]:
     """The option names of a script's argparse parser (the script run up to its ``parse_args``)."""
-    script = REPO / cwd / argv[1]
-    assert script.is_file(), f"{argv[1]} does not exist"
-    seen: list[argparse.ArgumentParser] = []
-
-    def capture(self, args=None, namespace=None):
-        seen.append(self)
-        raise _Parsed
-
-    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
-    monkeypatch.setattr(sys, "argv", [str(script)])
-    monkeypatch.syspath_prepend(str(script.parent))
-    with pytest.raises(_Parsed):
-        runpy.run_path(str(script), run_name="__main__")
-    return set(seen[-1]._option_string_actions)
+    parser = _run_to_parser(argv[:2], cwd, monkeypatch, parse=False)
+    assert parser is not None, f"{argv[1]} does not parse its arguments with argparse"
+    return set(parser._option_string_actions)
 
 
 def _check_option_names(command: DocCommand, monkeypatch) -> None:

@@ -38,7 +38,12 @@ COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
 }
 GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 
-DATA_EXTRA = "pip install '.[data]' in the whowrote checkout"
+def install_hint(extra: str) -> str:
+    """How to install an optional extra (whowrote installs from its checkout, not from PyPI)."""
+    return f"pip install '.[{extra}]' in the whowrote checkout"
+
+
+DATA_EXTRA = install_hint("data")
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BINARY_PROBE = 8192  # bytes looked at for a NUL
 

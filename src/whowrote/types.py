@@ -1,5 +1,5 @@
 """Shapes shared by every part: the provider labels, the corpus table's columns, the user-facing
-error and plain-JSON conversion."""
+error, plain-JSON conversion, a file's sha256 and the cores a process may use."""
 
 from __future__ import annotations
 
@@ -57,3 +57,13 @@ def file_sha256(path: str | Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), not the machine's count."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)

@@ -29,7 +29,9 @@ def test_drop_is_raw_minus_edited_with_a_topic_interval() -> None:
     edited = raw.copy()
     edited[:8] = 1 - edited[:8]  # topics 0 and 1 wrong after the edit: 8 of 40 texts
     same = raw.copy()
-    d = drop_intervals(_Lookup(), {"raw": raw, "edit": edited, "same": same}, y, topics, seed=0, n_boot=500)
+    model = _Lookup()
+    Pe = {e: model.predict_proba(X) for e, X in {"raw": raw, "edit": edited, "same": same}.items()}
+    d = drop_intervals(model.classes_, Pe, y, topics, seed=0, n_boot=500)
     assert set(d) == {"edit", "same"}
     assert d["edit"]["diff"] == 20.0 and d["same"] == {"diff": 0.0, "lo": 0.0, "hi": 0.0, "sd": 0.0}
     # two of ten topics carry the whole drop: redrawing topics moves it widely, never below 0

@@ -5,38 +5,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from whowrote.cli import main
 from whowrote.data.outdir import OWNER
 
 from .conftest import read_rows, write_plan
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    return e.value.code or 0, capsys.readouterr().err
-
-
-def test_generate_refuses_a_users_folder(tmp_path, server, keys, capsys):
+def test_generate_refuses_a_users_folder(tmp_path, server, keys, run_cli):
     plan = write_plan(tmp_path, server().url, ("openai-compatible",))
     d = tmp_path / "foreign"
     d.mkdir()
     files = {"generated.jsonl": b'{"id": "mine", "text": "my own row"}\n', "notes.md": b"# notes\n"}
     for name, data in files.items():
         (d / name).write_bytes(data)
-    code, err = _run(["data", "generate", "--plan", str(plan), "--out", str(d), "-q"], capsys)
+    code, err = run_cli(["data", "generate", "--plan", str(plan), "--out", str(d), "-q"])
     assert code == 1 and err.count("\n") == 1 and "not empty" in err, err
     assert {p.name: p.read_bytes() for p in d.iterdir()} == files
 
 
-def test_generate_resumes_its_own_folder(tmp_path, server, keys, capsys):
+def test_generate_resumes_its_own_folder(tmp_path, server, keys, run_cli):
     plan = write_plan(tmp_path, server().url, ("openai-compatible",))
     out: Path = tmp_path / "out"
-    assert _run(["data", "generate", "--plan", str(plan), "--out", str(out), "-q"], capsys)[0] == 0
+    assert run_cli(["data", "generate", "--plan", str(plan), "--out", str(out), "-q"])[0] == 0
     rows = read_rows(out / "generated.jsonl")
     (out / OWNER).unlink()  # a run folder written before folders were marked
-    assert _run(["data", "generate", "--plan", str(plan), "--out", str(out), "-q"], capsys)[0] == 0
+    assert run_cli(["data", "generate", "--plan", str(plan), "--out", str(out), "-q"])[0] == 0
     assert read_rows(out / "generated.jsonl") == rows and rows  # nothing generated twice

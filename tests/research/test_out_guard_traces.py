@@ -6,10 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from whowrote.cli import main
-
 GOOD = {"completion": "<reason_why>Em dashes \u2014 everywhere.</reason_why>\n<answer>\nCLAUDE\n</answer>",
         "gold": "CLAUDE", "pred": "CLAUDE", "correct": True}
 
@@ -19,27 +15,20 @@ def _traces(path: Path) -> Path:
     return path
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    return e.value.code or 0, capsys.readouterr().err
-
-
-def test_traces_refuses_a_users_folder(tmp_path, capsys):
+def test_traces_refuses_a_users_folder(tmp_path, run_cli):
     src, d = _traces(tmp_path / "t.jsonl"), tmp_path / "userdir"
     d.mkdir()
     files = {"report.html": b"<p>my report</p>\n", "summary.json": b'{"mine": 1}\n'}
     for name, data in files.items():
         (d / name).write_bytes(data)
-    code, err = _run(["traces", str(d), str(src)], capsys)
+    code, err = run_cli(["traces", str(d), str(src)])
     assert code == 1 and err.count("\n") == 1 and "not empty" in err, err
     assert {p.name: p.read_bytes() for p in d.iterdir()} == files
 
 
-def test_traces_rewrites_its_own_report(tmp_path, capsys):
+def test_traces_rewrites_its_own_report(tmp_path, run_cli):
     src, out = _traces(tmp_path / "t.jsonl"), tmp_path / "report"
     for _ in range(2):
-        code, err = _run(["traces", str(out), str(src)], capsys)
+        code, err = run_cli(["traces", str(out), str(src)])
         assert code == 0, err
     assert json.loads((out / "summary.json").read_text())["t"]["n"] == 3

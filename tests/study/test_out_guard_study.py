@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from whowrote.cli import main
-
 ROWS = [{"id": f"r{i}", "text": f"Made-up note number {i}. It says little, briefly.",
          "model": "claude-opus-4" if i % 2 else "gpt-4o", "topic": f"t{i % 3}"} for i in range(6)]
 
@@ -37,31 +35,24 @@ def fake_study(monkeypatch):
     monkeypatch.setattr(run, "run_study", fake)
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    return e.value.code or 0, capsys.readouterr().err
-
-
-def test_study_refuses_a_users_folder(tmp_path, corpus_file, fake_study, capsys):
+def test_study_refuses_a_users_folder(tmp_path, corpus_file, fake_study, run_cli):
     d = tmp_path / "userdir"
     d.mkdir()
     files = {"summary.md": b"# my summary\n", "report.html": b"<p>mine</p>\n"}
     for name, data in files.items():
         (d / name).write_bytes(data)
-    code, err = _run(["study", str(corpus_file), "--out", str(d), "--no-progress"], capsys)
+    code, err = run_cli(["study", str(corpus_file), "--out", str(d), "--no-progress"])
     assert code == 1 and err.count("\n") == 1 and "not empty" in err, err
     assert {p.name: p.read_bytes() for p in d.iterdir()} == files
 
 
-def test_study_reruns_into_its_own_folder(tmp_path, corpus_file, fake_study, capsys):
+def test_study_reruns_into_its_own_folder(tmp_path, corpus_file, fake_study, run_cli):
     out = tmp_path / "o"
     for _ in range(2):
-        code, err = _run(["study", str(corpus_file), "--out", str(out), "--no-progress"], capsys)
+        code, err = run_cli(["study", str(corpus_file), "--out", str(out), "--no-progress"])
         assert code == 0, err
     legacy = tmp_path / "legacy"  # written before folders were marked: known by its summary.json
     legacy.mkdir()
     (legacy / "summary.json").write_text((out / "summary.json").read_text())
-    code, err = _run(["study", str(corpus_file), "--out", str(legacy), "--no-progress"], capsys)
+    code, err = run_cli(["study", str(corpus_file), "--out", str(legacy), "--no-progress"])
     assert code == 0, err

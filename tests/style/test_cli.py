@@ -147,7 +147,7 @@ def test_jobs_beyond_the_cpus_run_as_many_processes_as_cpus(tmp_path, corpus, mo
     monkeypatch.setattr(predict_cli, "attribute_stream", spy)
     (tmp_path / "t.jsonl").write_text(json.dumps({"text": corpus["text"].iloc[0]}) + "\n")
     for cpus, jobs, runs_as in ((3, "10000", 3), (1, "10000", 2), (1, "2", 2), (8, "1", 1)):
-        monkeypatch.setattr(predict_cli, "_usable_cpus", lambda cpus=cpus: cpus)
+        monkeypatch.setattr(predict_cli, "usable_cores", lambda cpus=cpus: cpus)
         res = run("predict", str(tmp_path / "t.jsonl"), "--jsonl", "--jobs", jobs)
         assert res.exit_code == 0 and asked[-1] == runs_as and len(res.stdout.splitlines()) == 1
 

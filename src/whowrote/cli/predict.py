@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from whowrote.cli.batches import attribute_stream, record
+from whowrote.types import usable_cores
 
 EXIT_PARTIAL = 3
 HELP = "Name the assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote each text, with its tells."
@@ -39,13 +40,6 @@ def _positive(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, not {n}")
     return n
-
-
-def _usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one)."""
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def parser() -> argparse.ArgumentParser:
@@ -126,7 +120,7 @@ def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     model = load_model(args.model_path)
     # more processes than CPUs only adds forks and memory; 2 stays 2 (the parallel path, checked on one core too)
-    jobs = min(args.jobs, max(2, _usable_cpus()))
+    jobs = min(args.jobs, max(2, usable_cores()))
     items = _held_back(iter_items(args.paths, column=args.column, defer=jobs > 1))
     out = sys.stdout
     writer = None

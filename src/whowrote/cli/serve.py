@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from whowrote.cli.app import app
+from whowrote.formats import install_hint
 from whowrote.types import WhowroteError
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -59,7 +60,7 @@ def serve(
         from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, usable_cores
         from whowrote.style import load_model
     except ImportError as e:
-        raise WhowroteError(f"whowrote serve needs the [serve] extra: pip install '.[serve]' in the whowrote checkout ({e})") from e
+        raise WhowroteError(f"whowrote serve needs the [serve] extra: {install_hint('serve')} ({e})") from e
 
     if not is_loopback(host):
         typer.secho(

@@ -70,10 +70,6 @@ def study(
 
 def _earlier_study(out: Path) -> bool:
     """A report folder a study wrote before folders were marked: its summary.json has the probes."""
-    import json
+    from whowrote.data.outdir import json_object
 
-    try:
-        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(summary, dict) and {"style_probe", "content_probe", "config"} <= summary.keys()
+    return {"style_probe", "content_probe", "config"} <= (json_object(out / "summary.json") or {}).keys()

@@ -30,6 +30,7 @@ from whowrote.data.splits import (
     topic_holdout_split,
     word_counts,
 )
+from whowrote.formats import install_hint
 from whowrote.types import WhowroteError
 
 SCHEMES: tuple[str, ...] = ("topic", "binary", "logo")
@@ -159,7 +160,7 @@ def token_counts(texts: pd.Series, tokenizer: str | None) -> pd.Series:
     try:
         from transformers import AutoTokenizer
     except ImportError:
-        raise WhowroteError("--max-tokens needs transformers: pip install '.[llm]' in the whowrote checkout") from None
+        raise WhowroteError(f"--max-tokens needs transformers: {install_hint('llm')}") from None
     try:
         tok = AutoTokenizer.from_pretrained(tokenizer)
     except Exception as e:  # missing folder, offline without cache, bad files: all one message

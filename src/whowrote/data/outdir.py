@@ -105,13 +105,19 @@ def _holds_entries(out: Path, follow_links: bool) -> bool:
     return any(out.iterdir())
 
 
-def owner(folder: Path) -> str | None:
-    """The command that marked ``folder`` as its own (:func:`claim_folder`), or None."""
+def json_object(path: Path) -> dict | None:
+    """The JSON object in ``path``, or None (missing, unreadable, not JSON, not an object): how the
+    ownership mark and the commands' tests for their earlier, unmarked folders read a file."""
     try:
-        data = json.loads((folder / OWNER).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data.get("written_by") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def owner(folder: Path) -> str | None:
+    """The command that marked ``folder`` as its own (:func:`claim_folder`), or None."""
+    return (json_object(folder / OWNER) or {}).get("written_by")
 
 
 def check_own_folder(out: Path, command: str, legacy: Callable[[Path], bool] | None = None) -> None:

@@ -23,6 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from whowrote.formats import install_hint
 from whowrote.llm.backends import Sample, SamplingParams, count_with, truncate_with
 from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 from whowrote.types import WhowroteError
@@ -43,7 +44,7 @@ def _openai() -> Any:
     try:
         import openai
     except ImportError:
-        raise WhowroteError("the endpoint backend needs the openai package: pip install '.[llm]' in the whowrote checkout") from None
+        raise WhowroteError(f"the endpoint backend needs the openai package: {install_hint('llm')}") from None
     return openai
 
 

@@ -118,11 +118,9 @@ def check_out(out: Path, own: Sequence[str | Path] = ()) -> None:
 
 def is_eval_run(out: Path) -> bool:
     """Whether ``out`` holds a ``run.json`` this harness wrote (every setting it records)."""
-    try:
-        old = json.loads((out / RUN).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(old, dict) and set(RUN_KEYS) - set(LEGACY_KEYS) <= old.keys()
+    from whowrote.data.outdir import json_object
+
+    return set(RUN_KEYS) - set(LEGACY_KEYS) <= (json_object(out / RUN) or {}).keys()
 
 
 def _only(folder: Path, files: list[Path]) -> bool:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from whowrote.formats import install_hint
 from whowrote.llm.backends import ChatTokens, Sample, SamplingParams, stop_ids
 from whowrote.llm.config import DEFAULT_TEMPLATE_KWARGS
 from whowrote.types import WhowroteError
@@ -25,7 +26,7 @@ FINISH = {"stop": "stop", "length": "length"}  # anything else (abort, error) is
 def require_vllm() -> None:
     """A clear error instead of an ImportError deep inside a run."""
     if importlib.util.find_spec("vllm") is None:
-        raise WhowroteError("the vllm backend needs vLLM (GPU only): pip install '.[vllm]' in the whowrote checkout")
+        raise WhowroteError(f"the vllm backend needs vLLM (GPU only): {install_hint('vllm')}")
 
 
 def sampling_kwargs(params: SamplingParams, stop: Iterable[int], seed: int) -> dict[str, Any]:

@@ -26,7 +26,6 @@ import asyncio
 import logging
 import math
 import multiprocessing
-import os
 import pickle
 from collections import deque
 from contextlib import suppress
@@ -39,7 +38,7 @@ from typing import Any
 import anyio
 
 from whowrote.serve.work import ApiError, predict_body, worker_main
-from whowrote.types import WhowroteError
+from whowrote.types import WhowroteError, usable_cores
 
 log = logging.getLogger("whowrote.serve")
 
@@ -48,14 +47,6 @@ MAX_WORKERS = 256
 MAX_QUEUE = 10_000
 START_TIMEOUT_S = 120.0  # a new worker's interpreter start and model load, on a busy machine
 RESTART_DELAY_S = 1.0  # between attempts when a replacement worker fails to start
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity), not the machine's count."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)

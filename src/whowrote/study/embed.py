@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from whowrote.formats import install_hint
 from whowrote.types import WhowroteError
 
 MAX_CHARS = 4000
@@ -32,7 +33,7 @@ def load_encoder():
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
         raise WhowroteError(
-            f"the content probe needs the study extra ({e.name} missing): pip install '.[study]' in the whowrote checkout"
+            f"the content probe needs the study extra ({e.name} missing): {install_hint('study')}"
         ) from e
     try:  # the study shows its own progress; keep transformers' loading bars quiet
         from transformers.utils import logging as hf_logging

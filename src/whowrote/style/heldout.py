@@ -33,7 +33,11 @@ def three_way(model, P: np.ndarray) -> np.ndarray:
 
 def accuracies(model, X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """4-way accuracy and 3-way accuracy (on the providers' texts) of a fitted model."""
-    P = model.predict_proba(X)
+    return proba_accuracies(model, model.predict_proba(X), y)
+
+
+def proba_accuracies(model, P: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """:func:`accuracies` of probabilities ``P`` the model has already given."""
     three = y != OTHER
     return {"n": int(len(y)), "accuracy": float((model.classes_[P.argmax(axis=1)] == y).mean()),
             "accuracy_3way": float((three_way(model, P)[three] == y[three]).mean()) if three.any() else None}

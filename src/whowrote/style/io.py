@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from whowrote.style.model import BLEND_PARAMS, PARAM_TYPES, StyleModel
+from whowrote.style.model import PARAM_TYPES, SWITCHED_PARAMS, StyleModel
 from whowrote.style.ood import FeatureDensity
 from whowrote.style.trees import ARRAY_FIELDS, TreeEnsemble
 from whowrote.types import WhowroteError
@@ -34,11 +34,8 @@ DEFAULT_DIR = Path(__file__).with_name("default_model")
 
 
 def saved_params(model: StyleModel) -> dict:
-    """The settings a model file records: the blend's and ``canonical_paragraphs`` only when on, so a
-    model without them stays readable by the versions before they existed (their loader refuses
-    unknown settings)."""
-    return {k: v for k, v in model.get_params().items()
-            if (model.blend_iter or k not in BLEND_PARAMS) and (model.canonical_paragraphs or k != "canonical_paragraphs")}
+    """The settings a model file records: the later ones (``SWITCHED_PARAMS``) only when switched on."""
+    return {k: v for k, v in model.get_params().items() if k not in SWITCHED_PARAMS or getattr(model, SWITCHED_PARAMS[k])}
 
 
 def save_model(model: StyleModel, path: str | Path) -> Path:

@@ -50,9 +50,12 @@ PARAM_TYPES: dict[str, type] = {
     "ood_quantile": float, "target_accuracy": float, "min_words": int, "blend_iter": int,
     "blend_min_samples_leaf": int,
 }
-# the second tree ensemble's settings: recorded (model file, served card) only when blend_iter > 0, so a
-# model without a blend reads as before blend_iter existed
-BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")
+# Settings added after model files existed, each with the setting that switches it on: recorded (model
+# file; the served card, the blend's) only when on, so a model without them reads as before they existed
+# (older loaders refuse unknown settings).
+SWITCHED_PARAMS = {"blend_iter": "blend_iter", "blend_min_samples_leaf": "blend_iter",
+                   "canonical_paragraphs": "canonical_paragraphs"}
+BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")  # the second tree ensemble's
 
 
 class StyleModel:

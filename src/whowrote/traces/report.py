@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from whowrote.data.outdir import check_own_folder
+from whowrote.data.outdir import check_own_folder, json_object
 from whowrote.study.figures import _plt, _png
 from whowrote.traces.analyze import FAMILIES
 
@@ -146,9 +146,5 @@ def write_report(stats: dict[str, dict[str, Any]], out: Path) -> list[Path]:
 
 def _earlier_report(out: Path) -> bool:
     """Whether ``out/summary.json`` is a trace report's: one stats object per source."""
-    try:
-        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return (isinstance(summary, dict) and bool(summary)
-            and all(isinstance(s, dict) and {"n", "n_with_reason"} <= s.keys() for s in summary.values()))
+    summary = json_object(out / "summary.json")
+    return bool(summary) and all(isinstance(s, dict) and {"n", "n_with_reason"} <= s.keys() for s in summary.values())

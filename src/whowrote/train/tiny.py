@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from whowrote.data.outdir import claim_folder
+from whowrote.data.outdir import claim_folder, json_object
 from whowrote.task.prompts import VARIANTS, system_prompt
 from whowrote.types import PROVIDERS
 
@@ -79,11 +79,9 @@ def build_tiny_model(out_dir: str | Path, *, hidden: int = 32, layers: int = 2, 
 
 def _earlier_tiny(out: Path) -> bool:
     """A tiny model saved before folders were marked: its tokenizer carries this module's template."""
-    import json
-
     try:
         if (out / "chat_template.jinja").is_file():
             return (out / "chat_template.jinja").read_text(encoding="utf-8") == CHATML
-        return json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8")).get("chat_template") == CHATML
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return False
+    return (json_object(out / "tokenizer_config.json") or {}).get("chat_template") == CHATML

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from whowrote.data.generate.plan import ModelSpec, Plan
+from whowrote.formats import install_hint
 from whowrote.types import WhowroteError
 
 # Finish reasons meaning "cut off at the output budget", as each API spells it.
@@ -331,5 +332,5 @@ def make_client(spec: ModelSpec, plan: Plan, backend: Any = None) -> Client:
                "google": GoogleClient}[spec.api]
         return cls(spec, plan)
     except ImportError as e:
-        raise WhowroteError(f"model {spec.name!r} needs the {spec.api} SDK: pip install '.[generate]' in the whowrote checkout "
+        raise WhowroteError(f"model {spec.name!r} needs the {spec.api} SDK: {install_hint('generate')} "
                             f"({e})") from None
