@@ -60,8 +60,10 @@ def decide(d: dict) -> dict:
     return {"checks": checks, "adopt": all(checks.values())}
 
 
-def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+def main(candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_reading", doc: str = __doc__) -> None:
+    """Run the protocol for ``candidates`` (the bundled recipe first), writing ``name``.json and
+    ``name``_rows.npz; ``benchmarks/layout_copies.py`` runs it for another candidate."""
+    ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]))
     args = ap.parse_args()
     log = timed_log()
     t0 = time.perf_counter()
@@ -73,7 +75,7 @@ def main() -> None:
     inner_val = [topic_holdout_split(outer, seed=s, balance=False)["val"] for s in INNER_SEEDS]
     val = np.concatenate([v["row_idx"].to_numpy() for v in inner_val])
     y_val = corpus["provider"].to_numpy(object)[val]
-    for recipe in CANDIDATES:
+    for recipe in candidates:
         right = {e: [] for e in names}
         for s, v in zip(INNER_SEEDS, inner_val, strict=True):
             model = fit_recipe(feats, recipe, topic_holdout_split(outer, seed=s, balance=False)["train"], args.seed)
@@ -91,25 +93,26 @@ def main() -> None:
             rows[f"logo|{recipe}|{g}"] = three_way(model, P) == test["provider"].to_numpy(object)
             rows[f"logo_topics|{g}"] = topic_keys(test).to_numpy()
             log(f"{recipe} LOGO {g}: 3-way {rows[f'logo|{recipe}|{g}'].mean():.3f}")
-    res = summarise(rows, names, topic_keys(corpus).to_numpy()[val], args.seed)
-    res.update({"command": "benchmarks/paragraph_reading.py", "seed": args.seed, "inner_seeds": list(INNER_SEEDS),
+    res = summarise(rows, names, topic_keys(corpus).to_numpy()[val], args.seed, candidates)
+    res.update({"command": f"benchmarks/{name}.py", "seed": args.seed, "inner_seeds": list(INNER_SEEDS),
                 "n_inner_val": len(y_val), "seconds": round(time.perf_counter() - t0)})
     res["decision"] = decide(res["diff"])
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "paragraph_reading.json", json.dumps(res, indent=1) + "\n")
-    tmp = args.out / ".paragraph_reading_rows.tmp.npz"
+    atomic_write(args.out / f"{name}.json", json.dumps(res, indent=1) + "\n")
+    tmp = args.out / f".{name}_rows.tmp.npz"
     np.savez(tmp, **{k: np.asarray(v) for k, v in rows.items()})
-    os.replace(tmp, args.out / "paragraph_reading_rows.npz")
+    os.replace(tmp, args.out / f"{name}_rows.npz")
     print(json.dumps(res, indent=1))
 
 
-def summarise(rows: dict[str, np.ndarray], names: list[str], topics: np.ndarray, seed: int) -> dict:
-    """Each recipe's numbers and ``paragraphs`` minus ``default`` with paired topic-bootstrap intervals."""
+def summarise(rows: dict[str, np.ndarray], names: list[str], topics: np.ndarray, seed: int,
+              candidates: tuple[str, str] = CANDIDATES) -> dict:
+    """Each recipe's numbers and the second minus the first with paired topic-bootstrap intervals."""
     rng = np.random.default_rng(seed)
     w = topic_weights(topics, N_BOOT, rng)
     genres = sorted(k.split("|")[2] for k in rows if k.startswith("logo|default|"))
     out: dict = {"recipes": {}, "diff": {"drops": {}}}
-    for recipe in CANDIDATES:
+    for recipe in candidates:
         raw = rows[f"inner|{recipe}|raw"]
         out["recipes"][recipe] = {"raw": round(float(raw.mean()), 4),
                                   "drops": {e: round(100 * float(raw.mean() - rows[f"inner|{recipe}|{e}"].mean()), 2)
@@ -125,7 +128,7 @@ def summarise(rows: dict[str, np.ndarray], names: list[str], topics: np.ndarray,
         raw = rows[f"inner|{recipe}|raw"].mean()
         return float(raw if e is None else raw - rows[f"inner|{recipe}|{e}"].mean())
 
-    a, b = CANDIDATES
+    a, b = candidates
     out["diff"]["raw"] = interval(point(b, None) - point(a, None), inner(b, None) - inner(a, None))
     for e in (n for n in names if n != "raw"):
         out["diff"]["drops"][e] = interval(point(b, e) - point(a, e), inner(b, e) - inner(a, e))

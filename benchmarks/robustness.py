@@ -55,10 +55,14 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 # paragraphs: the default reading every line break as a paragraph break (session 31's trial)
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
-           "paragraphs": {"canonical": True, "canonical_paragraphs": True}}
+           "paragraphs": {"canonical": True, "canonical_paragraphs": True},
+           "layout_copies": {"canonical": True}}
+# a recipe whose training copies differ from AUGMENTATIONS (session 32: one in four copies with its
+# paragraphs separated by single line breaks, benchmarks/layout_copies.py)
+COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single_newlines"),)}
 
 # a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
-FEATURES_OF = {"blend75": "default"}
+FEATURES_OF = {"blend75": "default", "layout_copies": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
@@ -90,13 +94,15 @@ class Features:
 
     def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
         """Rows' features; the unedited texts and the training copies are computed once for every row."""
+        groups = COPY_GROUPS.get(recipe, AUGMENTATIONS)
         recipe = FEATURES_OF.get(recipe, recipe)
         if edit in ("raw", "train_copy"):
-            return self._matrix(recipe, np.arange(len(self.corpus)), edit, seed)[rows]
-        return self._matrix(recipe, rows, edit, seed)
+            return self._matrix(recipe, np.arange(len(self.corpus)), edit, seed, groups)[rows]
+        return self._matrix(recipe, rows, edit, seed, groups)
 
-    def _matrix(self, recipe: str, rows: np.ndarray, edit: str, seed: int) -> np.ndarray:
-        mix = f"{AUGMENTATIONS}|{AUG_WEIGHT}" if edit == "train_copy" else ""  # a new mix is a new matrix
+    def _matrix(self, recipe: str, rows: np.ndarray, edit: str, seed: int,
+                groups: tuple[tuple[str, ...], ...] = AUGMENTATIONS) -> np.ndarray:
+        mix = f"{groups}|{AUG_WEIGHT}" if edit == "train_copy" else ""  # a new mix is a new matrix
         settings = json.dumps(RECIPES[recipe], sort_keys=True)
         key = hashlib.sha256(f"{recipe}|{settings}|{self.corpus_key}|{edit}|{seed}|{mix}".encode()
                              + rows.tobytes()).hexdigest()[:16]
@@ -107,7 +113,7 @@ class Features:
         texts = self.corpus["text"].to_numpy()[rows].tolist()
         featurise = StyleModel(**RECIPES[recipe]).features
         if edit == "train_copy" and recipe != "legacy":
-            X = copy_features(featurise, texts, seed)  # (rows, copies, features)
+            X = copy_features(featurise, texts, seed, groups)  # (rows, copies, features)
         else:
             if edit == "train_copy":
                 texts = truncated_copies(texts, seed)

@@ -134,14 +134,16 @@ last_chunk() {  # from whichever chunk travelled (every pN has the same MANIFEST
 }
 
 fits() {  # before sending: the tree a device call copies plus the largest chunk must stay under 64 MiB
+  # Counted as a tar counts (a 512-byte header per file, contents padded to 512): session 32's first
+  # call was refused at 64.9 MB of plain bytes, 67.4 MB counted this way (3,059 files).
   local limit=$((64 * 1048576)) tree chunk
   tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 -r stat -c %s 2>/dev/null |
-    awk '{s += $1} END {print s + 0}')
+    awk '{s += 512 + int(($1 + 511) / 512) * 512} END {print s + 0}')
   chunk=$(find .stage -name 'chunk.*' -printf '%s\n' 2>/dev/null | sort -n | tail -n 1) || true
   chunk=${chunk:-0}
-  echo "tree $tree + largest chunk $chunk = $((tree + chunk)) of $limit bytes"
-  (( tree + chunk <= limit - 2 * 1048576 )) ||
-    { echo "fits: too large for one call; make the chunks smaller: STAGE_CHUNK_BYTES=$((limit - 2 * 1048576 - tree)) bash scripts/gpu/stage.sh resplit" >&2; exit 1; }
+  echo "tree $tree (tar blocks) + largest chunk $chunk = $((tree + chunk)) of $limit bytes"
+  (( tree + chunk <= limit - 1048576 )) ||
+    { echo "fits: too large for one call; make the chunks smaller: STAGE_CHUNK_BYTES=$((limit - 1048576 - tree)) bash scripts/gpu/stage.sh resplit" >&2; exit 1; }
 }
 
 recv() {

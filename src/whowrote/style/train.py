@@ -25,7 +25,14 @@ from typing import Any
 import numpy as np
 
 from whowrote.data.outdir import check_own_folder, claim_folder
-from whowrote.style.edits import combined, first_chars, first_words, markdown_html_roundtrip, strip_markdown
+from whowrote.style.edits import (
+    combined,
+    first_chars,
+    first_words,
+    markdown_html_roundtrip,
+    single_newlines,
+    strip_markdown,
+)
 from whowrote.style.explain import typography_stats
 from whowrote.style.heldout import capped, edit_scores, evaluate, logo_report
 from whowrote.style.io import save_model
@@ -51,6 +58,7 @@ COPY_EDITS: dict[str, Callable[[str, int], str]] = {
     "plain_text": lambda t, n: strip_markdown(t),
     "markdown_html": lambda t, n: markdown_html_roundtrip(t),
     "combined": lambda t, n: combined(t, seed=n),
+    "single_newlines": lambda t, n: single_newlines(t),  # session 32's trial (benchmarks/layout_copies.py)
 }
 # Each training text gets one copy per group, its edit drawn at random from the group, at weight
 # AUG_WEIGHT each. The bundled model's recipe: one copy (truncated, plain text or all combined).
