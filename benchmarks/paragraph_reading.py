@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -60,11 +61,14 @@ def decide(d: dict) -> dict:
     return {"checks": checks, "adopt": all(checks.values())}
 
 
-def main(candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_reading", doc: str = __doc__) -> None:
-    """Run the protocol for ``candidates`` (the bundled recipe first), writing ``name``.json and
-    ``name``_rows.npz; ``benchmarks/layout_copies.py`` runs it for another candidate."""
-    ap = corpus_args(argparse.ArgumentParser(description=doc.split("\n\n")[0]))
-    args = ap.parse_args()
+def main() -> None:
+    run(corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])).parse_args())
+
+
+def run(args: argparse.Namespace, candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_reading",
+        inner_seeds: tuple[int, ...] = INNER_SEEDS) -> None:
+    """The protocol for ``candidates`` (the bundled recipe first), writing ``name``.json and
+    ``name``_rows.npz under ``args.out``; ``benchmarks/layout_copies.py`` runs it for other candidates."""
     log = timed_log()
     t0 = time.perf_counter()
     corpus = indexed_corpus(args.corpus)
@@ -72,12 +76,12 @@ def main(candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_readin
     outer = topic_holdout_split(corpus, seed=args.seed, balance=False)["train"]
     names = list(edits())
     rows: dict[str, np.ndarray] = {}
-    inner_val = [topic_holdout_split(outer, seed=s, balance=False)["val"] for s in INNER_SEEDS]
+    inner_val = [topic_holdout_split(outer, seed=s, balance=False)["val"] for s in inner_seeds]
     val = np.concatenate([v["row_idx"].to_numpy() for v in inner_val])
     y_val = corpus["provider"].to_numpy(object)[val]
     for recipe in candidates:
         right = {e: [] for e in names}
-        for s, v in zip(INNER_SEEDS, inner_val, strict=True):
+        for s, v in zip(inner_seeds, inner_val, strict=True):
             model = fit_recipe(feats, recipe, topic_holdout_split(outer, seed=s, balance=False)["train"], args.seed)
             r, y = v["row_idx"].to_numpy(), v["provider"].to_numpy(object)
             for e in names:
@@ -94,7 +98,7 @@ def main(candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_readin
             rows[f"logo_topics|{g}"] = topic_keys(test).to_numpy()
             log(f"{recipe} LOGO {g}: 3-way {rows[f'logo|{recipe}|{g}'].mean():.3f}")
     res = summarise(rows, names, topic_keys(corpus).to_numpy()[val], args.seed, candidates)
-    res.update({"command": f"benchmarks/{name}.py", "seed": args.seed, "inner_seeds": list(INNER_SEEDS),
+    res.update({"command": " ".join(["python", *sys.argv]), "seed": args.seed, "inner_seeds": list(inner_seeds),
                 "n_inner_val": len(y_val), "seconds": round(time.perf_counter() - t0)})
     res["decision"] = decide(res["diff"])
     args.out.mkdir(parents=True, exist_ok=True)

@@ -56,13 +56,15 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
            "paragraphs": {"canonical": True, "canonical_paragraphs": True},
-           "layout_copies": {"canonical": True}}
-# a recipe whose training copies differ from AUGMENTATIONS (session 32: one in four copies with its
-# paragraphs separated by single line breaks, benchmarks/layout_copies.py)
-COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single_newlines"),)}
+           "layout_copies": {"canonical": True}, "layout_half": {"canonical": True}}
+# recipes whose training copies differ from AUGMENTATIONS (session 32, benchmarks/layout_copies.py):
+# one copy in four with its paragraphs separated by single line breaks, or half of every kind of copy
+COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single_newlines"),),
+               "layout_half": (("truncated", "plain_text", "combined", "truncated+single_newlines",
+                                "plain_text+single_newlines", "combined+single_newlines"),)}
 
 # a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
-FEATURES_OF = {"blend75": "default", "layout_copies": "default"}
+FEATURES_OF = {"blend75": "default", "layout_copies": "default", "layout_half": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 

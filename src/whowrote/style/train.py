@@ -58,7 +58,11 @@ COPY_EDITS: dict[str, Callable[[str, int], str]] = {
     "plain_text": lambda t, n: strip_markdown(t),
     "markdown_html": lambda t, n: markdown_html_roundtrip(t),
     "combined": lambda t, n: combined(t, seed=n),
-    "single_newlines": lambda t, n: single_newlines(t),  # session 32's trial (benchmarks/layout_copies.py)
+    # session 32's trial (benchmarks/layout_copies.py): the layout edit alone, and after each copy edit
+    "single_newlines": lambda t, n: single_newlines(t),
+    "truncated+single_newlines": lambda t, n: single_newlines(first_words(t, n)),
+    "plain_text+single_newlines": lambda t, n: single_newlines(strip_markdown(t)),
+    "combined+single_newlines": lambda t, n: single_newlines(combined(t, seed=n)),
 }
 # Each training text gets one copy per group, its edit drawn at random from the group, at weight
 # AUG_WEIGHT each. The bundled model's recipe: one copy (truncated, plain text or all combined).
