@@ -56,15 +56,17 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
            "paragraphs": {"canonical": True, "canonical_paragraphs": True},
-           "layout_copies": {"canonical": True}, "layout_half": {"canonical": True}}
+           "layout_copies": {"canonical": True}, "layout_half": {"canonical": True}, "layout_extra": {"canonical": True}}
 # recipes whose training copies differ from AUGMENTATIONS (session 32, benchmarks/layout_copies.py):
-# one copy in four with its paragraphs separated by single line breaks, or half of every kind of copy
+# one copy in four with its paragraphs separated by single line breaks, half of every kind of copy,
+# or a second copy of every text: the text itself with single line breaks
 COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single_newlines"),),
                "layout_half": (("truncated", "plain_text", "combined", "truncated+single_newlines",
-                                "plain_text+single_newlines", "combined+single_newlines"),)}
+                                "plain_text+single_newlines", "combined+single_newlines"),),
+               "layout_extra": (*AUGMENTATIONS, ("single_newlines",))}
 
 # a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
-FEATURES_OF = {"blend75": "default", "layout_copies": "default", "layout_half": "default"}
+FEATURES_OF = {"blend75": "default", "layout_copies": "default", "layout_half": "default", "layout_extra": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
