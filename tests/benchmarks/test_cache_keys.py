@@ -72,3 +72,25 @@ def test_caches_follow_the_feature_code(tmp_path: Path, monkeypatch) -> None:
     changed.write_text(Path(whowrote.typography.__file__).read_text() + "\n# another reading\n")
     monkeypatch.setattr(whowrote.typography, "__file__", str(changed))
     assert code_key() != key and texts_key(["a text"]) != tkey
+
+
+def test_a_layout_recipe_reads_the_bundled_features_but_its_own_copies(tmp_path: Path) -> None:
+    # session 32: layout_copies / layout_half / layout_extra differ from the bundled recipe only in
+    # their training copies, so they share its edited features and keep their own copy matrices
+    import numpy as np
+    import robustness
+
+    from whowrote.style import StyleModel
+    from whowrote.style.train import edited_copies
+
+    texts = ["# A title\n\nOne paragraph here.\n\nAnother one, longer than the first.",
+             "- one\n- two\n\nDone and dusted.\n\nThe end."]
+    feats = robustness.Features(pd.DataFrame({"text": texts}), tmp_path, lambda msg: None)
+    rows = np.arange(2)
+    assert np.array_equal(feats.get("default", rows, "raw"), feats.get("layout_extra", rows, "raw"))
+    bundled, extra = feats.get("default", rows, "train_copy"), feats.get("layout_extra", rows, "train_copy")
+    assert bundled.shape[1] == 1 and extra.shape[1] == 2  # the bundled copy plus a single-newline copy
+    assert np.array_equal(extra[:, 0], bundled[:, 0])  # the bundled copy is the same draw
+    (layout,) = edited_copies(texts, 0, (("single_newlines",),))
+    assert "\n\n" not in layout[0] and np.array_equal(extra[:, 1], StyleModel(canonical=True).features(layout))
+    assert len(list(tmp_path.glob("default-train_copy-*.npy"))) == 2  # one matrix per copy mix

@@ -119,3 +119,19 @@ def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
     r = subprocess.run(["bash", str(tmp_path / "scripts" / "gpu" / "stage.sh"), "recv", "3"], capture_output=True,
                        text=True, env={**os.environ, **env}, timeout=60)
     assert r.returncode == 1 and "stage: chunk(s) p2 never arrived" in r.stdout, r.stdout + r.stderr
+
+
+def test_fits_counts_the_tree_as_a_tar_does(tmp_path):
+    # session 32: 64.9 MB of plain bytes was refused by the device tool, which counts a 512-byte header
+    # per file and pads each file to 512 bytes; fits must count the same way
+    _packed(tmp_path, os.urandom(1000), 1)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(".stage/\n")
+    for i in range(3):
+        (tmp_path / f"f{i}.txt").write_bytes(b"x" * 513)  # 1,536 bytes of tar: header + two blocks
+    r = _stage(tmp_path, "fits")
+    assert r.returncode == 0, r.stderr
+    # tracked-or-untracked files: .gitignore (512 + 512), stage.sh (512 + padded size), three f*.txt
+    script = (tmp_path / "scripts" / "gpu" / "stage.sh").stat().st_size
+    tree = 1024 + 512 + -(-script // 512) * 512 + 3 * 1536
+    assert f"tree {tree} (tar blocks) + largest chunk 1000 = {tree + 1000} of 67108864 bytes" in r.stdout

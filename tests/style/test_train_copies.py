@@ -73,3 +73,15 @@ def test_fit_augmented_takes_one_or_several_copies_per_row(rows):
     assert not np.allclose(both.coef_, one.coef_)
     with pytest.raises(ValueError):
         fit_augmented(X, Xa[:-1], y, genres, **params)
+
+
+def test_layout_copy_edits_are_their_base_edit_with_single_line_breaks():
+    # session 32's trial (benchmarks/layout_copies.py): "X+single_newlines" is copy edit X, then one
+    # line break between paragraphs; the words and their order are X's
+    from whowrote.style.train import COPY_EDITS
+
+    text = "# Title\n\nFirst paragraph with *some* words.\n\n- a point\n- another\n\nLast one, done."
+    for name in ("truncated", "plain_text", "combined"):
+        plain, layout = COPY_EDITS[name](text, 60), COPY_EDITS[f"{name}+single_newlines"](text, 60)
+        assert "\n\n" in plain and "\n\n" not in layout and "\n" in layout
+        assert layout.split() == plain.split()
