@@ -50,9 +50,15 @@ ROUNDS = {1: (("default", "layout_copies"), paragraph_reading.INNER_SEEDS),
           4: (("default", "layout_extra"), paragraph_reading.INNER_SEEDS),
           5: (("default", "layout_extra"), (103, 104, 105))}
 
-if __name__ == "__main__":
+
+def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--round", type=int, choices=sorted(ROUNDS), default=1)
     args = ap.parse_args()
     candidates, seeds = ROUNDS[args.round]
-    paragraph_reading.run(args, candidates, f"layout_copies_round{args.round}", seeds)
+    paragraph_reading.run(args, candidates, f"layout_copies_round{args.round}", seeds,
+                          command=f"benchmarks/layout_copies.py --round {args.round}")
+
+
+if __name__ == "__main__":
+    main()

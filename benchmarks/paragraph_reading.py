@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 
 import numpy as np
@@ -62,13 +61,15 @@ def decide(d: dict) -> dict:
 
 
 def main() -> None:
-    run(corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])).parse_args())
+    run(corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])).parse_args(),
+        command="benchmarks/paragraph_reading.py")
 
 
 def run(args: argparse.Namespace, candidates: tuple[str, str] = CANDIDATES, name: str = "paragraph_reading",
-        inner_seeds: tuple[int, ...] = INNER_SEEDS) -> None:
-    """The protocol for ``candidates`` (the bundled recipe first), writing ``name``.json and
-    ``name``_rows.npz under ``args.out``; ``benchmarks/layout_copies.py`` runs it for other candidates."""
+        inner_seeds: tuple[int, ...] = INNER_SEEDS, command: str = "") -> None:
+    """The protocol for ``candidates`` (the bundled recipe first), writing ``name``.json (``command``
+    recorded in it) and ``name``_rows.npz under ``args.out``; ``benchmarks/layout_copies.py`` runs it
+    for other candidates."""
     log = timed_log()
     t0 = time.perf_counter()
     corpus = indexed_corpus(args.corpus)
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace, candidates: tuple[str, str] = CANDIDATES, name
             rows[f"logo_topics|{g}"] = topic_keys(test).to_numpy()
             log(f"{recipe} LOGO {g}: 3-way {rows[f'logo|{recipe}|{g}'].mean():.3f}")
     res = summarise(rows, names, topic_keys(corpus).to_numpy()[val], args.seed, candidates)
-    res.update({"command": " ".join(["python", *sys.argv]), "seed": args.seed, "inner_seeds": list(inner_seeds),
+    res.update({"command": command, "seed": args.seed, "inner_seeds": list(inner_seeds),
                 "n_inner_val": len(y_val), "seconds": round(time.perf_counter() - t0)})
     res["decision"] = decide(res["diff"])
     args.out.mkdir(parents=True, exist_ok=True)
@@ -114,7 +115,7 @@ def summarise(rows: dict[str, np.ndarray], names: list[str], topics: np.ndarray,
     """Each recipe's numbers and the second minus the first with paired topic-bootstrap intervals."""
     rng = np.random.default_rng(seed)
     w = topic_weights(topics, N_BOOT, rng)
-    genres = sorted(k.split("|")[2] for k in rows if k.startswith("logo|default|"))
+    genres = sorted(k.split("|")[2] for k in rows if k.startswith(f"logo|{candidates[0]}|"))
     out: dict = {"recipes": {}, "diff": {"drops": {}}}
     for recipe in candidates:
         raw = rows[f"inner|{recipe}|raw"]

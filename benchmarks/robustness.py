@@ -17,8 +17,10 @@ Recipes: ``default`` (what ``whowrote train-probe`` trains: canonical text, one 
 training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read alike), ``blend75``
 (the default with ``train-probe --blend-iter 75``'s second tree ensemble; it reads the default's
 cached features), ``paragraphs`` (the default reading every line break as a paragraph break:
-session 31's trial, ``benchmarks/paragraph_reading.py``) and ``legacy`` (the previous default: raw
-text, a truncated copy only). Every
+session 31's trial, ``benchmarks/paragraph_reading.py``), ``layout_copies``, ``layout_half`` and
+``layout_extra`` (the default with other training copies, ``COPY_GROUPS``: session 32's trial,
+``benchmarks/layout_copies.py``) and ``legacy`` (the previous default: raw text, a truncated copy
+only). Every
 setting is fixed in the library; nothing here is tuned on a test split.
 
     OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
@@ -65,7 +67,8 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
                                 "plain_text+single_newlines", "combined+single_newlines"),),
                "layout_extra": (*AUGMENTATIONS, ("single_newlines",))}
 
-# a blend's settings change the fit, not the features: it reads its base recipe's cached matrices
+# a blend's settings and other training copies change the fit, not the features of a text: these
+# recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
 FEATURES_OF = {"blend75": "default", "layout_copies": "default", "layout_half": "default", "layout_extra": "default"}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 

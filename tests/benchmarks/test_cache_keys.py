@@ -93,4 +93,15 @@ def test_a_layout_recipe_reads_the_bundled_features_but_its_own_copies(tmp_path:
     assert np.array_equal(extra[:, 0], bundled[:, 0])  # the bundled copy is the same draw
     (layout,) = edited_copies(texts, 0, (("single_newlines",),))
     assert "\n\n" not in layout[0] and np.array_equal(extra[:, 1], StyleModel(canonical=True).features(layout))
-    assert len(list(tmp_path.glob("default-train_copy-*.npy"))) == 2  # one matrix per copy mix
+    for recipe in ("layout_copies", "layout_half"):
+        feats.get(recipe, rows, "train_copy")
+    assert len(list(tmp_path.glob("default-train_copy-*.npy"))) == 4  # one matrix per copy mix, no collision
+
+
+def test_every_copy_group_names_known_copy_edits() -> None:
+    import robustness
+
+    from whowrote.style.train import check_copies
+
+    for groups in robustness.COPY_GROUPS.values():
+        assert check_copies(groups) == groups

@@ -135,3 +135,9 @@ def test_fits_counts_the_tree_as_a_tar_does(tmp_path):
     script = (tmp_path / "scripts" / "gpu" / "stage.sh").stat().st_size
     tree = 1024 + 512 + -(-script // 512) * 512 + 3 * 1536
     assert f"tree {tree} (tar blocks) + largest chunk 1000 = {tree + 1000} of 67108864 bytes" in r.stdout
+    # a tree that leaves too little room: refused, with the chunk size that would fit
+    (tmp_path / "big.bin").write_bytes(b"\0" * (64 * 1048576 - 1048576 - tree - 1000))
+    r = _stage(tmp_path, "fits")
+    assert r.returncode == 1 and "too large for one call" in r.stderr
+    room = 64 * 1048576 - 1048576 - (tree + 512 + (64 * 1048576 - 1048576 - tree - 1000 + 511) // 512 * 512)
+    assert f"STAGE_CHUNK_BYTES={room} bash scripts/gpu/stage.sh resplit" in r.stderr

@@ -64,3 +64,19 @@ def test_a_users_folder_is_refused_and_its_own_model_folder_is_rewritten(tmp_pat
             main(["train-probe", "--corpus", str(src), "--out", str(out), "--no-check"])
         assert e.value.code in (0, None)
     assert {"model.json", "model.npz"} <= {p.name for p in out.iterdir()}
+
+
+def test_copies_name_the_training_copies_and_an_unknown_edit_is_refused_up_front(tmp_path, capsys):
+    src = _corpus(tmp_path / "c.jsonl", models=("claude-sonnet-4", "gpt-5"))
+    err = _fails(capsys, "--corpus", str(src), "--out", str(tmp_path / "bad"), "--no-check",
+                 "--copies", "truncated,typo_edit")
+    assert err.count("\n") == 1 and "unknown edit typo_edit" in err and "single_newlines" in err
+    assert "features of" not in err and not (tmp_path / "bad").exists()
+    out = tmp_path / "m"
+    with pytest.raises(SystemExit) as e:
+        main(["train-probe", "--corpus", str(src), "--out", str(out), "--no-check", "--tree-iter", "5",
+              "--copies", "truncated, plain_text", "--copies", "single_newlines"])
+    assert e.value.code in (0, None)
+    training = json.loads((out / "model.json").read_text(encoding="utf-8"))["training"]
+    assert training["augmentation"]["copies"] == [["truncated", "plain_text"], ["single_newlines"]]
+    assert "single_newlines" in (out / "MODEL_CARD.md").read_text(encoding="utf-8")

@@ -78,6 +78,7 @@ def test_fit_augmented_takes_one_or_several_copies_per_row(rows):
 def test_layout_copy_edits_are_their_base_edit_with_single_line_breaks():
     # session 32's trial (benchmarks/layout_copies.py): "X+single_newlines" is copy edit X, then one
     # line break between paragraphs; the words and their order are X's
+    from whowrote.style.edits import first_words, single_newlines
     from whowrote.style.train import COPY_EDITS
 
     text = "# Title\n\nFirst paragraph with *some* words.\n\n- a point\n- another\n\nLast one, done."
@@ -85,3 +86,6 @@ def test_layout_copy_edits_are_their_base_edit_with_single_line_breaks():
         plain, layout = COPY_EDITS[name](text, 60), COPY_EDITS[f"{name}+single_newlines"](text, 60)
         assert "\n\n" in plain and "\n\n" not in layout and "\n" in layout
         assert layout.split() == plain.split()
+    # a cut that bites (5 words): cut first, then the layout
+    cut = COPY_EDITS["truncated+single_newlines"](text, 5)
+    assert cut == single_newlines(first_words(text, 5)) and len(cut.split()) < len(text.split())

@@ -195,6 +195,11 @@ def register(app) -> None:
         blend_iter: Annotated[int, typer.Option(min=0, max=5000, help="Rounds of a second, large-leaf ensemble "
                                                 "averaged into the trees (bundled: 0, none; 75 reads unseen "
                                                 "genres better, docs/predict.md).")] = 0,
+        copies: Annotated[list[str] | None, typer.Option(
+            "--copies", help="One edited training copy per option, its edit drawn per text from the "
+                             "comma-separated names (bundled: truncated,plain_text,combined; add "
+                             "--copies single_newlines for a second copy with single line breaks, "
+                             "docs/predict.md).")] = None,
     ) -> None:
         """Train the stylometric model reproducibly and print its held-out metrics."""
         from whowrote.style.io import DEFAULT_DIR
@@ -203,10 +208,13 @@ def register(app) -> None:
         if not force and _same_dir(out, DEFAULT_DIR):
             raise WhowroteError(f"--out {out} is the bundled model: training there replaces the model every "
                                 "`whowrote predict` uses. Pick another folder (e.g. --out models/mine) or add --force")
+        from whowrote.style.train import AUGMENTATIONS
         from whowrote.style.train import train_probe as train
 
+        groups = [[name.strip() for name in c.split(",")] for c in copies] if copies else AUGMENTATIONS
         metrics = train([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
-                        log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter, blend_iter=blend_iter)
+                        log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter, blend_iter=blend_iter,
+                        copies=groups)
         print(json.dumps(metrics, indent=1))
 
 
