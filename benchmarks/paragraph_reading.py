@@ -77,13 +77,13 @@ def run(args: argparse.Namespace, candidates: tuple[str, str] = CANDIDATES, name
     outer = topic_holdout_split(corpus, seed=args.seed, balance=False)["train"]
     names = list(edits())
     rows: dict[str, np.ndarray] = {}
-    inner_val = [topic_holdout_split(outer, seed=s, balance=False)["val"] for s in inner_seeds]
-    val = np.concatenate([v["row_idx"].to_numpy() for v in inner_val])
-    y_val = corpus["provider"].to_numpy(object)[val]
+    inner = [topic_holdout_split(outer, seed=s, balance=False) for s in inner_seeds]  # once for both candidates
+    val = np.concatenate([split["val"]["row_idx"].to_numpy() for split in inner])
     for recipe in candidates:
         right = {e: [] for e in names}
-        for s, v in zip(inner_seeds, inner_val, strict=True):
-            model = fit_recipe(feats, recipe, topic_holdout_split(outer, seed=s, balance=False)["train"], args.seed)
+        for s, split in zip(inner_seeds, inner, strict=True):
+            model = fit_recipe(feats, recipe, split["train"], args.seed)
+            v = split["val"]
             r, y = v["row_idx"].to_numpy(), v["provider"].to_numpy(object)
             for e in names:
                 P = model.predict_proba(feats.get(recipe, r, e, args.seed))
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, candidates: tuple[str, str] = CANDIDATES, name
             log(f"{recipe} LOGO {g}: 3-way {rows[f'logo|{recipe}|{g}'].mean():.3f}")
     res = summarise(rows, names, topic_keys(corpus).to_numpy()[val], args.seed, candidates)
     res.update({"command": command, "seed": args.seed, "inner_seeds": list(inner_seeds),
-                "n_inner_val": len(y_val), "seconds": round(time.perf_counter() - t0)})
+                "n_inner_val": len(val), "seconds": round(time.perf_counter() - t0)})
     res["decision"] = decide(res["diff"])
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / f"{name}.json", json.dumps(res, indent=1) + "\n")

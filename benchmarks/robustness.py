@@ -57,8 +57,7 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 # paragraphs: the default reading every line break as a paragraph break (session 31's trial)
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
-           "paragraphs": {"canonical": True, "canonical_paragraphs": True},
-           "layout_copies": {"canonical": True}, "layout_half": {"canonical": True}, "layout_extra": {"canonical": True}}
+           "paragraphs": {"canonical": True, "canonical_paragraphs": True}}
 # recipes whose training copies differ from AUGMENTATIONS (session 32, benchmarks/layout_copies.py):
 # one copy in four with its paragraphs separated by single line breaks, half of every kind of copy,
 # or a second copy of every text: the text itself with single line breaks
@@ -66,10 +65,11 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
                "layout_half": (("truncated", "plain_text", "combined", "truncated+single_newlines",
                                 "plain_text+single_newlines", "combined+single_newlines"),),
                "layout_extra": (*AUGMENTATIONS, ("single_newlines",))}
+RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
 # recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
-FEATURES_OF = {"blend75": "default", "layout_copies": "default", "layout_half": "default", "layout_extra": "default"}
+FEATURES_OF = {"blend75": "default", **{recipe: "default" for recipe in COPY_GROUPS}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
