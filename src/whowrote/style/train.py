@@ -95,7 +95,7 @@ def check_copies(groups: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]
         bad = [name for name in g if name not in COPY_EDITS]
         if bad or not g:
             raise WhowroteError(f"copy group {','.join(g) or '(empty)'!r}: "
-                                f"{'unknown edit ' + ', '.join(bad) if bad else 'no edit'}; "
+                                f"{'unknown edit ' + ', '.join(b or '(an empty name)' for b in bad) if bad else 'no edit'}; "
                                 f"choose among {', '.join(COPY_EDITS)}")
     return out
 
