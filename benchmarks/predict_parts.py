@@ -6,8 +6,9 @@
 Runs the steps of ``whowrote.style.explain.attribute`` one by one on the bundled model (input
 checks, features, probabilities, distance, the decision attributions the tells need, the tells,
 ``to_dict`` + ``json.dumps``) and the whole ``attribute`` call, twice, and prints the second pass.
-Where the model has ``proba_distance`` (one tree walk gives the probabilities and the trees'
-credits), that walk is one step and "attributions" only picks the two compared classes.
+Where the model has ``proba_distance`` (one tree step gives the probabilities and either the trees'
+credits, "proba + credits", or since session 33 their leaves, "proba + leaves"), that is one step,
+and "attributions" picks the two compared classes' credits (summed there from the leaves).
 ``time.process_time`` (CPU time) is used so that other jobs on a shared machine disturb it less;
 run it under each source tree's ``PYTHONPATH`` to compare (the older ``decision_attributions`` +
 ``make_tells`` path is used where ``decision_support`` does not exist).
@@ -16,6 +17,7 @@ run it under each source tree's ``PYTHONPATH`` to compare (the older ``decision_
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import time
 from pathlib import Path
@@ -47,8 +49,11 @@ def parts(model, texts: list[str], n_tells: int) -> dict[str, float]:
         batch = texts[a:a + 256]
         checks = timed("inspect_text", lambda b=batch: [inspect_text(t) for t in b])
         X = timed("features", lambda c=checks: model.features([k.text for k in c]))
-        if hasattr(model, "proba_distance"):  # one tree walk: probabilities, distance and the trees' credits
-            P, far, C = timed("proba + credits", lambda x=X: model.proba_distance(x, credits=n_tells > 0))
+        if hasattr(model, "proba_distance"):  # one tree step: probabilities, distance and the trees' credits or leaves
+            if "leaves" in inspect.signature(model.proba_distance).parameters:  # the leaves; credits of two classes later
+                P, far, C = timed("proba + leaves", lambda x=X: model.proba_distance(x, leaves=n_tells > 0))
+            else:
+                P, far, C = timed("proba + credits", lambda x=X: model.proba_distance(x, credits=n_tells > 0))
             order = np.argsort(-P, axis=1)
             S = timed("attributions", lambda x=X, o=order, c=C: decision.decision_support(model, x, o[:, 0], o[:, 1], c))
             timed("tells", lambda x=X, s=S, o=order: explain.tells_of_rows(model, x, s, o[:, 0], o[:, 1], n_tells))

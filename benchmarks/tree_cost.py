@@ -5,10 +5,11 @@
 per text, and issue 11's chat target (1,000 chat answers at >= 2x ``c64209e``'s docs/s) is met by
 only 1-2 %. This fits a round's variants (round 7: ``current`` and ``leaf1000``) as the trials do (the outer train part, features
 from ``plain_route``'s cache), prints each ensemble's size, and times the one tree step predict runs
-(``decision.scores_and_credits``: scores and path credits in one walk) on the features of N chat
-answers, the ensembles interleaved, on one pinned core, CPU time; a round's tree-score blends are
+(``decision.scores_and_credits``: scores and path credits from one search for the leaves) on the
+features of N chat answers, the ensembles interleaved, on one pinned core, CPU time; a round's tree-score blends are
 walked as the one ensemble a shipped blend would be (``TreeEnsemble.weighted_sum``), and every
-ensemble's (row, tree) walk steps per text are counted (its work, free of the machine's noise)::
+ensemble's splits on the (row, tree) paths per text are counted (the credits' work, free of the
+machine's noise; the leaves' search costs about the number of splits of all trees)::
 
     OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/tree_cost.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/tree_settings --texts ../shared/corpus/chat.jsonl --n 2048 --round 7   # and --round 8, 10, 11
@@ -28,8 +29,8 @@ from robustness import corpus_args, timed_log
 from tree_settings import BLENDS, ROUNDS, split_settings, with_tree_settings
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.style.decision import scores_and_credits
-from whowrote.style.trees import WALK_ROWS, TreeEnsemble, log_transform
+from whowrote.style.decision import path_tables, scores_and_credits
+from whowrote.style.trees import TreeEnsemble, log_transform
 
 
 def size(trees: TreeEnsemble) -> dict[str, float]:
@@ -45,18 +46,12 @@ def size(trees: TreeEnsemble) -> dict[str, float]:
 
 
 def walk_steps(trees: TreeEnsemble, Z: np.ndarray) -> float:
-    """(row, tree) steps the walk takes per row of ``Z``, in blocks of ``WALK_ROWS`` rows as predict
-    walks them: its work, counted. A pair on a leaf that is not yet compacted away still takes a
-    step, which costs little, so this tracks the walk's time only roughly (round 10)."""
-    steps = 0
-
-    def count(active: np.ndarray, _step: np.ndarray) -> None:
-        nonlocal steps
-        steps += len(active)
-
-    for a in range(0, len(Z), WALK_ROWS):
-        trees.walk(Z[a:a + WALK_ROWS], on_step=count)
-    return steps / len(Z)
+    """The splits on the (row, tree) paths per row of ``Z``: the terms the path credits sum, and
+    what the level walk before session 33 stepped through (it also stepped pairs that waited on a
+    leaf for a compaction, so the rounds 7-11 numbers are a little higher than this count)."""
+    start, _, _ = path_tables(trees)
+    leaves = trees.leaves(Z)
+    return float((start.take(leaves + 1) - start.take(leaves)).sum() / len(Z))
 
 
 def main() -> None:

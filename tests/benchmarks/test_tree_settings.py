@@ -167,7 +167,7 @@ def test_tree_cost_size_counts_trees_leaves_and_depth() -> None:
     assert 1.0 <= got["mean_leaf_depth"] <= m.trees_.max_depth
 
 
-def test_tree_cost_walk_steps_count_each_pairs_levels_and_add_up_over_a_weighted_sum() -> None:
+def test_tree_cost_walk_steps_count_each_pairs_splits_and_add_up_over_a_weighted_sum() -> None:
     from tree_cost import walk_steps
 
     from whowrote.style.trees import TreeEnsemble, log_transform
@@ -175,22 +175,21 @@ def test_tree_cost_walk_steps_count_each_pairs_levels_and_add_up_over_a_weighted
     X, y, genres = _toy(2, "CHATGPT")
     a = fit_augmented(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False, tree_iter=5).trees_
     b = fit_augmented(X, X * 1.01, y, genres, seed=1, feature_set="full", calibrate=False, tree_iter=3).trees_
-    Z = log_transform(X[:40])  # more rows than one WALK_ROWS block: the count runs over blocks
-    leaves_depth = []  # each (row, tree) pair's own path length, walked one by one
-    for z in Z:
-        for r in a.roots:
-            node, d = int(r), 0
-            while not a.is_leaf[node]:
-                node = int(a.right[node] if z[a.feature[node]] > a.threshold[node] else a.left[node])
-                d += 1
-            leaves_depth.append(d)
-    steps = walk_steps(a, Z)
-    # at least every pair's own path; at most every pair walking the deepest path (leaves wait for compaction)
-    assert sum(leaves_depth) / len(Z) <= steps <= len(a.roots) * max(leaves_depth)
+    Z = log_transform(X[:40])
+
+    def plain(t) -> int:  # each (row, tree) pair's own path length, walked one by one
+        total = 0
+        for z in Z:
+            for r in t.roots:
+                node = int(r)
+                while not t.is_leaf[node]:
+                    node = int(t.right[node] if z[t.feature[node]] > t.threshold[node] else t.left[node])
+                    total += 1
+        return total
+
+    assert walk_steps(a, Z) == plain(a) / len(Z)
     both = walk_steps(TreeEnsemble.weighted_sum([(a, 0.5), (b, 0.5)]), Z)
-    # more than a's alone; at most every pair of both walking the deeper ensemble's depth (merged, a's
-    # finished pairs may wait longer for a compaction, so a's count need not carry over)
-    assert steps < both <= (len(a.roots) + len(b.roots)) * max(a.max_depth, b.max_depth)
+    assert both == (plain(a) + plain(b)) / len(Z)  # the merged ensemble's paths are its parts' paths
 
 
 def test_split_settings_gives_the_style_models_own_settings_to_the_model() -> None:

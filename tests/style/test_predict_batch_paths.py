@@ -79,9 +79,9 @@ def test_one_walk_gives_the_scores_and_the_credits(texts):
     want, _ = tree_attributions(model.trees_, Z)
     assert raw.tobytes() == model.trees_.raw_predict(Z).tobytes() and credits.tobytes() == want.tobytes()
     X = model.features(texts[:200])
-    P, far, C = model.proba_distance(X, credits=True)
+    P, far, leaves = model.proba_distance(X, leaves=True)
     assert P.tobytes() == model.predict_proba(X).tobytes() and far.tobytes() == model.distance(X).tobytes()
-    assert C.tobytes() == want.tobytes()
+    assert leaves.tobytes() == model.trees_.leaves(Z).tobytes()
 
 
 def test_canonical_lowercases_as_str_lower(texts):

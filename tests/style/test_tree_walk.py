@@ -1,6 +1,6 @@
-"""The trees' walk (``TreeEnsemble.walk``: leaves stay put, compacted now and then, rows in blocks
-of ``WALK_ROWS``) gives the scores and path credits that a plain walk of one (row, tree) at a time
-gives, to the bit, on real corpus texts (and with a NaN feature)."""
+"""The trees' leaves (``TreeEnsemble.leaves``: bit masks, rows in blocks; ``walk`` for wide trees)
+and the path credits summed from them give the scores and credits that a plain walk of one (row,
+tree) at a time gives, to the bit, on real corpus texts (and with a NaN feature)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from whowrote.style import load_model
-from whowrote.style.decision import pair_credits, scores_and_credits
-from whowrote.style.trees import WALK_ROWS, log_transform
+from whowrote.style.decision import CREDIT_ROWS, pair_credits, scores_and_credits
+from whowrote.style.trees import log_transform
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +21,14 @@ def model():
 def Z(model, corpus_sample) -> np.ndarray:
     texts = corpus_sample((("chat", 30), ("blogs", 10), ("debates", 10), ("fiction", 10), ("longform", 11)))
     texts.append("")  # an empty text's features too
-    assert len(texts) % WALK_ROWS and len(texts) > 2 * WALK_ROWS  # several blocks, the last one partial
+    assert len(texts) % CREDIT_ROWS and len(texts) > 2 * CREDIT_ROWS  # several blocks, the last one partial
     return np.ascontiguousarray(log_transform(model.features(texts)))
 
 
 def _plain(trees, Z: np.ndarray):
     """Scores and credits walking one (row, tree) pair at a time in Python: each split's
-    expectation change summed per (class, feature) over the trees in order, one tree level at a
-    time, and each level's sums added to the row's credits (the additions the batched walk makes)."""
+    expectation change added to the row's (class, feature) credit, tree by tree and down each
+    path (the additions the batched sums make, in their order)."""
     n, d = Z.shape
     k, n_trees = len(trees.baseline), len(trees.roots)
     left, right, leaf = trees.left.tolist(), trees.right.tolist(), trees.is_leaf.tolist()
@@ -37,24 +37,15 @@ def _plain(trees, Z: np.ndarray):
     leaves = np.empty((n, n_trees), dtype=np.int64)
     credits = np.zeros((n, k, d))
     for i, z in enumerate(Z.tolist()):
-        paths = []
         for t, root in enumerate(trees.roots.tolist()):
-            node, path = root, []
+            node = root
             while not leaf[node]:
                 x = z[feature[node]]
                 goes_right = (not missing_left[node]) if np.isnan(x) else x > threshold[node]
                 child = right[node] if goes_right else left[node]
-                path.append((feature[node], expected[child] - expected[node]))
+                credits[i, classes[t], feature[node]] += expected[child] - expected[node]
                 node = child
             leaves[i, t] = node
-            paths.append(path)
-        for level in range(max(map(len, paths))):
-            step = np.zeros((k, d))
-            for t, path in enumerate(paths):
-                if level < len(path):
-                    f, change = path[level]
-                    step[classes[t], f] += change
-            credits[i] += step
     raw = np.tile(trees.baseline, (n, 1))
     values = trees.value[leaves]
     for c in range(k):
@@ -113,3 +104,41 @@ def test_a_weighted_sum_of_ensembles_scores_and_credits_as_the_weighted_parts(mo
     np.testing.assert_array_equal(saved.raw_predict(Z), merged.raw_predict(Z))
     with pytest.raises(ValueError, match="at least one"):
         TreeEnsemble.weighted_sum([])
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [2, 15, 16, 17, 31])
+def test_mask_leaves_equal_the_walk_and_sklearn_at_every_tree_width(max_leaf_nodes):
+    # masks up to 16 leaves a tree (the bundled model's 15 and the limit), the level walk beyond
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from whowrote.style.trees import MASK_LEAVES, TreeEnsemble
+
+    rng = np.random.default_rng(max_leaf_nodes)
+    X = rng.normal(size=(600, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) + (X[:, 3] > 0.5)
+    X[rng.random(X.shape) < 0.1] = np.nan  # missing values: each split sends them its own way
+    h = HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=max_leaf_nodes, random_state=0).fit(X, y)
+    trees = TreeEnsemble.from_sklearn(h)
+    widest = max(len(p.nodes) for per_iter in h._predictors for p in per_iter) // 2 + 1
+    assert (trees.mask_tables() is None) == (widest > MASK_LEAVES)
+    Xte = rng.normal(size=(200, 6))
+    Xte[rng.random(Xte.shape) < 0.1] = np.nan
+    leaves = trees.leaves(Xte)
+    assert leaves.tobytes() == trees.walk(Xte).reshape(len(Xte), -1).tobytes()
+    assert trees.is_leaf[leaves].all()
+    np.testing.assert_allclose(trees.raw_predict(Xte), h._raw_predict(Xte), rtol=1e-12)
+
+
+def test_a_tree_that_is_one_leaf_is_read_by_the_masks():
+    from whowrote.style.trees import TreeEnsemble
+
+    # tree 0: a root split on feature 1 at 0.5; tree 1: a lone leaf
+    trees = TreeEnsemble(feature=np.array([1, 0, 0, 0], dtype=np.int32), threshold=np.array([0.5, 0, 0, 0]),
+                         left=np.array([1, 0, 0, 0], dtype=np.int32), right=np.array([2, 0, 0, 0], dtype=np.int32),
+                         is_leaf=np.array([False, True, True, True]), value=np.array([0.0, -1.0, 2.0, 7.0]),
+                         missing_left=np.array([True, False, False, False]), roots=np.array([0, 3], dtype=np.int32),
+                         tree_class=np.array([0, 1], dtype=np.int32), baseline=np.zeros(2), max_depth=2)
+    X = np.array([[0.0, 0.4], [0.0, 0.6], [0.0, np.nan]])
+    assert trees.mask_tables() is not None
+    assert trees.leaves(X).tolist() == [[1, 3], [2, 3], [1, 3]]
+    assert trees.raw_predict(X).tolist() == [[-1.0, 7.0], [2.0, 7.0], [-1.0, 7.0]]

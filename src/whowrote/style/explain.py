@@ -345,12 +345,12 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution
         raise TypeError("attribute() takes a sequence of texts, not one string")
     checks = [inspect_text(t) for t in texts]
     X = model.features([c.text for c in checks])
-    P, far, credits = model.proba_distance(X, credits=n_tells > 0)  # one tree walk for both
+    P, far, leaves = model.proba_distance(X, leaves=n_tells > 0)  # the tells' credits read the same leaves
     uncertain = model.uncertain(P, X, far)
     order = np.argsort(-P, axis=1)
     S = T = None
     if n_tells > 0:
-        S = decision_support(model, X, order[:, 0], order[:, 1], credits)
+        S = decision_support(model, X, order[:, 0], order[:, 1], leaves)
         T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
     out = []
     # per text, Python numbers (the same values and formatting as the arrays' scalars, cheaper)

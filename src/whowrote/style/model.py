@@ -37,7 +37,6 @@ import numpy as np
 
 from whowrote.style.calibration import fit_shift_temperature, scaled_softmax, softmax, temperatures
 from whowrote.style.canonical import canonical as canonical_form
-from whowrote.style.decision import scores_and_credits
 from whowrote.style.features import extract, feature_names
 from whowrote.style.ood import FeatureDensity, choose_abstain
 from whowrote.style.trees import TreeEnsemble, log_transform
@@ -287,19 +286,16 @@ class StyleModel:
         """Log of the (uncalibrated) averaged member probabilities."""
         return self._logits(self.features(texts_or_X))[0]
 
-    def _logits(self, X: np.ndarray, credits: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-        """:meth:`logits` of a feature matrix and, with ``credits``, the trees' path credits
-        (``decision.scores_and_credits``) from the same walk (None without trees or expectations)."""
+    def _logits(self, X: np.ndarray, leaves: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`logits` of a feature matrix and, with ``leaves``, the leaves the trees' scores came
+        from (``TreeEnsemble.leaves``: the path credits of ``decision`` read them; None without trees)."""
         Z = log_transform(X)
         p = softmax(((Z - self.mean_) / self.scale_) @ self.coef_.T + self.intercept_)
-        C = None
+        node = None
         if self.trees_ is not None:
-            if credits and self.trees_.expected is not None:
-                raw, C = scores_and_credits(self.trees_, Z)
-            else:
-                raw = self.trees_.raw_predict(Z)
-            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(raw)
-        return np.log(np.clip(p, 1e-300, None)), C
+            node = self.trees_.leaves(Z)
+            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(self.trees_.scores(node))
+        return np.log(np.clip(p, 1e-300, None)), node if leaves else None
 
     def _proba(self, logits: np.ndarray, X: np.ndarray, far: np.ndarray | None = None) -> np.ndarray:
         """Calibrated probabilities of ``logits``; the distance (``far``, else computed from X) is
@@ -308,12 +304,12 @@ class StyleModel:
             return softmax(logits, self.temperature_)
         return self.calibrated(logits, self.distance(X) if far is None else far)
 
-    def proba_distance(self, X: np.ndarray, credits: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """``(predict_proba(X), distance(X), tree credits or None)`` of a feature matrix, with one
-        tree walk and one distance computation (what :meth:`attribute` needs)."""
-        logits, C = self._logits(X, credits)
+    def proba_distance(self, X: np.ndarray, leaves: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(predict_proba(X), distance(X), the trees' leaves or None)`` of a feature matrix, with
+        one search for the leaves and one distance computation (what :meth:`attribute` needs)."""
+        logits, node = self._logits(X, leaves)
         far = self.distance(X)
-        return self._proba(logits, X, far), far, C
+        return self._proba(logits, X, far), far, node
 
     def predict_proba(self, texts_or_X) -> np.ndarray:
         """Calibrated probabilities, columns in ``classes_`` order, rows summing to 1."""
