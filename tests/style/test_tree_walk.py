@@ -142,3 +142,12 @@ def test_a_tree_that_is_one_leaf_is_read_by_the_masks():
     assert trees.mask_tables() is not None
     assert trees.leaves(X).tolist() == [[1, 3], [2, 3], [1, 3]]
     assert trees.raw_predict(X).tolist() == [[-1.0, 7.0], [2.0, 7.0], [-1.0, 7.0]]
+
+
+def test_raw_predict_in_row_blocks_gives_each_rows_own_scores(model, Z):
+    from whowrote.style.trees import SCORE_ROWS
+
+    many = np.tile(Z, (SCORE_ROWS // len(Z) + 2, 1))  # more rows than one block, the last one partial
+    assert len(many) > SCORE_ROWS and len(many) % SCORE_ROWS
+    want = np.tile(model.trees_.scores(model.trees_.leaves(Z)), (SCORE_ROWS // len(Z) + 2, 1))
+    assert model.trees_.raw_predict(many).tobytes() == want.tobytes()

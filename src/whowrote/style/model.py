@@ -293,9 +293,13 @@ class StyleModel:
         p = softmax(((Z - self.mean_) / self.scale_) @ self.coef_.T + self.intercept_)
         node = None
         if self.trees_ is not None:
-            node = self.trees_.leaves(Z)
-            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(self.trees_.scores(node))
-        return np.log(np.clip(p, 1e-300, None)), node if leaves else None
+            if leaves:  # (attribute's batches: a few hundred rows)
+                node = self.trees_.leaves(Z)
+                raw = self.trees_.scores(node)
+            else:
+                raw = self.trees_.raw_predict(Z)
+            p = (1.0 - self.tree_weight) * p + self.tree_weight * softmax(raw)
+        return np.log(np.clip(p, 1e-300, None)), node
 
     def _proba(self, logits: np.ndarray, X: np.ndarray, far: np.ndarray | None = None) -> np.ndarray:
         """Calibrated probabilities of ``logits``; the distance (``far``, else computed from X) is

@@ -28,6 +28,7 @@ WALK_ROWS = 32
 COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
 MASK_LEAVES = 16  # trees of at most 16 leaves find their leaf with 16-bit masks (TreeEnsemble.leaves)
 MASK_CELLS = 1 << 19  # rows x split slots compared at once (4 MB of float64: cache-sized blocks)
+SCORE_ROWS = 1024  # raw_predict's rows at a time: their leaves (rows x trees) stay a few MB
 ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
 
@@ -289,8 +290,11 @@ class TreeEnsemble:
         return out
 
     def raw_predict(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's."""
-        return self.scores(self.leaves(X))
+        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's; the leaves are
+        found :data:`SCORE_ROWS` rows at a time (a row's scores are its own: the same bits)."""
+        if len(X) <= SCORE_ROWS:
+            return self.scores(self.leaves(X))
+        return np.concatenate([self.scores(self.leaves(X[a:a + SCORE_ROWS])) for a in range(0, len(X), SCORE_ROWS)])
 
     def to_arrays(self, prefix: str = "tree_") -> dict[str, np.ndarray]:
         arrays = {prefix + f: getattr(self, f) for f in ARRAY_FIELDS}
