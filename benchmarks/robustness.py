@@ -53,10 +53,12 @@ from whowrote.style.heldout import accuracies, capped, logo_report, proba_accura
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
 # same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md);
-# blend75: the default with `train-probe --blend-iter 75` (the opt-in second tree ensemble)
+# blend75: the default with `train-probe --blend-iter 75` (the opt-in second tree ensemble);
+# blend300: with `--blend-iter 300` ("Tree settings" round 7's blend_logit; session 33)
 # paragraphs: the default reading every line break as a paragraph break (session 31's trial)
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
+           "blend300": {"canonical": True, "blend_iter": 300},
            "paragraphs": {"canonical": True, "canonical_paragraphs": True}}
 # recipes whose training copies differ from AUGMENTATIONS (session 32, benchmarks/layout_copies.py):
 # one copy in four with its paragraphs separated by single line breaks, half of every kind of copy,
@@ -69,7 +71,7 @@ RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the de
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
 # recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
-FEATURES_OF = {"blend75": "default", **{recipe: "default" for recipe in COPY_GROUPS}}
+FEATURES_OF = {"blend75": "default", "blend300": "default", **{recipe: "default" for recipe in COPY_GROUPS}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 

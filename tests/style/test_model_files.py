@@ -88,6 +88,20 @@ def test_tree_node_pointing_back_up(tmp_path):
     _refused(d, "reached twice")
 
 
+def test_tree_node_that_no_root_reaches(tmp_path):
+    # review, session 33: such nodes passed the shape check and then corrupted the leaves' masks
+    # (a row could reach the stray leaf) or made their tables grow with the square of their number
+    d = _copy(tmp_path)
+    a = _arrays(d)
+    for name in ("feature", "left", "right", "missing_left"):
+        a[f"tree_{name}"] = np.append(a[f"tree_{name}"], 0).astype(a[f"tree_{name}"].dtype)
+    for name, value in (("threshold", 0.0), ("value", 100.0), ("expected", 100.0)):
+        a[f"tree_{name}"] = np.append(a[f"tree_{name}"], value)
+    a["tree_is_leaf"] = np.append(a["tree_is_leaf"], True)  # a leaf that no tree leads to
+    np.savez(d / "model.npz", **a)
+    _refused(d, "no root reaches")
+
+
 def test_unexpected_array_is_rejected_unread(tmp_path):
     d = _copy(tmp_path)
     _with_member(d, "evil.npy", _npy_member((400_000_000,)))  # would be 3.2 GB if loaded

@@ -47,9 +47,9 @@ def _plain(trees, Z: np.ndarray):
                 node = child
             leaves[i, t] = node
     raw = np.tile(trees.baseline, (n, 1))
-    values = trees.value[leaves]
-    for c in range(k):
-        raw[:, c] += values[:, trees.tree_class == c].sum(axis=1)
+    for i in range(n):
+        for t in range(n_trees):  # tree by tree, as scikit-learn adds them
+            raw[i, classes[t]] += trees.value[leaves[i, t]]
     return raw, credits
 
 
@@ -126,7 +126,7 @@ def test_mask_leaves_equal_the_walk_and_sklearn_at_every_tree_width(max_leaf_nod
     leaves = trees.leaves(Xte)
     assert leaves.tobytes() == trees.walk(Xte).reshape(len(Xte), -1).tobytes()
     assert trees.is_leaf[leaves].all()
-    np.testing.assert_allclose(trees.raw_predict(Xte), h._raw_predict(Xte), rtol=1e-12)
+    assert trees.raw_predict(Xte).tobytes() == h._raw_predict(Xte).tobytes()
 
 
 def test_a_tree_that_is_one_leaf_is_read_by_the_masks():
@@ -151,3 +151,38 @@ def test_raw_predict_in_row_blocks_gives_each_rows_own_scores(model, Z):
     assert len(many) > SCORE_ROWS and len(many) % SCORE_ROWS
     want = np.tile(model.trees_.scores(model.trees_.leaves(Z)), (SCORE_ROWS // len(Z) + 2, 1))
     assert model.trees_.raw_predict(many).tobytes() == want.tobytes()
+
+
+def test_a_few_rows_walk_and_table_only_their_leaves_with_the_same_bits(model, Z):
+    # fewer than MASK_ROWS / TABLE_ROWS rows on an ensemble without tables (predict one.md) take the
+    # level walk and table only the leaves they reach; the results must not depend on the batch
+    from whowrote.style.decision import TABLE_ROWS
+    from whowrote.style.trees import MASK_ROWS, TreeEnsemble
+
+    assert len(Z) >= max(MASK_ROWS, TABLE_ROWS)
+    big = TreeEnsemble.from_arrays(model.trees_.to_arrays())
+    raw, credits = scores_and_credits(big, Z)
+    target = np.arange(len(Z)) % 4
+    versus = (target + 1 + np.arange(len(Z)) % 3) % 4
+    pair = pair_credits(big, Z, target, versus)
+    for rows in (slice(0, 1), slice(5, 8), slice(10, 10 + min(MASK_ROWS, TABLE_ROWS) - 1)):
+        fresh = TreeEnsemble.from_arrays(model.trees_.to_arrays())
+        r, c = scores_and_credits(fresh, Z[rows])
+        p = pair_credits(fresh, Z[rows], target[rows], versus[rows])
+        assert not {"_masks", "_paths"} & set(fresh.__dict__)  # walked, and only the reached paths tabled
+        assert r.tobytes() == raw[rows].tobytes() and c.tobytes() == credits[rows].tobytes()
+        assert p.tobytes() == pair[rows].tobytes()
+
+
+def test_an_ensemble_without_trees_scores_its_baseline_and_pairs_must_differ(model, Z):
+    from whowrote.style.trees import TreeEnsemble
+
+    empty = TreeEnsemble(feature=np.zeros(0, dtype=np.int32), threshold=np.zeros(0), left=np.zeros(0, dtype=np.int32),
+                         right=np.zeros(0, dtype=np.int32), is_leaf=np.zeros(0, dtype=bool), value=np.zeros(0),
+                         missing_left=np.zeros(0, dtype=bool), roots=np.zeros(0, dtype=np.int32),
+                         tree_class=np.zeros(0, dtype=np.int32), baseline=np.array([0.5, -0.5]), max_depth=0)
+    for rows in (3, 70):  # a walk and the masks (70 >= MASK_ROWS)
+        assert empty.leaves(Z[:rows]).shape == (rows, 0)
+        assert empty.raw_predict(Z[:rows]).tolist() == [[0.5, -0.5]] * rows
+    with pytest.raises(ValueError, match="two different classes"):
+        pair_credits(model.trees_, Z[:2], np.array([0, 1]), np.array([1, 1]))

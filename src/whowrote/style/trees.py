@@ -27,7 +27,10 @@ def log_transform(X: np.ndarray) -> np.ndarray:
 WALK_ROWS = 32
 COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
 MASK_LEAVES = 16  # trees of at most 16 leaves find their leaf with 16-bit masks (TreeEnsemble.leaves)
-MASK_CELLS = 1 << 19  # rows x split slots compared at once (4 MB of float64: cache-sized blocks)
+MASK_CELLS = 1 << 17  # rows x split slots compared at once (1 MB of float64: cache-sized blocks, few page faults)
+# The masks' tables take ~3 ms to make (1,200 trees) and save ~20 us a row: fewer rows than this
+# (``predict one.md``) are walked unless the tables were made already. Same leaves either way.
+MASK_ROWS = 64
 SCORE_ROWS = 1024  # raw_predict's rows at a time: their leaves (rows x trees) stay a few MB
 ARRAY_FIELDS = ("feature", "threshold", "left", "right", "is_leaf", "value", "missing_left", "roots", "tree_class")
 
@@ -151,9 +154,12 @@ class TreeEnsemble:
         Trees of at most :data:`MASK_LEAVES` leaves are read with :class:`MaskTables`: every split of
         every tree is compared at once (a gather, a comparison and a few integer operations over
         contiguous arrays), about twice as fast in numpy as walking the trees level by level, which
-        gathers at every level. Wider trees are walked (:meth:`walk`)."""
+        gathers at every level. If any tree has more leaves, the whole ensemble is walked
+        (:meth:`walk`), and so are fewer than :data:`MASK_ROWS` rows while the tables are not yet made."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        masks = self.mask_tables()
+        if not len(self.roots):
+            return np.empty((len(X), 0), dtype=np.intp)
+        masks = self.mask_tables() if len(X) >= MASK_ROWS or "_masks" in self.__dict__ else None
         if masks is None:
             return np.concatenate([self.walk(X[a:a + WALK_ROWS]) for a in range(0, len(X), WALK_ROWS)]
                                   or [np.empty(0, dtype=np.intp)]).reshape(len(X), len(self.roots))
@@ -282,16 +288,20 @@ class TreeEnsemble:
         return masks
 
     def scores(self, node: np.ndarray) -> np.ndarray:
-        """Raw scores (logits) ``(n, n_classes)`` of the leaves :meth:`leaves` found."""
-        out = np.tile(self.baseline, (len(node), 1))
-        leaf_values = self.value.take(node)
-        for k in range(len(self.baseline)):
-            out[:, k] += leaf_values[:, self.tree_class == k].sum(axis=1)
+        """Raw scores (logits) ``(n, n_classes)`` of the leaves :meth:`leaves` found: per class the
+        baseline, then each tree's leaf value added in the trees' order, as scikit-learn adds them
+        (a running sum: the bits do not depend on how many rows come together, as a pairwise
+        ``sum`` over a row's trees can)."""
+        values = self.value.take(node)
+        out = np.empty((len(node), len(self.baseline)))
+        for k, base in enumerate(self.baseline.tolist()):
+            terms = np.concatenate([np.full((len(node), 1), base), values[:, self.tree_class == k]], axis=1)
+            out[:, k] = np.cumsum(terms, axis=1)[:, -1]
         return out
 
     def raw_predict(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's; the leaves are
-        found :data:`SCORE_ROWS` rows at a time (a row's scores are its own: the same bits)."""
+        """Raw scores (logits), shape ``(n, n_classes)``, equal to scikit-learn's to the bit; the
+        leaves are found :data:`SCORE_ROWS` rows at a time (a row's scores are its own)."""
         if len(X) <= SCORE_ROWS:
             return self.scores(self.leaves(X))
         return np.concatenate([self.scores(self.leaves(X[a:a + SCORE_ROWS])) for a in range(0, len(X), SCORE_ROWS)])
@@ -367,9 +377,9 @@ def _expected(nodes) -> np.ndarray:
 def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:
     """Levels needed to reach every leaf (recomputed on load rather than trusted from the file).
 
-    Indices must already be in range. Each node may be reached once: a cycle or a node shared by
-    two parents raises ``ValueError`` after at most ``len(is_leaf)`` visits in all, instead of a
-    frontier that doubles at every level."""
+    Indices must already be in range. Each node must be reached exactly once: a cycle or a node
+    shared by two parents raises ``ValueError`` after at most ``len(is_leaf)`` visits in all, instead
+    of a frontier that doubles at every level, and so does a node that no root reaches."""
     seen = np.zeros(len(is_leaf), dtype=bool)
     frontier = np.asarray(roots)
     depth = 0
@@ -383,4 +393,6 @@ def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.n
             raise ValueError(f"tree arrays are malformed (depth > {MAX_DEPTH})")
         inner = frontier[~is_leaf[frontier]]
         frontier = np.concatenate([left[inner], right[inner]])
+    if not seen.all():  # (the leaves' masks give every node a tree: one outside all trees would corrupt them)
+        raise ValueError("tree arrays are malformed (a node no root reaches)")
     return depth
