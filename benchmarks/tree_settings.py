@@ -1,4 +1,4 @@
-"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-12), smaller trees (round 13), larger ones (round 14).
+"""Tree settings (issue 17): feature subsampling (round 1), larger leaves (round 2), those leaves for long texts (round 3; round 4 on a fresh inner split, round 5 on topic folds), a blend (rounds 6-12), smaller trees (round 13), larger ones (round 14), the blend distilled (rounds 15-16).
 
 The bundled model's boosted trees carry 85 % of the vote, and every split may pick any of the
 features. A tree that leans on one genre-specific cue (a Markdown habit of one genre's assistants)
@@ -121,6 +121,18 @@ worse, more may read them better. ``leaves31``: ``tree_leaves`` 31 with the bund
 (31 leaves "no better than more rounds"); LOGO was not measured then. Round 5's folds, same rule;
 a passing variant is timed before any retrain.
 
+Rounds 15 and 16, declared in session 33 before their runs. Rounds 7 and 9 passed the rule with
+the blend (``blend_logit``), held back only by predict's speed; session 33's faster tree step
+still left it at 1.74-1.77x ``c64209e`` on chat answers (issue 11: >= 2x). ``blend300``: the blend
+as ``StyleModel(blend_iter=300)`` fits it (round 7's ``blend_logit``, in one model); ``distilled``:
+a student of the bundled size (300 rounds of 15-leaf trees per class, 1,200 trees, the bundled
+predict cost) fitted per fold to ``blend300``'s tree scores on the same rows and copies with the
+same weights, one ``HistGradientBoostingRegressor`` per class (``distill_trees.py``). Round 15 on
+round 5's folds, round 16 on round 9's (seed 1); same rule. ``distilled`` counts as robust only if
+it passes on both; then, and only then, it is a candidate for a train-probe option and a full check
+with speed. Hypothesis: the student learns the blend's smoother function and keeps most of its
+LOGO gain; refuted if it fails (a) or (d).
+
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
   (a) the LOGO 3-way mean rises by >= 1 point, or the worst edit drop (raw minus edit, inner
@@ -144,6 +156,8 @@ Several passing: the highest LOGO 3-way mean.
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 12 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 13 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 14 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 15 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/tree_settings.py --round 16 --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/tree_settings
     python benchmarks/windows.py --table results/tree_settings/round3.json   # a round's tables, every edit a column
     python benchmarks/trial_noise.py results/tree_settings/round3_rows.npz --out results/tree_settings/round3_noise.json
 """
@@ -160,6 +174,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from copy_types import GAIN, guard_checks, logo_means, logo_scores, verdicts
+from distill_trees import distilled
 from joblib import Parallel, delayed
 from length_route import words
 from plain_route import SLACK, Inner, blended_proba, edit_scores, inner_setup, scores
@@ -193,8 +208,13 @@ ROUNDS: dict[int, dict[str, dict[str, float]]] = {  # variant -> HistGradientBoo
     12: {"current": {}, "leaf1000_75": {"min_samples_leaf": 1000, "tree_iter": 75}},  # round 11, other folds
     13: {"current": {}, "leaves7": {"tree_leaves": 7}, "leaves7_450": {"tree_leaves": 7, "tree_iter": 450}},
     14: {"current": {}, "leaves31": {"tree_leaves": 31}, "leaves31_240": {"tree_leaves": 31, "tree_iter": 240}},
+    # session 33: the blend as StyleModel fits it (--blend-iter 300: round 7's blend_logit), and its
+    # student of the bundled size (DISTILLED); round 15 on round 5's folds, round 16 on round 9's
+    15: {"current": {}, "blend300": {"blend_iter": 300}},
+    16: {"current": {}, "blend300": {"blend_iter": 300}},
 }
-MODEL_SETTINGS = {"tree_iter", "tree_leaves"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
+MODEL_SETTINGS = {"tree_iter", "tree_leaves", "blend_iter"}  # StyleModel's own settings; the rest are HistGradientBoostingClassifier's
+DISTILLED = {15: ("distilled", "blend300"), 16: ("distilled", "blend300")}  # round -> (student, its teacher variant)
 ROUTES = {r: ("route300", "leaf1000", 300) for r in (3, 4, 5)}
 BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1 - weight, space, base)
     6: [("blend", "leaf1000", 0.5, "proba", "current")],
@@ -209,7 +229,7 @@ BLENDS = {  # round -> blends as (name, variant, its weight against the base's 1
 # seed None: GroupKFold's assignment (rounds 5-8), else the topics dealt to folds in a seeded random order
 CV_FOLDS: dict[int, tuple[int, int | None]] = {5: (5, None), 6: (5, None), 7: (5, None), 8: (5, None), 9: (5, 1),
                                                10: (5, None), 11: (5, None), 12: (5, 1), 13: (5, None),
-                                               14: (5, None)}
+                                               14: (5, None), 15: (5, None), 16: (5, 1)}
 INNER_SEEDS = {4: 200}  # round -> its inner split's seed (others: 100 + --seed, every earlier trial's)
 
 
@@ -343,6 +363,12 @@ def main() -> None:
     done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(v, name, rows, frame)
                                                    for name, rows, frame, _, _ in folds for v in variants)
     models = {(v, name): m for v, name, m, _ in done}
+    if args.round in DISTILLED:  # the student of each fold's blend, on the rows the blend was fitted on
+        student, teacher = DISTILLED[args.round]
+        got = Parallel(n_jobs=args.jobs, verbose=10)(delayed(distilled)(models[teacher, name], X[rows], Xa[rows], frame)
+                                                      for name, rows, frame, _, _ in folds)
+        models.update({(student, f[0]): m for f, m in zip(folds, got, strict=True)})
+        variants = {**variants, student: variants[teacher]}
     route = ROUTES.get(args.round)  # (its name, the long texts' variant, the word count above which it reads)
     blends = {b[0]: b for b in BLENDS.get(args.round, ())}  # name -> (name, variant, its weight, space, base)
     names = [*variants, *([route[0]] if route else []), *blends]
@@ -389,7 +415,7 @@ def main() -> None:
     logo["mean"] = logo_means(logo, names)
     if route:
         log(f"{route[0]}: {long_inner['raw'].mean():.1%} of the inner val above {route[2]} words")
-    fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in variants}
+    fit_s = {v: float(np.mean([secs for vv, _, _, secs in done if vv == v])) for v in ROUNDS[args.round]}
     res = {"inner_seed": args.inner_seed,
            "inner_folds": n_inner, "n_train": int(np.mean([len(f[1]) for f in folds[:n_inner]])),
            "n_val": len(evalset), "inner": inner, "logo": logo, "fit_seconds": fit_s,
