@@ -163,17 +163,13 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from whowrote.style.decision import path_tables
+    from whowrote.style.decision import prepare
 
     global _worker_model
     _worker_model = model  # inherited by forked workers; spawned ones load it in _init_worker
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     if method == "fork":
-        trees = getattr(model, "trees_", None)
-        if trees is not None:  # the leaves' and paths' tables: made once here, inherited by every worker
-            trees.mask_tables()
-            if trees.expected is not None:
-                path_tables(trees)
+        prepare(getattr(model, "trees_", None))  # the trees' tables: made once here, inherited by every worker
         import gc
 
         gc.freeze()  # the workers' collector leaves the inherited objects alone (fewer copied pages)

@@ -89,6 +89,9 @@ def init_worker(blob: bytes) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, name="exit-with-parent", daemon=True).start()
     _MODEL = pickle.loads(blob)
+    from whowrote.style.decision import prepare
+
+    prepare(getattr(_MODEL, "trees_", None))  # a worker reads one text at a time: its trees' tables, made once
 
 
 def _reply(request: bytes) -> bytes:

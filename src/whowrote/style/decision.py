@@ -65,6 +65,15 @@ def path_tables(trees: TreeEnsemble) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return tables
 
 
+def prepare(trees: TreeEnsemble | None) -> None:
+    """Make the tables every call reads (the leaves' masks, every leaf's path) now: before forking
+    workers that inherit them, or once in a long-lived process that then reads single texts fast."""
+    if trees is not None:
+        trees.mask_tables()
+        if trees.expected is not None:
+            path_tables(trees)
+
+
 def _tables_for(trees: TreeEnsemble, n_rows: int, leaf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every leaf's paths for :data:`TABLE_ROWS` rows or more (or once made); else those of ``leaf``'s."""
     if n_rows >= TABLE_ROWS or "_paths" in trees.__dict__:
