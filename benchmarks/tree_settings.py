@@ -131,7 +131,9 @@ same weights, one ``HistGradientBoostingRegressor`` per class (``distill_trees.p
 round 5's folds, round 16 on round 9's (seed 1); same rule. ``distilled`` counts as robust only if
 it passes on both; then, and only then, it is a candidate for a train-probe option and a full check
 with speed. Hypothesis: the student learns the blend's smoother function and keeps most of its
-LOGO gain; refuted if it fails (a) or (d).
+LOGO gain; refuted if it fails (a) or (d). Result: ``distilled`` failed round 15 on (b), (c) and
+(d) (raw -1.04, fiction LOGO -2.9; LOGO mean +2.6 against the blend's +4.4), so round 16 was not
+run (docs/predict.md, "A faster tree step").
 
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:

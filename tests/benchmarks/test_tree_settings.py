@@ -207,3 +207,29 @@ def test_split_settings_gives_the_style_models_own_settings_to_the_model() -> No
         bounds = np.r_[t.roots, len(t.is_leaf)]
         per_tree[n] = [int(t.is_leaf[a:b].sum()) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     assert max(per_tree[7]) == 7 and max(per_tree[15]) > 7
+
+
+def test_the_distilled_student_has_the_bundled_shape_and_follows_its_teacher() -> None:
+    import pandas as pd
+    from distill_trees import distilled, training_rows
+
+    from whowrote.style.model import balanced_weights
+    from whowrote.style.trees import log_transform
+
+    X, y, genres = _toy(3, "GEMINI")
+    frame = pd.DataFrame({"provider": y, "genre": genres})
+    teacher = fit_augmented(X, X * 1.01, y, genres, seed=0, feature_set="full", calibrate=False,
+                            tree_iter=8, blend_iter=8)
+    assert len(teacher.trees_.roots) == 2 * 8 * 4  # both ensembles, a tree per class per round
+    Z, w = training_rows(teacher, X, X * 1.01, frame)
+    assert Z.shape == (2 * len(X), X.shape[1]) and np.allclose(Z[:len(X)], log_transform(X))
+    # the weights StyleModel.fit gives the rows and their copies at 0.5: cells balanced, copies halved
+    yi = np.array([list(teacher.classes_).index(v) for v in np.tile(y, 2)])
+    want = balanced_weights(yi, np.tile(genres, 2), sqrt=True) * np.r_[np.ones(len(X)), np.full(len(X), 0.5)]
+    assert np.allclose(w, want * len(want) / want.sum())
+    student = distilled(teacher, X, X * 1.01, frame)
+    assert len(student.trees_.roots) == 8 * 4 and student.blend_iter == 0  # the bundled shape
+    assert teacher.trees_ is not student.trees_ and len(teacher.trees_.roots) == 64  # the teacher kept
+    a, b = teacher.trees_.raw_predict(Z), student.trees_.raw_predict(Z)
+    assert np.corrcoef(a.ravel(), b.ravel())[0, 1] > 0.9  # it learned the teacher's scores
+    assert (student.predict(X) == teacher.predict(X)).mean() > 0.9
