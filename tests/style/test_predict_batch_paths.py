@@ -1,7 +1,8 @@
 """The batched paths of ``predict`` give exactly what the one-text-at-a-time code gives.
 
-Token counts and word-list lookups of a batch (``style.vocab.vocabs``), the one tree walk that
-yields both the probabilities and the tells' path credits (``decision.scores_and_credits``), the
+Token counts and word-list lookups of a batch (``style.vocab.vocabs``), the one search for the
+trees' leaves that yields both the probabilities and the tells' path credits
+(``decision.scores_and_credits``, ``StyleModel.proba_distance``), the
 counted literals of long texts (``extended._split_counts``), the byte-level ``canonical`` and
 ``inspect_text`` helpers, the one-pass ``model.npz`` reader and the ``scandir`` folder walk are each
 compared with the straightforward computation on real corpus texts and adversarial snippets.
