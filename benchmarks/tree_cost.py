@@ -5,7 +5,8 @@
 per text, and issue 11's chat target (1,000 chat answers at >= 2x ``c64209e``'s docs/s) is met by
 only 1-2 %. This fits a round's variants (round 7: ``current`` and ``leaf1000``) as the trials do (the outer train part, features
 from ``plain_route``'s cache), prints each ensemble's size, and times the one tree step predict runs
-(``decision.scores_and_credits``: scores and path credits from one search for the leaves) on the
+(``decision.scores_and_credits``: scores and every class's path credits from one search for the
+leaves; since session 33 predict itself sums only the two compared classes' credits) on the
 features of N chat answers, the ensembles interleaved, on one pinned core, CPU time; a round's tree-score blends are
 walked as the one ensemble a shipped blend would be (``TreeEnsemble.weighted_sum``), and every
 ensemble's splits on the (row, tree) paths per text are counted (the credits' work, free of the

@@ -181,8 +181,23 @@ def test_an_ensemble_without_trees_scores_its_baseline_and_pairs_must_differ(mod
                          right=np.zeros(0, dtype=np.int32), is_leaf=np.zeros(0, dtype=bool), value=np.zeros(0),
                          missing_left=np.zeros(0, dtype=bool), roots=np.zeros(0, dtype=np.int32),
                          tree_class=np.zeros(0, dtype=np.int32), baseline=np.array([0.5, -0.5]), max_depth=0)
-    for rows in (3, 70):  # a walk and the masks (70 >= MASK_ROWS)
+    for rows in (3, 70):  # an ensemble without trees returns before either search
         assert empty.leaves(Z[:rows]).shape == (rows, 0)
         assert empty.raw_predict(Z[:rows]).tolist() == [[0.5, -0.5]] * rows
     with pytest.raises(ValueError, match="two different classes"):
         pair_credits(model.trees_, Z[:2], np.array([0, 1]), np.array([1, 1]))
+
+
+def test_prepare_makes_the_tables_once_and_single_rows_read_the_same(model, Z):
+    from whowrote.style.decision import prepare
+    from whowrote.style.trees import TreeEnsemble
+
+    want_raw, want_credits = scores_and_credits(model.trees_, Z)
+    fresh = TreeEnsemble.from_arrays(model.trees_.to_arrays())
+    prepare(fresh)
+    assert {"_masks", "_paths"} <= set(fresh.__dict__)
+    masks = fresh.__dict__["_masks"]
+    raw, credits = scores_and_credits(fresh, Z[4:5])  # one row now reads the masks made beforehand
+    assert fresh.__dict__["_masks"] is masks
+    assert raw.tobytes() == want_raw[4:5].tobytes() and credits.tobytes() == want_credits[4:5].tobytes()
+    prepare(None)  # a model without trees: nothing to make

@@ -22,7 +22,8 @@ def log_transform(X: np.ndarray) -> np.ndarray:
     return np.sign(X) * np.log1p(np.abs(X))
 
 
-# Rows walked together by the level walk (trees of more than MASK_LEAVES leaves): the walk's arrays
+# Rows walked together by the level walk (trees of more than MASK_LEAVES leaves, or few rows
+# before the masks' tables are made): the walk's arrays
 # (rows x trees pairs) then stay in the CPU caches, about twice as fast as 256 rows at once.
 WALK_ROWS = 32
 COMPACT = 4  # walk: drop the pairs on leaves once they are 1/COMPACT of the walking ones
