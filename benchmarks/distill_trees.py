@@ -20,23 +20,18 @@ import numpy as np
 import pandas as pd
 
 from whowrote.style import StyleModel
-from whowrote.style.model import balanced_weights
-from whowrote.style.train import AUG_WEIGHT
+from whowrote.style.model import fit_weights
+from whowrote.style.train import AUG_WEIGHT, augmented_rows
 from whowrote.style.trees import TreeEnsemble, log_transform
 
 
 def training_rows(model: StyleModel, Xr: np.ndarray, Xc: np.ndarray, frame: pd.DataFrame,
                   aug_weight: float = AUG_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
-    """``(Z, w)``: the rows the model's trees were fitted on (``fit_augmented``'s: the texts, then
-    each kind of copy; log-transformed) and their sample weights, as ``StyleModel.fit`` makes them."""
-    Xc = Xc[:, None, :] if Xc.ndim == 2 else Xc
-    k = Xc.shape[1]
-    stacked = np.vstack([Xr, *(Xc[:, j] for j in range(k))])
-    y = np.tile(frame["provider"].to_numpy(object), k + 1)
+    """``(Z, w)``: the rows the model's trees were fitted on (``augmented_rows``: the texts, then
+    each kind of copy; log-transformed) and their sample weights (``fit_weights``, as ``fit`` makes them)."""
+    rows, y, genres, _, copy_weight = augmented_rows(Xr, Xc, frame["provider"], frame["genre"], aug_weight=aug_weight)
     yi = np.array([list(model.classes_).index(v) for v in y])
-    w = balanced_weights(yi, np.tile(frame["genre"].to_numpy(object), k + 1), sqrt=model.weighting == "sqrt")
-    w = w * np.r_[np.ones(len(Xr)), np.full(k * len(Xr), aug_weight)]
-    return log_transform(stacked), w * len(w) / w.sum()
+    return log_transform(rows), fit_weights(yi, genres, copy_weight, sqrt=model.weighting == "sqrt")
 
 
 def student_trees(teacher: StyleModel, Z: np.ndarray, w: np.ndarray) -> TreeEnsemble:

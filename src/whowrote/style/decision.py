@@ -24,25 +24,11 @@ CREDIT_ROWS = 32  # rows whose path credits are summed at once (~6,000 terms a r
 TABLE_ROWS = 64
 
 
-def _shape(trees: TreeEnsemble) -> tuple[np.ndarray, np.ndarray]:
-    """``(parent, depth)`` of every node (a root's parent is 0), made once per ensemble."""
-    shape = trees.__dict__.get("_shape")
-    if shape is None:
-        leaf = trees.is_leaf.astype(bool)
-        depth, parent = np.zeros(len(leaf), dtype=np.intp), np.zeros(len(leaf), dtype=np.intp)
-        for d, level in enumerate(trees.levels()):
-            depth[level] = d
-            inner = level[~leaf[level]]
-            parent[trees.left[inner]] = parent[trees.right[inner]] = inner
-        shape = trees.__dict__["_shape"] = parent, depth
-    return shape
-
-
 def _paths(trees: TreeEnsemble, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(start, feature, change)``: the path from its tree's root to each node of ``ends`` (distinct)
     is entries ``start[v]:start[v + 1]`` (root first; none for other nodes), each split's feature and
     the change of the node expectation from the split to the child taken."""
-    parent, depth = _shape(trees)
+    _, parent, depth = trees.shape()
     length = np.zeros(len(depth), dtype=np.intp)
     length[ends] = depth[ends]
     start = np.concatenate([[0], np.cumsum(length)]).astype(np.intp)

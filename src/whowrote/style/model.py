@@ -169,10 +169,7 @@ class StyleModel:
         yi = np.array([list(self.classes_).index(v) for v in y])
         self.check_settings()
         g = np.asarray(genres, dtype=object) if genres is not None else np.zeros(len(y), dtype=object)
-        w = balanced_weights(yi, genres, sqrt=self.weighting == "sqrt")
-        if sample_weight is not None:  # e.g. down-weighting edited copies of training texts
-            w = w * np.asarray(sample_weight, dtype=np.float64)
-            w = w * len(w) / w.sum()
+        w = fit_weights(yi, genres, sample_weight, sqrt=self.weighting == "sqrt")
         self._fit_members(X, yi, w)
         # Means, as in the research spec's provider table (medians are 0 for sparse marks).
         self.norms_ = np.array([X[yi == k].mean(axis=0) for k in range(len(self.classes_))])
@@ -348,6 +345,17 @@ class StyleModel:
         from whowrote.style.explain import attribute
 
         return attribute(self, texts, n_tells=n_tells)
+
+
+def fit_weights(yi: np.ndarray, genres: Sequence[str] | None, sample_weight: Sequence[float] | None,
+                sqrt: bool = False) -> np.ndarray:
+    """The weights :meth:`StyleModel.fit` fits its members with: :func:`balanced_weights` times
+    ``sample_weight`` (e.g. down-weighting edited copies of training texts), mean 1."""
+    w = balanced_weights(yi, genres, sqrt=sqrt)
+    if sample_weight is not None:
+        w = w * np.asarray(sample_weight, dtype=np.float64)
+        w = w * len(w) / w.sum()
+    return w
 
 
 def balanced_weights(yi: np.ndarray, genres: Sequence[str] | None, sqrt: bool = False) -> np.ndarray:

@@ -112,10 +112,10 @@ def augmented_features(model: StyleModel, texts: Sequence[str], seed: int = 0,
     return X, Xa
 
 
-def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT,
-                  **params) -> StyleModel:
-    """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa``, weight ``aug_weight``
-    each: ``(rows, features)`` for one copy per row, ``(rows, copies, features)`` for several."""
+def augmented_rows(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT):
+    """``(rows, y, genres, groups, sample_weight)`` as :func:`fit_augmented` fits them: the rows ``X``,
+    then each kind of edited copy ``Xa`` (``(rows, features)`` for one copy per row, ``(rows, copies,
+    features)`` for several), the copies at ``aug_weight``."""
     Xa = Xa[:, None, :] if Xa.ndim == 2 else Xa
     if Xa.shape[0] != len(X):
         raise ValueError(f"copies of {Xa.shape[0]} rows for {len(X)} rows")
@@ -124,8 +124,15 @@ def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_wei
     w = np.r_[np.ones(len(X)), np.full(k * len(X), aug_weight)]
     g2 = None if groups is None else np.tile(np.asarray(groups, dtype=object), k + 1)
     stacked = np.vstack([X, *(Xa[:, j] for j in range(k))])
-    return StyleModel(**params).fit(stacked, np.tile(y, k + 1), genres=np.tile(genres, k + 1), groups=g2,
-                                    sample_weight=w)
+    return stacked, np.tile(y, k + 1), np.tile(genres, k + 1), g2, w
+
+
+def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT,
+                  **params) -> StyleModel:
+    """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa``, weight ``aug_weight``
+    each (:func:`augmented_rows`)."""
+    rows, y2, g2, groups2, w = augmented_rows(X, Xa, y, genres, groups, aug_weight)
+    return StyleModel(**params).fit(rows, y2, genres=g2, groups=groups2, sample_weight=w)
 
 
 def typography_norms(texts: Sequence[str], y: Sequence[str]) -> dict[str, dict[str, float]]:

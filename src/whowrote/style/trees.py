@@ -248,6 +248,22 @@ class TreeEnsemble:
             self.__dict__["_levels"] = levels
         return levels
 
+    def shape(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(tree, parent, depth)`` of every node (a root's parent is 0), made once from :meth:`levels`."""
+        shape = self.__dict__.get("_shape")
+        if shape is None:
+            leaf = self.is_leaf.astype(bool)
+            n = len(leaf)
+            tree, parent, depth = np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
+            tree[self.roots] = np.arange(len(self.roots))
+            for d, level in enumerate(self.levels()):
+                depth[level] = d
+                inner = level[~leaf[level]]
+                tree[self.left[inner]] = tree[self.right[inner]] = tree[inner]
+                parent[self.left[inner]] = parent[self.right[inner]] = inner
+            shape = self.__dict__["_shape"] = tree, parent, depth
+        return shape
+
     def mask_tables(self) -> MaskTables | None:
         """The :class:`MaskTables` of this ensemble (made once), or None if a tree has more than
         :data:`MASK_LEAVES` leaves."""
@@ -256,12 +272,9 @@ class TreeEnsemble:
         leaf = self.is_leaf.astype(bool)
         n, n_trees = len(leaf), len(self.roots)
         left, right = self.left.astype(np.intp), self.right.astype(np.intp)
-        tree, count, start = np.zeros(n, dtype=np.intp), leaf.astype(np.int64), np.zeros(n, dtype=np.int64)
-        tree[self.roots] = np.arange(n_trees)
+        tree, _, _ = self.shape()
+        count, start = leaf.astype(np.int64), np.zeros(n, dtype=np.int64)
         levels = self.levels()
-        for level in levels:  # each node's tree
-            inner = level[~leaf[level]]
-            tree[left[inner]] = tree[right[inner]] = tree[inner]
         for level in reversed(levels):  # the leaves below each node
             inner = level[~leaf[level]]
             count[inner] = count[left[inner]] + count[right[inner]]
