@@ -162,3 +162,5 @@ def test_the_bundled_model_still_loads_and_predicts():
     model = load_model()
     p = model.predict_proba(np.zeros((2, len(model.feature_names_))))
     assert p.shape == (2, len(model.classes_)) and np.allclose(p.sum(axis=1), 1)
+    with zipfile.ZipFile(DEFAULT_DIR / "model.npz") as z:  # shipped as save_model writes it: stored
+        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_STORED}

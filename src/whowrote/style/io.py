@@ -61,7 +61,9 @@ def save_model(model: StyleModel, path: str | Path) -> Path:
     if getattr(model, "density_", None) is not None:
         arrays.update(model.density_.to_arrays())
     (out / "model.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
-    np.savez_compressed(out / "model.npz", **arrays)
+    # Stored, not deflated: inflating and checking the archive was most of the load (8.1 against 3.2 ms on the
+    # bundled model, session 34), at 1.4 MB instead of 0.8 MB on disk.
+    np.savez(out / "model.npz", **arrays)
     return out
 
 
