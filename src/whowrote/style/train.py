@@ -112,7 +112,8 @@ def augmented_features(model: StyleModel, texts: Sequence[str], seed: int = 0,
     return X, Xa
 
 
-def augmented_rows(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT):
+def augmented_rows(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
     """``(rows, y, genres, groups, sample_weight)`` as :func:`fit_augmented` fits them: the rows ``X``,
     then each kind of edited copy ``Xa`` (``(rows, features)`` for one copy per row, ``(rows, copies,
     features)`` for several), the copies at ``aug_weight``."""
