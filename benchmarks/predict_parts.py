@@ -81,8 +81,9 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--n", type=int, default=2048, help="texts (the corpus is cycled)")
     ap.add_argument("--tells", type=int, default=3)
+    ap.add_argument("--model", type=Path, help="a model folder (default: the bundled model)")
     args = ap.parse_args()
-    model = load_model()
+    model = load_model(args.model) if args.model else load_model()
     texts = texts_of(args.corpus, args.n)
     parts(model, texts[:256], args.tells)  # warm-up
     spent = parts(model, texts, args.tells)

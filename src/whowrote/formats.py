@@ -14,7 +14,7 @@ from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # What `whowrote predict` looks for in a folder: texts, and saved web pages, whose visible text is
-# attributed (whowrote.style.textcheck strips the tags, with a warning). Corpus folders stay texts only.
+# attributed as the Markdown it displays (whowrote.style.html_reader, with a warning). Corpus folders stay texts only.
 FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")

@@ -6,23 +6,24 @@ import time
 
 import pytest
 
-from whowrote.style.textcheck import html_to_text, inspect_text, looks_like_html
+from whowrote.style.html_reader import html_to_markdown, looks_like_html
+from whowrote.style.textcheck import inspect_text
 
 PAGE = ("<html><head><title>T</title><style>p { color: red }</style></head><body>"
         + "<p>Some words in a <b>paragraph</b> here &amp; there.</p>" * 3
         + "<script>if (a < b) { x = '</p>'; }</script><!-- a comment <p>hidden</p> --><br>tail</body></html>")
 
 
-def test_html_to_text_keeps_only_visible_text():
-    text = html_to_text(PAGE)
-    assert text.count("Some words in a paragraph here & there.") == 3
+def test_html_to_markdown_keeps_only_visible_text():
+    text = html_to_markdown(PAGE)
+    assert text.count("Some words in a **paragraph** here & there.") == 3
     assert "color" not in text and "x =" not in text and "hidden" not in text and "comment" not in text
     assert text.rstrip().endswith("tail")
     assert "\n\n" in text  # block ends become paragraph breaks
 
 
-def test_html_to_text_keeps_a_lone_less_than_sign():
-    assert " ".join(html_to_text("<p>if a < b then</p><p>ok</p>").split()) == "if a < b then ok"
+def test_html_to_markdown_keeps_a_lone_less_than_sign():
+    assert " ".join(html_to_markdown("<p>if a < b then</p><p>ok</p>").split()) == "if a < b then ok"
 
 
 # Each took quadratic time before: an unclosed <script> (80 kB ~4 s, the 2 MB cap tens of

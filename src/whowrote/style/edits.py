@@ -131,6 +131,22 @@ def markdown_html_roundtrip(text: str) -> str:
     return html_text(MarkdownIt("commonmark").enable("table").render(text))
 
 
+def markdown_page(text: str) -> str:
+    """The Markdown rendered (markdown-it, CommonMark + tables) into an HTML page, as a site saves it."""
+    from markdown_it import MarkdownIt
+
+    body = MarkdownIt("commonmark").enable("table").render(text)
+    return f"<!doctype html>\n<html><head><title>post</title></head><body>\n{body}</body></html>\n"
+
+
+def markdown_html_file(text: str) -> str:
+    """The Markdown's HTML page (:func:`markdown_page`) read as ``whowrote predict`` reads an ``.html``
+    file (:func:`whowrote.style.html_reader.html_to_markdown`: the page's structure back as Markdown)."""
+    from whowrote.style.html_reader import html_to_markdown
+
+    return html_to_markdown(markdown_page(text))
+
+
 # ---- length and order -------------------------------------------------------------------------
 def first_chars(text: str, n_chars: int = 800) -> str:
     return text[:n_chars]
@@ -236,6 +252,7 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "crlf": crlf,
         "strip_markdown": strip_markdown,
         "markdown_html": markdown_html_roundtrip,
+        "html_file": markdown_html_file,
         "star_bullets": star_bullets,
         "single_newlines": single_newlines,
         "lower": lower,

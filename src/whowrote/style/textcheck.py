@@ -1,12 +1,10 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
-``uncertain``; HTML is reduced to its visible text (the features describe Markdown/plain prose)
-with the standard library's :mod:`html.parser`.
+``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
+features describe Markdown and plain prose).
 
-Every step is linear in the text: the HTML sniffing regex cannot run past the next ``<``, and
-:func:`html_to_text` first defuses the constructs that make ``html.parser`` rescan the rest of
-the input (on Python 3.11 an unclosed ``<p <p <p ...`` takes minutes at 80 kB without it).
+Every step is linear in the text, the HTML reading included (see its module).
 """
 
 from __future__ import annotations
@@ -16,14 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from whowrote.style.html_reader import html_to_markdown, looks_like_html
 from whowrote.style.transcript import assistant_turns
 
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
-# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
-_HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
-                       re.I)
-_BLOCK_END = frozenset(["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "div"])
-_HIDDEN = frozenset(["script", "style"])
 _COMMON = frozenset(b"the a an of and to in is it that for with as on be are this not or but you".split())
 # [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
 _WORD_TABLE = bytes((c | 32) if (65 <= c <= 90 or 97 <= c <= 122) else (39 if c == 39 else 32) for c in range(256))
@@ -52,85 +46,6 @@ class TextCheck:
     skip: bool = False  # nothing to attribute: the result is uniform probabilities, uncertain
     raw: bytes = b""  # text as UTF-8 (surrogatepass), when it was encoded here
     nonascii: str = ""  # its non-ASCII characters, in order
-
-
-def _defuse(html: str) -> str:
-    """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
-    (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
-    an unclosed ``<!--``, and ``<![`` / ``<?`` (marked sections and processing instructions,
-    never visible prose). One pass over the pieces between ``<``s, so linear."""
-    pieces = html.split("<")
-    out = [pieces[0]]
-    inside_until = -1  # the '<'s before this offset are inside a comment that is closed
-    no_close_from = len(html) + 1  # there is no "-->" at or after this offset
-    pos = len(pieces[0])  # offset of the '<' before the current piece
-    for p in pieces[1:]:
-        if pos < inside_until:
-            out.append("<" + p)
-        elif p.startswith("!--"):
-            end = html.find("-->", pos + 4) if pos < no_close_from else -1
-            if end < 0:
-                no_close_from = min(no_close_from, pos)
-                out.append("&lt;" + p)
-            else:
-                inside_until = end
-                out.append("<" + p)
-        elif ">" not in p or p.startswith(("![", "?")):
-            out.append("&lt;" + p)
-        else:
-            out.append("<" + p)
-        pos += 1 + len(p)
-    return "".join(out)
-
-
-def _parser():
-    """A parser that collects the visible text (html.parser loads only for HTML input)."""
-    from html.parser import HTMLParser
-
-    class _Visible(HTMLParser):
-        """Collects the visible text: script/style content dropped, block ends become blank lines."""
-
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.parts: list[str] = []
-            self.hidden = 0
-
-        def handle_starttag(self, tag: str, attrs: list) -> None:
-            if tag in _HIDDEN:
-                self.hidden += 1
-            elif tag == "br":
-                self.parts.append("\n\n")
-
-        def handle_startendtag(self, tag: str, attrs: list) -> None:
-            if tag == "br":
-                self.parts.append("\n\n")
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag in _HIDDEN:
-                self.hidden = max(self.hidden - 1, 0)
-            elif tag in _BLOCK_END:
-                self.parts.append("\n\n")
-
-        def handle_data(self, data: str) -> None:
-            if not self.hidden:
-                self.parts.append(data)
-
-    return _Visible()
-
-
-def html_to_text(html: str) -> str:
-    parser = _parser()
-    try:
-        parser.feed(_defuse(html))
-        parser.close()
-    except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
-        pass
-    return "".join(parser.parts)
-
-
-def looks_like_html(text: str) -> bool:
-    head = text[:20000]
-    return head.lstrip()[:15].lower().startswith(("<!doctype", "<html")) or len(_HTML_TAG.findall(head)) >= 5
 
 
 def _words(raw: bytes) -> tuple[int, int, int, float]:
@@ -191,9 +106,9 @@ def inspect_text(text: str) -> TextCheck:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
     if text.find("<", 0, 20000) >= 0 and looks_like_html(text):
-        text = html_to_text(text)
-        warnings.append("input looks like HTML: tags were removed and the visible text attributed "
-                        "(Markdown formatting tells are lost)")
+        text = html_to_markdown(text)
+        warnings.append("input looks like HTML: its visible text was attributed, with its headings, lists, "
+                        "emphasis, tables, code and links read as Markdown")
     conversation = assistant_turns(text)  # (an ordinary text: its first line is read, nothing more)
     if conversation is not None:
         text = conversation.text

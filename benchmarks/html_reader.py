@@ -1,0 +1,117 @@
+"""HTML pages read as Markdown (issue 17, session 35): what reading a saved page costs the verdict.
+
+A user who saves a post as ``.html`` gives ``whowrote predict`` the page, not its Markdown. This
+fits the default recipe on the topic hold-out's train part (as ``benchmarks/robustness.py`` does,
+sharing its feature cache), renders each val text into an HTML page (``edits.markdown_page``:
+markdown-it, CommonMark + tables) and scores the val texts read four ways:
+
+- ``raw``: the Markdown itself;
+- ``browser_copy``: the page's text as a browser's copy gives it (the suite's ``markdown_html``);
+- ``page_now``: the page read by this code's input check (``inspect_text``: ``html_reader``);
+- ``page_before``: the page read by the input check of ``--before-src`` (another checkout's ``src``,
+  run in a subprocess; e.g. ``3d26199``, whose reader kept the visible text only).
+
+Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals.
+
+    git worktree add /tmp/base 3d26199
+    OMP_NUM_THREADS=1 python benchmarks/html_reader.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --before-src /tmp/base/src --out results/html_reader
+
+Writes ``html_reader.json`` and ``html_reader.png`` under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from robustness import RECIPES, Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style import StyleModel
+from whowrote.style.edits import markdown_html_roundtrip, markdown_page
+from whowrote.style.heldout import proba_accuracies
+from whowrote.style.textcheck import inspect_text
+
+# run under the other checkout's src: JSON pages in on stdin, the texts its input check reads out
+READ_BEFORE = ("import json, sys\nfrom whowrote.style.textcheck import inspect_text\n"
+               "json.dump([inspect_text(p).text for p in json.load(sys.stdin)], sys.stdout)")
+
+
+def read_before(pages: list[str], src: Path) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(src.resolve())}
+    done = subprocess.run([sys.executable, "-c", READ_BEFORE], input=json.dumps(pages), env=env, text=True,
+                          capture_output=True, check=True)
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
+    ap.add_argument("--before-src", type=Path, help="another checkout's src/ (its reader is page_before)")
+    args = ap.parse_args()
+    log = timed_log()
+    corpus = indexed_corpus(args.corpus)
+    feats = Features(corpus, args.cache, log)
+    split = topic_holdout_split(corpus, seed=args.seed, balance=False)
+    model = fit_recipe(feats, "default", split["train"], args.seed)
+    log(f"fitted on {len(split['train'])} texts")
+    val = split["val"]
+    texts = val["text"].tolist()
+    pages = [markdown_page(t) for t in texts]
+    readings = {"raw": texts, "browser_copy": [markdown_html_roundtrip(t) for t in texts],
+                "page_now": [inspect_text(p).text for p in pages]}
+    if args.before_src:
+        readings["page_before"] = read_before(pages, args.before_src)
+    featurise = StyleModel(**RECIPES["default"]).features
+    y = val["provider"].to_numpy(object)
+    P = {name: model.predict_proba(featurise(t)) for name, t in readings.items()}
+    log("scored " + ", ".join(readings))
+    genres = val["genre"].to_numpy(object)
+    result = {"n": len(texts), "seed": args.seed, "before_src": str(args.before_src or ""),
+              "accuracy": {k: proba_accuracies(model, p, y) for k, p in P.items()},
+              "drops": drop_intervals(model.classes_, P, y, topic_keys(val).to_numpy(), args.seed),
+              "by_genre": {g: {k: proba_accuracies(model, p[genres == g], y[genres == g])["accuracy"] for k, p in P.items()}
+                           for g in sorted(set(genres))}}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "html_reader.json", json.dumps(result, indent=1) + "\n")
+    print("| reading | 4-way | 3-way | drop (points) [95 % topic bootstrap] |\n|---|---:|---:|---|")
+    for k, acc in result["accuracy"].items():
+        d = result["drops"].get(k)
+        drop = f"{d['diff']:+.1f} [{d['lo']:+.1f}, {d['hi']:+.1f}]" if d else "—"
+        print(f"| {k} | {acc['accuracy']:.3f} | {acc['accuracy_3way'] or 0:.3f} | {drop} |")
+    figure(result, args.out / "html_reader.png")
+    log(f"wrote {args.out}")
+
+
+def figure(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(result["accuracy"])
+    genres = list(result["by_genre"])
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    width = 0.8 / len(names)
+    for i, k in enumerate(names):
+        ax.bar(np.arange(len(genres) + 1) + width * i, [result["by_genre"][g][k] for g in genres]
+               + [result["accuracy"][k]["accuracy"]], width=width, label=k)
+    ax.set_xticks(np.arange(len(genres) + 1) + 0.4 - width / 2, [*genres, "all"])
+    ax.set_ylim(0, 1.15)
+    ax.set_yticks(np.arange(0, 1.01, 0.2))
+    ax.set_ylabel("4-way accuracy (topic hold-out val)")
+    ax.set_title("A Markdown text saved as an HTML page, read back (benchmarks/html_reader.py)", fontsize=9)
+    ax.legend(fontsize=8, ncol=len(names), loc="upper center")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""HTML input read back as the Markdown it displays (a saved blog page, a rendered chat answer).
+
+The model counts Markdown marks: headings, bullets, numbered lines, bold, tables, code fences,
+links, rules, quotes. A page's visible text has none of them, so until session 35 a post saved as
+HTML read like its text with the Markdown stripped. Here each element is written as the Markdown
+that renders to it (``<h2>`` ``## ``, ``<li>`` ``- `` or ``1. ``, ``<strong>`` ``**``, table rows
+``| a | b |``, ``<pre>`` a fence, ``<a href>`` ``[text](url)``, ``<blockquote>`` ``> ``), so the
+model reads a rendered Markdown text nearly as it read the source (docs/predict.md, "HTML pages read
+as Markdown"). Outside ``<pre>`` each run of spaces is one space, as a browser shows it; the source's
+line breaks are kept (:func:`_spaced`).
+
+Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
+``html.parser`` would rescan from (Python 3.11: an unclosed ``<p <p ...`` takes minutes at 80 kB
+without it), and containers whose text is rewritten when they close (list items, quotes, cells,
+``<pre>``) nest at most :data:`MAX_NEST` deep: deeper ones read as plain blocks.
+"""
+
+from __future__ import annotations
+
+import re
+
+# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
+_HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
+                       re.I)
+_HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
+_BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure",
+                    "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center", "table"})
+_EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+_CONTAINERS = frozenset({"ul", "ol", "li", "blockquote", "pre", "tr", "td", "th", "table"})
+_ITEMS_ONLY = frozenset({"ul", "ol", "table", "tr"})  # containers whose own text is only layout
+_ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table")), "th": (("td", "th"), ("tr", "table")),
+            "tr": (("tr",), ("table",))}  # an item: (the open items it closes, the frames that bound them)
+MAX_NEST = 8  # containers rewritten on close; each level re-reads its text once
+_SPACE = re.compile(r"\s+")
+_BLANKS = re.compile(r"\n{3,}")
+
+
+_FRAGMENT_START = re.compile(r"<(?:p|div|h[1-6]|ul|ol|table|article|section|blockquote|pre)\b[^<>]*>", re.I)
+
+
+def looks_like_html(text: str) -> bool:
+    """A page (``<!doctype``, ``<html``), five or more common tags, or a fragment that opens with a
+    block tag and ends with a tag (a rendered answer of one or two paragraphs)."""
+    head = text[:20000].lstrip()
+    if head[:15].lower().startswith(("<!doctype", "<html")) or len(_HTML_TAG.findall(head)) >= 5:
+        return True
+    return _FRAGMENT_START.match(head) is not None and text[-200:].rstrip().endswith(">")
+
+
+def _spaced(data: str) -> str:
+    """Text as shown: each run of spaces and tabs one space, the line breaks of the source kept
+    (a Markdown source's single line breaks survive rendering as such) with no spaces around them."""
+    if "\n" not in data:
+        return _SPACE.sub(" ", data)
+    first, *middle, last = data.split("\n")
+    return "\n".join([_SPACE.sub(" ", first).rstrip(" "), *(" ".join(line.split()) for line in middle),
+                      _SPACE.sub(" ", last).lstrip(" ")])
+
+
+def defuse(html: str) -> str:
+    """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
+    (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
+    an unclosed ``<!--``, and ``<![`` / ``<?`` (marked sections and processing instructions,
+    never visible prose). One pass over the pieces between ``<``s, so linear."""
+    pieces = html.split("<")
+    out = [pieces[0]]
+    inside_until = -1  # the '<'s before this offset are inside a comment that is closed
+    no_close_from = len(html) + 1  # there is no "-->" at or after this offset
+    pos = len(pieces[0])  # offset of the '<' before the current piece
+    for p in pieces[1:]:
+        if pos < inside_until:
+            out.append("<" + p)
+        elif p.startswith("!--"):
+            end = html.find("-->", pos + 4) if pos < no_close_from else -1
+            if end < 0:
+                no_close_from = min(no_close_from, pos)
+                out.append("&lt;" + p)
+            else:
+                inside_until = end
+                out.append("<" + p)
+        elif ">" not in p or p.startswith(("![", "?")):
+            out.append("&lt;" + p)
+        else:
+            out.append("<" + p)
+        pos += 1 + len(p)
+    return "".join(out)
+
+
+class _Frame:
+    """An open container: its tag, the text written inside it, and what its closing needs."""
+
+    __slots__ = ("tag", "parts", "number", "header", "cells", "loose")
+
+    def __init__(self, tag: str, number: int = 0) -> None:
+        self.tag, self.parts, self.number, self.header, self.cells = tag, [], number, False, 0
+        self.loose = False  # a list item whose text is in paragraphs: a blank line before it, as written
+
+
+def _indent(text: str, marker: str) -> str:
+    """``text`` after a list marker: its later lines indented under the item's first."""
+    pad = " " * len(marker)
+    lines = text.split("\n")
+    return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
+
+
+def _parser():
+    from html.parser import HTMLParser  # loaded only for HTML input
+
+    class _Markdown(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.root: list[str] = []
+            self.stack: list[_Frame] = []
+            self.hidden = 0
+            self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
+            self.in_pre = 0
+            self.first_row = True
+
+        # -- writing ---------------------------------------------------------------------
+        def out(self) -> list[str]:
+            return self.stack[-1].parts if self.stack else self.root
+
+        def write(self, s: str) -> None:
+            self.out().append(s)
+
+        def breaks(self, s: str) -> None:
+            """``s``, which starts with line breaks: no spaces before them (a browser shows none at a
+            line's end), and as many breaks as the larger of ``s``'s and those just written (the source's
+            line break before a block is not a second one)."""
+            parts = self.out()
+            if parts and parts[-1][-1:] in (" ", "\n"):
+                kept = parts[-1].rstrip(" \n")
+                had, lead = parts[-1].count("\n", len(kept)), len(s) - len(s.lstrip("\n"))
+                parts[-1] = kept
+                s = "\n" * max(had - lead, 0) + s
+            parts.append(s)
+
+        def at_line_start(self) -> bool:
+            parts = self.out()
+            return not parts or parts[-1].endswith("\n")
+
+        # -- containers ------------------------------------------------------------------
+        def open_frame(self, tag: str, attrs) -> bool:
+            if len(self.stack) >= MAX_NEST:
+                return False
+            number = 1
+            if tag == "ol":
+                start = dict(attrs).get("start") or "1"
+                number = int(start) if start.isdigit() and len(start) < 10 else 1
+            # HTML may leave items open: a new one closes the open one of its list, row or table
+            open_item = self.open_in(*_ITEM_OF.get(tag, ((), ())))
+            if open_item:
+                self.close_frame(open_item)
+            if tag == "table":
+                self.first_row = True
+            self.stack.append(_Frame(tag, number))
+            return True
+
+        def open_in(self, items: tuple[str, ...], bounds: tuple[str, ...]) -> str | None:
+            """The innermost open frame among ``items`` if no ``bounds`` frame is open inside it."""
+            for frame in reversed(self.stack):
+                if frame.tag in items:
+                    return frame.tag
+                if frame.tag in bounds:
+                    return None
+            return None
+
+        def close_frame(self, tag: str) -> bool:
+            """Close the innermost open ``tag`` (and anything left open inside it); False if none is."""
+            depth = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i].tag == tag), None)
+            if depth is None:
+                return False
+            while len(self.stack) > depth:
+                self.finish(self.stack.pop())
+            return True
+
+        def finish(self, frame: _Frame) -> None:
+            text = "".join(frame.parts)
+            if frame.tag == "pre":
+                self.breaks("\n\n```\n" + text.strip("\n") + "\n```\n\n")
+            elif frame.tag in ("td", "th"):
+                row = self.stack[-1] if self.stack and self.stack[-1].tag == "tr" else None
+                if row is not None:
+                    row.cells += 1
+                    row.header |= frame.tag == "th"
+                self.write(" " + " ".join(text.split()) + " |")
+            elif frame.tag == "tr":
+                line = "\n|" + text
+                if frame.header and self.first_row and frame.cells:
+                    line += "\n|" + " --- |" * frame.cells
+                self.first_row = False
+                self.breaks(line)
+            elif frame.tag == "li":
+                parent = self.stack[-1] if self.stack and self.stack[-1].tag in ("ul", "ol") else None
+                marker = "- "
+                if parent is not None and parent.tag == "ol":
+                    marker = f"{parent.number}. "
+                    parent.number += 1
+                self.breaks(("\n\n" if frame.loose else "\n") + _indent(text.strip("\n "), marker))
+            elif frame.tag == "blockquote":
+                lines = text.strip("\n ").split("\n")
+                self.breaks("\n\n" + "\n".join("> " + line if line else ">" for line in lines) + "\n\n")
+            else:  # ul, ol, table: their items are written; a blank line around the block (a line
+                # break for a list inside a list item, as its Markdown is written)
+                around = "\n" if self.stack and self.stack[-1].tag == "li" else "\n\n"
+                self.breaks(around + text.strip("\n") + around)
+
+        # -- the parser's events -----------------------------------------------------------
+        def handle_starttag(self, tag: str, attrs) -> None:
+            if tag in _HIDDEN:
+                self.hidden += 1
+            elif self.hidden:
+                return
+            elif tag in _CONTAINERS and self.open_frame(tag, attrs):
+                self.in_pre += tag == "pre"
+            elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
+                self.breaks("\n\n" + "#" * int(tag[1]) + " ")
+            elif tag in _BLOCK or tag in _CONTAINERS:
+                if tag == "p" and self.stack and self.stack[-1].tag == "li":
+                    self.stack[-1].loose = True
+                self.breaks("\n\n")
+            elif tag == "br":
+                self.breaks("\n")
+            elif tag == "hr":
+                self.breaks("\n\n---\n\n")
+            elif tag in _EMPHASIS:
+                self.write(_EMPHASIS[tag])
+            elif tag == "code" and not self.in_pre:
+                self.write("`")
+            elif tag == "a":
+                href = (dict(attrs).get("href") or "").strip()
+                self.links.append((href, self.out(), len(self.out())) if href else None)
+                if href:
+                    self.write("[")
+
+        def handle_startendtag(self, tag: str, attrs) -> None:
+            if tag in ("br", "hr"):
+                self.handle_starttag(tag, attrs)
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in _HIDDEN:
+                self.hidden = max(self.hidden - 1, 0)
+            elif self.hidden:
+                return
+            elif tag in _CONTAINERS and self.close_frame(tag):
+                self.in_pre -= tag == "pre"
+            elif (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456") or tag in _BLOCK or tag in _CONTAINERS:
+                self.breaks("\n\n")
+            elif tag in _EMPHASIS:
+                self.write(_EMPHASIS[tag])
+            elif tag == "code" and not self.in_pre:
+                self.write("`")
+            elif tag == "a" and self.links:
+                link = self.links.pop()
+                if link is None:
+                    return
+                href, parts, at = link
+                if parts is self.out() and "".join(parts[at + 1:]) == href:  # a bare URL shows as itself
+                    parts[at] = ""
+                else:
+                    self.write(f"]({href})")
+
+        def handle_data(self, data: str) -> None:
+            if self.hidden:
+                return
+            if not self.in_pre:
+                if self.stack and self.stack[-1].tag in _ITEMS_ONLY and data.isspace():
+                    return  # (the layout between list items or table cells)
+                data = _spaced(data)
+                if self.at_line_start():
+                    data = data.lstrip(" ")
+            if data:
+                self.write(data)
+
+        def text(self) -> str:
+            while self.stack:
+                self.finish(self.stack.pop())
+            return _BLANKS.sub("\n\n", "".join(self.root)).strip()
+
+    return _Markdown()
+
+
+def html_to_markdown(html: str) -> str:
+    """The visible text of ``html`` with its structure written as Markdown (module docstring)."""
+    parser = _parser()
+    try:
+        parser.feed(defuse(html))
+        parser.close()
+    except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
+        pass
+    return parser.text()

@@ -1,0 +1,128 @@
+"""HTML input read back as Markdown: each element, sloppy HTML, hostile nesting, and real texts."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from whowrote.style.edits import markdown_html_file, markdown_html_roundtrip, markdown_page
+from whowrote.style.html_reader import MAX_NEST, html_to_markdown, looks_like_html
+from whowrote.style.textcheck import inspect_text
+
+MD = """# Title
+
+Some **bold** and *italic* text, `code`, a [link](https://x.org/a) and <https://y.org>.
+
+## Section
+
+- one
+- two with **bold**
+  - nested
+    1. deep
+- three
+
+Steps:
+
+1. first
+
+   its second paragraph
+2. second
+
+> a quote
+
+| a | b |
+|---|---|
+| 1 | 2 |
+| 3 | 4 |
+
+```python
+def f():
+    return 1
+```
+
+---
+
+Last line one
+last line two.
+"""
+
+
+def test_a_rendered_markdown_page_reads_back_as_its_markdown():
+    assert markdown_html_file(MD) == MD.strip().replace("|---|---|", "| --- | --- |").replace(
+        "<https://y.org>", "https://y.org").replace("```python", "```").replace(
+        "1. first\n\n   its second paragraph\n2. second", "1. first\n\n   its second paragraph\n\n2. second")
+
+
+def test_elements():
+    assert html_to_markdown("<h3>Head</h3><p>x</p>") == "### Head\n\nx"
+    assert html_to_markdown("<p><b>b</b> <strong>s</strong> <i>i</i> <em>e</em></p>") == "**b** **s** *i* *e*"
+    assert html_to_markdown('<ol start="4"><li>d</li><li>e</li></ol>') == "4. d\n5. e"
+    assert html_to_markdown("<p>a<br>b</p><hr><p>c</p>") == "a\nb\n\n---\n\nc"
+    assert html_to_markdown('<p>see <a href="#top">top</a> and <a href=" u ">here</a></p>') == "see [top](#top) and [here](u)"
+    assert html_to_markdown("<blockquote><p>one</p><p>two</p></blockquote>") == "> one\n>\n> two"
+    assert html_to_markdown("<pre><code>  a  b\n\n c</code></pre>") == "```\n  a  b\n\n c\n```"
+    assert html_to_markdown("<table><tr><td>a</td><td>b\nc</td></tr></table>") == "| a | b c |"
+
+
+def test_hidden_text_and_entities():
+    page = ("<html><head><title>T</title><style>p{}</style></head><body><script>x = 1 < 2</script>"
+            "<p>Fish &amp; chips &lt;3</p><template><p>no</p></template></body></html>")
+    assert html_to_markdown(page) == "Fish & chips <3"
+
+
+def test_sloppy_html_items_close_themselves():
+    assert html_to_markdown("<ul><li>a<li>b<ol><li>x<li>y</ol></ul><p>tail") == "- a\n- b\n  1. x\n  2. y\n\ntail"
+    assert html_to_markdown("<table><tr><th>h<th>k<tr><td>1<td>2</table>") == "| h | k |\n| --- | --- |\n| 1 | 2 |"
+    assert html_to_markdown("</li></ul></blockquote>text") == "text"  # ends with nothing open
+
+
+def test_spaces_as_shown_and_source_line_breaks_kept():
+    html = "<div>\n    <p>\n      A   long\n      paragraph <b>bold</b>  end.\n    </p>\n  </div>"
+    assert html_to_markdown(html) == "A long\nparagraph **bold** end."
+
+
+def test_fragments_and_pages_are_sniffed_but_prose_is_not():
+    assert looks_like_html("<p>One paragraph only, as a rendered short answer.</p>\n")
+    assert looks_like_html(markdown_page("Just a sentence."))
+    assert not looks_like_html("<p> is the paragraph tag, written in a sentence about HTML.")
+    assert not looks_like_html("I think 3 < 4 and 5 > 2.")
+
+
+def test_predict_reads_a_page_as_markdown_and_says_so():
+    chk = inspect_text(markdown_page(MD))
+    assert chk.text.startswith("# Title\n\nSome **bold**")
+    assert any("read as Markdown" in w for w in chk.warnings)
+
+
+NESTED = ["<ul><li>" * 100_000, "<blockquote>" * 100_000, "<table><tr><td>" * 70_000, "<ol><li><p>x" * 60_000,
+          '<a href="u">' * 100_000, "<pre>" * 100_000, "<li>" * 100_000 + "</ul>" * 100_000]
+
+
+@pytest.mark.parametrize("html", NESTED, ids=[h[:12] for h in NESTED])
+def test_deep_nesting_stays_linear(html):
+    """Containers are rewritten on close, so each level re-reads its text: past MAX_NEST they are
+    plain blocks, else 100k nested items would copy their text 100k times."""
+    t0 = time.perf_counter()
+    out = html_to_markdown("<html><body>" + html + "end")
+    assert time.perf_counter() - t0 < 10 and "end" in out
+    assert out.count("> ") <= MAX_NEST
+
+
+def test_real_texts_keep_their_markdown_features(corpus_sample):
+    """200 corpus texts of every genre, rendered to a page and read back: the Markdown families the
+    model counts (headings, bullets, numbers, bold, fences, tables, rules, links) come back; the
+    browser's copy of the same page keeps none of them."""
+    from whowrote.style import load_model
+
+    model = load_model()
+    texts = corpus_sample([("blogs", 40), ("debates", 40), ("fiction", 40), ("longform", 40), ("chat", 40)])
+    names = ["md_h1", "md_h2_h3", "md_numbered", "md_bold", "md_code", "table_row", "hrule", "link"]
+    cols = [model.feature_names_.index(n) for n in names]
+    raw, read, copied = (model.features([edit(t) for t in texts])[:, cols]
+                         for edit in (lambda t: t, markdown_html_file, markdown_html_roundtrip))
+    has = raw > 0
+    assert has.sum() > 150  # the sample has these marks
+    assert np.isclose(read, raw, rtol=0.02)[has].mean() > 0.9
+    assert np.isclose(copied, raw, rtol=0.02)[has].mean() < 0.1
