@@ -213,3 +213,16 @@ def test_page_and_assets_are_local_and_safe(client):
     assert "//cdn" not in html and "https://" not in html and "http://" not in html.replace("http://www.w3.org", "")
     js = client.get("/static/app.js").text
     assert "innerHTML" not in js and "outerHTML" not in js and "eval(" not in js
+
+
+def test_read_html_gives_the_markdown_the_model_reads(client):
+    """The page pastes the clipboard's HTML through /v1/read-html: a fragment with too few tags to be
+    sniffed as HTML is still read as HTML here, and the answer is what /v1/predict would attribute."""
+    html = "<meta charset='utf-8'><h2>Plan</h2><ul><li><b>First</b> step</li><li>Second &amp; last</li></ul>"
+    r = client.post("/v1/read-html", json={"html": html})
+    assert r.status_code == 200 and r.json() == {"text": "## Plan\n\n- **First** step\n- Second & last"}
+    for body in ({"html": ""}, {"html": "a\x00b"}, {"html": 5}, {"text": "<p>x</p>"}, {"html": "<p>x</p>", "more": 1}):
+        bad = client.post("/v1/read-html", json=body)
+        assert bad.status_code == 422 and list(bad.json()) == ["error"]
+    big = json.dumps({"html": "<p>word</p>" * 30_000}).encode()  # over the fixture app's 200 kB body limit
+    assert client.post("/v1/read-html", content=big, headers={"Content-Type": "application/json"}).status_code == 413

@@ -148,3 +148,28 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     post.write_text(blog_texts[-1], encoding="utf-8")
     browser.find_element(By.ID, "file").send_keys(str(post))
     wait.until(lambda d: d.execute_script("return document.getElementById('marked').textContent;") == blog_texts[-1])
+
+
+def test_formatted_paste_keeps_its_markdown(server, browser):
+    """Text copied from a rendered page comes with an HTML flavour: the page reads it through
+    /v1/read-html, so the textarea (what is attributed) keeps headings, bullets and bold; a paste
+    with plain text only is left to the browser."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server + "/")
+    area = browser.find_element(By.ID, "text")
+    paste = ("const dt = new DataTransfer();"
+             "for (const [k, v] of Object.entries(arguments[1])) dt.setData(k, v);"
+             "arguments[0].focus();"
+             "arguments[0].dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));")
+    html = "<h2>Plan</h2><p>Some <strong>bold</strong> words.</p><ul><li>one</li><li>two</li></ul>"
+    browser.execute_script(paste, area, {"text/html": html, "text/plain": "Plan\nSome bold words.\none\ntwo"})
+    WebDriverWait(browser, 15).until(lambda d: area.get_attribute("value"))
+    assert area.get_attribute("value") == "## Plan\n\nSome **bold** words.\n\n- one\n- two"
+    assert "Markdown" in browser.find_element(By.ID, "status").text
+    assert browser.find_element(By.ID, "count").text.endswith("words")
+
+    browser.execute_script("arguments[0].value = '';", area)
+    browser.execute_script(paste, area, {"text/plain": "plain only"})
+    assert area.get_attribute("value") == ""  # not handled: a synthetic event inserts nothing by itself

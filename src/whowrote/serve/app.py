@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from whowrote.serve.card import model_card
 from whowrote.serve.limits import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
@@ -28,7 +29,11 @@ from whowrote.serve.schemas import (
     Health,
     ModelCard,
     PredictRequest,
+    ReadHtmlRequest,
+    ReadHtmlResult,
 )
+from whowrote.serve.work import check_text
+from whowrote.style.html_reader import html_to_markdown
 from whowrote.types import WhowroteError
 
 DEFAULT_MAX_BODY_BYTES = 2_000_000
@@ -93,6 +98,15 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         # answer, never /healthz or other clients. The body is what JSONResponse would render.
         body = await pool.run(texts, payload.n_tells, payload.highlight, where, batch)
         return Response(body, media_type="application/json")
+
+    @app.post("/v1/read-html", response_model=ReadHtmlResult, summary="HTML read as the Markdown it displays",
+              responses=ERROR_RESPONSES)
+    async def read_html(payload: ReadHtmlRequest) -> dict[str, str]:
+        """The page's text as the model reads an HTML input: the page pastes formatted text (the
+        clipboard's HTML) through this, so its headings, lists and bold stay visible to the model
+        (a browser's plain-text copy drops them). Linear in the body, which the body limit bounds."""
+        check_text(payload.html, "html")
+        return {"text": await run_in_threadpool(html_to_markdown, payload.html)}
 
     @app.get("/v1/model", response_model=ModelCard, summary="Model card")
     async def get_model() -> dict[str, Any]:

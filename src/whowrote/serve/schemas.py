@@ -44,6 +44,19 @@ class PredictRequest(BaseModel):
         return [self.text] if self.text is not None else list(self.texts or [])
 
 
+class ReadHtmlRequest(BaseModel):
+    """An HTML page or fragment, e.g. what a browser's clipboard holds for copied formatted text."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"html": "<h2>A heading</h2><ul><li>a point</li></ul>"}]})
+
+    html: StrictStr = Field(..., description="HTML to read (a page or a fragment; not sniffed: always read as HTML).")
+
+
+class ReadHtmlResult(BaseModel):
+    text: str = Field(..., description="Its visible text with headings, lists, emphasis, tables, code and links "
+                                       "written as Markdown: what the model reads for it.")
+
+
 class Tell(BaseModel):
     """One stylistic tell: its value in this text against each provider's typical value."""
 

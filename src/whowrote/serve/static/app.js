@@ -1,4 +1,5 @@
 // whowrote page: paste or drop a text, POST /v1/predict, draw bars, legend and marked text.
+// Formatted text pasted from a web page is read as Markdown first (POST /v1/read-html).
 // User text is only ever put into the page as text nodes (never parsed as HTML).
 "use strict";
 
@@ -168,6 +169,36 @@ async function run() {
   }
 }
 
+// Formatted text pasted from a web page: the clipboard's HTML read as Markdown by the server
+// (POST /v1/read-html), so headings, lists and bold reach the model as the source had them; the
+// plain-text flavour (what the browser would paste) when there is no HTML, it reads as nothing, or
+// the request fails. Ctrl+Shift+V (paste as plain text) carries no HTML and is left to the browser.
+async function pasteFormatted(e) {
+  const data = e.clipboardData;
+  const html = data ? data.getData("text/html") : "";
+  if (!html) return;
+  e.preventDefault();
+  const area = $("text");
+  const [start, end] = [area.selectionStart, area.selectionEnd];
+  let text = data.getData("text/plain");
+  let note = "";
+  try {
+    const r = await fetch("/v1/read-html", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ html }),
+    });
+    const body = r.ok ? await r.json() : null;
+    if (body && body.text && body.text.trim()) {
+      text = body.text;
+      note = "Pasted from a web page: its headings, lists and emphasis kept as Markdown (Ctrl+Shift+V pastes plain text).";
+    }
+  } catch (err) { /* the plain text, as the browser would paste it */ }
+  area.setRangeText(text, start, end, "end");
+  updateCount();
+  setStatus(note);
+}
+
 function readFile(file) {
   if (!file) return;
   if (!/\.(md|markdown|txt)$/i.test(file.name) && !/^text\//.test(file.type)) {
@@ -183,6 +214,7 @@ function readFile(file) {
 function init() {
   const area = $("text");
   area.addEventListener("input", updateCount);
+  area.addEventListener("paste", pasteFormatted);
   $("go").addEventListener("click", run);
   area.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) run(); });
   $("file").addEventListener("change", (e) => readFile(e.target.files[0]));
