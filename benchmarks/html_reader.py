@@ -11,6 +11,9 @@ markdown-it, CommonMark + tables) and scores the val texts read four ways:
 - ``page_before``: the page read by the input check of ``--before-src`` (another checkout's ``src``,
   run in a subprocess; e.g. ``3d26199``, whose reader kept the visible text only).
 
+- ``site_now`` / ``site_before``: the same page inside a blog site's chrome (:data:`SITE`: a menu,
+  a sidebar of recent posts with a search form, a footer; the post in ``<article>``), read by each.
+
 Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals.
 
     git worktree add /tmp/base 3d26199
@@ -30,6 +33,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from markdown_it import MarkdownIt
 from robustness import RECIPES, Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
@@ -38,6 +42,17 @@ from whowrote.style import StyleModel
 from whowrote.style.edits import markdown_html_roundtrip, markdown_page
 from whowrote.style.heldout import proba_accuracies
 from whowrote.style.textcheck import inspect_text
+
+# a made-up but typical blog page around the post (~50 words of menus, sidebar and footer)
+SITE = ("<!doctype html>\n<html><head><title>Notes</title></head><body>\n<header><a href='/'>Notes from the field</a>"
+        "<nav><ul><li><a href='/'>Home</a></li><li><a href='/archive'>Archive</a></li><li><a href='/about'>About</a>"
+        "</li><li><a href='/contact'>Contact</a></li></ul></nav></header>\n<main><article>\n{body}</article></main>\n"
+        "<aside><h3>Recent posts</h3><ul><li><a href='/a'>What I learned from a year of journaling</a></li>"
+        "<li><a href='/b'>A weekend in the mountains</a></li><li><a href='/c'>Notes on remote work</a></li></ul>"
+        "<form role='search'><input name='q' placeholder='Search'><button>Search</button></form>"
+        "<p>Subscribe to get new posts by email.</p></aside>\n<footer><p>&copy; 2024 Notes from the field. "
+        "All rights reserved. <a href='/privacy'>Privacy</a> &middot; <a href='/terms'>Terms</a></p></footer>\n"
+        "</body></html>\n")
 
 # run under the other checkout's src: JSON pages in on stdin, the texts its input check reads out
 READ_BEFORE = ("import json, sys\nfrom whowrote.style.textcheck import inspect_text\n"
@@ -64,10 +79,12 @@ def main() -> None:
     val = split["val"]
     texts = val["text"].tolist()
     pages = [markdown_page(t) for t in texts]
+    sites = [SITE.format(body=MarkdownIt("commonmark").enable("table").render(t)) for t in texts]
     readings = {"raw": texts, "browser_copy": [markdown_html_roundtrip(t) for t in texts],
-                "page_now": [inspect_text(p).text for p in pages]}
+                "page_now": [inspect_text(p).text for p in pages], "site_now": [inspect_text(p).text for p in sites]}
     if args.before_src:
         readings["page_before"] = read_before(pages, args.before_src)
+        readings["site_before"] = read_before(sites, args.before_src)
     featurise = StyleModel(**RECIPES["default"]).features
     y = val["provider"].to_numpy(object)
     P = {name: model.predict_proba(featurise(t)) for name, t in readings.items()}
@@ -97,7 +114,7 @@ def figure(result: dict, path: Path) -> None:
 
     names = list(result["accuracy"])
     genres = list(result["by_genre"])
-    fig, ax = plt.subplots(figsize=(7.5, 4))
+    fig, ax = plt.subplots(figsize=(8.5, 4))
     width = 0.8 / len(names)
     for i, k in enumerate(names):
         ax.bar(np.arange(len(genres) + 1) + width * i, [result["by_genre"][g][k] for g in genres]
@@ -107,7 +124,7 @@ def figure(result: dict, path: Path) -> None:
     ax.set_yticks(np.arange(0, 1.01, 0.2))
     ax.set_ylabel("4-way accuracy (topic hold-out val)")
     ax.set_title("A Markdown text saved as an HTML page, read back (benchmarks/html_reader.py)", fontsize=9)
-    ax.legend(fontsize=8, ncol=len(names), loc="upper center")
+    ax.legend(fontsize=7, ncol=len(names), loc="upper center")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -126,3 +126,25 @@ def test_real_texts_keep_their_markdown_features(corpus_sample):
     assert has.sum() > 150  # the sample has these marks
     assert np.isclose(read, raw, rtol=0.02)[has].mean() > 0.9
     assert np.isclose(copied, raw, rtol=0.02)[has].mean() < 0.1
+
+
+SITE = ("<!doctype html><html><head><title>My blog</title></head><body>"
+        "<header><a href='/'>My blog</a><nav><ul><li><a href='/'>Home</a></li><li><a href='/about'>About</a></li></ul></nav></header>"
+        "{content}"
+        "<aside><h3>Recent posts</h3><ul><li><a href='/p1'>Older post</a></li></ul>"
+        "<form><input name=q><button>Search</button></form></aside>"
+        "<footer><p>&copy; 2024 My blog. All rights reserved.</p></footer></body></html>")
+
+
+def test_a_site_page_is_read_for_its_post_only():
+    post = "<h1>The post</h1><p>Its <b>first</b> paragraph.</p><ul><li>a point</li></ul>"
+    assert html_to_markdown(SITE.format(content=f"<main><article>{post}</article></main>")) == \
+        "# The post\n\nIts **first** paragraph.\n\n- a point"
+    # no <main> or <article>: the menus, sidebar, form and footer still go; the site's name stays
+    assert html_to_markdown(SITE.format(content=post)) == \
+        "[My blog](/)\n\n# The post\n\nIts **first** paragraph.\n\n- a point"
+
+
+def test_a_page_that_is_all_chrome_is_read_whole():
+    assert html_to_markdown("<html><body><nav><p>Only a menu, left open") == "Only a menu, left open"
+    assert html_to_markdown("<article></article><footer><p>Just a footer</p></footer>") == "Just a footer"

@@ -7,7 +7,8 @@ that renders to it (``<h2>`` ``## ``, ``<li>`` ``- `` or ``1. ``, ``<strong>`` `
 ``| a | b |``, ``<pre>`` a fence, ``<a href>`` ``[text](url)``, ``<blockquote>`` ``> ``), so the
 model reads a rendered Markdown text nearly as it read the source (docs/predict.md, "HTML pages read
 as Markdown"). Outside ``<pre>`` each run of spaces is one space, as a browser shows it; the source's
-line breaks are kept (:func:`_spaced`).
+line breaks are kept (:func:`_spaced`). A page that marks its content (``<main>``, ``<article>``) is
+read there only, and menus, sidebars, footers and forms are dropped (:func:`html_to_markdown`).
 
 Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
 ``html.parser`` would rescan from (Python 3.11: an unclosed ``<p <p ...`` takes minutes at 80 kB
@@ -23,6 +24,10 @@ import re
 _HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
                        re.I)
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
+# a site's chrome around the post: menus, sidebars, footers, comment and search forms
+_CHROME = frozenset({"nav", "aside", "footer", "form", "button", "select", "dialog"})
+_CONTENT_TAGS = ("main", "article")  # where a page says its content is
+_CONTENT = re.compile(r"<(?:main|article)\b", re.I)
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure",
                     "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center", "table"})
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
@@ -103,15 +108,19 @@ def _indent(text: str, marker: str) -> str:
     return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
-def _parser():
+def _parser(scoped: bool, chrome: bool):
+    """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
+    the text inside :data:`_CHROME` elements is dropped."""
     from html.parser import HTMLParser  # loaded only for HTML input
+
+    hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
 
     class _Markdown(HTMLParser):
         def __init__(self) -> None:
             super().__init__(convert_charrefs=True)
             self.root: list[str] = []
             self.stack: list[_Frame] = []
-            self.hidden = 0
+            self.hidden = 0 if not scoped else 1  # > 0: nothing is written (outside the content, or hidden)
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.in_pre = 0
             self.first_row = True
@@ -207,9 +216,12 @@ def _parser():
 
         # -- the parser's events -----------------------------------------------------------
         def handle_starttag(self, tag: str, attrs) -> None:
-            if tag in _HIDDEN:
+            if scoped and tag in _CONTENT_TAGS:
+                self.hidden -= 1
+                self.breaks("\n\n")
+            elif tag in hiding:
                 self.hidden += 1
-            elif self.hidden:
+            elif self.hidden > 0:
                 return
             elif tag in _CONTAINERS and self.open_frame(tag, attrs):
                 self.in_pre += tag == "pre"
@@ -238,9 +250,12 @@ def _parser():
                 self.handle_starttag(tag, attrs)
 
         def handle_endtag(self, tag: str) -> None:
-            if tag in _HIDDEN:
+            if scoped and tag in _CONTENT_TAGS:
+                self.hidden += 1
+                self.breaks("\n\n")
+            elif tag in hiding:
                 self.hidden = max(self.hidden - 1, 0)
-            elif self.hidden:
+            elif self.hidden > 0:
                 return
             elif tag in _CONTAINERS and self.close_frame(tag):
                 self.in_pre -= tag == "pre"
@@ -261,7 +276,7 @@ def _parser():
                     self.write(f"]({href})")
 
         def handle_data(self, data: str) -> None:
-            if self.hidden:
+            if self.hidden > 0:
                 return
             if not self.in_pre:
                 if self.stack and self.stack[-1].tag in _ITEMS_ONLY and data.isspace():
@@ -280,12 +295,23 @@ def _parser():
     return _Markdown()
 
 
-def html_to_markdown(html: str) -> str:
-    """The visible text of ``html`` with its structure written as Markdown (module docstring)."""
-    parser = _parser()
+def _read(page: str, scoped: bool, chrome: bool) -> str:
+    parser = _parser(scoped, chrome)
     try:
-        parser.feed(defuse(html))
+        parser.feed(page)
         parser.close()
     except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
         pass
     return parser.text()
+
+
+def html_to_markdown(html: str) -> str:
+    """The visible text of ``html`` with its structure written as Markdown (module docstring).
+
+    A saved page holds the site around the post: when it marks its content (``<main>``,
+    ``<article>``) only that is read, and menus, sidebars, footers and forms are dropped anywhere.
+    If that leaves nothing (a page that is all "chrome", or a ``<nav>`` left open), the whole
+    visible text is read instead: two linear passes at most."""
+    page = defuse(html)
+    text = _read(page, _CONTENT.search(page) is not None, True)
+    return text if text else _read(page, False, False)
