@@ -88,6 +88,12 @@ def test_fragments_and_pages_are_sniffed_but_prose_is_not():
     assert looks_like_html(markdown_page("Just a sentence."))
     assert not looks_like_html("<p> is the paragraph tag, written in a sentence about HTML.")
     assert not looks_like_html("I think 3 < 4 and 5 > 2.")
+    # Markdown that shows or names HTML (13 chat answers of the corpus were read as HTML before):
+    code = "Here is the page:\n\n```html\n" + "<div><p>x</p></div>\n" * 5 + "```\n"
+    table = "| Player | Notes |\n|---|---|\n| A | one<br>two<br>three<br>four<br>five<br>six |\n"
+    prose = "A page is built from elements such as <html>, <head>, <body>, <table> and <div>."
+    named = "Wrap it in `<div>`, then `<p>`, `<ul>`, `<li>` and `<span>` tags.</p>"
+    assert not any(looks_like_html(t) for t in (code, table, prose, named))
 
 
 def test_predict_reads_a_page_as_markdown_and_says_so():

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import re
 
-# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear.
-_HTML_TAG = re.compile(r"<(?:p|div|span|br|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
+# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
+# (Markdown tables break their cells' lines with it) and not a tag in backticks (`<div>` in prose).
+_HTML_TAG = re.compile(r"(?<!`)<(?:p|div|span|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
                        re.I)
+_CLOSING_TAG = re.compile(r"</(?:p|div|span|html|body|h[1-6]|li|ul|ol|a|table|td|tr)>", re.I)
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
 # a site's chrome around the post: menus, sidebars, footers, comment and search forms
 _CHROME = frozenset({"nav", "aside", "footer", "form", "button", "select", "dialog"})
@@ -44,11 +46,20 @@ _FRAGMENT_START = re.compile(r"<(?:p|div|h[1-6]|ul|ol|table|article|section|bloc
 
 
 def looks_like_html(text: str) -> bool:
-    """A page (``<!doctype``, ``<html``), five or more common tags, or a fragment that opens with a
-    block tag and ends with a tag (a rendered answer of one or two paragraphs)."""
+    """A page (``<!doctype``, ``<html``), five or more common tags with a closing one, or a fragment
+    that opens with a block tag and ends with a tag (a rendered answer of one or two paragraphs); not
+    Markdown whose tags come after a code fence (an answer that shows HTML code)."""
     head = text[:20000].lstrip()
-    if head[:15].lower().startswith(("<!doctype", "<html")) or len(_HTML_TAG.findall(head)) >= 5:
+    if head[:15].lower().startswith(("<!doctype", "<html")):
         return True
+    first = _HTML_TAG.search(head)
+    if first is None:
+        return False
+    fence = head.find("```", 0, first.start())
+    if fence >= 0:
+        return False
+    if len(_HTML_TAG.findall(head, first.start())) >= 5 and _CLOSING_TAG.search(head) is not None:
+        return True  # (a closing tag: prose that names tags, "such as <html>, <head>", has none)
     return _FRAGMENT_START.match(head) is not None and text[-200:].rstrip().endswith(">")
 
 
