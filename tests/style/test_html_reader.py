@@ -81,6 +81,8 @@ def test_sloppy_html_items_close_themselves():
 def test_spaces_as_shown_and_source_line_breaks_kept():
     html = "<div>\n    <p>\n      A   long\n      paragraph <b>bold</b>  end.\n    </p>\n  </div>"
     assert html_to_markdown(html) == "A long\nparagraph **bold** end."
+    # layout alone between tags is one space, as a browser shows it
+    assert html_to_markdown("<p>\n  <span>Hello</span>\n  <b>world</b>\n</p>") == "Hello **world**"
 
 
 def test_fragments_and_pages_are_sniffed_but_prose_is_not():

@@ -6,8 +6,8 @@ HTML read like its text with the Markdown stripped. Here each element is written
 that renders to it (``<h2>`` ``## ``, ``<li>`` ``- `` or ``1. ``, ``<strong>`` ``**``, table rows
 ``| a | b |``, ``<pre>`` a fence, ``<a href>`` ``[text](url)``, ``<blockquote>`` ``> ``), so the
 model reads a rendered Markdown text nearly as it read the source (docs/predict.md, "HTML pages read
-as Markdown"). Outside ``<pre>`` each run of spaces is one space, as a browser shows it; the source's
-line breaks are kept (:func:`_spaced`). A page that marks its content (``<main>``, ``<article>``) is
+as Markdown"). Outside ``<pre>`` each run of spaces, and the layout between tags, is one space, as a
+browser shows it; a line break inside a run of text is kept (:func:`_spaced`). A page that marks its content (``<main>``, ``<article>``) is
 read there only, and menus, sidebars, footers and forms are dropped (:func:`html_to_markdown`).
 
 Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
@@ -292,7 +292,9 @@ def _parser(scoped: bool, chrome: bool):
             if not self.in_pre:
                 if self.stack and self.stack[-1].tag in _ITEMS_ONLY and data.isspace():
                     return  # (the layout between list items or table cells)
-                data = _spaced(data)
+                # layout between tags (pretty-printed HTML) is one space, as a browser shows it; a
+                # line break inside a run of text is the source's (Markdown's soft breaks)
+                data = " " if data.isspace() else _spaced(data)
                 if self.at_line_start():
                     data = data.lstrip(" ")
             if data:
