@@ -105,7 +105,8 @@ def test_predict_reads_a_page_as_markdown_and_says_so():
 
 
 NESTED = ["<ul><li>" * 100_000, "<blockquote>" * 100_000, "<table><tr><td>" * 70_000, "<ol><li><p>x" * 60_000,
-          '<a href="u">' * 100_000, "<pre>" * 100_000, "<li>" * 100_000 + "</ul>" * 100_000]
+          '<a href="u">' * 100_000, "<pre>" * 100_000, "<li>" * 100_000 + "</ul>" * 100_000,
+          '<span style="font-weight:700">' * 60_000 + "</b>" * 100_000]
 
 
 @pytest.mark.parametrize("html", NESTED, ids=[h[:12] for h in NESTED])
@@ -156,3 +157,13 @@ def test_a_site_page_is_read_for_its_post_only():
 def test_a_page_that_is_all_chrome_is_read_whole():
     assert html_to_markdown("<html><body><nav><p>Only a menu, left open") == "Only a menu, left open"
     assert html_to_markdown("<article></article><footer><p>Just a footer</p></footer>") == "Just a footer"
+
+
+def test_editors_mark_emphasis_by_style():
+    """A Google Docs copy: bold as a styled span, the whole copy wrapped in a <b> of normal weight."""
+    docs = ('<meta charset="utf-8"><b style="font-weight:normal;" id="docs-internal-guid-1">'
+            '<h2 dir="ltr"><span style="font-size:16pt;font-weight:400;">A heading</span></h2>'
+            '<p dir="ltr"><span style="font-weight:400;">Plain and </span><span style="font-weight: 700;">bold</span>'
+            '<span style="font-weight:400;"> and </span><span style="font-style:italic;">italic</span>.</p></b>')
+    assert html_to_markdown(docs) == "## A heading\n\nPlain and **bold** and *italic*."
+    assert html_to_markdown("<p><strong><em>both</em></strong> <span>plain</span></span></b></p>") == "***both*** plain"

@@ -32,7 +32,25 @@ _CONTENT_TAGS = ("main", "article")  # where a page says its content is
 _CONTENT = re.compile(r"<(?:main|article)\b", re.I)
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure",
                     "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center", "table"})
-_EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+_EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span: only by its style
+_BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
+                 "font-weight:800", "font-weight:900")
+
+
+def emphasis(tag: str, style: str) -> str:
+    """The Markdown mark of an inline element: its tag's, unless its style says otherwise (editors
+    such as Google Docs mark bold as ``<span style="font-weight:700">`` and wrap a whole copy in
+    ``<b style="font-weight:normal">``)."""
+    mark = _EMPHASIS[tag]
+    if "font-" not in style:
+        return mark
+    style = style.lower().replace(" ", "")
+    bold, italic = "**" in mark, mark == "*"
+    if "font-weight:" in style:
+        bold = any(w in style for w in _BOLD_WEIGHTS)
+    if "font-style:" in style:
+        italic = "font-style:italic" in style or "font-style:oblique" in style
+    return ("**" if bold else "") + ("*" if italic else "")
 _CONTAINERS = frozenset({"ul", "ol", "li", "blockquote", "pre", "tr", "td", "th", "table"})
 _ITEMS_ONLY = frozenset({"ul", "ol", "table", "tr"})  # containers whose own text is only layout
 _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table")), "th": (("td", "th"), ("tr", "table")),
@@ -134,6 +152,7 @@ def _parser(scoped: bool, chrome: bool):
             self.hidden = 0 if not scoped else 1  # > 0: nothing is written (outside the content, or hidden)
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.in_pre = 0
+            self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
             self.first_row = True
 
         # -- writing ---------------------------------------------------------------------
@@ -247,7 +266,9 @@ def _parser(scoped: bool, chrome: bool):
             elif tag == "hr":
                 self.breaks("\n\n---\n\n")
             elif tag in _EMPHASIS:
-                self.write(_EMPHASIS[tag])
+                mark = emphasis(tag, dict(attrs).get("style") or "")
+                self.marks.setdefault(tag, []).append(mark)
+                self.write(mark)
             elif tag == "code" and not self.in_pre:
                 self.write("`")
             elif tag == "a":
@@ -273,7 +294,8 @@ def _parser(scoped: bool, chrome: bool):
             elif (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456") or tag in _BLOCK or tag in _CONTAINERS:
                 self.breaks("\n\n")
             elif tag in _EMPHASIS:
-                self.write(_EMPHASIS[tag])
+                opened = self.marks.get(tag)
+                self.write(opened.pop()[::-1] if opened else "")
             elif tag == "code" and not self.in_pre:
                 self.write("`")
             elif tag == "a" and self.links:
