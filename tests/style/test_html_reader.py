@@ -167,3 +167,17 @@ def test_editors_mark_emphasis_by_style():
             '<span style="font-weight:400;"> and </span><span style="font-style:italic;">italic</span>.</p></b>')
     assert html_to_markdown(docs) == "## A heading\n\nPlain and **bold** and *italic*."
     assert html_to_markdown("<p><strong><em>both</em></strong> <span>plain</span></span></b></p>") == "***both*** plain"
+
+
+def test_a_saved_chat_page_is_read_as_the_assistants_markdown():
+    """A chat window's page: turns in <article>s with screen-reader role headings and copy buttons;
+    read as Markdown, then as a pasted conversation (only the assistant's turn is attributed)."""
+    page = ('<html><body><article><h5 class="sr-only">You said:</h5><div><p>Give me tips for sleeping better.</p>'
+            '</div></article><article><h6 class="sr-only">ChatGPT said:</h6><div><p>Here are some <strong>practical'
+            '</strong> tips:</p><ol><li><p><strong>Keep a schedule.</strong> Same time each night.</p></li><li><p>'
+            '<strong>Limit screens.</strong> Stop an hour before bed.</p></li></ol><div><button>Copy</button></div>'
+            '</div></article></body></html>')
+    chk = inspect_text(page)
+    assert chk.text == ("Here are some **practical** tips:\n\n1. **Keep a schedule.** Same time each night.\n\n"
+                        "2. **Limit screens.** Stop an hour before bed.")
+    assert any("HTML" in w for w in chk.warnings) and any("conversation" in w for w in chk.warnings)
