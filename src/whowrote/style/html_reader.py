@@ -7,8 +7,9 @@ that renders to it (``<h2>`` ``## ``, ``<li>`` ``- `` or ``1. ``, ``<strong>`` `
 ``| a | b |``, ``<pre>`` a fence, ``<a href>`` ``[text](url)``, ``<blockquote>`` ``> ``), so the
 model reads a rendered Markdown text nearly as it read the source (docs/predict.md, "HTML pages read
 as Markdown"). Outside ``<pre>`` each run of spaces, and the layout between tags, is one space, as a
-browser shows it; a line break inside a run of text is kept (:func:`_spaced`). A page that marks its content (``<main>``, ``<article>``) is
-read there only, and menus, sidebars, footers and forms are dropped (:func:`html_to_markdown`).
+browser shows it; a line break inside a run of text is kept (:func:`_spaced`). A page that marks its
+content (``<main>``, ``<article>``) is read there only, and menus, sidebars, footers and forms are
+dropped (:func:`html_to_markdown`); editors' styles count as emphasis (:func:`emphasis`).
 
 Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
 ``html.parser`` would rescan from (Python 3.11: an unclosed ``<p <p ...`` takes minutes at 80 kB
@@ -35,22 +36,6 @@ _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main"
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span: only by its style
 _BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
                  "font-weight:800", "font-weight:900")
-
-
-def emphasis(tag: str, style: str) -> str:
-    """The Markdown mark of an inline element: its tag's, unless its style says otherwise (editors
-    such as Google Docs mark bold as ``<span style="font-weight:700">`` and wrap a whole copy in
-    ``<b style="font-weight:normal">``)."""
-    mark = _EMPHASIS[tag]
-    if "font-" not in style:
-        return mark
-    style = style.lower().replace(" ", "")
-    bold, italic = "**" in mark, mark == "*"
-    if "font-weight:" in style:
-        bold = any(w in style for w in _BOLD_WEIGHTS)
-    if "font-style:" in style:
-        italic = "font-style:italic" in style or "font-style:oblique" in style
-    return ("**" if bold else "") + ("*" if italic else "")
 _CONTAINERS = frozenset({"ul", "ol", "li", "blockquote", "pre", "tr", "td", "th", "table"})
 _ITEMS_ONLY = frozenset({"ul", "ol", "table", "tr"})  # containers whose own text is only layout
 _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table")), "th": (("td", "th"), ("tr", "table")),
@@ -58,8 +43,6 @@ _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table"))
 MAX_NEST = 8  # containers rewritten on close; each level re-reads its text once
 _SPACE = re.compile(r"\s+")
 _BLANKS = re.compile(r"\n{3,}")
-
-
 _FRAGMENT_START = re.compile(r"<(?:p|div|h[1-6]|ul|ol|table|article|section|blockquote|pre)\b[^<>]*>", re.I)
 
 
@@ -89,6 +72,22 @@ def _spaced(data: str) -> str:
     first, *middle, last = data.split("\n")
     return "\n".join([_SPACE.sub(" ", first).rstrip(" "), *(" ".join(line.split()) for line in middle),
                       _SPACE.sub(" ", last).lstrip(" ")])
+
+
+def emphasis(tag: str, style: str) -> str:
+    """The Markdown mark of an inline element: its tag's, unless its style says otherwise (editors
+    such as Google Docs mark bold as ``<span style="font-weight:700">`` and wrap a whole copy in
+    ``<b style="font-weight:normal">``)."""
+    mark = _EMPHASIS[tag]
+    if "font-" not in style:
+        return mark
+    style = style.lower().replace(" ", "")
+    bold, italic = "**" in mark, mark == "*"
+    if "font-weight:" in style:
+        bold = any(w in style for w in _BOLD_WEIGHTS)
+    if "font-style:" in style:
+        italic = "font-style:italic" in style or "font-style:oblique" in style
+    return ("**" if bold else "") + ("*" if italic else "")
 
 
 def defuse(html: str) -> str:
