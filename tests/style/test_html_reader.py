@@ -51,7 +51,7 @@ last line two.
 
 def test_a_rendered_markdown_page_reads_back_as_its_markdown():
     assert markdown_html_file(MD) == MD.strip().replace("|---|---|", "| --- | --- |").replace(
-        "<https://y.org>", "https://y.org").replace("```python", "```").replace(
+        "<https://y.org>", "https://y.org").replace(
         "1. first\n\n   its second paragraph\n2. second", "1. first\n\n   its second paragraph\n\n2. second")
 
 
@@ -157,6 +157,13 @@ def test_a_site_page_is_read_for_its_post_only():
 def test_a_page_that_is_all_chrome_is_read_whole():
     assert html_to_markdown("<html><body><nav><p>Only a menu, left open") == "Only a menu, left open"
     assert html_to_markdown("<article></article><footer><p>Just a footer</p></footer>") == "Just a footer"
+
+
+def test_a_chat_windows_code_block_is_a_fence_with_its_language():
+    html = ('<p>Try:</p><pre><div class="contain-inline-size"><div class="flex items-center">python</div>'
+            '<div class="sticky"><button>Copy code</button></div><div class="p-4"><code class="hljs language-python">'
+            'def f():\n    return 1\n</code></div></div></pre><p>Done.</p>')
+    assert html_to_markdown(html) == "Try:\n\n```python\ndef f():\n    return 1\n```\n\nDone."
 
 
 def test_editors_mark_emphasis_by_style():

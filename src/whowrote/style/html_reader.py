@@ -90,6 +90,11 @@ def emphasis(tag: str, style: str) -> str:
     return ("**" if bold else "") + ("*" if italic else "")
 
 
+def _language(classes: str) -> str:
+    """``x`` of a ``language-x`` class (what Markdown renderers give a fenced block's code), else ""."""
+    return next((c[9:] for c in classes.split() if c.startswith("language-") and c[9:].isalnum()), "")
+
+
 def defuse(html: str) -> str:
     """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
     (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
@@ -122,11 +127,12 @@ def defuse(html: str) -> str:
 class _Frame:
     """An open container: its tag, the text written inside it, and what its closing needs."""
 
-    __slots__ = ("tag", "parts", "number", "header", "cells", "loose")
+    __slots__ = ("tag", "parts", "number", "header", "cells", "loose", "lang")
 
     def __init__(self, tag: str, number: int = 0) -> None:
         self.tag, self.parts, self.number, self.header, self.cells = tag, [], number, False, 0
         self.loose = False  # a list item whose text is in paragraphs: a blank line before it, as written
+        self.lang = ""  # a <pre>'s code language (``class="language-x"``), written after its fence
 
 
 def _indent(text: str, marker: str) -> str:
@@ -215,7 +221,7 @@ def _parser(scoped: bool, chrome: bool):
         def finish(self, frame: _Frame) -> None:
             text = "".join(frame.parts)
             if frame.tag == "pre":
-                self.breaks("\n\n```\n" + text.strip("\n") + "\n```\n\n")
+                self.breaks(f"\n\n```{frame.lang}\n" + text.strip("\n") + "\n```\n\n")
             elif frame.tag in ("td", "th"):
                 row = self.stack[-1] if self.stack and self.stack[-1].tag == "tr" else None
                 if row is not None:
@@ -270,6 +276,11 @@ def _parser(scoped: bool, chrome: bool):
                 self.write(mark)
             elif tag == "code" and not self.in_pre:
                 self.write("`")
+            elif tag == "code" and self.stack and self.stack[-1].tag == "pre":
+                # the block's code; what came before it is a chat window's header (the language, a
+                # copy button), not code
+                self.stack[-1].parts.clear()
+                self.stack[-1].lang = _language(dict(attrs).get("class") or "")
             elif tag == "a":
                 href = (dict(attrs).get("href") or "").strip()
                 self.links.append((href, self.out(), len(self.out())) if href else None)
