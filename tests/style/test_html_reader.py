@@ -106,7 +106,7 @@ def test_predict_reads_a_page_as_markdown_and_says_so():
 
 NESTED = ["<ul><li>" * 100_000, "<blockquote>" * 100_000, "<table><tr><td>" * 70_000, "<ol><li><p>x" * 60_000,
           '<a href="u">' * 100_000, "<pre>" * 100_000, "<li>" * 100_000 + "</ul>" * 100_000,
-          '<span style="font-weight:700">' * 60_000 + "</b>" * 100_000]
+          '<span style="font-weight:700">' * 60_000 + "</b>" * 100_000, '<a href="u">x' * 50_000 + "</a>" * 50_000]
 
 
 @pytest.mark.parametrize("html", NESTED, ids=[h[:12] for h in NESTED])

@@ -313,7 +313,7 @@ def _parser(scoped: bool, chrome: bool):
                 if link is None:
                     return
                 href, parts, at = link
-                if parts is self.out() and "".join(parts[at + 1:]) == href:  # a bare URL shows as itself
+                if parts is self.out() and len(parts) == at + 2 and parts[-1] == href:  # a bare URL shows as itself
                     parts[at] = ""
                 else:
                     self.write(f"]({href})")
