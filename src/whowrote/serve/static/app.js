@@ -172,11 +172,13 @@ async function run() {
 // Formatted text pasted from a web page: the clipboard's HTML read as Markdown by the server
 // (POST /v1/read-html), so headings, lists and bold reach the model as the source had them; the
 // plain-text flavour (what the browser would paste) when there is no HTML, it reads as nothing, or
-// the request fails. Ctrl+Shift+V (paste as plain text) carries no HTML and is left to the browser.
+// the request fails. Left to the browser: Ctrl+Shift+V (paste as plain text: no HTML), and source
+// copied from a code editor (VS Code's HTML is its text in `white-space: pre` blocks: the plain
+// flavour is the Markdown source itself).
 async function pasteFormatted(e) {
   const data = e.clipboardData;
   const html = data ? data.getData("text/html") : "";
-  if (!html) return;
+  if (!html || /white-space:\s*pre/i.test(html)) return;
   e.preventDefault();
   const area = $("text");
   const [start, end] = [area.selectionStart, area.selectionEnd];
