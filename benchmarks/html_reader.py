@@ -2,7 +2,7 @@
 
 A user who saves a post as ``.html`` gives ``whowrote predict`` the page, not its Markdown. This
 fits the default recipe on the topic hold-out's train part (as ``benchmarks/robustness.py`` does,
-sharing its feature cache), renders each val text into an HTML page (``edits.markdown_page``:
+sharing its feature cache), renders each val text into an HTML page (``edits.markdown_page``'s:
 markdown-it, CommonMark + tables) and scores the val texts read four ways:
 
 - ``raw``: the Markdown itself;
@@ -33,13 +33,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from markdown_it import MarkdownIt
 from robustness import RECIPES, Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
-from whowrote.style.edits import markdown_html_roundtrip, markdown_page
+from whowrote.style.edits import html_page, html_text, render_markdown
 from whowrote.style.heldout import proba_accuracies
 from whowrote.style.textcheck import inspect_text
 
@@ -78,9 +77,9 @@ def main() -> None:
     log(f"fitted on {len(split['train'])} texts")
     val = split["val"]
     texts = val["text"].tolist()
-    pages = [markdown_page(t) for t in texts]
-    sites = [SITE.format(body=MarkdownIt("commonmark").enable("table").render(t)) for t in texts]
-    readings = {"raw": texts, "browser_copy": [markdown_html_roundtrip(t) for t in texts],
+    bodies = [render_markdown(t) for t in texts]  # (once per text: the page, the site and the copy share it)
+    pages, sites = [html_page(b) for b in bodies], [SITE.format(body=b) for b in bodies]
+    readings = {"raw": texts, "browser_copy": [html_text(b) for b in bodies],
                 "page_now": [inspect_text(p).text for p in pages], "site_now": [inspect_text(p).text for p in sites]}
     if args.before_src:
         readings["page_before"] = read_before(pages, args.before_src)

@@ -124,19 +124,26 @@ def html_text(html: str) -> str:
     return _BLANKS.sub("\n\n", text).strip()
 
 
-def markdown_html_roundtrip(text: str) -> str:
-    """Render the Markdown to HTML (markdown-it, CommonMark + tables) and read the page's text back."""
+def render_markdown(text: str) -> str:
+    """The Markdown's HTML (markdown-it, CommonMark + tables): what a site or a chat window renders."""
     from markdown_it import MarkdownIt  # comes with rich; imported here to keep predict's start-up light
 
-    return html_text(MarkdownIt("commonmark").enable("table").render(text))
+    return MarkdownIt("commonmark").enable("table").render(text)
+
+
+def markdown_html_roundtrip(text: str) -> str:
+    """Render the Markdown to HTML (:func:`render_markdown`) and read the page's text back."""
+    return html_text(render_markdown(text))
+
+
+def html_page(body: str) -> str:
+    """A rendered body as the HTML page a site saves."""
+    return f"<!doctype html>\n<html><head><title>post</title></head><body>\n{body}</body></html>\n"
 
 
 def markdown_page(text: str) -> str:
-    """The Markdown rendered (markdown-it, CommonMark + tables) into an HTML page, as a site saves it."""
-    from markdown_it import MarkdownIt
-
-    body = MarkdownIt("commonmark").enable("table").render(text)
-    return f"<!doctype html>\n<html><head><title>post</title></head><body>\n{body}</body></html>\n"
+    """The Markdown rendered (:func:`render_markdown`) into an HTML page (:func:`html_page`)."""
+    return html_page(render_markdown(text))
 
 
 def markdown_html_file(text: str) -> str:

@@ -32,7 +32,8 @@ _CHROME = frozenset({"nav", "aside", "footer", "form", "button", "select", "dial
 _CONTENT_TAGS = ("main", "article")  # where a page says its content is
 _CONTENT = re.compile(r"<(?:main|article)\b", re.I)
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure",
-                    "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center", "table"})
+                    "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center"})
+_HEADINGS = {f"h{n}": "#" * n for n in range(1, 7)}  # <h2>: "## "
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span: only by its style
 _BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
                  "font-weight:800", "font-weight:900")
@@ -156,7 +157,6 @@ def _parser(scoped: bool, chrome: bool):
             self.stack: list[_Frame] = []
             self.hidden = 0 if not scoped else 1  # > 0: nothing is written (outside the content, or hidden)
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
-            self.in_pre = 0
             self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
             self.first_row = True
 
@@ -178,6 +178,11 @@ def _parser(scoped: bool, chrome: bool):
                 parts[-1] = kept
                 s = "\n" * max(had - lead, 0) + s
             parts.append(s)
+
+        @property
+        def in_pre(self) -> bool:
+            """Inside an open ``<pre>`` (from the open frames: one closed by an outer tag is closed)."""
+            return any(frame.tag == "pre" for frame in self.stack)
 
         def at_line_start(self) -> bool:
             parts = self.out()
@@ -259,9 +264,9 @@ def _parser(scoped: bool, chrome: bool):
             elif self.hidden > 0:
                 return
             elif tag in _CONTAINERS and self.open_frame(tag, attrs):
-                self.in_pre += tag == "pre"
-            elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
-                self.breaks("\n\n" + "#" * int(tag[1]) + " ")
+                pass  # (a frame: written when it closes)
+            elif tag in _HEADINGS:
+                self.breaks("\n\n" + _HEADINGS[tag] + " ")
             elif tag in _BLOCK or tag in _CONTAINERS:
                 if tag == "p" and self.stack and self.stack[-1].tag == "li":
                     self.stack[-1].loose = True
@@ -300,8 +305,8 @@ def _parser(scoped: bool, chrome: bool):
             elif self.hidden > 0:
                 return
             elif tag in _CONTAINERS and self.close_frame(tag):
-                self.in_pre -= tag == "pre"
-            elif (len(tag) == 2 and tag[0] == "h" and tag[1] in "123456") or tag in _BLOCK or tag in _CONTAINERS:
+                pass  # (the frame and any left open inside it written)
+            elif tag in _HEADINGS or tag in _BLOCK or tag in _CONTAINERS:
                 self.breaks("\n\n")
             elif tag in _EMPHASIS:
                 opened = self.marks.get(tag)
