@@ -1,0 +1,315 @@
+"""Out-of-corpus test (issue 17): the model on chat answers from another source, Arena-Hard-Auto.
+
+Every number in docs/predict.md before this one is measured on ``../shared/corpus``. This reads
+the model answers of Arena-Hard-Auto v0.1 (lmarena/arena-hard-auto, Apache-2.0): 500 hard,
+mostly technical prompts from Chatbot Arena users, each answered by dozens of models, among them
+the issue's "Claude 3/3.5, GPT-4/4o/o1, Gemini 1.0/1.5". Nothing here is fitted, chosen or
+tuned on these texts: it is a test set only, scored once per model file given.
+
+Protocol, fixed before the first run:
+
+- Input: a folder of ``<model>.jsonl`` files in FastChat's ``model_answer`` format (one JSON
+  object a line: ``model_id``, ``question_id``, ``choices[0].turns[*].content``; the turns of an
+  answer are joined by a blank line). Get it with
+  ``git clone https://github.com/lmarena/arena-hard-auto`` (``data/arena-hard-v0.1/model_answer``)
+  or a fork that holds more answer files.
+- Label: ``whowrote.data.providers.provider_of(model_id)`` (Gemma is OTHER, as in the corpus).
+- Dropped: answers with fewer than 50 words (``MIN_WORDS``; the model's own floor for a verdict
+  is lower, but a one-line answer says nothing of style), and model ids matching ``EXCLUDE``
+  (fine-tune checkpoints of a fork's own, and a second run of a model already present).
+- "Seen version": the model id, normalised (``normalise``), is one the corpus's chat genre holds
+  (its AlpacaEval answers are by 2023-24 versions too); every other assistant version is unseen.
+- Scores, for every ``--src`` (a source tree, or ``"SRC --model DIR"``: that tree reading another
+  model, as in ``benchmarks/predict.py``; default ``src``), from ``attribute`` (what ``whowrote
+  predict`` runs), in a child process with that tree on ``PYTHONPATH``: 4-way accuracy; 3-way accuracy (the most probable of the three assistants, on
+  their texts) and its mean over the three (their answer counts differ); recall per label; ECE;
+  OTHER AUROC; how often "uncertain" fires and the accuracy of the rest; the share of verdicts at
+  >= 0.9 confidence and how often they are right; all split by seen / unseen version, by length
+  and by whether the answer holds a code block. 95 % intervals resample whole prompts (answers to
+  one prompt share their content), 1,000 draws.
+- ``--edits N``: the suite's everyday edits (``whowrote.style.edits``) on N answers (the same
+  share of every label, seeded), 4-way and 3-way accuracy per edit.
+
+::
+
+    git worktree add /tmp/c64 c64209e     # the default model when issue 17 was filed
+    python benchmarks/external_answers.py --answers arena-hard-auto/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/chat.jsonl --out results/external_answers --edits 2000 \\
+        --src /tmp/c64/src --src src
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.providers import provider_of
+from whowrote.style.calibration import expected_calibration_error, reliability
+from whowrote.style.edits import edits
+from whowrote.style.heldout import capped
+from whowrote.types import LABELS, OTHER, PROVIDERS
+
+MIN_WORDS = 50
+EXCLUDE = re.compile(r"^krikri|no-sys-prompt")
+N_BOOT = 1000
+LENGTHS = ((50, 150), (150, 400), (400, 10**9))
+
+
+def read_answers(folder: Path) -> pd.DataFrame:
+    """One row per answer: ``model``, ``provider``, ``question``, ``text``, ``n_words``."""
+    rows = []
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        sys.exit(f"error: no *.jsonl answer files in {folder}")
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                model = str(r.get("model_id") or path.stem)
+                turns = [t.get("content") or "" for c in r.get("choices", [])[:1] for t in c.get("turns", [])]
+                text = "\n\n".join(t.strip() for t in turns if isinstance(t, str) and t.strip())
+                rows.append({"model": model, "question": str(r.get("question_id")), "text": text})
+    frame = pd.DataFrame(rows)
+    frame = frame[~frame.model.str.contains(EXCLUDE)]
+    frame["n_words"] = frame.text.str.split().str.len()
+    frame = frame[frame.n_words >= MIN_WORDS].reset_index(drop=True)
+    frame["provider"] = frame.model.map(provider_of)
+    frame["code"] = frame.text.str.contains("```", regex=False)
+    return frame
+
+
+def normalise(model: str) -> str:
+    """A model id as both sources spell it: lower case, ``_`` -> ``-``, ``gpt4`` -> ``gpt-4``,
+    ``gpt35`` -> ``gpt-3.5``, ``claude-2.0`` -> ``claude-2``, a trailing ``-concise``/``-verbose``
+    (AlpacaEval's prompt variants) dropped."""
+    name = model.lower().replace("_", "-")
+    name = re.sub(r"^gpt4(?=-|$)", "gpt-4", re.sub(r"^gpt35(?=-|$)", "gpt-3.5", name))
+    name = re.sub(r"-(concise|verbose)$", "", name)
+    return re.sub(r"^claude-2\.0$", "claude-2", name)
+
+
+def corpus_versions(path: Path) -> set[str]:
+    with open(path, encoding="utf-8") as f:
+        return {normalise(str(json.loads(line).get("model", ""))) for line in f if line.strip()}
+
+
+MODEL_SEP = " --model "
+# Run in the contender's tree: only load_model and attribute, whose API every version shares.
+WORKER = """
+import json, sys
+from whowrote.style import load_model
+model = load_model(sys.argv[3] or None)
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+labels = ("CLAUDE", "CHATGPT", "GEMINI", "OTHER")
+rows = [[a.probabilities[c] for c in labels] + [float(a.uncertain)] for a in model.attribute(texts, n_tells=0)]
+json.dump(rows, open(sys.argv[2], "w"))
+"""
+
+
+def predictions(contender: str, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, uncertain)`` from ``contender``'s tree: probabilities in ``LABELS`` order and the
+    abstain flag, as its ``predict`` gives them."""
+    src, _, model_dir = contender.partition(MODEL_SEP)
+    with tempfile.TemporaryDirectory() as tmp:
+        given, got = Path(tmp) / "texts.json", Path(tmp) / "out.json"
+        given.write_text(json.dumps(texts), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+        done = subprocess.run([sys.executable, "-c", WORKER, str(given), str(got), model_dir], env=env,
+                              capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(f"error: {contender}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}")
+        rows = np.array(json.loads(got.read_text()))
+    return rows[:, :4], rows[:, 4] > 0.5
+
+
+def scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
+    yi = np.array([LABELS.index(v) for v in y])
+    pred = P.argmax(axis=1)
+    three = y != OTHER
+    pred3 = P[:, :3].argmax(axis=1)
+    conf = P.max(axis=1)
+    sure = conf >= 0.9
+    out = {"n": int(len(y)), "accuracy": float((pred == yi).mean()),
+           "ece": expected_calibration_error(P, yi), "uncertain": float(unsure.mean()),
+           "accuracy_not_uncertain": float((pred == yi)[~unsure].mean()) if (~unsure).any() else None,
+           "confident_share": float(sure.mean()),
+           "confident_precision": float((pred == yi)[sure].mean()) if sure.any() else None,
+           "recall": {c: float((pred[yi == i] == i).mean()) for i, c in enumerate(LABELS) if (yi == i).any()},
+           "predicted": {c: int((pred == i).sum()) for i, c in enumerate(LABELS)}}
+    if three.any():
+        out["accuracy_3way"] = float((pred3[three] == yi[three]).mean())
+        rec3 = {c: float((pred3[yi == i] == i).mean()) for i, c in enumerate(PROVIDERS) if (yi == i).any()}
+        out["recall_3way"] = rec3
+        out["mean_recall_3way"] = float(np.mean(list(rec3.values())))
+    if 0 < (y == OTHER).sum() < len(y):
+        from sklearn.metrics import roc_auc_score
+
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, LABELS.index(OTHER)]))
+    return out
+
+
+def intervals(P: np.ndarray, y: np.ndarray, questions: np.ndarray, seed: int = 0) -> dict:
+    """95 % intervals of 4-way, 3-way and mean-recall 3-way accuracy, resampling whole prompts."""
+    rng = np.random.default_rng(seed)
+    uniq, idx = np.unique(questions, return_inverse=True)
+    counts = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=N_BOOT)[:, idx].astype(float)
+    yi = np.array([LABELS.index(v) for v in y])
+    right4 = (P.argmax(axis=1) == yi).astype(float)
+    right3 = (P[:, :3].argmax(axis=1) == yi).astype(float)
+    three = y != OTHER
+    boot = {"accuracy": counts @ right4 / counts.sum(axis=1),
+            "accuracy_3way": counts[:, three] @ right3[three] / counts[:, three].sum(axis=1)}
+    recalls = [counts[:, yi == i] @ right3[yi == i] / np.maximum(counts[:, yi == i].sum(axis=1), 1)
+               for i in range(3) if (yi == i).any()]
+    boot["mean_recall_3way"] = np.mean(recalls, axis=0)
+    return {k: [round(float(v), 4) for v in np.percentile(b, (2.5, 97.5))] for k, b in boot.items()}
+
+
+def evaluate(contender: str, frame: pd.DataFrame, seen: set[str], log) -> dict:
+    t0 = time.time()
+    P, unsure = predictions(contender, frame.text.tolist())
+    log(f"  {len(frame):,} answers scored in {time.time() - t0:.0f} s")
+    y = frame.provider.to_numpy(dtype=object)
+    is_seen = frame.model.map(normalise).isin(seen).to_numpy() & (y != OTHER)
+    groups = {"all": np.ones(len(y), bool), "assistants, seen versions": is_seen,
+              "assistants, unseen versions": (~is_seen) & (y != OTHER),
+              "with a code block": frame.code.to_numpy(), "without a code block": ~frame.code.to_numpy()}
+    for lo, hi in LENGTHS:
+        groups[f"{lo}-{hi if hi < 10**9 else ''} words"] = ((frame.n_words >= lo) & (frame.n_words < hi)).to_numpy()
+    out = {"groups": {g: scores(P[m], unsure[m], y[m]) for g, m in groups.items() if m.any()},
+           "intervals": intervals(P, y, frame.question.to_numpy()),
+           "reliability": reliability(P, np.array([LABELS.index(v) for v in y]))}
+    per_model = {}
+    for name, idx in frame.groupby("model").indices.items():
+        s = scores(P[idx], unsure[idx], y[idx])
+        per_model[name] = {"provider": y[idx[0]], "seen": bool(is_seen[idx[0]]), "n": s["n"], "accuracy": s["accuracy"],
+                           "accuracy_3way": s.get("accuracy_3way"), "uncertain": s["uncertain"],
+                           "predicted": s["predicted"]}
+    out["per_model"] = per_model
+    return out
+
+
+def edit_block(contender: str, frame: pd.DataFrame, n: int, seed: int, log) -> dict:
+    sample = capped(frame, n, seed)
+    y = sample.provider.to_numpy(dtype=object)
+    out = {}
+    for name, edit in edits(seed).items():
+        P, unsure = predictions(contender, [edit(t) for t in sample.text])
+        s = scores(P, unsure, y)
+        out[name] = {k: s.get(k) for k in ("n", "accuracy", "accuracy_3way", "mean_recall_3way", "uncertain", "ece")}
+        log(f"  edit {name}: 4-way {s['accuracy']:.3f}, 3-way {s.get('accuracy_3way', float('nan')):.3f}")
+    return out
+
+
+def f(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def table(results: dict) -> str:
+    lines = ["| model | group | n | 4-way | 3-way | mean 3-way recall | CLAUDE / CHATGPT / GEMINI recall (3-way) | "
+             "OTHER AUROC | ECE | uncertain | ≥ 0.9 conf: share, right |", "|---|---|---:|" + "---:|" * 8]
+    for name, res in results.items():
+        for g, s in res["groups"].items():
+            r3 = s.get("recall_3way", {})
+            rec = " / ".join(f"{r3[c]:.2f}" if c in r3 else "–" for c in PROVIDERS)
+            lines.append(f"| {name} | {g} | {s['n']:,} | {s['accuracy']:.3f} | {f(s.get('accuracy_3way'))} | "
+                         f"{f(s.get('mean_recall_3way'))} | {rec} | {f(s.get('other_auroc'))} | {s['ece']:.3f} | "
+                         f"{s['uncertain']:.2f} | {s['confident_share']:.2f}, {f(s['confident_precision'])} |")
+    return "\n".join(lines)
+
+
+def figure(results: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    first = next(iter(results.values()))
+    rows = sorted(first["per_model"].items(), key=lambda kv: (PROVIDERS.index(kv[1]["provider"])
+                                                             if kv[1]["provider"] in PROVIDERS else 3, kv[0]))
+    rows = [(m, r) for m, r in rows if r["provider"] != OTHER]
+    colours = {"CLAUDE": "#d97757", "CHATGPT": "#10a37f", "GEMINI": "#4285f4"}
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [2.2, 1]})
+    width = 0.8 / len(results)
+    for k, (name, res) in enumerate(results.items()):
+        vals = [res["per_model"][m]["accuracy_3way"] for m, _ in rows]
+        ax.barh(np.arange(len(rows)) + k * width, vals, height=width, alpha=1 - 0.35 * k, label=name,
+                color=[colours[r["provider"]] for _, r in rows],
+                hatch=None if k == 0 else "//", edgecolor="white")
+    ax.set_yticks(np.arange(len(rows)) + 0.4 - width / 2)
+    ax.set_yticklabels([f"{m}{'' if r['seen'] else ' (unseen)'}" for m, r in rows], fontsize=8)
+    ax.axvline(1 / 3, color="grey", ls=":", lw=1)
+    ax.set_xlabel("3-way accuracy (most probable of the three assistants)")
+    ax.set_xlim(0, 1)
+    ax.invert_yaxis()
+    if len(results) > 1:
+        ax.legend(fontsize=8)
+    ax.set_title("Arena-Hard-Auto answers, per assistant version")
+    for name, res in results.items():
+        rel = [b for b in res["reliability"] if b["count"] > 0]
+        ax2.plot([b["confidence"] for b in rel], [b["accuracy"] for b in rel], "o-", label=name)
+    ax2.plot([0, 1], [0, 1], color="grey", ls=":")
+    ax2.set_xlabel("confidence (top probability)")
+    ax2.set_ylabel("accuracy (4-way)")
+    ax2.set_title("Reliability, all answers")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--answers", type=Path, required=True, help="folder of <model>.jsonl answer files")
+    ap.add_argument("--corpus", type=Path, required=True, help="the corpus's chat.jsonl (which versions it holds)")
+    ap.add_argument("--src", action="append", default=[],
+                    help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--edits", type=int, default=0, help="answers to score under every edit (0: none)")
+    ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
+    args = ap.parse_args()
+    if not args.answers.is_dir():
+        sys.exit(f"error: --answers {args.answers}: not a folder")
+    if not args.corpus.is_file():
+        sys.exit(f"error: --corpus {args.corpus}: no such file")
+    t0 = time.time()
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+
+    frame = read_answers(args.answers)
+    seen = corpus_versions(args.corpus)
+    log(f"{len(frame):,} answers by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
+        + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
+    results, edited = {}, {}
+    for name in args.src or ["src"]:
+        log(f"contender {name}")
+        results[name] = evaluate(name, frame, seen, log)
+        if args.edits:
+            edited[name] = edit_block(name, frame, args.edits, 0, log)
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = {"answers": str(args.answers), "n": len(frame), "models": sorted(frame.model.unique()),
+               "by_provider": frame.provider.value_counts().to_dict(), "results": results, "edits": edited}
+    atomic_write(args.out / "results.json", json.dumps(summary, indent=1) + "\n")
+    atomic_write(args.out / "table.md", table(results) + "\n")
+    figure(results, args.figure or args.out / "external_answers.png")
+    print(table(results))
+    for name, res in results.items():
+        print(name, "intervals:", res["intervals"])
+    log("done")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""Trial (issue 17): does training on chat answers from another source carry to its unseen prompts
+and unseen model versions, at no cost inside the corpus?
+
+``benchmarks/external_answers.py`` scores the bundled model on Arena-Hard-Auto's answers (a test
+set only). This asks what adding such answers to the training data would buy, without touching
+the texts it is judged on. Everything below was fixed before the first run:
+
+- Prompts: Arena-Hard's 500 prompts split in two halves by ``sha256(question_id)`` (even / odd
+  first byte): half A may be trained on, half B is only tested.
+- Versions never trained on (``HELD_OUT``): the newest or a sibling version of each assistant
+  (CLAUDE: claude-3-5-sonnet-20241022, claude-3-haiku-20240307; CHATGPT: o1-preview-2024-09-12,
+  gpt-4o-2024-08-06, gpt-3.5-turbo-0125; GEMINI: gemini-1.5-pro-api-0514) and four whole OTHER
+  families (qwen, yi, phi-3, command-r).
+- Fits: the bundled recipe (``robustness.fit_recipe``, ``default``: its training copies,
+  uncalibrated: the scores below are argmax accuracies, which a temperature cannot move) on the
+  corpus's topic hold-out train part (``topic_holdout_split(seed=0, balance=False)``, as
+  ``robustness.py``), without (``current``) and with (``arena``) the answers on half A by every
+  version not held out, as a sixth genre ``arena``.
+- Tests: T1 half B, trained versions; T2 half B, held-out versions; T3 the corpus's topic hold-out
+  val. Scores: 3-way accuracy, its mean over the three assistants, 4-way accuracy, OTHER AUROC;
+  95 % intervals of ``arena`` minus ``current`` resample whole prompts (T3: whole topics), 1,000
+  draws.
+- Rule: ``arena`` is worth making the bundled recipe if on T2 and on T1 the mean 3-way recall
+  gains >= 3 points with the interval's lower end above 0, and T3's 4-way accuracy falls by at
+  most 0.5 points. Otherwise not adopted.
+
+::
+
+    OMP_NUM_THREADS=2 python benchmarks/external_training.py --answers arena-hard-auto/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_training
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from external_answers import read_answers
+from robustness import Features, corpus_args, fit_recipe, indexed_corpus, timed_log
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.types import LABELS, OTHER
+
+HELD_OUT = re.compile(r"^(?:claude-3-5-sonnet-20241022|claude-3-haiku-20240307|o1-preview-2024-09-12|"
+                      r"gpt-4o-2024-08-06|gpt-3\.5-turbo-0125|gemini-1\.5-pro-api-0514|qwen|yi-|phi-3|command-r)")
+N_BOOT = 1000
+GAIN, SLACK = 0.03, 0.005
+
+
+def half_a(question: str) -> bool:
+    return hashlib.sha256(question.encode()).digest()[0] % 2 == 0
+
+
+def arena_rows(folder: Path) -> pd.DataFrame:
+    frame = read_answers(folder)
+    frame = frame.assign(genre="arena", topic=frame.question, id="arena-" + frame.model + "-" + frame.question)
+    frame["half_a"] = frame.question.map(half_a)
+    frame["held_out"] = frame.model.str.contains(HELD_OUT)
+    return frame
+
+
+def scores(P: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict:
+    from sklearn.metrics import roc_auc_score
+
+    cls = list(classes)
+    yi = np.array([cls.index(v) for v in y])
+    three = np.array([cls.index(c) for c in LABELS[:3]])
+    pred3 = three[P[:, three].argmax(axis=1)]
+    is3 = y != OTHER
+    out = {"n": int(len(y)), "accuracy": float((P.argmax(axis=1) == yi).mean()),
+           "accuracy_3way": float((pred3[is3] == yi[is3]).mean()),
+           "recall_3way": {c: float((pred3[yi == cls.index(c)] == cls.index(c)).mean()) for c in LABELS[:3]}}
+    out["mean_recall_3way"] = float(np.mean(list(out["recall_3way"].values())))
+    if 0 < (y == OTHER).sum() < len(y):
+        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
+    return out
+
+
+def paired_interval(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.ndarray, units: np.ndarray,
+                    key: str, seed: int = 0) -> list[float]:
+    """95 % interval of ``key`` (b minus a), resampling whole ``units`` (prompts or topics)."""
+    rng = np.random.default_rng(seed)
+    uniq, idx = np.unique(units, return_inverse=True)
+    draws = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=N_BOOT)[:, idx]
+    diffs = []
+    for w in draws:
+        rows = np.repeat(np.arange(len(y)), w)
+        diffs.append(scores(Pb[rows], y[rows], classes)[key] - scores(Pa[rows], y[rows], classes)[key])
+    return [round(float(v), 4) for v in np.percentile(diffs, (2.5, 97.5))]
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
+    ap.add_argument("--answers", type=Path, required=True)
+    args = ap.parse_args()
+    log = timed_log()
+    corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
+    arena = arena_rows(args.answers)
+    table = pd.concat([corpus, arena], ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    is_arena = (table.genre == "arena").to_numpy()
+    log(f"corpus {len(corpus):,} texts, arena {len(arena):,} answers "
+        f"(half A {int(arena.half_a.sum()):,}; held-out versions {int(arena.held_out.sum()):,})")
+    feats = Features(table, args.cache, log)
+    split = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)
+    arena_part = table[is_arena]
+    # bool again: after the concat these columns are objects, where ~True is -2
+    in_a, held = arena_part.half_a.astype(bool).to_numpy(), arena_part.held_out.astype(bool).to_numpy()
+    add = arena_part[in_a & ~held]
+    tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
+             "T2 new prompts, held-out versions": arena_part[~in_a & held],
+             "T3 corpus topic hold-out": split["val"]}
+    fits = {}
+    for name, train in (("current", split["train"]), ("arena", pd.concat([split["train"], add]))):
+        fits[name] = fit_recipe(feats, "default", train, args.seed)
+        log(f"fitted {name} on {len(train):,} texts")
+    results: dict = {"n_added": len(add), "tests": {}}
+    for tname, test in tests.items():
+        X = feats.get("default", test.row_idx.to_numpy(), "raw")
+        y = test.provider.to_numpy(object)
+        units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
+        P = {name: m.predict_proba(X) for name, m in fits.items()}
+        classes = fits["current"].classes_
+        row = {name: scores(P[name], y, classes) for name in fits}
+        row["diff_intervals"] = {k: paired_interval(P["current"], P["arena"], y, classes, units, k)
+                                 for k in ("mean_recall_3way", "accuracy_3way", "accuracy")}
+        results["tests"][tname] = row
+        log(f"{tname} (n {len(test):,}): " + "; ".join(
+            f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
+            f"4-way {row[name]['accuracy']:.3f}" for name in fits) + f"; diff intervals {row['diff_intervals']}")
+    t = results["tests"]
+
+    def gained(name: str) -> bool:
+        d = t[name]["arena"]["mean_recall_3way"] - t[name]["current"]["mean_recall_3way"]
+        return d >= GAIN and t[name]["diff_intervals"]["mean_recall_3way"][0] > 0
+
+    t3 = t["T3 corpus topic hold-out"]
+    results["rule"] = {"T2 gain": gained("T2 new prompts, held-out versions"),
+                       "T1 gain": gained("T1 new prompts, trained versions"),
+                       "T3 no loss": t3["arena"]["accuracy"] - t3["current"]["accuracy"] >= -SLACK}
+    results["adopt"] = all(results["rule"].values())
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
