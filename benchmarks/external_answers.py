@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from trial_noise import topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
@@ -163,15 +164,13 @@ def scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
 
 def intervals(P: np.ndarray, y: np.ndarray, questions: np.ndarray, seed: int = 0) -> dict:
     """95 % intervals of 4-way, 3-way and mean-recall 3-way accuracy, resampling whole prompts."""
-    rng = np.random.default_rng(seed)
-    uniq, idx = np.unique(questions, return_inverse=True)
-    counts = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=N_BOOT)[:, idx].astype(float)
+    counts = topic_weights(questions, N_BOOT, np.random.default_rng(seed))
     yi = np.array([LABELS.index(v) for v in y])
-    right4 = (P.argmax(axis=1) == yi).astype(float)
-    right3 = (P[:, :3].argmax(axis=1) == yi).astype(float)
+    right4 = P.argmax(axis=1) == yi
+    right3 = P[:, :3].argmax(axis=1) == yi
     three = y != OTHER
-    boot = {"accuracy": counts @ right4 / counts.sum(axis=1),
-            "accuracy_3way": counts[:, three] @ right3[three] / counts[:, three].sum(axis=1)}
+    boot = {"accuracy": weighted_mean(right4, counts),
+            "accuracy_3way": weighted_mean(right3[three], counts[:, three])}
     recalls = [counts[:, yi == i] @ right3[yi == i] / np.maximum(counts[:, yi == i].sum(axis=1), 1)
                for i in range(3) if (yi == i).any()]
     boot["mean_recall_3way"] = np.mean(recalls, axis=0)

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from external_answers import read_answers
 from robustness import Features, corpus_args, fit_recipe, indexed_corpus, timed_log
+from trial_noise import topic_weights
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
@@ -82,17 +83,17 @@ def scores(P: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict:
     return out
 
 
-def paired_interval(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.ndarray, units: np.ndarray,
-                    key: str, seed: int = 0) -> list[float]:
-    """95 % interval of ``key`` (b minus a), resampling whole ``units`` (prompts or topics)."""
-    rng = np.random.default_rng(seed)
-    uniq, idx = np.unique(units, return_inverse=True)
-    draws = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=N_BOOT)[:, idx]
-    diffs = []
+def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.ndarray, units: np.ndarray,
+                     keys: tuple[str, ...], seed: int = 0) -> dict[str, list[float]]:
+    """95 % intervals of each of ``keys`` (b minus a), resampling whole ``units`` (prompts or topics)."""
+    draws = topic_weights(units, N_BOOT, np.random.default_rng(seed)).astype(int)
+    diffs: dict[str, list[float]] = {k: [] for k in keys}
     for w in draws:
         rows = np.repeat(np.arange(len(y)), w)
-        diffs.append(scores(Pb[rows], y[rows], classes)[key] - scores(Pa[rows], y[rows], classes)[key])
-    return [round(float(v), 4) for v in np.percentile(diffs, (2.5, 97.5))]
+        a, b = scores(Pa[rows], y[rows], classes), scores(Pb[rows], y[rows], classes)
+        for k in keys:
+            diffs[k].append(b[k] - a[k])
+    return {k: [round(float(v), 4) for v in np.percentile(d, (2.5, 97.5))] for k, d in diffs.items()}
 
 
 def main() -> None:
@@ -110,8 +111,7 @@ def main() -> None:
     feats = Features(table, args.cache, log)
     split = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)
     arena_part = table[is_arena]
-    # bool again: after the concat these columns are objects, where ~True is -2
-    in_a, held = arena_part.half_a.astype(bool).to_numpy(), arena_part.held_out.astype(bool).to_numpy()
+    in_a, held = arena.half_a.to_numpy(), arena.held_out.to_numpy()  # bool (the concat made them objects)
     add = arena_part[in_a & ~held]
     tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
              "T2 new prompts, held-out versions": arena_part[~in_a & held],
@@ -128,8 +128,8 @@ def main() -> None:
         P = {name: m.predict_proba(X) for name, m in fits.items()}
         classes = fits["current"].classes_
         row = {name: scores(P[name], y, classes) for name in fits}
-        row["diff_intervals"] = {k: paired_interval(P["current"], P["arena"], y, classes, units, k)
-                                 for k in ("mean_recall_3way", "accuracy_3way", "accuracy")}
+        row["diff_intervals"] = paired_intervals(P["current"], P["arena"], y, classes, units,
+                                                 ("mean_recall_3way", "accuracy_3way", "accuracy"))
         results["tests"][tname] = row
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
