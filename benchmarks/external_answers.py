@@ -41,6 +41,7 @@ Protocol, fixed before the first run:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -54,42 +55,47 @@ import numpy as np
 import pandas as pd
 from trial_noise import topic_weights, weighted_mean
 
+from whowrote.data.fastchat import read_fastchat_answers
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
 from whowrote.style.calibration import expected_calibration_error, reliability
 from whowrote.style.edits import edits
 from whowrote.style.heldout import capped
-from whowrote.types import LABELS, OTHER, PROVIDERS
+from whowrote.types import LABELS, OTHER, PROVIDERS, WhowroteError
 
 MIN_WORDS = 50
 EXCLUDE = re.compile(r"^krikri|no-sys-prompt")
+# Versions the bundled model never trained on (session 37: it trained on half A's answers by the
+# other versions; see benchmarks/external_training.py): the newest or a sibling version of each
+# assistant, and four whole OTHER families.
+HELD_OUT = re.compile(r"^(?:claude-3-5-sonnet-20241022|claude-3-haiku-20240307|o1-preview-2024-09-12|"
+                      r"gpt-4o-2024-08-06|gpt-3\.5-turbo-0125|gemini-1\.5-pro-api-0514|qwen|yi-|phi-3|command-r)")
 N_BOOT = 1000
 LENGTHS = ((50, 150), (150, 400), (400, 10**9))
 
 
 def read_answers(folder: Path) -> pd.DataFrame:
-    """One row per answer: ``model``, ``provider``, ``question``, ``text``, ``n_words``."""
-    rows = []
-    files = sorted(folder.glob("*.jsonl"))
-    if not files:
-        sys.exit(f"error: no *.jsonl answer files in {folder}")
-    for path in files:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                model = str(r.get("model_id") or path.stem)
-                turns = [t.get("content") or "" for c in r.get("choices", [])[:1] for t in c.get("turns", [])]
-                text = "\n\n".join(t.strip() for t in turns if isinstance(t, str) and t.strip())
-                rows.append({"model": model, "question": str(r.get("question_id")), "text": text})
-    frame = pd.DataFrame(rows)
+    """One row per answer: ``model``, ``provider``, ``question``, ``text``, ``n_words``, ``code``,
+    ``half_a`` (its prompt is in half A) and ``held_out`` (a version never trained on)."""
+    try:
+        frame = read_fastchat_answers(folder).rename(columns={"topic": "question"})
+    except WhowroteError as e:
+        sys.exit(f"error: {e}")
+    if frame.empty:
+        sys.exit(f"error: no answers in {folder}")
     frame = frame[~frame.model.str.contains(EXCLUDE)]
     frame["n_words"] = frame.text.str.split().str.len()
     frame = frame[frame.n_words >= MIN_WORDS].reset_index(drop=True)
     frame["provider"] = frame.model.map(provider_of)
     frame["code"] = frame.text.str.contains("```", regex=False)
+    frame["half_a"] = frame.question.map(half_a)
+    frame["held_out"] = frame.model.str.contains(HELD_OUT)
     return frame
+
+
+def half_a(question: str) -> bool:
+    """The prompt halves of ``benchmarks/external_training.py``: half A may be trained on."""
+    return hashlib.sha256(question.encode()).digest()[0] % 2 == 0
 
 
 def normalise(model: str) -> str:
@@ -185,6 +191,8 @@ def evaluate(contender: str, frame: pd.DataFrame, seen: set[str], log) -> dict:
     is_seen = frame.model.map(normalise).isin(seen).to_numpy() & (y != OTHER)
     groups = {"all": np.ones(len(y), bool), "assistants, seen versions": is_seen,
               "assistants, unseen versions": (~is_seen) & (y != OTHER),
+              "assistants, versions trained on (arena)": (~frame.held_out.to_numpy()) & (y != OTHER),
+              "assistants, versions held out (arena)": frame.held_out.to_numpy() & (y != OTHER),
               "with a code block": frame.code.to_numpy(), "without a code block": ~frame.code.to_numpy()}
     for lo, hi in LENGTHS:
         groups[f"{lo}-{hi if hi < 10**9 else ''} words"] = ((frame.n_words >= lo) & (frame.n_words < hi)).to_numpy()
@@ -194,7 +202,8 @@ def evaluate(contender: str, frame: pd.DataFrame, seen: set[str], log) -> dict:
     per_model = {}
     for name, idx in frame.groupby("model").indices.items():
         s = scores(P[idx], unsure[idx], y[idx])
-        per_model[name] = {"provider": y[idx[0]], "seen": bool(is_seen[idx[0]]), "n": s["n"], "accuracy": s["accuracy"],
+        per_model[name] = {"provider": y[idx[0]], "seen": bool(is_seen[idx[0]]),
+                           "held_out": bool(frame.held_out.to_numpy()[idx[0]]), "n": s["n"], "accuracy": s["accuracy"],
                            "accuracy_3way": s.get("accuracy_3way"), "uncertain": s["uncertain"],
                            "predicted": s["predicted"]}
     out["per_model"] = per_model
@@ -230,7 +239,9 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def figure(results: dict, out: Path) -> None:
+def figure(results: dict, out: Path, held_out_marks: bool = False) -> None:
+    """Per assistant version, each contender's 3-way accuracy; versions marked "(unseen)" (not in
+    the corpus's chat genre) or, with ``held_out_marks``, "(held out)" of the bundled model's training."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -249,14 +260,17 @@ def figure(results: dict, out: Path) -> None:
                 color=[colours[r["provider"]] for _, r in rows],
                 hatch=None if k == 0 else "//", edgecolor="white")
     ax.set_yticks(np.arange(len(rows)) + 0.4 - width / 2)
-    ax.set_yticklabels([f"{m}{'' if r['seen'] else ' (unseen)'}" for m, r in rows], fontsize=8)
+    mark = (lambda r: " (held out)" if r.get("held_out") else "") if held_out_marks else \
+        (lambda r: "" if r["seen"] else " (unseen)")
+    ax.set_yticklabels([f"{m}{mark(r)}" for m, r in rows], fontsize=8)
     ax.axvline(1 / 3, color="grey", ls=":", lw=1)
     ax.set_xlabel("3-way accuracy (most probable of the three assistants)")
     ax.set_xlim(0, 1)
     ax.invert_yaxis()
     if len(results) > 1:
         ax.legend(fontsize=8)
-    ax.set_title("Arena-Hard-Auto answers, per assistant version")
+    ax.set_title("Arena-Hard-Auto answers, per assistant version"
+                 + (" (half B: prompts never trained on)" if held_out_marks else ""))
     for name, res in results.items():
         rel = [b for b in res["reliability"] if b["count"] > 0]
         ax2.plot([b["confidence"] for b in rel], [b["accuracy"] for b in rel], "o-", label=name)
@@ -276,8 +290,12 @@ def main() -> None:
     ap.add_argument("--src", action="append", default=[],
                     help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--name", action="append", default=[],
+                    help="a label for each --src, in order, for the tables and the figure (default: the --src)")
     ap.add_argument("--edits", type=int, default=0, help="answers to score under every edit (0: none)")
     ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
+    ap.add_argument("--prompts", choices=("all", "B"), default="all",
+                    help="B: only the half of the prompts no model here trained on (see HELD_OUT)")
     args = ap.parse_args()
     if not args.answers.is_dir():
         sys.exit(f"error: --answers {args.answers}: not a folder")
@@ -289,21 +307,26 @@ def main() -> None:
         print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
 
     frame = read_answers(args.answers)
+    if args.prompts == "B":
+        frame = frame[~frame.half_a].reset_index(drop=True)
     seen = corpus_versions(args.corpus)
     log(f"{len(frame):,} answers by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
+    contenders = args.src or ["src"]
+    if args.name and len(args.name) != len(contenders):
+        sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
     results, edited = {}, {}
-    for name in args.src or ["src"]:
-        log(f"contender {name}")
-        results[name] = evaluate(name, frame, seen, log)
+    for src, name in zip(contenders, args.name or contenders, strict=True):
+        log(f"contender {name} ({src})")
+        results[name] = evaluate(src, frame, seen, log)
         if args.edits:
-            edited[name] = edit_block(name, frame, args.edits, 0, log)
+            edited[name] = edit_block(src, frame, args.edits, 0, log)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = {"answers": str(args.answers), "n": len(frame), "models": sorted(frame.model.unique()),
+    summary = {"answers": str(args.answers), "prompts": args.prompts, "n": len(frame), "models": sorted(frame.model.unique()),
                "by_provider": frame.provider.value_counts().to_dict(), "results": results, "edits": edited}
     atomic_write(args.out / "results.json", json.dumps(summary, indent=1) + "\n")
     atomic_write(args.out / "table.md", table(results) + "\n")
-    figure(results, args.figure or args.out / "external_answers.png")
+    figure(results, args.figure or args.out / "external_answers.png", held_out_marks=args.prompts == "B")
     print(table(results))
     for name, res in results.items():
         print(name, "intervals:", res["intervals"])

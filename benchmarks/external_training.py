@@ -7,7 +7,7 @@ the texts it is judged on. Everything below was fixed before the first run:
 
 - Prompts: Arena-Hard's 500 prompts split in two halves by ``sha256(question_id)`` (even / odd
   first byte): half A may be trained on, half B is only tested.
-- Versions never trained on (``HELD_OUT``): the newest or a sibling version of each assistant
+- Versions never trained on (``external_answers.HELD_OUT``): the newest or a sibling version of each assistant
   (CLAUDE: claude-3-5-sonnet-20241022, claude-3-haiku-20240307; CHATGPT: o1-preview-2024-09-12,
   gpt-4o-2024-08-06, gpt-3.5-turbo-0125; GEMINI: gemini-1.5-pro-api-0514) and four whole OTHER
   families (qwen, yi, phi-3, command-r).
@@ -15,11 +15,12 @@ the texts it is judged on. Everything below was fixed before the first run:
   uncalibrated: the scores below are argmax accuracies, which a temperature cannot move) on the
   corpus's topic hold-out train part (``topic_holdout_split(seed=0, balance=False)``, as
   ``robustness.py``), without (``current``) and with (``arena``) the answers on half A by every
-  version not held out, as a sixth genre ``arena``.
+  version not held out, as a sixth genre (``arena-hard``; ``arena`` when the results were written).
 - Tests: T1 half B, trained versions; T2 half B, held-out versions; T3 the corpus's topic hold-out
   val. Scores: 3-way accuracy, its mean over the three assistants, 4-way accuracy, OTHER AUROC;
   95 % intervals of ``arena`` minus ``current`` resample whole prompts (T3: whole topics), 1,000
-  draws.
+  draws. ``--edits`` (added after the rule was decided): T3 under the edit suite, each fit's drops, and
+  its 4-way accuracy per genre.
 - Rule: ``arena`` is worth making the bundled recipe if on T2 and on T1 the mean 3-way recall
   gains >= 3 points with the interval's lower end above 0, and T3's 4-way accuracy falls by at
   most 0.5 points. Otherwise not adopted.
@@ -28,42 +29,45 @@ the texts it is judged on. Everything below was fixed before the first run:
 
     OMP_NUM_THREADS=2 python benchmarks/external_training.py --answers arena-hard-auto/data/arena-hard-v0.1/model_answer \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_training
+
+``--write-train runs/arena/arena-hard.jsonl`` writes the added answers as a corpus file instead:
+the bundled model is trained on it (docs/predict.md, "Trained on Arena-Hard's answers").
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from external_answers import read_answers
-from robustness import Features, corpus_args, fit_recipe, indexed_corpus, timed_log
+from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 from trial_noise import topic_weights
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style.edits import edits
 from whowrote.types import LABELS, OTHER
 
-HELD_OUT = re.compile(r"^(?:claude-3-5-sonnet-20241022|claude-3-haiku-20240307|o1-preview-2024-09-12|"
-                      r"gpt-4o-2024-08-06|gpt-3\.5-turbo-0125|gemini-1\.5-pro-api-0514|qwen|yi-|phi-3|command-r)")
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
-
-
-def half_a(question: str) -> bool:
-    return hashlib.sha256(question.encode()).digest()[0] % 2 == 0
+GENRE = "arena-hard"  # as whowrote.data.fastchat names the folder's genre
 
 
 def arena_rows(folder: Path) -> pd.DataFrame:
     frame = read_answers(folder)
-    frame = frame.assign(genre="arena", topic=frame.question, id="arena-" + frame.model + "-" + frame.question)
-    frame["half_a"] = frame.question.map(half_a)
-    frame["held_out"] = frame.model.str.contains(HELD_OUT)
-    return frame
+    return frame.assign(genre=GENRE, topic=frame.question, id=frame.model + ":" + frame.question)
+
+
+def write_train(folder: Path, out: Path) -> None:
+    """The answers the trial adds (half A, versions not held out) as a corpus file, for
+    ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
+    rows = arena_rows(folder)
+    rows = rows[rows.half_a & ~rows.held_out][["id", "model", "provider", "topic", "text"]]
+    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    print(f"wrote {len(rows):,} answers ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
 
 def scores(P: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict:
@@ -99,13 +103,19 @@ def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
+    ap.add_argument("--write-train", type=Path, default=None,
+                    help="only write the answers the trial adds to this JSONL file (for train-probe) and stop")
+    ap.add_argument("--edits", action="store_true",
+                    help="also score T3 under every edit of the suite (drops with paired topic intervals)")
     args = ap.parse_args()
+    if args.write_train:
+        return write_train(args.answers, args.write_train)
     log = timed_log()
     corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
     arena = arena_rows(args.answers)
     table = pd.concat([corpus, arena], ignore_index=True)
     table["row_idx"] = np.arange(len(table))
-    is_arena = (table.genre == "arena").to_numpy()
+    is_arena = (table.genre == GENRE).to_numpy()
     log(f"corpus {len(corpus):,} texts, arena {len(arena):,} answers "
         f"(half A {int(arena.half_a.sum()):,}; held-out versions {int(arena.held_out.sum()):,})")
     feats = Features(table, args.cache, log)
@@ -134,6 +144,18 @@ def main() -> None:
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
             f"4-way {row[name]['accuracy']:.3f}" for name in fits) + f"; diff intervals {row['diff_intervals']}")
+    if args.edits:  # measured after the rule was decided (session 37): reported, not part of it
+        val = split["val"]
+        X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in ("raw", *edits(args.seed))}
+        y, topics = val.provider.to_numpy(object), topic_keys(val).to_numpy()
+        genres = val.genre.to_numpy(object)
+        results["T3 per genre"] = {name: {g: float((m.classes_[m.predict_proba(X["raw"][genres == g]).argmax(axis=1)]
+                                                    == y[genres == g]).mean()) for g in sorted(set(genres))}
+                                   for name, m in fits.items()}
+        results["T3 edits"] = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()}, y,
+                                                    topics, args.seed) for name, m in fits.items()}
+        log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['current'][e]['diff']:.1f} -> "
+                                              f"{results['T3 edits']['arena'][e]['diff']:.1f}" for e in X if e != "raw"))
     t = results["tests"]
 
     def gained(name: str) -> bool:

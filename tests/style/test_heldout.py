@@ -62,6 +62,7 @@ def test_generations_of_the_corpus_models():
     assert generation("gemini-2.5-pro-preview-03-25", "GEMINI", "longform") == NEW
     assert generation("Mixtral-8x7B-Instruct-v0.1", "OTHER", "chat") == OLD
     assert generation("glm-5", "OTHER", "debate") == NEW
+    assert generation("qwen2-72b-instruct", "OTHER", "arena-hard") == OLD  # Arena-Hard v0.1: 2024 models
 
 
 def test_every_corpus_assistant_model_gets_a_rule(corpus):

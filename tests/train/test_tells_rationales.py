@@ -72,11 +72,11 @@ def check_sentence(sentence: str, name: str, gold: str, text: str, x: np.ndarray
 
     found = [c for c in candidates if states(c)]
     assert found, f"{sentence!r} does not state the measured {name} and its norms: {candidates}"
-    _, value, norm_fav, norm_vs, is_model = found[0]
+    label, value, norm_fav, norm_vs, is_model = found[0]
     if is_model:
         assert support[vs][style.feature_names_.index(name)] > 0, sentence  # pushes the decision towards gold
     a, f, v = _log(value), _log(norm_fav), _log(norm_vs)
-    said = sentence.split(", ", 1)[1]  # the comparison, after "label: value unit"
+    said = sentence[len(label):].split(", ", 1)[1]  # the comparison, after "label: value unit" (a label may hold ", ")
     if re.match(r"above|higher|beyond", said):
         assert a > f > v, sentence
     elif re.match(r"below|lower|under", said):

@@ -3,8 +3,8 @@
 Model drift is what users meet first: a classifier trained on one generation of assistants is
 used on the next. The rules date the assistants' releases by family and version (first match
 wins, lower-cased model id). Rows of other models (OTHER) are dated by their genre's snapshot,
-since their open-model families mix releases: chat (AlpacaEval) and fiction are 2023-24, the
-rest 2025-26.
+since their open-model families mix releases: chat (AlpacaEval), fiction and Arena-Hard-Auto
+v0.1's answers (``arena-hard``, read by :mod:`whowrote.data.fastchat`) are 2023-24, the rest 2025-26.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"gemini-(2|3)", NEW),
     (r"gemini-(pro|1)", OLD),
 )
-OTHER_BY_GENRE = {"chat": OLD, "fiction": OLD}
+OTHER_BY_GENRE = {"chat": OLD, "fiction": OLD, "arena-hard": OLD}
 _COMPILED = [(re.compile(p), gen) for p, gen in RULES]
 
 

@@ -2,7 +2,9 @@
 
 Formats: JSONL / JSON, CSV / TSV, Parquet, a Hugging Face ``save_to_disk`` folder, a Hugging Face
 hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the research layout
-``<root>/<category>/<topic>/<model>__<length>.md``). Column meaning is decided later, in
+``<root>/<category>/<topic>/<model>__<length>.md``). FastChat ``model_answer`` folders are read by
+:mod:`whowrote.data.fastchat` (it reads its rows with :func:`iter_json_rows`), chosen in
+:mod:`whowrote.data.corpus`. Column meaning is decided later, in
 :mod:`whowrote.data.corpus`. File kinds and the binary and JSON checks are
 :mod:`whowrote.formats`'s, shared with ``whowrote predict``'s inputs (:mod:`whowrote.cli.inputs`).
 """
