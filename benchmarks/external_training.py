@@ -20,7 +20,8 @@ the texts it is judged on. Everything below was fixed before the first run:
   val. Scores: 3-way accuracy, its mean over the three assistants, 4-way accuracy, OTHER AUROC;
   95 % intervals of ``arena`` minus ``current`` resample whole prompts (T3: whole topics), 1,000
   draws. ``--edits`` (added after the rule was decided): T3 under the edit suite, each fit's drops, and
-  its 4-way accuracy per genre.
+  its 4-way accuracy per genre; ``--logo`` (also after the rule): both recipes without each corpus
+  genre, scored on it.
 - Rule: ``arena`` is worth making the bundled recipe if on T2 and on T1 the mean 3-way recall
   gains >= 3 points with the interval's lower end above 0, and T3's 4-way accuracy falls by at
   most 0.5 points. Otherwise not adopted.
@@ -47,7 +48,7 @@ from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexe
 from trial_noise import topic_weights
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style.edits import edits
 from whowrote.types import LABELS, OTHER
 
@@ -80,7 +81,8 @@ def scores(P: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict:
     is3 = y != OTHER
     out = {"n": int(len(y)), "accuracy": float((P.argmax(axis=1) == yi).mean()),
            "accuracy_3way": float((pred3[is3] == yi[is3]).mean()),
-           "recall_3way": {c: float((pred3[yi == cls.index(c)] == cls.index(c)).mean()) for c in LABELS[:3]}}
+           "recall_3way": {c: float((pred3[yi == cls.index(c)] == cls.index(c)).mean()) for c in LABELS[:3]
+                           if (yi == cls.index(c)).any()}}  # a genre may lack an assistant (blogs: no GEMINI)
     out["mean_recall_3way"] = float(np.mean(list(out["recall_3way"].values())))
     if 0 < (y == OTHER).sum() < len(y):
         out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
@@ -100,11 +102,35 @@ def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.
     return {k: [round(float(v), 4) for v in np.percentile(d, (2.5, 97.5))] for k, d in diffs.items()}
 
 
+def logo_block(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log) -> dict:
+    """Per corpus genre: both recipes fitted on the other genres (``arena`` with ``add`` too) and
+    scored on that genre (4-way, 3-way, what each assistant's texts were called), with 95 %
+    intervals of the difference resampling whole topics."""
+    out = {}
+    for genre, train, test in leave_one_genre_out(corpus):
+        X = feats.get("default", test.row_idx.to_numpy(), "raw")
+        y = test.provider.to_numpy(object)
+        fits = {name: fit_recipe(feats, "default", tr, seed) for name, tr in (("current", train),
+                                                                              ("arena", pd.concat([train, add])))}
+        classes = fits["current"].classes_
+        assert list(fits["arena"].classes_) == list(classes)
+        P = {name: m.predict_proba(X) for name, m in fits.items()}
+        row = {name: scores(P[name], y, classes) for name in P}
+        row["diff_intervals"] = paired_intervals(P["current"], P["arena"], y, classes, topic_keys(test).to_numpy(),
+                                                 ("accuracy_3way", "accuracy"))
+        out[genre] = row
+        log(f"LOGO {genre} (n {len(test):,}): 3-way {row['current']['accuracy_3way']:.3f} -> "
+            f"{row['arena']['accuracy_3way']:.3f}; recall {row['current']['recall_3way']} -> {row['arena']['recall_3way']}")
+    return out
+
+
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
     ap.add_argument("--write-train", type=Path, default=None,
                     help="only write the answers the trial adds to this JSONL file (for train-probe) and stop")
+    ap.add_argument("--logo", action="store_true",
+                    help="also fit both recipes without each corpus genre and score it (leave-one-genre-out)")
     ap.add_argument("--edits", action="store_true",
                     help="also score T3 under every edit of the suite (drops with paired topic intervals)")
     args = ap.parse_args()
@@ -156,6 +182,8 @@ def main() -> None:
                                                     topics, args.seed) for name, m in fits.items()}
         log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['current'][e]['diff']:.1f} -> "
                                               f"{results['T3 edits']['arena'][e]['diff']:.1f}" for e in X if e != "raw"))
+    if args.logo:  # measured after the rule was decided (session 37): reported, not part of it
+        results["LOGO"] = logo_block(feats, table[~is_arena], add, args.seed, log)
     t = results["tests"]
 
     def gained(name: str) -> bool:
