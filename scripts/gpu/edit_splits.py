@@ -9,15 +9,21 @@ Writes, into a git-ignored folder (default ``.gguf/edits``; carry it to the devi
   ``chat.jsonl``, provider-balanced and seeded. The ladder's LM never saw the chat genre (its train
   split reads blogs, debates, fiction, longform), so this is its leave-one-genre-out test, on the
   texts where the style model's 4-genre fit is scored for the side-by-side
-  (``scripts/gpu/style_side_by_side.py``).
+  (``scripts/gpu/style_side_by_side.py``);
+- with ``--arena DIR`` (a FastChat ``model_answer`` folder of Arena-Hard-Auto, docs/predict.md):
+  ``arena_b.jsonl.gz``, ``--n-arena`` answers of the three assistants to half B of its prompts
+  (``benchmarks/external_answers.py``'s halves: the bundled style model never trained on them),
+  provider-balanced and seeded: texts from outside the corpus, held-out versions among them.
 
-    python scripts/gpu/edit_splits.py --val .gguf/data/val.jsonl.gz --corpus ../shared/corpus --out .gguf/edits
+    python scripts/gpu/edit_splits.py --val .gguf/data/val.jsonl.gz --corpus ../shared/corpus --out .gguf/edits \
+        --arena /tmp/arena/data/arena-hard-v0.1/model_answer
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from whowrote.data import load_corpus
@@ -36,6 +42,17 @@ def chat_rows(corpus_dir: Path, n: int, max_chars: int, seed: int) -> list[dict]
     return balanced_subset(rows, n, PROVIDERS, seed=seed)
 
 
+def arena_rows(folder: Path, n: int, max_chars: int, seed: int) -> list[dict]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from external_answers import read_answers  # the external test's filters and prompt halves
+
+    frame = read_answers(folder)
+    frame = frame[~frame.half_a & frame.provider.isin(PROVIDERS)]
+    rows = [{"id": f"{r['model']}:{r['question']}", "text": str(r["text"])[:max_chars], "provider": r["provider"],
+             "model": r["model"], "genre": "arena-hard", "topic": str(r["question"])} for r in frame.to_dict("records")]
+    return balanced_subset(rows, n, PROVIDERS, seed=seed)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
@@ -44,6 +61,8 @@ def main() -> None:
     ap.add_argument("--n-chat", type=int, default=240)
     ap.add_argument("--max-chars", type=int, default=12000, help="as prepare_data.py cut the ladder's texts")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--arena", type=Path, default=None, help="a FastChat model_answer folder (Arena-Hard-Auto)")
+    ap.add_argument("--n-arena", type=int, default=240)
     a = ap.parse_args()
     try:
         val = read_rows(a.val)
@@ -55,8 +74,13 @@ def main() -> None:
             write_rows(a.out / f"val.{name}.jsonl.gz", [{**r, "text": edit(r["text"])} for r in val])
     chat = chat_rows(a.corpus, a.n_chat, a.max_chars, a.seed)
     write_rows(a.out / "chat.jsonl.gz", chat)
-    print(json.dumps({"edits": sorted(p.name for p in a.out.glob("val.*.jsonl.gz")), "chat": len(chat),
-                      "chat_providers": {p: sum(r["provider"] == p for r in chat) for p in PROVIDERS}}))
+    summary = {"edits": sorted(p.name for p in a.out.glob("val.*.jsonl.gz")), "chat": len(chat),
+               "chat_providers": {p: sum(r["provider"] == p for r in chat) for p in PROVIDERS}}
+    if a.arena is not None:
+        arena = arena_rows(a.arena, a.n_arena, a.max_chars, a.seed)
+        write_rows(a.out / "arena_b.jsonl.gz", arena)
+        summary["arena_b_providers"] = {p: sum(r["provider"] == p for r in arena) for p in PROVIDERS}
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":

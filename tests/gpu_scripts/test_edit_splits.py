@@ -146,3 +146,32 @@ def test_losses_are_from_each_models_own_raw_and_means_need_every_edit(tmp_path:
     r = subprocess.run([sys.executable, script, "--out", str(out), "--drops", str(drops)], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode != 0 and "--drops goes with --plot" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_arena_split_holds_half_b_answers_of_the_three_assistants(tmp_path: Path) -> None:
+    import hashlib
+
+    val = [{"id": "v0", "text": MD, "provider": "CLAUDE", "model": "m", "genre": "blog", "topic": "t0"}]
+    with gzip.open(tmp_path / "val.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in val)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "chat.jsonl").write_text(json.dumps({"id": "c", "text": "An answer. " * 30, "model": "gpt-4o"}) + "\n")
+    answers = tmp_path / "arena-hard-v0.1" / "model_answer"
+    answers.mkdir(parents=True)
+    words = " ".join(["word"] * 60)
+    for model in ("claude-3-opus-20240229", "gpt-4-0613", "gemini-pro", "llama-2-70b-chat"):
+        rows = [{"question_id": f"q{i}", "model_id": model, "choices": [{"turns": [{"content": f"{model} {words}"}]}]}
+                for i in range(16)]
+        (answers / f"{model}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "edits"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/edit_splits.py"), "--val", str(tmp_path / "val.jsonl.gz"),
+                        "--corpus", str(corpus), "--out", str(out), "--n-chat", "1", "--arena", str(answers),
+                        "--n-arena", "6", "--max-chars", "100"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    arena = read(out / "arena_b.jsonl.gz")
+    assert sorted(a["provider"] for a in arena) == ["CHATGPT"] * 2 + ["CLAUDE"] * 2 + ["GEMINI"] * 2  # no OTHER
+    half_b = {f"q{i}" for i in range(16) if hashlib.sha256(f"q{i}".encode()).digest()[0] % 2 == 1}
+    assert {a["topic"] for a in arena} <= half_b  # prompts the bundled model never trained on
+    assert all(a["genre"] == "arena-hard" and len(a["text"]) <= 100 for a in arena)
+    assert all(a["text"].startswith(a["model"]) and a["id"] == f"{a['model']}:{a['topic']}" for a in arena)
