@@ -231,6 +231,10 @@ def test_blend_iter_averages_a_large_leaf_ensemble_into_the_tree_scores(fitted, 
     assert json.loads((tmp_path / "b" / "model.json").read_text())["params"]["blend_iter"] == 10
     np.testing.assert_array_equal(load_model(tmp_path / "b").predict_proba(Xte), blended.predict_proba(Xte))
     assert "10 rounds of trees with at least 100 training rows a leaf" in model_card(blended)
+    # the card claims only the edits the model's reading makes harmless (list markers: only with canonical_lists)
+    assert "so a typography, case or line-ending edit cannot" in model_card(blended)
+    assert "list-marker" not in model_card(blended)
+    assert "case, line-ending or list-marker edit" in model_card(blended.set_params(canonical_lists=True))
     with pytest.raises(ValueError, match="blend_iter must be >= 0"):
         StyleModel(blend_iter=-1).check_settings()
     # without a blend the file records no blend settings: older versions, which refuse unknown ones, read it

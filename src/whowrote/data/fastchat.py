@@ -3,8 +3,8 @@
 MT-Bench, Arena-Hard-Auto and their forks store one ``<model>.jsonl`` file per model, one JSON
 object per line: ``question_id``, ``model_id``, ``choices[0].turns[*].content`` (the answer's
 turns). Read as one source (not one source per file, as other folders of JSONL files are:
-:func:`whowrote.data.corpus.corpus_sources`) so the whole benchmark is one genre and every answer to a prompt shares its topic: a topic split then
-never puts one prompt's answers on both sides.
+:func:`whowrote.data.corpus.corpus_sources`) so the whole benchmark is one genre and every answer
+to a prompt shares its topic: a topic split then never puts one prompt's answers on both sides.
 
 - ``text``: the turns of the first choice, each stripped, joined by a blank line.
 - ``model``: ``model_id`` (the file's stem when missing); ``topic``: ``question_id``;

@@ -59,8 +59,7 @@ def model_card(model) -> str:
 **What it does.** Names the assistant that wrote an English text: CLAUDE, CHATGPT, GEMINI, or
 OTHER (another model), from {len(model.feature_names_)} stylometric features (`{model.feature_set}` set) of the text's
 canonical form (quotes, apostrophes and dashes in ASCII, lower case, `\\n` line endings without trailing
-spaces: {"yes" if model.canonical else "no"}; "* ", "+ " and "- " bullets read alike: {"yes" if model.canonical_lists else "no"}),
-so a typography, case, line-ending or list-marker edit cannot change the verdict. Weighted average of a standardised logistic
+spaces: {"yes" if model.canonical else "no"}; "* ", "+ " and "- " bullets read alike: {"yes" if model.canonical_lists else "no"}){_invariant(model)}. Weighted average of a standardised logistic
 regression (C={model.C}, weight {1 - model.tree_weight:.2f}) and gradient-boosted trees ({model.tree_iter} rounds,
 {model.tree_leaves} leaves, weight {model.tree_weight:.2f}{_blend(model)}). {_copies(aug)}
 
@@ -121,6 +120,18 @@ Robustness to everyday edits, leave-one-generation-out and selective accuracy: `
 - Markdown structure is real evidence but fragile: a text pasted as plain text loses it (such
   tells are marked `fragile`). English only.
 """
+
+
+def _invariant(model) -> str:
+    """Which edits the reading makes harmless: only those its canonical form and list reading cover."""
+    edits = [*(["a typography", "case", "line-ending"] if model.canonical else []),
+             *(["list-marker"] if model.canonical_lists else [])]
+    if not edits:
+        return ""
+    named = edits[0] if len(edits) == 1 else ", ".join(edits[:-1]) + " or " + edits[-1]
+    if not model.canonical:
+        named = "a " + named
+    return f",\nso {named} edit cannot change the verdict"
 
 
 def _blend(model) -> str:
