@@ -79,3 +79,23 @@ def test_a_row_that_is_not_an_answer_names_file_and_line(tmp_path: Path) -> None
                                               ("answers_v2", "answers")])
 def test_benchmark_genre(tmp_path: Path, path: str, genre: str) -> None:
     assert benchmark_genre(tmp_path / path) == genre
+
+
+def test_data_audit_reads_the_folder_and_names_a_bad_row_in_one_line(folder: Path, tmp_path: Path, capsys) -> None:
+    from whowrote.cli import main
+
+    def run(args: list[str]) -> tuple[int, str]:
+        try:
+            main(args)
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        return code, capsys.readouterr().err
+
+    code, _ = run(["data", "audit", str(folder), "--json", str(tmp_path / "audit.json")])
+    assert code == 0
+    assert json.loads((tmp_path / "audit.json").read_text())["n_rows"] == 4
+    (folder / "zz-broken.jsonl").write_text('{"question_id": "q9", "text": "no choices"}\n', encoding="utf-8")
+    code, err = run(["data", "audit", str(folder)])
+    assert code != 0 and "zz-broken.jsonl:1: not a FastChat answer" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
