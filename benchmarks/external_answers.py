@@ -55,9 +55,9 @@ import numpy as np
 import pandas as pd
 from trial_noise import topic_weights, weighted_mean
 
-from whowrote.data.fastchat import read_fastchat_answers
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
+from whowrote.data.readers import iter_json_rows, read_fastchat_answers
 from whowrote.style.calibration import expected_calibration_error, reliability
 from whowrote.style.edits import edits
 from whowrote.style.heldout import capped
@@ -109,8 +109,7 @@ def normalise(model: str) -> str:
 
 
 def corpus_versions(path: Path) -> set[str]:
-    with open(path, encoding="utf-8") as f:
-        return {normalise(str(json.loads(line).get("model", ""))) for line in f if line.strip()}
+    return {normalise(str(row.get("model", ""))) for _, row in iter_json_rows(path)}
 
 
 MODEL_SEP = " --model "
@@ -142,20 +141,14 @@ def predictions(contender: str, texts: list[str]) -> tuple[np.ndarray, np.ndarra
     return rows[:, :4], rows[:, 4] > 0.5
 
 
-def scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
+def label_scores(P: np.ndarray, y: np.ndarray) -> dict:
+    """Accuracy (4-way), 3-way accuracy (the most probable of the three assistants, on their
+    texts), 3-way recall of each assistant present and their mean, and OTHER AUROC when both sides
+    occur; ``P`` in ``LABELS`` order."""
     yi = np.array([LABELS.index(v) for v in y])
-    pred = P.argmax(axis=1)
     three = y != OTHER
     pred3 = P[:, :3].argmax(axis=1)
-    conf = P.max(axis=1)
-    sure = conf >= 0.9
-    out = {"n": int(len(y)), "accuracy": float((pred == yi).mean()),
-           "ece": expected_calibration_error(P, yi), "uncertain": float(unsure.mean()),
-           "accuracy_not_uncertain": float((pred == yi)[~unsure].mean()) if (~unsure).any() else None,
-           "confident_share": float(sure.mean()),
-           "confident_precision": float((pred == yi)[sure].mean()) if sure.any() else None,
-           "recall": {c: float((pred[yi == i] == i).mean()) for i, c in enumerate(LABELS) if (yi == i).any()},
-           "predicted": {c: int((pred == i).sum()) for i, c in enumerate(LABELS)}}
+    out = {"n": int(len(y)), "accuracy": float((P.argmax(axis=1) == yi).mean())}
     if three.any():
         out["accuracy_3way"] = float((pred3[three] == yi[three]).mean())
         rec3 = {c: float((pred3[yi == i] == i).mean()) for i, c in enumerate(PROVIDERS) if (yi == i).any()}
@@ -166,6 +159,20 @@ def scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
 
         out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, LABELS.index(OTHER)]))
     return out
+
+
+def scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
+    """:func:`label_scores`, and what a user sees: ECE, how often "uncertain" fires and the accuracy
+    of the rest, verdicts at >= 0.9 confidence, 4-way recall and what was predicted."""
+    yi = np.array([LABELS.index(v) for v in y])
+    pred = P.argmax(axis=1)
+    sure = P.max(axis=1) >= 0.9
+    return {**label_scores(P, y), "ece": expected_calibration_error(P, yi), "uncertain": float(unsure.mean()),
+            "accuracy_not_uncertain": float((pred == yi)[~unsure].mean()) if (~unsure).any() else None,
+            "confident_share": float(sure.mean()),
+            "confident_precision": float((pred == yi)[sure].mean()) if sure.any() else None,
+            "recall": {c: float((pred[yi == i] == i).mean()) for i, c in enumerate(LABELS) if (yi == i).any()},
+            "predicted": {c: int((pred == i).sum()) for i, c in enumerate(LABELS)}}
 
 
 def intervals(P: np.ndarray, y: np.ndarray, questions: np.ndarray, seed: int = 0) -> dict:

@@ -43,18 +43,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import read_answers
+from external_answers import label_scores, read_answers
 from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 from trial_noise import topic_weights
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style.edits import edits
-from whowrote.types import LABELS, OTHER
+from whowrote.types import LABELS
 
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
-GENRE = "arena-hard"  # as whowrote.data.fastchat names the folder's genre
+GENRE = "arena-hard"  # as whowrote.data.readers.benchmark_genre names the folder's genre
 
 
 def arena_rows(folder: Path) -> pd.DataFrame:
@@ -72,21 +72,8 @@ def write_train(folder: Path, out: Path) -> None:
 
 
 def scores(P: np.ndarray, y: np.ndarray, classes: np.ndarray) -> dict:
-    from sklearn.metrics import roc_auc_score
-
-    cls = list(classes)
-    yi = np.array([cls.index(v) for v in y])
-    three = np.array([cls.index(c) for c in LABELS[:3]])
-    pred3 = three[P[:, three].argmax(axis=1)]
-    is3 = y != OTHER
-    out = {"n": int(len(y)), "accuracy": float((P.argmax(axis=1) == yi).mean()),
-           "accuracy_3way": float((pred3[is3] == yi[is3]).mean()),
-           "recall_3way": {c: float((pred3[yi == cls.index(c)] == cls.index(c)).mean()) for c in LABELS[:3]
-                           if (yi == cls.index(c)).any()}}  # a genre may lack an assistant (blogs: no GEMINI)
-    out["mean_recall_3way"] = float(np.mean(list(out["recall_3way"].values())))
-    if 0 < (y == OTHER).sum() < len(y):
-        out["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
-    return out
+    """:func:`external_answers.label_scores` of a fitted model's probabilities (columns in ``classes`` order)."""
+    return label_scores(P[:, [list(classes).index(c) for c in LABELS]], y)
 
 
 def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.ndarray, units: np.ndarray,
@@ -161,7 +148,7 @@ def main() -> None:
         X = feats.get("default", test.row_idx.to_numpy(), "raw")
         y = test.provider.to_numpy(object)
         units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
-        P = {name: m.predict_proba(X) for name, m in fits.items()}
+        P = {name: m.predict_proba(X) for name, m in fits.items()}  # the last test's (T3) serve --edits too
         classes = fits["current"].classes_
         row = {name: scores(P[name], y, classes) for name in fits}
         row["diff_intervals"] = paired_intervals(P["current"], P["arena"], y, classes, units,
@@ -172,16 +159,15 @@ def main() -> None:
             f"4-way {row[name]['accuracy']:.3f}" for name in fits) + f"; diff intervals {row['diff_intervals']}")
     if args.edits:  # measured after the rule was decided (session 37): reported, not part of it
         val = split["val"]
-        X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in ("raw", *edits(args.seed))}
-        y, topics = val.provider.to_numpy(object), topic_keys(val).to_numpy()
-        genres = val.genre.to_numpy(object)
-        results["T3 per genre"] = {name: {g: float((m.classes_[m.predict_proba(X["raw"][genres == g]).argmax(axis=1)]
-                                                    == y[genres == g]).mean()) for g in sorted(set(genres))}
-                                   for name, m in fits.items()}
-        results["T3 edits"] = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()}, y,
-                                                    topics, args.seed) for name, m in fits.items()}
+        X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
+        topics, genres = topic_keys(val).to_numpy(), val.genre.to_numpy(object)
+        right = {name: m.classes_[P[name].argmax(axis=1)] == y for name, m in fits.items()}
+        results["T3 per genre"] = {name: {g: float(r[genres == g].mean()) for g in sorted(set(genres))}
+                                   for name, r in right.items()}
+        results["T3 edits"] = {name: drop_intervals(m.classes_, {"raw": P[name]} | {e: m.predict_proba(x) for e, x in X.items()},
+                                                    y, topics, args.seed) for name, m in fits.items()}
         log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['current'][e]['diff']:.1f} -> "
-                                              f"{results['T3 edits']['arena'][e]['diff']:.1f}" for e in X if e != "raw"))
+                                              f"{results['T3 edits']['arena'][e]['diff']:.1f}" for e in X))
     if args.logo:  # measured after the rule was decided (session 37): reported, not part of it
         results["LOGO"] = logo_block(feats, table[~is_arena], add, args.seed, log)
     t = results["tests"]

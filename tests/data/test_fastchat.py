@@ -1,4 +1,4 @@
-"""FastChat ``model_answer`` folders as one corpus source (whowrote.data.fastchat)."""
+"""FastChat ``model_answer`` folders as one corpus source (whowrote.data.readers)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from whowrote.data.corpus import corpus_sources, load_corpus
-from whowrote.data.fastchat import benchmark_genre, is_fastchat_folder, read_fastchat_answers
+from whowrote.data.corpus import load_corpus
+from whowrote.data.readers import benchmark_genre, expand_sources, is_fastchat_folder, read_fastchat_answers
 from whowrote.types import WhowroteError
 
 WORDS = "The answer explains the idea with care and a short example. "
@@ -52,7 +52,7 @@ def test_reads_one_row_per_answer_with_turns_joined(folder: Path) -> None:
 
 
 def test_load_corpus_keeps_the_folder_one_genre_and_prompts_as_topics(folder: Path) -> None:
-    assert corpus_sources([folder]) == [folder]  # not one source per model file
+    assert expand_sources([folder]) == [folder]  # not one source per model file
     corpus = load_corpus([folder])
     assert set(corpus.genre) == {"my-bench"}
     assert len(corpus) == 4  # the empty answer is dropped
@@ -65,7 +65,7 @@ def test_plain_jsonl_folders_are_still_split_per_file(tmp_path: Path) -> None:
     for name in ("blogs", "chat"):
         (tmp_path / f"{name}.jsonl").write_text(json.dumps({"text": WORDS, "model": "gpt-4"}) + "\n", encoding="utf-8")
     assert not is_fastchat_folder(tmp_path)
-    assert corpus_sources([tmp_path]) == [tmp_path / "blogs.jsonl", tmp_path / "chat.jsonl"]
+    assert expand_sources([tmp_path]) == [tmp_path / "blogs.jsonl", tmp_path / "chat.jsonl"]
 
 
 def test_a_row_that_is_not_an_answer_names_file_and_line(tmp_path: Path) -> None:

@@ -24,14 +24,15 @@ _RULES = typer.Option([], "--rule", help=RULE_HELP)
 
 def _load(paths: list[str], rules: list[str], text: str | None, model: str | None, provider: str | None,
           topic: str | None, category: str | None, steps=None):
-    from whowrote.data.corpus import corpus_sources, load_corpus
+    from whowrote.data.corpus import load_corpus
     from whowrote.data.providers import parse_rules
+    from whowrote.data.readers import expand_sources
 
     columns = {k: v for k, v in {"text": text, "model": model, "provider": provider, "topic": topic,
                                  "category": category}.items() if v}
     if steps is None:
         return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules))
-    with steps.step("reading corpus", total=len(corpus_sources(list(paths)))) as advance:
+    with steps.step("reading corpus", total=len(expand_sources(list(paths)))) as advance:
         return load_corpus(paths, columns=columns or None, provider_rules=parse_rules(rules),
                            on_source=lambda _name: advance())
 

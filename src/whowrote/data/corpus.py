@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 
 from whowrote.data.clean import strip_frontmatter
-from whowrote.data.fastchat import is_fastchat_folder, read_fastchat_answers
 from whowrote.data.providers import ProviderMap
 from whowrote.data.readers import expand_sources, read_source
 from whowrote.formats import COLUMN_CANDIDATES
@@ -50,14 +49,13 @@ def load_corpus(
     """
     if isinstance(paths, str | Path):
         paths = [paths]
-    paths = corpus_sources(list(paths))
+    paths = expand_sources(list(paths))
     if not paths:
         raise WhowroteError("no corpus given")
     provider_map = ProviderMap(provider_rules)
     frames = []
     for p in paths:
-        raw = read_fastchat_answers(Path(p)) if is_fastchat_folder(Path(p)) else read_source(p)
-        frames.append(normalise(raw, source=str(p), columns=columns, genre=genre,
+        frames.append(normalise(read_source(p), source=str(p), columns=columns, genre=genre,
                                 provider_map=provider_map, keep_frontmatter=keep_frontmatter))
         if on_source is not None:
             on_source(str(p))
@@ -74,14 +72,6 @@ def load_corpus(
         notes.append(f"{int(again.sum())} duplicate ids renamed with a #n suffix")
     corpus.attrs["load_notes"] = notes
     return corpus
-
-
-def corpus_sources(sources: Sequence[str | Path]) -> list[str | Path]:
-    """The sources :func:`load_corpus` reads, in order: a folder of table files stands for those
-    files (:func:`whowrote.data.readers.expand_sources`), but a FastChat ``model_answer`` folder is
-    one source (one genre; its files are models, not corpora)."""
-    return [out for source in sources
-            for out in ([source] if is_fastchat_folder(Path(source)) else expand_sources([source]))]
 
 
 def normalise(

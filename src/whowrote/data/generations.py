@@ -4,7 +4,7 @@ Model drift is what users meet first: a classifier trained on one generation of 
 used on the next. The rules date the assistants' releases by family and version (first match
 wins, lower-cased model id). Rows of other models (OTHER) are dated by their genre's snapshot,
 since their open-model families mix releases: chat (AlpacaEval), fiction and Arena-Hard-Auto
-v0.1's answers (``arena-hard``, read by :mod:`whowrote.data.fastchat`) are 2023-24, the rest 2025-26.
+v0.1's answers (``arena-hard``, read by :func:`whowrote.data.readers.read_fastchat_answers`) are 2023-24, the rest 2025-26.
 """
 
 from __future__ import annotations

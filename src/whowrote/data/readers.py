@@ -1,10 +1,9 @@
 """Readers: every corpus format people have -> a raw pandas DataFrame (source columns as-is).
 
 Formats: JSONL / JSON, CSV / TSV, Parquet, a Hugging Face ``save_to_disk`` folder, a Hugging Face
-hub dataset id, and a folder tree of Markdown files with YAML frontmatter (the research layout
-``<root>/<category>/<topic>/<model>__<length>.md``). FastChat ``model_answer`` folders are read by
-:mod:`whowrote.data.fastchat` (it reads its rows with :func:`iter_json_rows`), chosen in
-:mod:`whowrote.data.corpus`. Column meaning is decided later, in
+hub dataset id, a FastChat ``model_answer`` folder (one benchmark's answers, one file a model), and
+a folder tree of Markdown files with YAML frontmatter (the research layout
+``<root>/<category>/<topic>/<model>__<length>.md``). Column meaning is decided later, in
 :mod:`whowrote.data.corpus`. File kinds and the binary and JSON checks are
 :mod:`whowrote.formats`'s, shared with ``whowrote predict``'s inputs (:mod:`whowrote.cli.inputs`).
 """
@@ -13,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,7 +42,9 @@ def read_source(source: str | Path) -> pd.DataFrame:
     """Read one corpus source (file, folder or hub id) into a raw DataFrame."""
     path = Path(source)
     if path.is_dir():
-        return read_hf_disk(path) if _is_hf_folder(path) else read_markdown_tree(path)
+        if _is_hf_folder(path):
+            return read_hf_disk(path)
+        return read_fastchat_answers(path) if is_fastchat_folder(path) else read_markdown_tree(path)
     if path.is_file():
         if path.stat().st_size > MAX_FILE_BYTES:
             raise WhowroteError(f"{path}: file is larger than {MAX_FILE_BYTES >> 30} GiB")
@@ -271,14 +273,66 @@ def _hf_to_frame(ds) -> pd.DataFrame:
 
 def expand_sources(sources: list[str | Path]) -> list[str | Path]:
     """A folder of table files (e.g. ``../shared/corpus``) stands for those files, sorted, each
-    its own source (so each keeps its genre); other folders and paths are kept as they are."""
+    its own source (so each keeps its genre); other folders (a dataset, a FastChat
+    ``model_answer`` folder: its files are models, not corpora) and paths are kept as they are."""
     out: list[str | Path] = []
     for source in sources:
         path = Path(source)
-        tables = sorted(p for p in path.iterdir() if p.is_file() and table_suffix(p) in TABLE_SUFFIXES) \
-            if path.is_dir() and not _is_hf_folder(path) else []
+        whole = not path.is_dir() or _is_hf_folder(path) or is_fastchat_folder(path)
+        tables = [] if whole else sorted(p for p in path.iterdir() if p.is_file() and table_suffix(p) in TABLE_SUFFIXES)
         out.extend(tables or [source])
     return out
+
+
+# FastChat ``model_answer`` folders (MT-Bench, Arena-Hard-Auto and their forks): one ``<model>.jsonl``
+# a model, a line an answer (``question_id``, ``model_id``, ``choices[0].turns[*].content``). Read
+# as one source, so the benchmark is one genre and a prompt's answers share their topic (a topic
+# split never puts one prompt's answers on both sides).
+FASTCHAT_ANSWER_DIR = "model_answer"
+_BENCH_VERSION = re.compile(r"[-_]v\d[\w.]*$")
+
+
+def is_fastchat_folder(path: Path) -> bool:
+    """A folder of ``*.jsonl`` files whose first row has ``question_id`` and ``choices``."""
+    if not path.is_dir():
+        return False
+    first = next(iter(sorted(path.glob("*.jsonl"))), None)
+    if first is None:
+        return False
+    try:
+        _, row = next(iter_json_rows(first), (0, {}))
+    except WhowroteError:
+        return False
+    return "question_id" in row and isinstance(row.get("choices"), list)
+
+
+def benchmark_genre(path: Path) -> str:
+    """``.../arena-hard-v0.1/model_answer`` -> ``arena-hard``; ``.../mt_bench/model_answer`` -> ``mt_bench``."""
+    folder = path.resolve()
+    name = folder.parent.name if folder.name == FASTCHAT_ANSWER_DIR else folder.name
+    return _BENCH_VERSION.sub("", name) or name
+
+
+def read_fastchat_answers(path: Path) -> pd.DataFrame:
+    """Every answer in a ``model_answer`` folder, one row each: ``text`` (the first choice's turns,
+    each stripped, joined by a blank line), ``model`` (``model_id``, else the file's stem), ``topic``
+    (``question_id``), ``id`` (``<model>:<question_id>``); the genre, :func:`benchmark_genre`, is in
+    ``attrs["genre"]``. A row that is not an answer is a one-line error naming the file and line."""
+    rows = []
+    for file in sorted(path.glob("*.jsonl")):
+        for lineno, row in iter_json_rows(file):
+            choices = row.get("choices")
+            if "question_id" not in row or not isinstance(choices, list):
+                raise WhowroteError(f"{file}:{lineno}: not a FastChat answer (needs question_id and a choices list)")
+            turns = choices[0].get("turns", []) if choices and isinstance(choices[0], dict) else []
+            parts = [t.get("content") if isinstance(t, dict) else None for t in turns]
+            text = "\n\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
+            model = str(row.get("model_id") or file.stem)
+            question = str(row["question_id"])
+            rows.append({"id": f"{model}:{question}", "model": model, "topic": question, "text": text})
+    frame = pd.DataFrame(rows, columns=["id", "model", "topic", "text"])
+    frame.attrs["genre"] = benchmark_genre(path)
+    return frame
 
 
 def _is_hf_folder(path: Path) -> bool:
