@@ -6,7 +6,8 @@
 the research loader), so an override naming a field that does not exist, a value of the wrong type
 or out of range fails here, on CPU, instead of after a model load on the GPU. Also checked: the
 ``[grpo.trl]`` / ``[sft.trl]`` tables against TRL's config classes (when TRL is installed) and the
-GRPO batch plan (prompts per step, micro-batches). Exit status 1 on the first bad command of each
+GRPO batch plan (prompts per step, micro-batches), and that a ``data.*`` override naming a file
+under ``.gguf/`` (carried from this checkout by the call) exists here. Exit status 1 on the first bad command of each
 record (all records are checked).
 """
 
@@ -19,6 +20,17 @@ from pathlib import Path
 from typing import Any
 
 TRAIN_CMDS = ("sft", "grpo", "star", "coldstart", "evaluate", "research")
+CARRIED = ".gguf/"  # data the calls carry from this checkout; anything else is made on the device
+
+
+def missing_carried(sets: list[str]) -> str:
+    """'' unless a ``data.*`` override names a carried file (under ``.gguf/``) this checkout lacks."""
+    for s in sets:
+        key, _, value = s.partition("=")
+        path = value.strip().strip('"')
+        if key.strip().startswith("data.") and path.startswith(CARRIED) and not Path(path).is_file():
+            return f"{key.strip()}: {path} not found in this checkout (the call carries it from here)"
+    return ""
 
 
 def check_one(rec: dict[str, Any]) -> str:
@@ -33,6 +45,8 @@ def check_one(rec: dict[str, Any]) -> str:
         return f"unknown command {cmd!r}"
     if not Path(config).is_file():
         return f"config not found: {config}"
+    if why := missing_carried(sets):
+        return why
     try:
         cfg = load_research_config(config, sets)[0] if cmd == "research" else load_config(config, sets)
         if cmd in ("grpo", "research") or (cmd == "coldstart" and "grpo" in cfg.coldstart.stages):

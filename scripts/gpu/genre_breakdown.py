@@ -8,6 +8,9 @@ eval (the harness now records the genre itself, so new runs have ``per_genre`` i
 
     python scripts/gpu/genre_breakdown.py --split .gguf/data/val.jsonl.gz .gguf/edits/chat.jsonl.gz \\
         --runs /tmp/s21t/qwen05b/sft_answer_only --out results/session21/A0_splits/per_genre.json
+
+``--by model`` groups by the split's ``model`` field instead (session 38: which assistant versions
+the LM reads among the Arena-Hard answers, held-out versions included).
 """
 
 from __future__ import annotations
@@ -36,10 +39,10 @@ def eval_k(eval_dir: Path) -> int:
         raise SystemExit(f"error: {run_json}: no readable k ({e})") from None
 
 
-def breakdown(splits: list[Path], runs: list[Path]) -> dict[str, dict]:
+def breakdown(splits: list[Path], runs: list[Path], by: str = "genre") -> dict[str, dict]:
     """``{"RUN/EVAL": per_genre block}`` for every eval folder with traces under each run folder; each
-    prompt's genre from whichever split file holds its id."""
-    genre = {str(r["id"]): r.get("genre") for split in splits for r in read_rows(split)}
+    prompt's group (its ``by`` field: genre or model) from whichever split file holds its id."""
+    genre = {str(r["id"]): r.get(by) for split in splits for r in read_rows(split)}
     out: dict[str, dict] = {}
     for run in runs:
         for traces in sorted(run.glob("eval_k4*/traces.jsonl")):
@@ -58,12 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", type=Path, nargs="+", required=True, help="the splits the evals scored (ids -> genre)")
     ap.add_argument("--runs", type=Path, nargs="+", required=True, help="run folders holding eval_k4*/traces.jsonl")
     ap.add_argument("--out", type=Path, help="write the breakdown here (JSON)")
+    ap.add_argument("--by", choices=("genre", "model"), default="genre", help="the split field to group by")
     a = ap.parse_args(argv)
     for p in (*a.split, *a.runs):
         if not p.exists():
             print(f"error: not found: {p}", file=sys.stderr)
             return 2
-    result = breakdown(a.split, a.runs)
+    result = breakdown(a.split, a.runs, a.by)
     if not result:
         print("error: no eval_k4*/traces.jsonl under the run folders", file=sys.stderr)
         return 2

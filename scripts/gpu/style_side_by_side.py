@@ -23,6 +23,13 @@ that file beside the LM's k = 4 evals (``DIR/eval_k4*/summary.json``, pass@1), n
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s2_lr5e-6_mp05_fw03 --lm-label "GRPO seed 2" \
         --lm results/session23/E/qwen05b/cs_tellsfirst_ao/grpo_s3_lr5e-6_mp05_fw03 --lm-label "GRPO seed 3"
 
+``--score DIR... --split FILE`` scores saved style models (``train-probe``'s folders; ``default`` the
+bundled one) on a split's texts, 3-way, as the other tables do: the same test for the LM's
+out-of-corpus file (session 38)::
+
+    python scripts/gpu/style_side_by_side.py --out results/session38/style_arena_b.json \
+        --split .gguf/edits/arena_b.jsonl.gz --score default /tmp/oldmodel /tmp/s38style/lmtrain
+
 ``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
 edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
 """
@@ -41,6 +48,7 @@ from genre_jackknife import CACHE, PARAMS, features, fit_subset, label_probs  # 
 from robustness import timed_log  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
+from whowrote.style.io import load_model  # noqa: E402
 from whowrote.style.train import fit_augmented, training_corpus  # noqa: E402
 from whowrote.train.data import read_rows  # noqa: E402
 from whowrote.types import LABELS, PROVIDERS  # noqa: E402
@@ -92,6 +100,17 @@ def lm_drops(scores: dict[str, float]) -> dict:
             "mean_loss_unseen": mean(UNSEEN_EDITS)}
 
 
+def score_models(dirs: list[str], split: Path) -> dict[str, dict]:
+    """3-way accuracy and recall of each saved model (``default``: the bundled one) on ``split``."""
+    rows = read_rows(split)
+    texts, gold = [r["text"] for r in rows], [r["provider"] for r in rows]
+    out = {}
+    for d in dirs:
+        model = load_model(None if d == "default" else d)
+        out[d] = three_way(label_probs(model, model.features(texts)), gold)
+    return out
+
+
 def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
     """Grouped bars: each LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
     import matplotlib
@@ -128,9 +147,20 @@ def main() -> None:
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
+    ap.add_argument("--score", nargs="+", help="saved style models to score on --split (default: the bundled one)")
+    ap.add_argument("--split", type=Path, help="with --score: the texts (JSONL rows with text and provider)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    if a.score:
+        if a.split is None or not a.split.is_file():
+            raise SystemExit("--score needs --split FILE (an existing JSONL of rows with text and provider)")
+        scores = {"command": "scripts/gpu/style_side_by_side.py --score", "split": str(a.split),
+                  "models": score_models(a.score, a.split)}
+        atomic_write(a.out, json.dumps(scores, indent=1) + "\n")
+        for d, v in scores["models"].items():
+            print(f"{d}: 3-way {v['accuracy']:.3f} recall {v['recall']}")
+        return
     if a.drops and not a.plot:
         raise SystemExit("--drops goes with --plot (it reads the LMs' evals given by --lm)")
     if a.plot:

@@ -47,3 +47,24 @@ def test_blog_failure_shows_beside_a_healthy_debate(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="in none of the split files"):
         genre_breakdown.main(["--split", str(val), "--runs", str(run)])
     assert genre_breakdown.main(["--split", str(tmp_path / "nope.jsonl"), "--runs", str(run)]) == 2
+
+
+def test_by_model_groups_assistant_versions(tmp_path: Path) -> None:
+    # --by model: one block per assistant version, so a held-out version that fails shows by name.
+    split = write_rows(tmp_path / "arena_b.jsonl.gz", [
+        {"id": "a1", "provider": "CLAUDE", "genre": "arena-hard", "model": "claude-3-opus"},
+        {"id": "a2", "provider": "CLAUDE", "genre": "arena-hard", "model": "claude-3-haiku"},
+        {"id": "a3", "provider": "GEMINI", "genre": "arena-hard", "model": "gemini-pro"}])
+    run = tmp_path / "run"
+    (run / "eval_k4_arena_b").mkdir(parents=True)
+    traces = [_trace("a1", "CLAUDE", "CLAUDE"), _trace("a2", "CLAUDE", "CHATGPT"), _trace("a3", "GEMINI", "CHATGPT")]
+    (run / "eval_k4_arena_b" / "traces.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traces))
+    (run / "eval_k4_arena_b" / "run.json").write_text('{"k": 1}')
+    out = tmp_path / "per_model.json"
+    assert genre_breakdown.main(["--split", str(split), "--runs", str(run), "--by", "model", "--out", str(out)]) == 0
+    blocks = json.loads(out.read_text())["run/eval_k4_arena_b"]
+    assert {m: b["accuracy"] for m, b in blocks.items()} == {"claude-3-opus": 1.0, "claude-3-haiku": 0.0,
+                                                             "gemini-pro": 0.0}
+    # the default still groups by genre: all three in one block
+    assert genre_breakdown.main(["--split", str(split), "--runs", str(run), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["run/eval_k4_arena_b"]["arena-hard"]["accuracy"] == 0.3333

@@ -92,6 +92,18 @@ def test_check_config_catches_a_bad_override(tmp_path: Path) -> None:
     assert "research.nope" in check_config.check_one({**research, "sets": ["research.nope=1"]})
 
 
+def test_check_config_catches_a_carried_file_this_checkout_lacks(tmp_path: Path, monkeypatch) -> None:
+    sft = {"name": "s", "cmd": "sft", "config": str(REPO / "configs/qwen25_05b_answer_only_sft.toml")}
+    monkeypatch.chdir(tmp_path)  # the device's repository root: the carried .gguf/ is relative to it
+    (tmp_path / ".gguf" / "arena").mkdir(parents=True)
+    (tmp_path / ".gguf" / "arena" / "train.jsonl.gz").write_bytes(b"")
+    assert check_config.check_one({**sft, "sets": ['data.train=".gguf/arena/train.jsonl.gz"']}) == ""
+    why = check_config.check_one({**sft, "sets": ['data.train=".gguf/arenaa/train.jsonl.gz"']})
+    assert why == "data.train: .gguf/arenaa/train.jsonl.gz not found in this checkout (the call carries it from here)"
+    # a device-made path (not carried) is not checked here
+    assert check_config.check_one({**sft, "sets": ['data.train="/root/data/train.jsonl.gz"']}) == ""
+
+
 @pytest.mark.slow
 def test_every_override_of_every_call_is_a_real_field() -> None:
     r = subprocess.run(["bash", str(GPU / "qwen_calls.sh"), "check"], cwd=REPO, env=_env(),

@@ -1,0 +1,51 @@
+"""scripts/gpu/style_side_by_side.py --score: saved style models scored 3-way on a split's texts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from whowrote.style.io import load_model
+from whowrote.train.data import write_rows
+from whowrote.types import PROVIDERS
+
+REPO = Path(__file__).resolve().parents[2]
+TEXTS = [(REPO / "examples" / "post.md").read_text(),
+         "Honestly, I'd love to help! Here's a quick rundown:\n\n* **First**, check the logs.\n* **Then** restart it.",
+         "Certainly. The capital of France is Paris, a city on the Seine known for its museums and cafés."]
+
+
+def test_score_counts_three_way_argmax_against_gold(tmp_path: Path) -> None:
+    # gold is each text's own 3-way verdict under the public predict_proba, except the second text's,
+    # which is set to another provider: so the script must report 2 of 3 right and that recall
+    model = load_model()
+    P = model.predict_proba(TEXTS)
+    cols = [list(model.classes_).index(p) for p in PROVIDERS]
+    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
+    wrong = next(p for p in PROVIDERS if p != verdicts[1])
+    gold = [verdicts[0], wrong, verdicts[2]]
+    write_rows(tmp_path / "split.jsonl.gz", [{"id": str(i), "text": t, "provider": g}
+                                             for i, (t, g) in enumerate(zip(TEXTS, gold, strict=True))])
+    out = tmp_path / "scores.json"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out),
+                        "--split", str(tmp_path / "split.jsonl.gz"), "--score", "default"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(out.read_text())["models"]["default"]
+    assert got["n"] == 3 and abs(got["accuracy"] - 2 / 3) < 1e-9
+    want_recall = {p: float(np.mean([v == p for v, g in zip(verdicts, gold, strict=True) if g == p]))
+                   for p in PROVIDERS if p in gold}
+    assert got["recall"] == want_recall and want_recall[wrong] < 1.0
+    assert r.stdout.startswith("default: 3-way 0.667")
+
+
+def test_score_without_a_split_is_a_one_line_error(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(tmp_path / "s.json"),
+                        "--score", "default"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and r.stderr.strip().splitlines() == [
+        "--score needs --split FILE (an existing JSONL of rows with text and provider)"]
+    assert not (tmp_path / "s.json").exists()
