@@ -30,6 +30,8 @@ out-of-corpus file (session 38)::
     python scripts/gpu/style_side_by_side.py --out results/session38/style_arena_b.json \
         --split .gguf/edits/arena_b.jsonl.gz --score default /tmp/oldmodel /tmp/s38style/lmtrain
 
+With ``--plot PNG`` it also draws one bar per model (named by ``--score-label``, in order).
+
 ``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
 edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
 """
@@ -111,6 +113,29 @@ def score_models(dirs: list[str], split: Path) -> dict[str, dict]:
     return out
 
 
+def plot_scores(scores: dict[str, dict], labels: list[str], title: str, path: Path) -> None:
+    """One bar per scored model (3-way accuracy), chance marked: ``--score`` with ``--plot``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    acc = [v["accuracy"] for v in scores.values()]
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(acc)), 3.4))
+    ax.bar(range(len(acc)), acc, color="tab:green")
+    for i, a in enumerate(acc):
+        ax.text(i, a + 0.01, f"{a:.3f}", ha="center", fontsize=8)
+    ax.axhline(1 / 3, color="black", linestyle="--", linewidth=1, label="chance")
+    ax.set_xticks(range(len(acc)), labels, rotation=20, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("3-way accuracy")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
     """Grouped bars: each LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
     import matplotlib
@@ -149,6 +174,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
     ap.add_argument("--score", nargs="+", help="saved style models to score on --split (default: the bundled one)")
     ap.add_argument("--split", type=Path, help="with --score: the texts (JSONL rows with text and provider)")
+    ap.add_argument("--score-label", action="append", default=[], help="with --score --plot: a name per model")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -160,6 +186,11 @@ def main() -> None:
         atomic_write(a.out, json.dumps(scores, indent=1) + "\n")
         for d, v in scores["models"].items():
             print(f"{d}: 3-way {v['accuracy']:.3f} recall {v['recall']}")
+        if a.plot:
+            if a.score_label and len(a.score_label) != len(a.score):
+                raise SystemExit(f"--score-label given {len(a.score_label)} times for {len(a.score)} models")
+            n = scores["models"][a.score[0]]["n"]
+            plot_scores(scores["models"], a.score_label or a.score, f"{a.split.name} ({n} texts)", a.plot)
         return
     if a.drops and not a.plot:
         raise SystemExit("--drops goes with --plot (it reads the LMs' evals given by --lm)")

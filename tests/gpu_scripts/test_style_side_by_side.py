@@ -41,6 +41,15 @@ def test_score_counts_three_way_argmax_against_gold(tmp_path: Path) -> None:
                    for p in PROVIDERS if p in gold}
     assert got["recall"] == want_recall and want_recall[wrong] < 1.0
     assert r.stdout.startswith("default: 3-way 0.667")
+    # with --plot: a figure of the same scores, and labels must match the models one to one
+    png = tmp_path / "scores.png"
+    base = [sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out),
+            "--split", str(tmp_path / "split.jsonl.gz"), "--score", "default", "--plot", str(png)]
+    r = subprocess.run([*base, "--score-label", "bundled"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = subprocess.run([*base, "--score-label", "a", "--score-label", "b"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "--score-label given 2 times for 1 models" in r.stderr
 
 
 def test_score_without_a_split_is_a_one_line_error(tmp_path: Path) -> None:
