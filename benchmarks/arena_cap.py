@@ -27,7 +27,11 @@ reported topic hold-out val is read.
 ::
 
     OMP_NUM_THREADS=2 python benchmarks/arena_cap.py --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
-        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_cap
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_cap \\
+        --figure docs/figures/arena_cap.png   # 473 s with the features cached
+
+Result (session 38): the rule's (a) failed, so **the bundled data stays** (docs/predict.md, "Fewer
+answers, the same costs").
 """
 
 from __future__ import annotations
@@ -73,10 +77,41 @@ def rule(res: dict) -> dict[str, bool]:
             "c: T3 within 0.5": d["T3"] >= -ACC_SLACK}
 
 
+def figure(res: dict, path: Path) -> None:
+    """Both arms side by side: T1 / T2 mean 3-way recall, T1 / T3 4-way accuracy, LOGO 3-way per genre."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = res["tests"]
+    cells = {"T1 mean recall": ("T1", "mean_recall_3way"), "T2 mean recall": ("T2", "mean_recall_3way"),
+             "T1 4-way": ("T1", "accuracy"), "T3 4-way": ("T3", "accuracy")}
+    names = [*cells, *(f"LOGO {g}" for g in res["LOGO"])]
+    fig, ax = plt.subplots(figsize=(9, 3.4))
+    for i, arm in enumerate(("all", "cap")):
+        vals = [t[n][arm][k] for n, k in cells.values()] + [g[arm]["accuracy_3way"] for g in res["LOGO"].values()]
+        label = f"{arm} ({res['n_added'][arm]:,} answers)"
+        ax.bar(np.arange(len(names)) + (i - 0.5) * 0.4, vals, 0.4, label=label)
+    ax.set_xticks(range(len(names)), names, rotation=25, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("accuracy / mean recall")
+    ax.legend(fontsize=8, frameon=False, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
+    ap.add_argument("--figure", type=Path, help="also draw the results here (PNG)")
+    ap.add_argument("--replot", action="store_true", help="only redraw --figure from --out's results.json")
     args = ap.parse_args()
+    if args.replot:
+        if args.figure is None or not (args.out / "results.json").is_file():
+            raise SystemExit("--replot needs --figure and an earlier run's results.json in --out")
+        return figure(json.loads((args.out / "results.json").read_text()), args.figure)
     log = timed_log()
     corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
     arena = arena_rows(args.answers)
@@ -120,6 +155,8 @@ def main() -> None:
     res["cap better"] = all(res["rule"].values())
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(res, indent=1) + "\n")
+    if args.figure:
+        figure(res, args.figure)
     log(f"LOGO mean 3-way {res['LOGO mean 3-way']}; rule {res['rule']} -> "
         f"{'cap better' if res['cap better'] else 'the bundled data stays'}; wrote {args.out}")
 
