@@ -32,6 +32,17 @@ reported topic hold-out val is read.
 
 Result (session 38): the rule's (a) failed, so **the bundled data stays** (docs/predict.md, "Fewer
 answers, the same costs").
+
+Second challenger, ``--arm plain`` (added 2026-12-05, 20:40 UTC, before its run). ``blog_shift.py``
+found that the answers cost leave-one-genre-out blog accuracy through layout cues (Markdown headings,
+italics, paragraphing). The ``plain`` arm trains on every ``all`` answer with its Markdown stripped
+(``whowrote.style.edits.strip_markdown``; the recipe then makes its copies of the stripped text).
+The tests, T1 and T2 included, read the answers as written. Same splits, same tests and the same
+rule, with ``plain`` in the place of ``cap``::
+
+    OMP_NUM_THREADS=1 python benchmarks/arena_cap.py --arm plain --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_plain \\
+        --figure docs/figures/arena_plain.png
 """
 
 from __future__ import annotations
@@ -43,11 +54,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_training import GENRE, arena_rows, logo_block, paired_intervals, scores
+from external_training import arena_rows, logo_block, paired_intervals, scores
 from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style.edits import strip_markdown
 
 CAP = 400
 GAIN, RECALL_SLACK, ACC_SLACK = 1.0, 2.0, 0.5  # points
@@ -64,15 +76,15 @@ def capped(rows: pd.DataFrame, cap: int, seed: int) -> pd.DataFrame:
 
 
 def rule(res: dict) -> dict[str, bool]:
-    """The docstring's rule on the results (points: 100 x the score differences, cap minus all)."""
-    t, logo = res["tests"], res["LOGO"]
-    mean_logo = {arm: float(np.mean([g[arm]["accuracy_3way"] for g in logo.values()])) for arm in ("all", "cap")}
-    drop = {arm: res["T3 combined drop"][arm]["diff"] for arm in ("all", "cap")}
-    d = {name: 100 * (t[name]["cap"][key] - t[name]["all"][key])
+    """The docstring's rule on the results (points: 100 x the score differences, challenger minus all)."""
+    t, logo, arm = res["tests"], res["LOGO"], res["arm"]
+    mean_logo = {a: float(np.mean([g[a]["accuracy_3way"] for g in logo.values()])) for a in ("all", arm)}
+    drop = {a: res["T3 combined drop"][a]["diff"] for a in ("all", arm)}
+    d = {name: 100 * (t[name][arm][key] - t[name]["all"][key])
          for name, key in (("T1", "mean_recall_3way"), ("T2", "mean_recall_3way"), ("T3", "accuracy"))}
     res["LOGO mean 3-way"] = mean_logo
-    return {"a: LOGO +1 or combined drop -1": 100 * (mean_logo["cap"] - mean_logo["all"]) >= GAIN
-            or drop["all"] - drop["cap"] >= GAIN,
+    return {"a: LOGO +1 or combined drop -1": 100 * (mean_logo[arm] - mean_logo["all"]) >= GAIN
+            or drop["all"] - drop[arm] >= GAIN,
             "b: T1 and T2 within 2": d["T1"] >= -RECALL_SLACK and d["T2"] >= -RECALL_SLACK,
             "c: T3 within 0.5": d["T3"] >= -ACC_SLACK}
 
@@ -89,7 +101,7 @@ def figure(res: dict, path: Path) -> None:
              "T1 4-way": ("T1", "accuracy"), "T3 4-way": ("T3", "accuracy")}
     names = [*cells, *(f"LOGO {g}" for g in res["LOGO"])]
     fig, ax = plt.subplots(figsize=(9, 3.4))
-    for i, arm in enumerate(("all", "cap")):
+    for i, arm in enumerate(("all", res.get("arm", "cap"))):  # session 38's cap run predates "arm"
         vals = [t[n][arm][k] for n, k in cells.values()] + [g[arm]["accuracy_3way"] for g in res["LOGO"].values()]
         label = f"{arm} ({res['n_added'][arm]:,} answers)"
         ax.bar(np.arange(len(names)) + (i - 0.5) * 0.4, vals, 0.4, label=label)
@@ -105,6 +117,7 @@ def figure(res: dict, path: Path) -> None:
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
+    ap.add_argument("--arm", choices=("cap", "plain"), default="cap", help="the challenger of all the answers")
     ap.add_argument("--figure", type=Path, help="also draw the results here (PNG)")
     ap.add_argument("--replot", action="store_true", help="only redraw --figure from --out's results.json")
     args = ap.parse_args()
@@ -115,23 +128,28 @@ def main() -> None:
     log = timed_log()
     corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
     arena = arena_rows(args.answers)
-    table = pd.concat([corpus, arena], ignore_index=True)  # the same table, so the same feature cache
-    table["row_idx"] = np.arange(len(table))
-    is_arena = (table.genre == GENRE).to_numpy()
-    feats = Features(table, args.cache, log)
-    outer = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)["train"]
-    inner = topic_holdout_split(outer, seed=args.seed + 1, balance=False)
-    part = table[is_arena]
     half_a, held = arena.half_a.to_numpy(bool), arena.held_out.to_numpy(bool)
     a1 = arena.question.map(in_a1).to_numpy(bool)
+    frames = [corpus, arena]  # corpus + answers: the same table as external_training, so its feature cache
+    if args.arm == "plain":  # the trained answers once more, Markdown stripped, after them
+        plain = arena[half_a & a1 & ~held].assign(text=lambda f: f.text.map(strip_markdown))
+        frames.append(plain.assign(id=plain.id + "~plain")[plain.text.str.strip() != ""])
+    table = pd.concat(frames, ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    feats = Features(table, args.cache, log)
+    n_corpus, n_arena = len(corpus), len(arena)
+    outer = topic_holdout_split(table.iloc[:n_corpus], seed=args.seed, balance=False)["train"]
+    inner = topic_holdout_split(outer, seed=args.seed + 1, balance=False)
+    part = table.iloc[n_corpus:n_corpus + n_arena]
     add_all = part[half_a & a1 & ~held]
-    adds = {"all": add_all, "cap": capped(add_all, CAP, args.seed)}
+    challenger = capped(add_all, CAP, args.seed) if args.arm == "cap" else table.iloc[n_corpus + n_arena:]
+    adds = {"all": add_all, args.arm: challenger}
     log(f"inner train {len(inner['train']):,}, inner val {len(inner['val']):,}; answers added: all "
-        f"{len(adds['all']):,} {adds['all'].provider.value_counts().to_dict()}, cap {len(adds['cap']):,}")
+        f"{len(add_all):,} {add_all.provider.value_counts().to_dict()}, {args.arm} {len(challenger):,}")
     tests = {"T1": part[half_a & ~a1 & ~held], "T2": part[half_a & ~a1 & held], "T3": inner["val"]}
     fits = {arm: fit_recipe(feats, "default", pd.concat([inner["train"], add]), args.seed) for arm, add in adds.items()}
     classes = fits["all"].classes_
-    res: dict = {"cap": CAP, "n_added": {arm: len(a) for arm, a in adds.items()}, "tests": {}}
+    res: dict = {"arm": args.arm, "cap": CAP, "n_added": {arm: len(a) for arm, a in adds.items()}, "tests": {}}
     for name, test in tests.items():
         X = feats.get("default", test.row_idx.to_numpy(), "raw")
         y = test.provider.to_numpy(object)
@@ -139,7 +157,7 @@ def main() -> None:
         P = {arm: m.predict_proba(X) for arm, m in fits.items()}
         row = {arm: scores(P[arm], y, classes) for arm in fits}
         row["n"] = len(test)
-        row["diff_intervals"] = paired_intervals(P["all"], P["cap"], y, classes, units,
+        row["diff_intervals"] = paired_intervals(P["all"], P[args.arm], y, classes, units,
                                                  ("mean_recall_3way", "accuracy_3way", "accuracy"))
         res["tests"][name] = row
         log(f"{name} (n {len(test):,}): " + "; ".join(
@@ -149,16 +167,17 @@ def main() -> None:
     Xc = feats.get("default", tests["T3"].row_idx.to_numpy(), "combined")
     res["T3 combined drop"] = {arm: drop_intervals(m.classes_, {"raw": P[arm], "combined": m.predict_proba(Xc)}, y,
                                                    units, args.seed)["combined"] for arm, m in fits.items()}
-    log(f"T3 combined drop: all {res['T3 combined drop']['all']['diff']:.1f}, cap {res['T3 combined drop']['cap']['diff']:.1f}")
+    log(f"T3 combined drop: all {res['T3 combined drop']['all']['diff']:.1f}, "
+        f"{args.arm} {res['T3 combined drop'][args.arm]['diff']:.1f}")
     res["LOGO"] = logo_block(feats, outer, adds, args.seed, log)
     res["rule"] = rule(res)
-    res["cap better"] = all(res["rule"].values())
+    res[f"{args.arm} better"] = all(res["rule"].values())
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(res, indent=1) + "\n")
     if args.figure:
         figure(res, args.figure)
     log(f"LOGO mean 3-way {res['LOGO mean 3-way']}; rule {res['rule']} -> "
-        f"{'cap better' if res['cap better'] else 'the bundled data stays'}; wrote {args.out}")
+        f"{args.arm + ' better' if res[f'{args.arm} better'] else 'the bundled data stays'}; wrote {args.out}")
 
 
 if __name__ == "__main__":

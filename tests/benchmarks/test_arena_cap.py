@@ -36,7 +36,7 @@ def test_cap_keeps_at_most_cap_per_label_and_every_row_of_a_small_label() -> Non
 def _results(logo_cap: float, drop_cap: float, t1_cap: float, t2_cap: float, t3_cap: float) -> dict:
     def arms(key: str, a: float, c: float) -> dict:
         return {"all": {key: a}, "cap": {key: c}}
-    return {"tests": {"T1": arms("mean_recall_3way", 0.80, t1_cap), "T2": arms("mean_recall_3way", 0.70, t2_cap),
+    return {"arm": "cap", "tests": {"T1": arms("mean_recall_3way", 0.80, t1_cap), "T2": arms("mean_recall_3way", 0.70, t2_cap),
                       "T3": arms("accuracy", 0.780, t3_cap)},
             "LOGO": {g: arms("accuracy_3way", 0.70, logo_cap) for g in ("blog", "chat")},
             "T3 combined drop": {"all": {"diff": 5.0}, "cap": {"diff": drop_cap}}}
@@ -50,3 +50,13 @@ def test_rule_needs_a_gain_and_no_loss_beyond_the_slacks() -> None:
     assert not arena_cap.rule(_results(0.75, 5.0, 0.779, 0.70, 0.78))["b: T1 and T2 within 2"]
     assert not arena_cap.rule(_results(0.75, 5.0, 0.80, 0.679, 0.78))["b: T1 and T2 within 2"]
     assert not arena_cap.rule(_results(0.75, 5.0, 0.80, 0.70, 0.774))["c: T3 within 0.5"]
+
+
+def test_rule_reads_the_challenger_named_in_the_results() -> None:
+    res = _results(0.711, 5.0, 0.785, 0.69, 0.776)
+    renamed = {**res, "arm": "plain"}
+    for block in ("tests", "LOGO"):
+        renamed[block] = {k: {"all": v["all"], "plain": v["cap"]} for k, v in res[block].items()}
+    renamed["T3 combined drop"] = {"all": res["T3 combined drop"]["all"], "plain": res["T3 combined drop"]["cap"]}
+    assert arena_cap.rule(renamed) == arena_cap.rule(res)
+    assert all(arena_cap.rule(renamed).values())
