@@ -34,7 +34,7 @@ import numpy as np
 from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.decision import decision_support
-from whowrote.style.explain import _cue_table
+from whowrote.style.explain import cue_table
 from whowrote.style.io import load_model
 from whowrote.style.textcheck import inspect_text
 from whowrote.types import PROVIDERS
@@ -53,7 +53,7 @@ def read_model(model_dir: Path, texts: list[str], gold: np.ndarray) -> dict:
     claude = gold == "CLAUDE"
     n = int(claude.sum())
     S = decision_support(model, X[claude], np.full(n, classes.index("CLAUDE")), np.full(n, classes.index("CHATGPT")))
-    cue_id, cue_names, _ = _cue_table(tuple(model.feature_names_))
+    cue_id, cue_names, _ = cue_table(tuple(model.feature_names_))
     per_cue = np.bincount(np.repeat(cue_id[None, :], n, axis=0).ravel(), weights=S.ravel(),
                           minlength=len(cue_names)) / n
     return {"verdicts_3way": verdicts, "claude_support_total": float(S.sum(axis=1).mean()),

@@ -7,8 +7,8 @@ the research loader), so an override naming a field that does not exist, a value
 or out of range fails here, on CPU, instead of after a model load on the GPU. Also checked: the
 ``[grpo.trl]`` / ``[sft.trl]`` tables against TRL's config classes (when TRL is installed) and the
 GRPO batch plan (prompts per step, micro-batches), and that a ``data.*`` override naming a file
-under ``.gguf/`` (carried from this checkout by the call) exists here. Exit status 1 on the first bad command of each
-record (all records are checked).
+under ``.gguf/`` (carried from this checkout by the call) exists here. Exit status 1 on the first
+bad command of each record (all records are checked).
 """
 
 from __future__ import annotations

@@ -42,16 +42,16 @@ def eval_k(eval_dir: Path) -> int:
 def breakdown(splits: list[Path], runs: list[Path], by: str = "genre") -> dict[str, dict]:
     """``{"RUN/EVAL": per_genre block}`` for every eval folder with traces under each run folder; each
     prompt's group (its ``by`` field: genre or model) from whichever split file holds its id."""
-    genre = {str(r["id"]): r.get(by) for split in splits for r in read_rows(split)}
+    group = {str(r["id"]): r.get(by) for split in splits for r in read_rows(split)}
     out: dict[str, dict] = {}
     for run in runs:
         for traces in sorted(run.glob("eval_k4*/traces.jsonl")):
             k = eval_k(traces.parent)
             records, _ = load_traces(traces, k)  # the harness's reader: torn or corrupt lines are skipped
-            missing = {r["prompt_id"] for r in records} - set(genre)
+            missing = {r["prompt_id"] for r in records} - set(group)
             if missing:
                 raise SystemExit(f"error: {traces}: {len(missing)} prompt ids are in none of the split files")
-            block = per_genre([{**r, "genre": genre[r["prompt_id"]]} for r in records], PROVIDERS)
+            block = per_genre([{**r, "genre": group[r["prompt_id"]]} for r in records], PROVIDERS)  # per_genre reads "genre"
             out[f"{run.name}/{traces.parent.name}"] = block.get("per_genre", {})
     return out
 

@@ -232,7 +232,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
     order (one ``bincount``: the additions a left-to-right sum makes), and cues rank by total,
     ties in the order of their first positive feature (what a stable sort of the cues gives)."""
     names = model.feature_names_
-    cue_id, cue_names, cue_feats = _cue_table(tuple(names))
+    cue_id, cue_names, cue_feats = cue_table(tuple(names))
     m, k = len(S), len(cue_names)
     rows, js = np.nonzero(S > 0)  # row-major: features ascending within a row
     flat = rows * k + cue_id[js]
@@ -287,7 +287,7 @@ def _rounded_norms(norms: np.ndarray, classes: tuple[str, ...]) -> list[dict[str
 
 
 @functools.lru_cache(maxsize=8)
-def _cue_table(names: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...], tuple[tuple[int, ...], ...]]:
+def cue_table(names: tuple[str, ...]) -> tuple[np.ndarray, tuple[str, ...], tuple[tuple[int, ...], ...]]:
     """Each feature's cue index, the cues (in order of their first feature) and each cue's
     features (ascending), computed once per model's feature list: one tell per cue."""
     cues: dict[str, list[int]] = {}
