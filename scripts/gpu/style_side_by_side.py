@@ -53,7 +53,7 @@ from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
 from whowrote.style.train import fit_augmented, training_corpus  # noqa: E402
 from whowrote.train.data import read_rows  # noqa: E402
-from whowrote.types import LABELS, PROVIDERS  # noqa: E402
+from whowrote.types import LABELS, PROVIDERS, WhowroteError  # noqa: E402
 
 PI = [LABELS.index(p) for p in PROVIDERS]
 
@@ -181,8 +181,13 @@ def main() -> None:
     if a.score:
         if a.split is None or not a.split.is_file():
             raise SystemExit("--score needs --split FILE (an existing JSONL of rows with text and provider)")
-        scores = {"command": "scripts/gpu/style_side_by_side.py --score", "split": str(a.split),
-                  "models": score_models(a.score, a.split)}
+        try:
+            scores = {"command": "scripts/gpu/style_side_by_side.py --score", "split": str(a.split),
+                      "models": score_models(a.score, a.split)}
+        except WhowroteError as e:  # a bad model folder or split file
+            raise SystemExit(f"error: {e}") from None
+        except KeyError as e:
+            raise SystemExit(f"error: {a.split}: a row without {e}") from None
         atomic_write(a.out, json.dumps(scores, indent=1) + "\n")
         for d, v in scores["models"].items():
             print(f"{d}: 3-way {v['accuracy']:.3f} recall {v['recall']}")

@@ -58,3 +58,16 @@ def test_score_without_a_split_is_a_one_line_error(tmp_path: Path) -> None:
     assert r.returncode != 0 and r.stderr.strip().splitlines() == [
         "--score needs --split FILE (an existing JSONL of rows with text and provider)"]
     assert not (tmp_path / "s.json").exists()
+
+
+def test_score_with_a_bad_model_folder_or_row_is_a_one_line_error(tmp_path: Path) -> None:
+    write_rows(tmp_path / "split.jsonl.gz", [{"id": "0", "text": TEXTS[0], "provider": "CLAUDE"}])
+    script = [sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(tmp_path / "s.json")]
+    r = subprocess.run([*script, "--split", str(tmp_path / "split.jsonl.gz"), "--score", str(tmp_path / "nope")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("error:")
+    write_rows(tmp_path / "bad.jsonl.gz", [{"id": "0", "provider": "CLAUDE"}])
+    r = subprocess.run([*script, "--split", str(tmp_path / "bad.jsonl.gz"), "--score", "default"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and r.stderr.strip() == f"error: {tmp_path / 'bad.jsonl.gz'}: a row without 'text'"
+    assert not (tmp_path / "s.json").exists()
