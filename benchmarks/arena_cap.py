@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_training import arena_rows, logo_block, paired_intervals, scores
+from external_training import TEST_KEYS, arena_rows, logo_block, paired_test
 from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 
 from whowrote.data.generate.store import atomic_write
@@ -167,18 +167,12 @@ def main() -> None:
         f"{len(add_all):,} {add_all.provider.value_counts().to_dict()}, {args.arm} {len(challenger):,}")
     tests = {"T1": part[half_a & ~a1 & ~held], "T2": part[half_a & ~a1 & held], "T3": inner["val"]}
     fits = {arm: fit_recipe(feats, "default", pd.concat([inner["train"], add]), args.seed) for arm, add in adds.items()}
-    classes = fits["all"].classes_
     res: dict = {"arm": args.arm, "cap": CAP, "n_added": {arm: len(a) for arm, a in adds.items()}, "tests": {}}
     for name, test in tests.items():
-        X = feats.get("default", test.row_idx.to_numpy(), "raw")
-        y = test.provider.to_numpy(object)
         units = (test.topic if name != "T3" else topic_keys(test)).to_numpy()
-        P = {arm: m.predict_proba(X) for arm, m in fits.items()}
-        row = {arm: scores(P[arm], y, classes) for arm in fits}
-        row["n"] = len(test)
-        row["diff_intervals"] = paired_intervals(P["all"], P[args.arm], y, classes, units,
-                                                 ("mean_recall_3way", "accuracy_3way", "accuracy"))
-        res["tests"][name] = row
+        row, P = paired_test(feats, fits, test, units, TEST_KEYS)
+        y = test.provider.to_numpy(object)
+        res["tests"][name] = {**row, "n": len(test)}
         log(f"{name} (n {len(test):,}): " + "; ".join(
             f"{arm} 3-way {row[arm]['accuracy_3way']:.3f} mean recall {row[arm]['mean_recall_3way']:.3f} "
             f"4-way {row[arm]['accuracy']:.3f}" for arm in fits))

@@ -267,8 +267,11 @@ def figure(results: dict, out: Path, held_out_marks: bool = False) -> None:
                 color=[colours[r["provider"]] for _, r in rows],
                 hatch=None if k == 0 else "//", edgecolor="white")
     ax.set_yticks(np.arange(len(rows)) + 0.4 - width / 2)
-    mark = (lambda r: " (held out)" if r.get("held_out") else "") if held_out_marks else \
-        (lambda r: "" if r["seen"] else " (unseen)")
+    def mark(r: dict) -> str:
+        if held_out_marks:
+            return " (held out)" if r.get("held_out") else ""
+        return "" if r["seen"] else " (unseen)"
+
     ax.set_yticklabels([f"{m}{mark(r)}" for m, r in rows], fontsize=8)
     ax.axvline(1 / 3, color="grey", ls=":", lw=1)
     ax.set_xlabel("3-way accuracy (most probable of the three assistants)")

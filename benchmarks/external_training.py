@@ -54,6 +54,7 @@ from whowrote.types import LABELS
 
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
+TEST_KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")  # the scores each test's intervals cover
 GENRE = "arena-hard"  # as whowrote.data.readers.benchmark_genre names the folder's genre
 
 
@@ -89,23 +90,32 @@ def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.
     return {k: [round(float(v), 4) for v in np.percentile(d, (2.5, 97.5))] for k, d in diffs.items()}
 
 
+def paired_test(feats: Features, fits: dict, test: pd.DataFrame, units: np.ndarray,
+                keys: tuple[str, ...]) -> tuple[dict, dict[str, np.ndarray]]:
+    """One test read by two fits (``fits``: the baseline first): each fit's :func:`scores` and the
+    95 % intervals of ``keys`` (second minus first) resampling whole ``units``; and each fit's
+    probabilities on the test."""
+    (a, fit_a), (b, _) = fits.items()
+    X = feats.get("default", test.row_idx.to_numpy(), "raw")
+    y = test.provider.to_numpy(object)
+    P = {name: m.predict_proba(X) for name, m in fits.items()}
+    classes = fit_a.classes_
+    assert all(list(m.classes_) == list(classes) for m in fits.values())
+    row = {name: scores(P[name], y, classes) for name in fits}
+    row["diff_intervals"] = paired_intervals(P[a], P[b], y, classes, units, keys)
+    return row, P
+
+
 def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFrame], seed: int, log) -> dict:
     """Per corpus genre: two recipes fitted on the other genres, each with its own added rows
     (``adds``: two names, the first the baseline; an empty frame adds nothing), scored on that genre
     (4-way, 3-way, what each assistant's texts were called), with 95 % intervals of the difference
     (second minus first) resampling whole topics."""
-    (a, add_a), (b, add_b) = adds.items()
+    a, b = adds
     out = {}
     for genre, train, test in leave_one_genre_out(corpus):
-        X = feats.get("default", test.row_idx.to_numpy(), "raw")
-        y = test.provider.to_numpy(object)
-        fits = {name: fit_recipe(feats, "default", pd.concat([train, add]), seed) for name, add in ((a, add_a), (b, add_b))}
-        classes = fits[a].classes_
-        assert list(fits[b].classes_) == list(classes)
-        P = {name: m.predict_proba(X) for name, m in fits.items()}
-        row = {name: scores(P[name], y, classes) for name in P}
-        row["diff_intervals"] = paired_intervals(P[a], P[b], y, classes, topic_keys(test).to_numpy(),
-                                                 ("accuracy_3way", "accuracy"))
+        fits = {name: fit_recipe(feats, "default", pd.concat([train, add]), seed) for name, add in adds.items()}
+        row, _ = paired_test(feats, fits, test, topic_keys(test).to_numpy(), ("accuracy_3way", "accuracy"))
         out[genre] = row
         log(f"LOGO {genre} (n {len(test):,}): 3-way {row[a]['accuracy_3way']:.3f} -> "
             f"{row[b]['accuracy_3way']:.3f}; recall {row[a]['recall_3way']} -> {row[b]['recall_3way']}")
@@ -146,14 +156,9 @@ def main() -> None:
         log(f"fitted {name} on {len(train):,} texts")
     results: dict = {"n_added": len(add), "tests": {}}
     for tname, test in tests.items():
-        X = feats.get("default", test.row_idx.to_numpy(), "raw")
-        y = test.provider.to_numpy(object)
         units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
-        P = {name: m.predict_proba(X) for name, m in fits.items()}  # the last test's (T3) serve --edits too
-        classes = fits["current"].classes_
-        row = {name: scores(P[name], y, classes) for name in fits}
-        row["diff_intervals"] = paired_intervals(P["current"], P["arena"], y, classes, units,
-                                                 ("mean_recall_3way", "accuracy_3way", "accuracy"))
+        row, P = paired_test(feats, fits, test, units, TEST_KEYS)  # the last test's (T3) P serves --edits too
+        y = test.provider.to_numpy(object)
         results["tests"][tname] = row
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
