@@ -10,7 +10,8 @@ eval (the harness now records the genre itself, so new runs have ``per_genre`` i
         --runs /tmp/s21t/qwen05b/sft_answer_only --out results/session21/A0_splits/per_genre.json
 
 ``--by model`` groups by the split's ``model`` field instead (session 38: which assistant versions
-the LM reads among the Arena-Hard answers, held-out versions included).
+the LM reads among the Arena-Hard answers, held-out versions included); ``--by held_out`` pools them
+into the versions no training file holds (``external_answers.HELD_OUT``) and the others (session 39).
 """
 
 from __future__ import annotations
@@ -20,11 +21,24 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from external_answers import HELD_OUT  # noqa: E402
+
 from whowrote.data.generate.store import atomic_write
 from whowrote.llm.evaluate import load_traces
 from whowrote.llm.metrics import per_genre
 from whowrote.train.data import read_rows
 from whowrote.types import PROVIDERS
+
+GROUPS = ("genre", "model", "held_out")
+
+
+def group_of(row: dict, by: str) -> str | None:
+    """A split row's group: its ``genre`` or ``model`` field, or for ``held_out`` whether its model is one
+    of the versions no training file holds (``held-out version``) or not (``other version``)."""
+    if by == "held_out":
+        return "held-out version" if HELD_OUT.match(str(row.get("model") or "")) else "other version"
+    return row.get(by)
 
 
 def eval_k(eval_dir: Path) -> int:
@@ -42,7 +56,7 @@ def eval_k(eval_dir: Path) -> int:
 def breakdown(splits: list[Path], runs: list[Path], by: str = "genre") -> dict[str, dict]:
     """``{"RUN/EVAL": per_genre block}`` for every eval folder with traces under each run folder; each
     prompt's group (its ``by`` field: genre or model) from whichever split file holds its id."""
-    group = {str(r["id"]): r.get(by) for split in splits for r in read_rows(split)}
+    group = {str(r["id"]): group_of(r, by) for split in splits for r in read_rows(split)}
     out: dict[str, dict] = {}
     for run in runs:
         for traces in sorted(run.glob("eval_k4*/traces.jsonl")):
@@ -61,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", type=Path, nargs="+", required=True, help="the splits the evals scored (ids -> genre)")
     ap.add_argument("--runs", type=Path, nargs="+", required=True, help="run folders holding eval_k4*/traces.jsonl")
     ap.add_argument("--out", type=Path, help="write the breakdown here (JSON)")
-    ap.add_argument("--by", choices=("genre", "model"), default="genre", help="the split field to group by")
+    ap.add_argument("--by", choices=GROUPS, default="genre", help="the split field (or held_out) to group by")
     a = ap.parse_args(argv)
     for p in (*a.split, *a.runs):
         if not p.exists():

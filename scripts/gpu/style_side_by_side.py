@@ -30,7 +30,8 @@ out-of-corpus file (session 38)::
     python scripts/gpu/style_side_by_side.py --out results/session38/style_arena_b.json \
         --split .gguf/edits/arena_b.jsonl.gz --score default /tmp/oldmodel /tmp/s38style/lmtrain
 
-With ``--plot PNG`` it also draws one bar per model (named by ``--score-label``, in order).
+With ``--plot PNG`` it also draws one bar per model (named by ``--score-label``, in order); with
+``--by held_out`` (or ``genre``, ``model``) each model is also scored per group (session 39).
 
 ``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
 edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
@@ -48,6 +49,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from genre_jackknife import CACHE, PARAMS, features, fit_subset, label_probs  # noqa: E402
 from robustness import timed_log  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from genre_breakdown import GROUPS, group_of  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
@@ -85,15 +89,17 @@ def lm_scores(dirs: list[Path]) -> dict[str, float]:
 CONTENT_EDITS = ("strip_markdown", "markdown_html", "first_800_chars", "first_300_words", "lower", "sent_shuffle",
                  "combined")
 UNSEEN_EDITS = ("markdown_html", "first_800_chars")
+# texts that are not the val edited (the corpus's chat answers, Arena-Hard's half B): no loss from raw
+OTHER_TEXTS = ("chat", "arena_b")
 
 
 def lm_drops(scores: dict[str, float]) -> dict:
     """Each test's pass@1 and, per edit, the points lost from the model's own raw (``loss_points``:
     raw minus edit, so a loss is positive; the style model's ``drop_points`` are edit minus raw), with
     the mean loss over the content edits and over the unseen ones (None where an eval is missing).
-    Chat is other texts, not an edit of the val: in ``pass@1`` only."""
+    ``OTHER_TEXTS`` are other texts, not edits of the val: in ``pass@1`` only."""
     raw = scores["raw"]
-    loss = {k: 100 * (raw - v) for k, v in scores.items() if k not in ("raw", "chat")}
+    loss = {k: 100 * (raw - v) for k, v in scores.items() if k != "raw" and k not in OTHER_TEXTS}
 
     def mean(names: tuple[str, ...]) -> float | None:
         return float(np.mean([loss[n] for n in names])) if all(n in loss for n in names) else None
@@ -102,14 +108,20 @@ def lm_drops(scores: dict[str, float]) -> dict:
             "mean_loss_unseen": mean(UNSEEN_EDITS)}
 
 
-def score_models(dirs: list[str], split: Path) -> dict[str, dict]:
-    """3-way accuracy and recall of each saved model (``default``: the bundled one) on ``split``."""
+def score_models(dirs: list[str], split: Path, by: str | None = None) -> dict[str, dict]:
+    """3-way accuracy and recall of each saved model (``default``: the bundled one) on ``split``; with
+    ``by`` (``genre_breakdown.group_of``'s fields) also per group, under ``"by"``."""
     rows = read_rows(split)
     texts, gold = [r["text"] for r in rows], [r["provider"] for r in rows]
+    groups = np.array([group_of(r, by) for r in rows]) if by else None
     out = {}
     for d in dirs:
         model = load_model(None if d == "default" else d)
-        out[d] = three_way(label_probs(model, model.features(texts)), gold)
+        P = label_probs(model, model.features(texts))
+        out[d] = three_way(P, gold)
+        if groups is not None:
+            out[d]["by"] = {str(g): three_way(P[groups == g], [x for x, m in zip(gold, groups == g, strict=True) if m])
+                            for g in sorted(set(groups.tolist()))}
     return out
 
 
@@ -175,6 +187,7 @@ def main() -> None:
     ap.add_argument("--score", nargs="+", help="saved style models to score on --split (default: the bundled one)")
     ap.add_argument("--split", type=Path, help="with --score: the texts (JSONL rows with text and provider)")
     ap.add_argument("--score-label", action="append", default=[], help="with --score --plot: a name per model")
+    ap.add_argument("--by", choices=GROUPS, help="with --score: also score each group of the split's rows")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -183,7 +196,7 @@ def main() -> None:
             raise SystemExit("--score needs --split FILE (an existing JSONL of rows with text and provider)")
         try:
             scores = {"command": "scripts/gpu/style_side_by_side.py --score", "split": str(a.split),
-                      "models": score_models(a.score, a.split)}
+                      "models": score_models(a.score, a.split, a.by)}
         except WhowroteError as e:  # a bad model folder or split file
             raise SystemExit(f"error: {e}") from None
         except KeyError as e:

@@ -68,3 +68,25 @@ def test_by_model_groups_assistant_versions(tmp_path: Path) -> None:
     # the default still groups by genre: all three in one block
     assert genre_breakdown.main(["--split", str(split), "--runs", str(run), "--out", str(out)]) == 0
     assert json.loads(out.read_text())["run/eval_k4_arena_b"]["arena-hard"]["accuracy"] == 0.3333
+
+
+def test_by_held_out_pools_the_versions_no_training_file_holds(tmp_path: Path) -> None:
+    # --by held_out: claude-3-haiku-20240307 and gpt-4o-2024-08-06 are held-out versions
+    # (external_answers.HELD_OUT), claude-3-opus-20240229 is not; two of three held-out answers right.
+    split = write_rows(tmp_path / "arena_b.jsonl.gz", [
+        {"id": "a1", "provider": "CLAUDE", "model": "claude-3-opus-20240229"},
+        {"id": "a2", "provider": "CLAUDE", "model": "claude-3-haiku-20240307"},
+        {"id": "a3", "provider": "CHATGPT", "model": "gpt-4o-2024-08-06"},
+        {"id": "a4", "provider": "CHATGPT", "model": "gpt-4o-2024-08-06"}])
+    run = tmp_path / "run"
+    (run / "eval_k4_arena_b").mkdir(parents=True)
+    traces = [_trace("a1", "CLAUDE", "CHATGPT"), _trace("a2", "CLAUDE", "CLAUDE"), _trace("a3", "CHATGPT", "CHATGPT"),
+              _trace("a4", "CHATGPT", "GEMINI")]
+    (run / "eval_k4_arena_b" / "traces.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traces))
+    (run / "eval_k4_arena_b" / "run.json").write_text('{"k": 1}')
+    out = tmp_path / "held_out.json"
+    assert genre_breakdown.main(["--split", str(split), "--runs", str(run), "--by", "held_out", "--out", str(out)]) == 0
+    blocks = json.loads(out.read_text())["run/eval_k4_arena_b"]
+    assert {g: (b["n_examples"], b["accuracy"]) for g, b in blocks.items()} == {
+        "held-out version": (3, 0.6667), "other version": (1, 0.0)}
+    assert genre_breakdown.group_of({"model": None}, "held_out") == "other version"

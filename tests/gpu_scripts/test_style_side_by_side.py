@@ -71,3 +71,36 @@ def test_score_with_a_bad_model_folder_or_row_is_a_one_line_error(tmp_path: Path
                        capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and r.stderr.strip() == f"error: {tmp_path / 'bad.jsonl.gz'}: a row without 'text'"
     assert not (tmp_path / "s.json").exists()
+
+
+def test_score_by_held_out_splits_the_same_verdicts_into_groups(tmp_path: Path) -> None:
+    # the three texts again, gold = each one's own verdict except the second's; the second and third are
+    # answers by held-out versions: so the held-out group holds 1 of 2 right, the other group 1 of 1
+    model = load_model()
+    P = model.predict_proba(TEXTS)
+    cols = [list(model.classes_).index(p) for p in PROVIDERS]
+    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
+    gold = [verdicts[0], next(p for p in PROVIDERS if p != verdicts[1]), verdicts[2]]
+    models = ["claude-3-opus-20240229", "claude-3-haiku-20240307", "gpt-4o-2024-08-06"]
+    write_rows(tmp_path / "split.jsonl.gz", [{"id": str(i), "text": t, "provider": g, "model": m}
+                                             for i, (t, g, m) in enumerate(zip(TEXTS, gold, models, strict=True))])
+    out = tmp_path / "scores.json"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out),
+                        "--split", str(tmp_path / "split.jsonl.gz"), "--score", "default", "--by", "held_out"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(out.read_text())["models"]["default"]
+    assert abs(got["accuracy"] - 2 / 3) < 1e-9
+    assert {g: (b["n"], b["accuracy"]) for g, b in got["by"].items()} == {"held-out version": (2, 0.5),
+                                                                           "other version": (1, 1.0)}
+
+
+def test_lm_drops_leave_texts_that_are_not_val_edits_out_of_the_losses() -> None:
+    sys.path.insert(0, str(REPO / "scripts" / "gpu"))
+    import style_side_by_side
+
+    scores = {"raw": 0.96, "arena_b": 0.84, "chat": 0.61, "first_800_chars": 0.62, "lower": 0.97}
+    d = style_side_by_side.lm_drops(scores)
+    assert set(d["loss_points"]) == {"first_800_chars", "lower"}
+    assert abs(d["loss_points"]["first_800_chars"] - 34.0) < 1e-9 and abs(d["loss_points"]["lower"] + 1.0) < 1e-9
+    assert d["pass@1"] == scores and d["mean_loss_content"] is None  # five content edits missing
