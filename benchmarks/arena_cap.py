@@ -53,6 +53,20 @@ copy. Same splits, tests and rule, with ``both`` in the place of ``cap``::
     OMP_NUM_THREADS=1 python benchmarks/arena_cap.py --arm both --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_both \\
         --figure docs/figures/arena_both.png
+
+Fourth challenger, ``--arm route`` (added 2026-12-05, 22:20 UTC, session 39, before its run). The
+answers teach chat-answer cues that the blog posts then pay for (``blog_shift.py``): so let the kind
+of text choose the weights. ``route`` fits the recipe twice, with every ``all`` answer (as ``all``)
+and without any, and a kind detector (standardised features, logistic regression) that tells a chat
+answer (the corpus's ``chat`` genre and the added answers) from any other text. Each text is read
+by the two fits in proportion to the detector's probability that it is a chat answer
+(:class:`Routed`). Nothing is set by hand: no threshold, the detector's default settings. Same
+splits, tests and rule, with ``route`` in the place of ``cap``; the detector's kind accuracy on each
+test and each LOGO genre is reported beside it, not part of the rule::
+
+    OMP_NUM_THREADS=1 python benchmarks/arena_cap.py --arm route --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_route \\
+        --figure docs/figures/arena_route.png
 """
 
 from __future__ import annotations
@@ -60,15 +74,20 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_training import TEST_KEYS, arena_rows, logo_block, paired_test
+from external_training import GENRE, TEST_KEYS, arena_rows, logo_block, paired_test
 from robustness import Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
+from whowrote.style import StyleModel
 from whowrote.style.edits import strip_markdown
 
 CAP = 400
@@ -83,6 +102,54 @@ def in_a1(question: str) -> bool:
 def capped(rows: pd.DataFrame, cap: int, seed: int) -> pd.DataFrame:
     """At most ``cap`` rows per label, drawn at random (seeded)."""
     return pd.concat([g.sample(min(len(g), cap), random_state=seed) for _, g in rows.groupby("provider", sort=True)])
+
+
+CHAT_KINDS = ("chat", GENRE)  # the genres the kind detector calls chat answers
+
+
+@dataclass
+class Routed:
+    """Two fits read a text in proportion to the kind detector's probability that it is a chat answer:
+    ``chat`` (fitted with the answers) for chat answers, ``prose`` (without them) for the rest."""
+
+    chat: StyleModel
+    prose: StyleModel
+    kind: Pipeline
+
+    def __post_init__(self) -> None:
+        assert list(self.chat.classes_) == list(self.prose.classes_), "the two fits' labels differ"
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.chat.classes_
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        p = self.kind.predict_proba(X)[:, 1:2]
+        return p * self.chat.predict_proba(X) + (1 - p) * self.prose.predict_proba(X)
+
+
+def fit_kind(feats: Features, rows: pd.DataFrame) -> Pipeline:
+    """The kind detector: chat answer (``CHAT_KINDS``) or not, on the recipe's unedited features."""
+    X = feats.get("default", rows.row_idx.to_numpy(), "raw")
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X, rows.genre.isin(CHAT_KINDS))
+
+
+def kind_accuracy(kind: Pipeline, feats: Features, rows: pd.DataFrame) -> float:
+    """The share of ``rows`` whose kind the detector gets right (probability over 0.5)."""
+    p = kind.predict_proba(feats.get("default", rows.row_idx.to_numpy(), "raw"))[:, 1]
+    return float(((p > 0.5) == rows.genre.isin(CHAT_KINDS).to_numpy()).mean())
+
+
+def fitter(feats: Features, arm: str, seed: int):
+    """How ``arm`` is fitted on ``train`` plus its added rows: the recipe on both, or for ``route``
+    a :class:`Routed` pair and its detector."""
+    def fit(train: pd.DataFrame, add: pd.DataFrame):
+        both = pd.concat([train, add])
+        if arm != "route":
+            return fit_recipe(feats, "default", both, seed)
+        return Routed(fit_recipe(feats, "default", both, seed), fit_recipe(feats, "default", train, seed),
+                      fit_kind(feats, both))
+    return fit
 
 
 def logo_means(res: dict) -> dict[str, float]:
@@ -130,7 +197,8 @@ def figure(res: dict, path: Path) -> None:
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--arm", choices=("cap", "plain", "both"), default="cap", help="the challenger of all the answers")
+    ap.add_argument("--arm", choices=("cap", "plain", "both", "route"), default="cap",
+                    help="the challenger of all the answers")
     ap.add_argument("--figure", type=Path, help="also draw the results here (PNG)")
     ap.add_argument("--replot", action="store_true", help="only redraw --figure from --out's results.json")
     args = ap.parse_args()
@@ -160,13 +228,16 @@ def main() -> None:
         challenger = capped(add_all, CAP, args.seed)
     elif args.arm == "plain":
         challenger = stripped
-    else:
+    elif args.arm == "both":
         challenger = pd.concat([add_all, stripped])
+    else:  # route: the same answers, read by kind
+        challenger = add_all
     adds = {"all": add_all, args.arm: challenger}
     log(f"inner train {len(inner['train']):,}, inner val {len(inner['val']):,}; answers added: all "
         f"{len(add_all):,} {add_all.provider.value_counts().to_dict()}, {args.arm} {len(challenger):,}")
     tests = {"T1": part[half_a & ~a1 & ~held], "T2": part[half_a & ~a1 & held], "T3": inner["val"]}
-    fits = {arm: fit_recipe(feats, "default", pd.concat([inner["train"], add]), args.seed) for arm, add in adds.items()}
+    fit = {arm: fitter(feats, arm, args.seed) for arm in adds}
+    fits = {arm: fit[arm](inner["train"], add) for arm, add in adds.items()}
     res: dict = {"arm": args.arm, "cap": CAP, "n_added": {arm: len(a) for arm, a in adds.items()}, "tests": {}}
     for name, test in tests.items():
         units = (test.topic if name != "T3" else topic_keys(test)).to_numpy()
@@ -182,7 +253,12 @@ def main() -> None:
                                                    units, args.seed)["combined"] for arm, m in fits.items()}
     log(f"T3 combined drop: all {res['T3 combined drop']['all']['diff']:.1f}, "
         f"{args.arm} {res['T3 combined drop'][args.arm]['diff']:.1f}")
-    res["LOGO"] = logo_block(feats, outer, adds, args.seed, log)
+    res["LOGO"] = logo_block(feats, outer, adds, args.seed, log, fit)
+    if args.arm == "route":  # beside the rule: how often the detector names the kind right
+        res["kind accuracy"] = {name: kind_accuracy(fits["route"].kind, feats, t) for name, t in tests.items()}
+        for genre, train, test in leave_one_genre_out(outer):
+            res["kind accuracy"][f"LOGO {genre}"] = kind_accuracy(fit_kind(feats, pd.concat([train, add_all])), feats, test)
+        log(f"kind accuracy {res['kind accuracy']}")
     res["LOGO mean 3-way"] = logo_means(res)
     res["rule"] = rule(res)
     res[f"{args.arm} better"] = all(res["rule"].values())

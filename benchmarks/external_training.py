@@ -106,15 +106,19 @@ def paired_test(feats: Features, fits: dict, test: pd.DataFrame, units: np.ndarr
     return row, P
 
 
-def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFrame], seed: int, log) -> dict:
+def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFrame], seed: int, log,
+               fit: dict | None = None) -> dict:
     """Per corpus genre: two recipes fitted on the other genres, each with its own added rows
     (``adds``: two names, the first the baseline; an empty frame adds nothing), scored on that genre
     (4-way, 3-way, what each assistant's texts were called), with 95 % intervals of the difference
-    (second minus first) resampling whole topics."""
+    (second minus first) resampling whole topics. ``fit[name](train, add)`` fits an arm another way
+    (default: the recipe on both)."""
     a, b = adds
+    fit = fit or {}
     out = {}
     for genre, train, test in leave_one_genre_out(corpus):
-        fits = {name: fit_recipe(feats, "default", pd.concat([train, add]), seed) for name, add in adds.items()}
+        fits = {name: fit[name](train, add) if name in fit else fit_recipe(feats, "default", pd.concat([train, add]), seed)
+                for name, add in adds.items()}
         row, _ = paired_test(feats, fits, test, topic_keys(test).to_numpy(), ("accuracy_3way", "accuracy"))
         out[genre] = row
         log(f"LOGO {genre} (n {len(test):,}): 3-way {row[a]['accuracy_3way']:.3f} -> "

@@ -6,7 +6,9 @@ import hashlib
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
@@ -60,3 +62,60 @@ def test_rule_reads_the_challenger_named_in_the_results() -> None:
     renamed["T3 combined drop"] = {"all": res["T3 combined drop"]["all"], "plain": res["T3 combined drop"]["cap"]}
     assert arena_cap.rule(renamed) == arena_cap.rule(res)
     assert all(arena_cap.rule(renamed).values())
+
+
+class _Fixed:
+    """A fitted model's stand-in: the same probabilities for every row."""
+
+    def __init__(self, classes: list[str], p: list[float]) -> None:
+        self.classes_, self.p = np.array(classes, dtype=object), np.array(p)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return np.tile(self.p, (len(X), 1))
+
+
+def test_routed_mixes_the_two_fits_by_the_detectors_chat_probability() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    # a detector on one feature: large values are chat answers
+    X = np.array([[-3.0], [-2.0], [-1.0], [1.0], [2.0], [3.0]])
+    kind = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, [False, False, False, True, True, True])
+    labels = ["CHATGPT", "CLAUDE", "GEMINI", "OTHER"]
+    routed = arena_cap.Routed(_Fixed(labels, [1.0, 0.0, 0.0, 0.0]), _Fixed(labels, [0.0, 1.0, 0.0, 0.0]), kind)
+    P = routed.predict_proba(X)
+    p_chat = kind.predict_proba(X)[:, 1]
+    assert np.allclose(P[:, 0], p_chat) and np.allclose(P[:, 1], 1 - p_chat) and np.allclose(P.sum(axis=1), 1)
+    assert P[0, 1] > 0.5 > P[0, 0] and P[-1, 0] > 0.5 > P[-1, 1]  # prose reads CLAUDE, chat CHATGPT
+    assert list(routed.classes_) == labels
+    with pytest.raises(AssertionError, match="labels differ"):
+        arena_cap.Routed(_Fixed(labels, [1.0, 0, 0, 0]), _Fixed(labels[:3], [1.0, 0, 0]), kind)
+
+
+class _Feats:
+    """``Features``' stand-in: one fixed matrix, rows picked by ``row_idx``."""
+
+    def __init__(self, M: np.ndarray) -> None:
+        self.M = M
+
+    def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
+        assert (recipe, edit) == ("default", "raw")
+        return self.M[rows]
+
+
+def test_kind_detector_calls_the_chat_genre_and_the_answers_chat_answers() -> None:
+    # feature 0 separates chat answers (the corpus's chat genre and the added answers) from the rest
+    rng = np.random.default_rng(0)
+    genres = ["blog", "fiction", "chat", "arena-hard"] * 10
+    M = np.column_stack([[2.0 if g in ("chat", "arena-hard") else -2.0 for g in genres], rng.normal(size=len(genres))])
+    M[:, 0] += rng.normal(scale=0.3, size=len(genres))
+    feats = _Feats(M)
+    rows = pd.DataFrame({"genre": genres, "row_idx": range(len(genres))})
+    kind = arena_cap.fit_kind(feats, rows)
+    assert list(kind.classes_) == [False, True]
+    assert arena_cap.kind_accuracy(kind, feats, rows) == 1.0
+    # the same rows with the kinds swapped: every one wrong
+    swapped = rows.assign(genre=rows.genre.map({"blog": "chat", "fiction": "arena-hard", "chat": "blog",
+                                                "arena-hard": "fiction"}))
+    assert arena_cap.kind_accuracy(kind, feats, swapped) == 0.0
