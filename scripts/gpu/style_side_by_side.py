@@ -31,7 +31,9 @@ out-of-corpus file (session 38)::
         --split .gguf/edits/arena_b.jsonl.gz --score default /tmp/oldmodel /tmp/s38style/lmtrain
 
 With ``--plot PNG`` it also draws one bar per model (named by ``--score-label``, in order); with
-``--by held_out`` (or ``genre``, ``model``) each model is also scored per group (session 39).
+``--by held_out`` (or ``genre``, ``model``) each model is also scored per group; with ``--lm-traces
+TRACES`` (an LM's k = 4 eval of the same split) the LM's pass@1 minus each model's accuracy, with a
+95 % interval from a paired bootstrap over prompts (session 39).
 
 ``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
 edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
@@ -49,11 +51,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from genre_jackknife import CACHE, PARAMS, features, fit_subset, label_probs  # noqa: E402
 from robustness import timed_log  # noqa: E402
+from trial_noise import interval, topic_weights, weighted_mean  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from genre_breakdown import GROUPS, group_of  # noqa: E402
+from genre_breakdown import GROUPS, eval_k, group_of  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
+from whowrote.llm.evaluate import load_traces  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
 from whowrote.style.train import fit_augmented, training_corpus  # noqa: E402
 from whowrote.train.data import read_rows  # noqa: E402
@@ -108,17 +112,42 @@ def lm_drops(scores: dict[str, float]) -> dict:
             "mean_loss_unseen": mean(UNSEEN_EDITS)}
 
 
-def score_models(dirs: list[str], split: Path, by: str | None = None) -> dict[str, dict]:
+def lm_right(traces: Path, ids: list[str]) -> np.ndarray:
+    """Each text's share of right LM samples (its pass@1), in ``ids``' order, from a k = 4 eval's traces."""
+    records, _ = load_traces(traces, eval_k(traces.parent))
+    right: dict[str, list[bool]] = {}
+    for r in records:
+        right.setdefault(str(r["prompt_id"]), []).append(bool(r["correct"]))
+    if missing := [i for i in ids if i not in right]:
+        raise WhowroteError(f"{traces}: no samples for {len(missing)} of the split's texts (e.g. {missing[0]})")
+    return np.array([np.mean(right[i]) for i in ids])
+
+
+def paired_vs_lm(style_right: np.ndarray, lm: np.ndarray, units: np.ndarray, seed: int = 0,
+                 n_boot: int = 2000) -> dict[str, float]:
+    """The LM's pass@1 minus the style model's accuracy on the same texts (points), with a 95 %
+    interval from a paired bootstrap that redraws whole ``units`` (prompts) for both."""
+    w = topic_weights(units, n_boot, np.random.default_rng(seed))
+    return {"lm_pass@1": float(lm.mean()),
+            **interval(float(lm.mean() - style_right.mean()), weighted_mean(lm, w) - weighted_mean(style_right, w))}
+
+
+def score_models(dirs: list[str], split: Path, by: str | None = None, lm_traces: Path | None = None) -> dict[str, dict]:
     """3-way accuracy and recall of each saved model (``default``: the bundled one) on ``split``; with
-    ``by`` (``genre_breakdown.group_of``'s fields) also per group, under ``"by"``."""
+    ``by`` (``genre_breakdown.group_of``'s fields) also per group, under ``"by"``; with ``lm_traces``
+    (an LM eval of the same split) the LM minus each model, paired by text, under ``"lm_minus_style"``."""
     rows = read_rows(split)
     texts, gold = [r["text"] for r in rows], [r["provider"] for r in rows]
     groups = np.array([group_of(r, by) for r in rows]) if by else None
+    lm = lm_right(lm_traces, [str(r["id"]) for r in rows]) if lm_traces else None
     out = {}
     for d in dirs:
         model = load_model(None if d == "default" else d)
         P = label_probs(model, model.features(texts))
         out[d] = three_way(P, gold)
+        if lm is not None:
+            right = np.array(PROVIDERS)[P[:, PI].argmax(axis=1)] == np.array(gold)
+            out[d]["lm_minus_style"] = paired_vs_lm(right, lm, np.array([str(r.get("topic") or r["id"]) for r in rows]))
         if groups is not None:
             out[d]["by"] = {str(g): three_way(P[groups == g], [x for x, m in zip(gold, groups == g, strict=True) if m])
                             for g in sorted(set(groups.tolist()))}
@@ -188,6 +217,8 @@ def main() -> None:
     ap.add_argument("--split", type=Path, help="with --score: the texts (JSONL rows with text and provider)")
     ap.add_argument("--score-label", action="append", default=[], help="with --score --plot: a name per model")
     ap.add_argument("--by", choices=GROUPS, help="with --score: also score each group of the split's rows")
+    ap.add_argument("--lm-traces", type=Path,
+                    help="with --score: an LM eval's traces.jsonl on the same split, compared text by text")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
@@ -196,14 +227,16 @@ def main() -> None:
             raise SystemExit("--score needs --split FILE (an existing JSONL of rows with text and provider)")
         try:
             scores = {"command": "scripts/gpu/style_side_by_side.py --score", "split": str(a.split),
-                      "models": score_models(a.score, a.split, a.by)}
+                      "models": score_models(a.score, a.split, a.by, a.lm_traces)}
         except WhowroteError as e:  # a bad model folder or split file
             raise SystemExit(f"error: {e}") from None
         except KeyError as e:
             raise SystemExit(f"error: {a.split}: a row without {e}") from None
         atomic_write(a.out, json.dumps(scores, indent=1) + "\n")
         for d, v in scores["models"].items():
-            print(f"{d}: 3-way {v['accuracy']:.3f} recall {v['recall']}")
+            vs = v.get("lm_minus_style")
+            print(f"{d}: 3-way {v['accuracy']:.3f} recall {v['recall']}" + (
+                f"; LM {vs['lm_pass@1']:.3f}, LM minus it {vs['diff']:+.1f} [{vs['lo']:+.1f}, {vs['hi']:+.1f}]" if vs else ""))
         if a.plot:
             if a.score_label and len(a.score_label) != len(a.score):
                 raise SystemExit(f"--score-label given {len(a.score_label)} times for {len(a.score)} models")

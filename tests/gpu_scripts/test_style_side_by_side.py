@@ -104,3 +104,34 @@ def test_lm_drops_leave_texts_that_are_not_val_edits_out_of_the_losses() -> None
     assert set(d["loss_points"]) == {"first_800_chars", "lower"}
     assert abs(d["loss_points"]["first_800_chars"] - 34.0) < 1e-9 and abs(d["loss_points"]["lower"] + 1.0) < 1e-9
     assert d["pass@1"] == scores and d["mean_loss_content"] is None  # five content edits missing
+
+
+def test_lm_traces_compare_the_lm_with_each_model_text_by_text(tmp_path: Path) -> None:
+    # style right on texts 0 and 2 (gold = its verdict except text 1's); the LM right on 4 of 4 samples of
+    # text 0, 2 of 4 of text 1, 0 of 4 of text 2: LM 0.5, style 2/3, so the LM is 16.67 points under
+    model = load_model()
+    P = model.predict_proba(TEXTS)
+    cols = [list(model.classes_).index(p) for p in PROVIDERS]
+    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
+    gold = [verdicts[0], next(p for p in PROVIDERS if p != verdicts[1]), verdicts[2]]
+    write_rows(tmp_path / "split.jsonl.gz", [{"id": str(i), "text": t, "provider": g, "topic": f"q{i}"}
+                                             for i, (t, g) in enumerate(zip(TEXTS, gold, strict=True))])
+    ev = tmp_path / "run" / "eval_k4_split"
+    ev.mkdir(parents=True)
+    right = {"0": [True] * 4, "1": [True, True, False, False], "2": [False] * 4}
+    (ev / "traces.jsonl").write_text("".join(
+        json.dumps({"prompt_id": i, "gold": "X", "pred": "X", "correct": c}) + "\n" for i, cs in right.items() for c in cs))
+    out = tmp_path / "scores.json"
+    cmd = [sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(out),
+           "--split", str(tmp_path / "split.jsonl.gz"), "--score", "default", "--lm-traces", str(ev / "traces.jsonl")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    vs = json.loads(out.read_text())["models"]["default"]["lm_minus_style"]
+    assert vs["lm_pass@1"] == 0.5 and vs["diff"] == -16.67 and vs["lo"] <= vs["diff"] <= vs["hi"]
+    assert "LM 0.500, LM minus it -16.7" in r.stdout
+    # an eval of other texts: a one-line error, nothing written
+    out.unlink()
+    (ev / "traces.jsonl").write_text(json.dumps({"prompt_id": "9", "gold": "X", "pred": "X", "correct": True}) + "\n")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "no samples for 3" in r.stderr
+    assert not out.exists()
