@@ -35,6 +35,9 @@ With ``--plot PNG`` it also draws one bar per model (named by ``--score-label``,
 TRACES`` (an LM's k = 4 eval of the same split) the LM's pass@1 minus each model's accuracy, with a
 95 % interval from a paired bootstrap over prompts (session 39).
 
+``--plot --style-scores DIR`` draws the models of a folder of ``--score`` outputs (one JSON per
+split, named as the split) in place of the side-by-side file, named by ``--style-label`` (session 39).
+
 ``--drops JSON`` (with ``--plot``) also writes each LM's losses from its own raw pass@1 (raw minus
 edit, positive) and their means over ``CONTENT_EDITS`` and ``UNSEEN_EDITS`` (session 29's rule).
 """
@@ -75,7 +78,7 @@ def three_way(P: np.ndarray, gold: list[str]) -> dict:
 
 
 ORDER = ("raw", "to_ascii", "smart_quotes", "lower", "sent_shuffle", "strip_markdown", "markdown_html",
-         "combined", "first_300_words", "first_800_chars", "chat")
+         "combined", "first_300_words", "first_800_chars", "chat", "arena_b")
 
 
 def lm_scores(dirs: list[Path]) -> dict[str, float]:
@@ -177,26 +180,42 @@ def plot_scores(scores: dict[str, dict], labels: list[str], title: str, path: Pa
     plt.close(fig)
 
 
-def plot(style: dict, lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
-    """Grouped bars: each LM's pass@1 and the style model's 3-way accuracy per test, chance marked."""
+def side_by_side_scores(style: dict) -> dict[str, float]:
+    """The 3-way accuracy per test of a side-by-side file (``--out`` without ``--score``)."""
+    return {**{k: v["accuracy"] for k, v in style["edits"].items()}, "chat": style["chat_logo"]["accuracy"]}
+
+
+def score_folder(folder: Path) -> dict[str, dict[str, float]]:
+    """``--score`` outputs, one JSON per split named as the split (``val``, ``val.EDIT``, ``chat``,
+    ``arena_b``), as each scored model's 3-way accuracy per test name (``raw`` for ``val``)."""
+    out: dict[str, dict[str, float]] = {}
+    for f in sorted(folder.glob("*.json")):
+        name = "raw" if f.stem == "val" else f.stem.removeprefix("val.")
+        for model, v in json.loads(f.read_text())["models"].items():
+            out.setdefault(model, {})[name] = v["accuracy"]
+    return out
+
+
+def plot(styles: list[tuple[str, dict[str, float]]], lms: list[tuple[str, dict[str, float]]], path: Path) -> None:
+    """Grouped bars: each LM's pass@1 and each style model's 3-way accuracy per test, chance marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sty = {**{k: v["accuracy"] for k, v in style["edits"].items()}, "chat": style["chat_logo"]["accuracy"]}
-    names = [n for n in ORDER if n in sty and any(n in lm for _, lm in lms)]
+    names = [n for n in ORDER if any(n in sty for _, sty in styles) and any(n in lm for _, lm in lms)]
     x = np.arange(len(names))
-    width = 0.8 / (len(lms) + 1)
+    width = 0.8 / (len(lms) + len(styles))
     fig, ax = plt.subplots(figsize=(10, 3.6))
-    for i, (label, lm) in enumerate([*lms, ("style model (3-way)", sty)]):
+    for i, (label, lm) in enumerate([*lms, *styles]):
         ax.bar(x - 0.4 + width * (i + 0.5), [lm.get(n, np.nan) for n in names], width, label=label)
     ax.axhline(1 / 3, color="black", linestyle="--", linewidth=1, label="chance")
-    ax.set_xticks(x, [n.replace("_", " ") + (" (unseen genre)" if n == "chat" else "") for n in names],
-                  rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(x, [n.replace("_", " ") + {"chat": " (unseen genre)", "arena_b": " (outside the corpus)"}.get(n, "")
+                      for n in names], rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("3-way accuracy, 240 texts")
-    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(lms) + 2, frameon=False)
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(lms) + len(styles) + 1, 4),
+              frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -210,6 +229,9 @@ def main() -> None:
                     help="one model's run folders (repeat for more models)")
     ap.add_argument("--lm-label", action="append", default=[], help="a name for each --lm, in order")
     ap.add_argument("--drops", type=Path, help="with --plot: write each LM's pass@1 and drops here (JSON)")
+    ap.add_argument("--style-scores", type=Path,
+                    help="with --plot: draw the style models of this folder of --score outputs (one per split)")
+    ap.add_argument("--style-label", action="append", default=[], help="with --style-scores: a name per model")
     ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--cache", type=Path, default=Path(CACHE))
@@ -246,15 +268,23 @@ def main() -> None:
     if a.drops and not a.plot:
         raise SystemExit("--drops goes with --plot (it reads the LMs' evals given by --lm)")
     if a.plot:
-        if not a.out.is_file() or not a.lm:
-            raise SystemExit("--plot needs the --out file of an earlier run and --lm DIR")
+        if not a.lm or not (a.out.is_file() or a.style_scores):
+            raise SystemExit("--plot needs --lm DIR and the --out file of an earlier run (or --style-scores DIR)")
         if a.lm_label and len(a.lm_label) != len(a.lm):
             raise SystemExit(f"--lm-label given {len(a.lm_label)} times for {len(a.lm)} --lm")
         labels = a.lm_label or ["answer-only SFT, Qwen 0.5B (pass@1, k = 4)"] * len(a.lm)
         lms = [(lab, lm_scores(d)) for lab, d in zip(labels, a.lm, strict=True)]
         if missing := [lab for lab, sc in lms if "raw" not in sc]:
             raise SystemExit(f"no raw eval (eval_k4/summary.json) for: {', '.join(missing)}")
-        plot(json.loads(a.out.read_text()), lms, a.plot)
+        if a.style_scores:
+            if not a.style_scores.is_dir() or not (scored := score_folder(a.style_scores)):
+                raise SystemExit(f"--style-scores: no --score output (*.json) in {a.style_scores}")
+            if a.style_label and len(a.style_label) != len(scored):
+                raise SystemExit(f"--style-label given {len(a.style_label)} times for {len(scored)} models")
+            styles = list(zip(a.style_label or list(scored), scored.values(), strict=True))
+        else:
+            styles = [("style model (3-way)", side_by_side_scores(json.loads(a.out.read_text())))]
+        plot(styles, lms, a.plot)
         if a.drops:
             drops = {lab: lm_drops(sc) for lab, sc in lms}
             a.drops.parent.mkdir(parents=True, exist_ok=True)

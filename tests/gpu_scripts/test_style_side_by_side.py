@@ -135,3 +135,29 @@ def test_lm_traces_compare_the_lm_with_each_model_text_by_text(tmp_path: Path) -
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "no samples for 3" in r.stderr
     assert not out.exists()
+
+
+def test_style_scores_folder_maps_split_files_to_test_names_and_plots(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "scripts" / "gpu"))
+    import style_side_by_side
+
+    folder = tmp_path / "style"
+    folder.mkdir()
+    for split, (a, b) in {"val": (1.0, 0.99), "val.first_800_chars": (0.76, 0.75), "arena_b": (0.44, 0.79)}.items():
+        (folder / f"{split}.json").write_text(json.dumps({"models": {"/m/a": {"accuracy": a}, "/m/b": {"accuracy": b}}}))
+    assert style_side_by_side.score_folder(folder) == {"/m/a": {"raw": 1.0, "first_800_chars": 0.76, "arena_b": 0.44},
+                                                       "/m/b": {"raw": 0.99, "first_800_chars": 0.75, "arena_b": 0.79}}
+    lm = tmp_path / "lm"
+    for name, acc in (("eval_k4", 0.96), ("eval_k4_arena_b", 0.84)):
+        (lm / name).mkdir(parents=True)
+        (lm / name / "summary.json").write_text(json.dumps({"accuracy": acc}))
+    png = tmp_path / "f.png"
+    cmd = [sys.executable, str(REPO / "scripts/gpu/style_side_by_side.py"), "--out", str(tmp_path / "none.json"),
+           "--plot", str(png), "--lm", str(lm), "--style-scores", str(folder)]
+    r = subprocess.run([*cmd, "--style-label", "a", "--style-label", "b"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = subprocess.run([*cmd, "--style-label", "a"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "--style-label given 1 times for 2 models" in r.stderr
+    r = subprocess.run([*cmd[:-1], str(tmp_path / "empty")], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "no --score output" in r.stderr
