@@ -19,6 +19,16 @@ TEXTS = [(REPO / "examples" / "post.md").read_text(),
          "Certainly. The capital of France is Paris, a city on the Seine known for its museums and cafés."]
 
 
+def _gold_with_the_second_wrong() -> list[str]:
+    """Gold labels for ``TEXTS``: the bundled model's own 3-way verdict on the first and third, another
+    provider on the second (so the model is right on exactly two)."""
+    model = load_model()
+    P = model.predict_proba(TEXTS)
+    cols = [list(model.classes_).index(p) for p in PROVIDERS]
+    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
+    return [verdicts[0], next(p for p in PROVIDERS if p != verdicts[1]), verdicts[2]]
+
+
 def test_score_counts_three_way_argmax_against_gold(tmp_path: Path) -> None:
     # gold is each text's own 3-way verdict under the public predict_proba, except the second text's,
     # which is set to another provider: so the script must report 2 of 3 right and that recall
@@ -76,11 +86,7 @@ def test_score_with_a_bad_model_folder_or_row_is_a_one_line_error(tmp_path: Path
 def test_score_by_held_out_splits_the_same_verdicts_into_groups(tmp_path: Path) -> None:
     # the three texts again, gold = each one's own verdict except the second's; the second and third are
     # answers by held-out versions: so the held-out group holds 1 of 2 right, the other group 1 of 1
-    model = load_model()
-    P = model.predict_proba(TEXTS)
-    cols = [list(model.classes_).index(p) for p in PROVIDERS]
-    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
-    gold = [verdicts[0], next(p for p in PROVIDERS if p != verdicts[1]), verdicts[2]]
+    gold = _gold_with_the_second_wrong()
     models = ["claude-3-opus-20240229", "claude-3-haiku-20240307", "gpt-4o-2024-08-06"]
     write_rows(tmp_path / "split.jsonl.gz", [{"id": str(i), "text": t, "provider": g, "model": m}
                                              for i, (t, g, m) in enumerate(zip(TEXTS, gold, models, strict=True))])
@@ -109,11 +115,7 @@ def test_lm_drops_leave_texts_that_are_not_val_edits_out_of_the_losses() -> None
 def test_lm_traces_compare_the_lm_with_each_model_text_by_text(tmp_path: Path) -> None:
     # style right on texts 0 and 2 (gold = its verdict except text 1's); the LM right on 4 of 4 samples of
     # text 0, 2 of 4 of text 1, 0 of 4 of text 2: LM 0.5, style 2/3, so the LM is 16.67 points under
-    model = load_model()
-    P = model.predict_proba(TEXTS)
-    cols = [list(model.classes_).index(p) for p in PROVIDERS]
-    verdicts = [PROVIDERS[i] for i in np.asarray(P)[:, cols].argmax(axis=1)]
-    gold = [verdicts[0], next(p for p in PROVIDERS if p != verdicts[1]), verdicts[2]]
+    gold = _gold_with_the_second_wrong()
     write_rows(tmp_path / "split.jsonl.gz", [{"id": str(i), "text": t, "provider": g, "topic": f"q{i}"}
                                              for i, (t, g) in enumerate(zip(TEXTS, gold, strict=True))])
     ev = tmp_path / "run" / "eval_k4_split"
