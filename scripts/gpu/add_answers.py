@@ -69,14 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     except (WhowroteError, KeyError) as e:  # a bad line, or a row without id / topic / text
         print(f"error: {e}", file=sys.stderr)
         return 2
-    short = {p: a.n // len(PROVIDERS) - c for p, c in Counter(r["provider"] for r in added).items()}
-    if len(added) < a.n - a.n % len(PROVIDERS) or any(short.values()):
-        print(f"error: {a.answers}: only {len(added)} usable answers for --n {a.n} "
-              f"({dict(Counter(r['provider'] for r in added))})", file=sys.stderr)
+    per_provider = Counter(r["provider"] for r in added)
+    if any(per_provider[p] != a.n // len(PROVIDERS) for p in PROVIDERS):  # too few answers of some provider
+        print(f"error: {a.answers}: only {len(added)} usable answers for --n {a.n} ({dict(per_provider)})",
+              file=sys.stderr)
         return 2
     write_rows(a.out, [*train, *added])
-    print(json.dumps({"train": len(train), "added": len(added), "out": str(a.out),
-                      "added_providers": Counter(r["provider"] for r in added),
+    print(json.dumps({"train": len(train), "added": len(added), "out": str(a.out), "added_providers": per_provider,
                       "added_models": len({r["model"] for r in added})}))
     return 0
 

@@ -69,9 +69,14 @@ from whowrote.types import LABELS, PROVIDERS, WhowroteError  # noqa: E402
 PI = [LABELS.index(p) for p in PROVIDERS]
 
 
-def three_way(P: np.ndarray, gold: list[str]) -> dict:
+def verdicts(P: np.ndarray) -> np.ndarray:
+    """The most probable of CLAUDE / CHATGPT / GEMINI per row of ``P`` (columns ``LABELS``)."""
+    return np.array(PROVIDERS)[P[:, PI].argmax(axis=1)]
+
+
+def three_way(P: np.ndarray, gold) -> dict:
     """3-way accuracy and per-provider recall of probabilities ``P`` (columns ``LABELS``)."""
-    pred = np.array(PROVIDERS)[P[:, PI].argmax(axis=1)]
+    pred = verdicts(P)
     g = np.array(gold)
     return {"n": len(g), "accuracy": float((pred == g).mean()),
             "recall": {p: float((pred[g == p] == p).mean()) for p in PROVIDERS if (g == p).any()}}
@@ -140,20 +145,19 @@ def score_models(dirs: list[str], split: Path, by: str | None = None, lm_traces:
     ``by`` (``genre_breakdown.group_of``'s fields) also per group, under ``"by"``; with ``lm_traces``
     (an LM eval of the same split) the LM minus each model, paired by text, under ``"lm_minus_style"``."""
     rows = read_rows(split)
-    texts, gold = [r["text"] for r in rows], [r["provider"] for r in rows]
+    texts, gold = [r["text"] for r in rows], np.array([r["provider"] for r in rows])
     groups = np.array([group_of(r, by) for r in rows]) if by else None
     lm = lm_right(lm_traces, [str(r["id"]) for r in rows]) if lm_traces else None
+    units = np.array([str(r.get("topic") or r["id"]) for r in rows])  # prompts: the bootstrap's units
     out = {}
     for d in dirs:
         model = load_model(None if d == "default" else d)
         P = label_probs(model, model.features(texts))
         out[d] = three_way(P, gold)
         if lm is not None:
-            right = np.array(PROVIDERS)[P[:, PI].argmax(axis=1)] == np.array(gold)
-            out[d]["lm_minus_style"] = paired_vs_lm(right, lm, np.array([str(r.get("topic") or r["id"]) for r in rows]))
+            out[d]["lm_minus_style"] = paired_vs_lm(verdicts(P) == gold, lm, units)
         if groups is not None:
-            out[d]["by"] = {str(g): three_way(P[groups == g], [x for x, m in zip(gold, groups == g, strict=True) if m])
-                            for g in sorted(set(groups.tolist()))}
+            out[d]["by"] = {str(g): three_way(P[groups == g], gold[groups == g]) for g in sorted(set(groups.tolist()))}
     return out
 
 

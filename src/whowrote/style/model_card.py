@@ -124,14 +124,12 @@ Robustness to everyday edits, leave-one-generation-out and selective accuracy: `
 
 def _invariant(model) -> str:
     """Which edits the reading makes harmless: only those its canonical form and list reading cover."""
-    edits = [*(["a typography", "case", "line-ending"] if model.canonical else []),
+    edits = [*(["typography", "case", "line-ending"] if model.canonical else []),
              *(["list-marker"] if model.canonical_lists else [])]
     if not edits:
         return ""
     named = edits[0] if len(edits) == 1 else ", ".join(edits[:-1]) + " or " + edits[-1]
-    if not model.canonical:
-        named = "a " + named
-    return f",\nso {named} edit cannot change the verdict"
+    return f",\nso a {named} edit cannot change the verdict"
 
 
 def _blend(model) -> str:
