@@ -1,0 +1,158 @@
+"""The LM and the style model averaged, on the LM's own test files (issue 17, session 40).
+
+Session 39's arena-trained LM beat the style model fitted on the same rows on out-of-corpus chat
+(``arena_b``: 0.844 against 0.787) but lost more under the content edits (mean loss 10.0 points; the
+first 800 characters 0.617). Does an average of the two keep the LM's gain and the style model's
+robustness? Nothing is fitted or tuned here; the blend's weight is fixed at one half:
+
+    p_blend = ½ · (the style model's probabilities over CLAUDE / CHATGPT / GEMINI, renormalised)
+            + ½ · (the share of the LM's k samples that name each provider)
+
+and the verdict is its most probable provider. The LM side comes from its k = 4 eval traces
+(``DIR/eval_k4*/traces.jsonl``), the style side from a saved model (``train-probe``'s folder;
+``default`` the bundled one) scored here on each test file: the raw val (``--val``), the edited vals
+and the two other-text files of ``--edits``, the files those evals read.
+
+The rule (fixed before the blend was scored, 2026-12-05 23:46 UTC, with session 39's LM and the
+style model fitted on its 2,478 rows): the blend **keeps both** if its ``arena_b`` accuracy is within
+1 point of the LM's pass@1 (≥ LM − 1), its mean loss over the seven content edits is at most the style
+model's + 1 point, and its raw val is ≥ 0.98; otherwise the parts that fail are named.
+
+    python scripts/gpu/lm_style_blend.py --lm /tmp/s40t/qwen05b/sft_answer_only_arena \\
+        --style /tmp/s38style/lmtrain_arena --out results/session40/lm_style_blend.json \\
+        --plot docs/figures/lm_style_blend_session40.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from style_side_by_side import CONTENT_EDITS, OTHER_TEXTS, PI, paired_vs_lm  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from genre_jackknife import label_probs  # noqa: E402
+
+from whowrote.data.generate.store import atomic_write  # noqa: E402
+from whowrote.llm.evaluate import load_traces  # noqa: E402
+from whowrote.style.io import load_model  # noqa: E402
+from whowrote.train.data import read_rows  # noqa: E402
+from whowrote.types import PROVIDERS, WhowroteError  # noqa: E402
+
+
+def lm_votes(traces: Path, ids: list[str]) -> np.ndarray:
+    """Each text's share of LM samples naming each provider (rows in ``ids``' order, columns
+    ``PROVIDERS``); a sample naming none counts for none."""
+    records, _ = load_traces(traces, 4)
+    votes = {i: np.zeros(len(PROVIDERS)) for i in ids}
+    counts = dict.fromkeys(ids, 0)
+    for r in records:
+        i = str(r["prompt_id"])
+        if i in votes:
+            counts[i] += 1
+            if r["pred"] in PROVIDERS:
+                votes[i][PROVIDERS.index(r["pred"])] += 1
+    if missing := [i for i in ids if counts[i] == 0]:
+        raise WhowroteError(f"{traces}: no samples for {len(missing)} of the split's texts (e.g. {missing[0]})")
+    return np.array([votes[i] / counts[i] for i in ids])
+
+
+def style_probs(model, texts: list[str]) -> np.ndarray:
+    """The style model's probabilities over the three providers, renormalised (columns ``PROVIDERS``)."""
+    P = label_probs(model, model.features(texts))[:, PI]
+    return P / P.sum(axis=1, keepdims=True)
+
+
+def score_file(model, split: Path, traces: Path) -> dict:
+    """Accuracy of the LM (pass@1), the style model and the blend on one file, with paired 95 %
+    intervals (bootstrap over prompts) of the blend minus each."""
+    rows = read_rows(split)
+    ids, gold = [str(r["id"]) for r in rows], np.array([r["provider"] for r in rows])
+    units = np.array([str(r.get("topic") or r["id"]) for r in rows])
+    votes, S = lm_votes(traces, ids), style_probs(model, [r["text"] for r in rows])
+    lm_right = votes[np.arange(len(rows)), [PROVIDERS.index(g) for g in gold]]
+    style_right = np.array(PROVIDERS)[S.argmax(axis=1)] == gold
+    blend_right = np.array(PROVIDERS)[(0.5 * S + 0.5 * votes).argmax(axis=1)] == gold
+    vs_lm = paired_vs_lm(lm_right, blend_right.astype(float), units)  # blend minus LM
+    vs_style = paired_vs_lm(style_right, blend_right.astype(float), units)  # blend minus style
+    return {"n": len(rows), "lm": float(lm_right.mean()), "style": float(style_right.mean()),
+            "blend": float(blend_right.mean()),
+            "blend_minus_lm": {k: v for k, v in vs_lm.items() if k != "lm_pass@1"},
+            "blend_minus_style": {k: v for k, v in vs_style.items() if k != "lm_pass@1"}}
+
+
+def verdict(scores: dict[str, dict]) -> dict:
+    """The rule in the module docstring, on ``scores`` (test name → ``score_file``'s output)."""
+    def mean_loss(who: str) -> float:
+        return float(np.mean([100 * (scores["raw"][who] - scores[e][who]) for e in CONTENT_EDITS]))
+
+    arena = scores["arena_b"]["blend"] >= scores["arena_b"]["lm"] - 0.01
+    edits = mean_loss("blend") <= mean_loss("style") + 1
+    raw = scores["raw"]["blend"] >= 0.98
+    fails = [name for name, ok in (("arena_b", arena), ("edits", edits), ("raw", raw)) if not ok]
+    return {"mean_content_loss": {w: mean_loss(w) for w in ("lm", "style", "blend")},
+            "keeps_both": not fails, "fails": fails}
+
+
+def plot(scores: dict[str, dict], path: Path) -> None:
+    """Grouped bars: LM, style model and blend per test file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(scores)
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(11, 4))
+    for j, (who, label) in enumerate((("lm", "arena-trained LM (pass@1)"), ("style", "style model, same rows"),
+                                      ("blend", "½ LM + ½ style"))):
+        ax.bar(x + (j - 1) * 0.27, [scores[n][who] for n in names], 0.27, label=label)
+    ax.axhline(1 / 3, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(x, names, rotation=35, ha="right")
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("3-way accuracy (240 texts each)")
+    ax.set_title("The arena-trained LM, the style model and their average (session 40)")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lm", type=Path, required=True, help="the LM's run folder (its eval_k4* traces)")
+    ap.add_argument("--style", default="default", help="a saved style model's folder (default: the bundled one)")
+    ap.add_argument("--val", type=Path, default=Path(".gguf/data/val.jsonl.gz"))
+    ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--plot", type=Path)
+    a = ap.parse_args()
+    try:
+        model = load_model(None if a.style == "default" else a.style)
+        files = {"raw": (a.val, a.lm / "eval_k4" / "traces.jsonl")}
+        for e in CONTENT_EDITS:
+            files[e] = (a.edits / f"val.{e}.jsonl.gz", a.lm / f"eval_k4_val.{e}" / "traces.jsonl")
+        for o in OTHER_TEXTS:
+            files[o] = (a.edits / f"{o}.jsonl.gz", a.lm / f"eval_k4_{o}" / "traces.jsonl")
+        scores = {}
+        for name, (split, traces) in files.items():
+            scores[name] = score_file(model, split, traces)
+            s = scores[name]
+            print(f"{name:16s} LM {s['lm']:.3f}  style {s['style']:.3f}  blend {s['blend']:.3f}", flush=True)
+    except (OSError, WhowroteError) as e:
+        sys.exit(f"error: {e}")
+    out = {"command": "scripts/gpu/lm_style_blend.py", "lm": str(a.lm), "style": a.style,
+           "scores": scores, "rule": verdict(scores)}
+    atomic_write(a.out, json.dumps(out, indent=1))
+    print(json.dumps(out["rule"], indent=1))
+    if a.plot:
+        plot(scores, a.plot)
+
+
+if __name__ == "__main__":
+    main()
