@@ -13,10 +13,20 @@ and the verdict is its most probable provider. The LM side comes from its k = 4 
 ``default`` the bundled one) scored here on each test file: the raw val (``--val``), the edited vals
 and the two other-text files of ``--edits``, the files those evals read.
 
+The style side is its members' averaged probabilities before the temperature (``genre_jackknife.
+label_probs``, as ``style_side_by_side.py --score``).
+
 The rule (fixed before the blend was scored, 2026-12-05 23:46 UTC, with session 39's LM and the
 style model fitted on its 2,478 rows): the blend **keeps both** if its ``arena_b`` accuracy is within
 1 point of the LM's pass@1 (≥ LM − 1), its mean loss over the seven content edits is at most the style
 model's + 1 point, and its raw val is ≥ 0.98; otherwise the parts that fail are named.
+
+The blend failed it (the edits and the raw val: it follows the LM wherever the LM is unanimous). A
+second combination, fixed before it was scored (2026-12-06 00:00 UTC), defers to the LM only where
+the style model itself abstains: **gated** takes the style model's verdict where its own abstain rule
+(``StyleModel.uncertain``: calibrated top probability below its ``abstain_below_`` or distance beyond
+its ``ood_threshold_``, both fitted by ``train-probe``, nothing chosen here) does not fire, and the
+blend's where it does. The same three conditions decide whether it keeps both.
 
     python scripts/gpu/lm_style_blend.py --lm /tmp/s40t/qwen05b/sft_answer_only_arena \\
         --style /tmp/s38style/lmtrain_arena --out results/session40/lm_style_blend.json \\
@@ -62,9 +72,10 @@ def lm_votes(traces: Path, ids: list[str]) -> np.ndarray:
     return np.array([votes[i] / counts[i] for i in ids])
 
 
-def style_probs(model, texts: list[str]) -> np.ndarray:
-    """The style model's probabilities over the three providers, renormalised (columns ``PROVIDERS``)."""
-    P = label_probs(model, model.features(texts))[:, PI]
+def style_probs(model, X: np.ndarray) -> np.ndarray:
+    """The style model's member probabilities over the three providers on feature rows ``X``,
+    renormalised (columns ``PROVIDERS``)."""
+    P = label_probs(model, X)[:, PI]
     return P / P.sum(axis=1, keepdims=True)
 
 
@@ -74,28 +85,34 @@ def score_file(model, split: Path, traces: Path) -> dict:
     rows = read_rows(split)
     ids, gold = [str(r["id"]) for r in rows], np.array([r["provider"] for r in rows])
     units = np.array([str(r.get("topic") or r["id"]) for r in rows])
-    votes, S = lm_votes(traces, ids), style_probs(model, [r["text"] for r in rows])
+    X = model.features([r["text"] for r in rows])
+    votes, S = lm_votes(traces, ids), style_probs(model, X)
+    unsure = model.uncertain(model.predict_proba(X), X)
     lm_right = votes[np.arange(len(rows)), [PROVIDERS.index(g) for g in gold]]
     style_right = np.array(PROVIDERS)[S.argmax(axis=1)] == gold
     blend_right = np.array(PROVIDERS)[(0.5 * S + 0.5 * votes).argmax(axis=1)] == gold
-    vs_lm = paired_vs_lm(lm_right, blend_right.astype(float), units)  # blend minus LM
-    vs_style = paired_vs_lm(style_right, blend_right.astype(float), units)  # blend minus style
-    return {"n": len(rows), "lm": float(lm_right.mean()), "style": float(style_right.mean()),
-            "blend": float(blend_right.mean()),
-            "blend_minus_lm": {k: v for k, v in vs_lm.items() if k != "lm_pass@1"},
-            "blend_minus_style": {k: v for k, v in vs_style.items() if k != "lm_pass@1"}}
+    right = {"blend": blend_right, "gated": np.where(unsure, blend_right, style_right)}
+    out = {"n": len(rows), "lm": float(lm_right.mean()), "style": float(style_right.mean()),
+           "style_uncertain": float(unsure.mean())}
+    for who, r in right.items():
+        out[who] = float(r.mean())
+        for other, base in (("lm", lm_right), ("style", style_right)):  # who minus other, paired
+            d = paired_vs_lm(base, r.astype(float), units)
+            out[f"{who}_minus_{other}"] = {k: v for k, v in d.items() if k != "lm_pass@1"}
+    return out
 
 
-def verdict(scores: dict[str, dict]) -> dict:
-    """The rule in the module docstring, on ``scores`` (test name → ``score_file``'s output)."""
-    def mean_loss(who: str) -> float:
-        return float(np.mean([100 * (scores["raw"][who] - scores[e][who]) for e in CONTENT_EDITS]))
+def verdict(scores: dict[str, dict], who: str = "blend") -> dict:
+    """The rule in the module docstring for combination ``who`` (``blend`` or ``gated``), on ``scores``
+    (test name → ``score_file``'s output)."""
+    def mean_loss(w: str) -> float:
+        return float(np.mean([100 * (scores["raw"][w] - scores[e][w]) for e in CONTENT_EDITS]))
 
-    arena = scores["arena_b"]["blend"] >= scores["arena_b"]["lm"] - 0.01
-    edits = mean_loss("blend") <= mean_loss("style") + 1
-    raw = scores["raw"]["blend"] >= 0.98
+    arena = scores["arena_b"][who] >= scores["arena_b"]["lm"] - 0.01
+    edits = mean_loss(who) <= mean_loss("style") + 1
+    raw = scores["raw"][who] >= 0.98
     fails = [name for name, ok in (("arena_b", arena), ("edits", edits), ("raw", raw)) if not ok]
-    return {"mean_content_loss": {w: mean_loss(w) for w in ("lm", "style", "blend")},
+    return {"mean_content_loss": {w: mean_loss(w) for w in ("lm", "style", who)},
             "keeps_both": not fails, "fails": fails}
 
 
@@ -109,15 +126,16 @@ def plot(scores: dict[str, dict], path: Path) -> None:
     names = list(scores)
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(11, 4))
-    for j, (who, label) in enumerate((("lm", "arena-trained LM (pass@1)"), ("style", "style model, same rows"),
-                                      ("blend", "½ LM + ½ style"))):
-        ax.bar(x + (j - 1) * 0.27, [scores[n][who] for n in names], 0.27, label=label)
+    bars = (("lm", "arena-trained LM (pass@1)"), ("style", "style model, same rows"), ("blend", "½ LM + ½ style"),
+            ("gated", "style, blend where it abstains"))
+    for j, (who, label) in enumerate(bars):
+        ax.bar(x + (j - 1.5) * 0.2, [scores[n][who] for n in names], 0.2, label=label)
     ax.axhline(1 / 3, color="grey", lw=0.8, ls=":")
     ax.set_xticks(x, names, rotation=35, ha="right")
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("3-way accuracy (240 texts each)")
-    ax.set_title("The arena-trained LM, the style model and their average (session 40)")
-    ax.legend(loc="upper center", ncol=3, fontsize=8)
+    ax.set_title("The arena-trained LM, the style model and two ways to combine them (session 40)")
+    ax.legend(loc="upper center", ncol=4, fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -143,13 +161,14 @@ def main() -> None:
         for name, (split, traces) in files.items():
             scores[name] = score_file(model, split, traces)
             s = scores[name]
-            print(f"{name:16s} LM {s['lm']:.3f}  style {s['style']:.3f}  blend {s['blend']:.3f}", flush=True)
+            print(f"{name:16s} LM {s['lm']:.3f}  style {s['style']:.3f}  blend {s['blend']:.3f}  gated "
+                  f"{s['gated']:.3f} (style uncertain on {s['style_uncertain']:.0%})", flush=True)
     except (OSError, WhowroteError) as e:
         sys.exit(f"error: {e}")
     out = {"command": "scripts/gpu/lm_style_blend.py", "lm": str(a.lm), "style": a.style,
-           "scores": scores, "rule": verdict(scores)}
+           "scores": scores, "rule": verdict(scores), "rule_gated": verdict(scores, "gated")}
     atomic_write(a.out, json.dumps(out, indent=1))
-    print(json.dumps(out["rule"], indent=1))
+    print(json.dumps({"blend": out["rule"], "gated": out["rule_gated"]}, indent=1))
     if a.plot:
         plot(scores, a.plot)
 

@@ -45,7 +45,7 @@ def test_votes_are_shares_of_samples_and_a_sample_naming_none_counts_for_none(tm
 
 def test_blend_is_the_argmax_of_half_style_half_votes(tmp_path: Path) -> None:
     model = load_model()
-    S = blend.style_probs(model, TEXTS)
+    S = blend.style_probs(model, model.features(TEXTS))
     assert np.allclose(S.sum(axis=1), 1.0)
     style_pick = [PROVIDERS[i] for i in S.argmax(axis=1)]
     # gold: the style model's own pick on every text. The LM: unanimous for another provider on text 0
@@ -63,6 +63,18 @@ def test_blend_is_the_argmax_of_half_style_half_votes(tmp_path: Path) -> None:
     assert got["blend"] == pytest.approx(np.mean([w == g for w, g in zip(want, style_pick, strict=True)]))
     assert want[0] == other[0] and want[2] == style_pick[2]  # a unanimous LM outvotes any style probability < 1
     assert got["blend_minus_style"]["diff"] == pytest.approx(100 * (got["blend"] - 1.0), abs=0.01)
+    # gated: the style verdict (right on all three here) where the abstain rule does not fire, the blend's where it does
+    X = model.features(TEXTS)
+    unsure = model.uncertain(model.predict_proba(X), X)
+    blend_right = np.array([w == g for w, g in zip(want, style_pick, strict=True)])
+    assert got["style_uncertain"] == pytest.approx(unsure.mean())
+    assert got["gated"] == pytest.approx(np.where(unsure, blend_right, True).mean())
+    # with the rule firing only on text 1, gated keeps the style model's right verdict on text 0, where
+    # the unanimous LM drags the blend to the wrong provider
+    model.uncertain = lambda P, X, distance=None: np.array([False, True, False])
+    got = blend.score_file(model, tmp_path / "s.jsonl.gz", tmp_path / "t.jsonl")
+    assert got["style_uncertain"] == pytest.approx(1 / 3)
+    assert got["gated"] == pytest.approx((1 + blend_right[1] + 1) / 3) and got["gated"] > got["blend"]
 
 
 def _scores(raw: dict, edited: dict, arena: dict) -> dict:
