@@ -93,7 +93,9 @@ def score_file(model, split: Path, traces: Path) -> dict:
     blend_right = np.array(PROVIDERS)[(0.5 * S + 0.5 * votes).argmax(axis=1)] == gold
     right = {"blend": blend_right, "gated": np.where(unsure, blend_right, style_right)}
     out = {"n": len(rows), "lm": float(lm_right.mean()), "style": float(style_right.mean()),
-           "style_uncertain": float(unsure.mean())}
+           "style_uncertain": float(unsure.mean()),
+           # how sharp each side is: all k samples agree; the member probability of the top provider > 0.9
+           "lm_unanimous": float((votes.max(axis=1) == 1).mean()), "style_top_over_0.9": float((S.max(axis=1) > 0.9).mean())}
     for who, r in right.items():
         out[who] = float(r.mean())
         for other, base in (("lm", lm_right), ("style", style_right)):  # who minus other, paired
