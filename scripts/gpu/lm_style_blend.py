@@ -1,8 +1,8 @@
-"""The LM and the style model averaged, on the LM's own test files (issue 17, session 40).
+"""The LM and the style model combined, on the LM's own test files (issue 17, session 40).
 
 Session 39's arena-trained LM beat the style model fitted on the same rows on out-of-corpus chat
 (``arena_b``: 0.844 against 0.787) but lost more under the content edits (mean loss 10.0 points; the
-first 800 characters 0.617). Does an average of the two keep the LM's gain and the style model's
+first 800 characters 0.617). Does a combination of the two keep the LM's gain and the style model's
 robustness? Nothing is fitted or tuned here; the blend's weight is fixed at one half:
 
     p_blend = ½ · (the style model's probabilities over CLAUDE / CHATGPT / GEMINI, renormalised)
@@ -30,7 +30,7 @@ blend's where it does. The same three conditions decide whether it keeps both.
 
     python scripts/gpu/lm_style_blend.py --lm /tmp/s40t/qwen05b/sft_answer_only_arena \\
         --style /tmp/s38style/lmtrain_arena --out results/session40/lm_style_blend.json \\
-        --plot docs/figures/lm_style_blend_session40.png
+        --plot docs/figures/lm_style_blend_session40.png --lm-label "arena-trained LM"
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from genre_jackknife import label_probs  # noqa: E402
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.llm.evaluate import load_traces  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
+from whowrote.style.model import StyleModel  # noqa: E402
 from whowrote.train.data import read_rows  # noqa: E402
 from whowrote.types import PROVIDERS, WhowroteError  # noqa: E402
 
@@ -72,16 +73,16 @@ def lm_votes(traces: Path, ids: list[str]) -> np.ndarray:
     return np.array([votes[i] / counts[i] for i in ids])
 
 
-def style_probs(model, X: np.ndarray) -> np.ndarray:
+def style_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:
     """The style model's member probabilities over the three providers on feature rows ``X``,
     renormalised (columns ``PROVIDERS``)."""
     P = label_probs(model, X)[:, PI]
     return P / P.sum(axis=1, keepdims=True)
 
 
-def score_file(model, split: Path, traces: Path) -> dict:
-    """Accuracy of the LM (pass@1), the style model and the blend on one file, with paired 95 %
-    intervals (bootstrap over prompts) of the blend minus each."""
+def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
+    """Accuracy of the LM (pass@1), the style model, the blend and the gated combination on one file,
+    with paired 95 % intervals (bootstrap over prompts) of each combination minus each side."""
     rows = read_rows(split)
     ids, gold = [str(r["id"]) for r in rows], np.array([r["provider"] for r in rows])
     units = np.array([str(r.get("topic") or r["id"]) for r in rows])
@@ -118,8 +119,8 @@ def verdict(scores: dict[str, dict], who: str = "blend") -> dict:
             "keeps_both": not fails, "fails": fails}
 
 
-def plot(scores: dict[str, dict], path: Path) -> None:
-    """Grouped bars: LM, style model and blend per test file."""
+def plot(scores: dict[str, dict], path: Path, lm_label: str = "LM") -> None:
+    """Grouped bars per test file: the LM, the style model, the blend and the gated combination."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -128,7 +129,7 @@ def plot(scores: dict[str, dict], path: Path) -> None:
     names = list(scores)
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(11, 4))
-    bars = (("lm", "arena-trained LM (pass@1)"), ("style", "style model, same rows"), ("blend", "½ LM + ½ style"),
+    bars = (("lm", f"{lm_label} (pass@1)"), ("style", "style model, same rows"), ("blend", "½ LM + ½ style"),
             ("gated", "style, blend where it abstains"))
     for j, (who, label) in enumerate(bars):
         ax.bar(x + (j - 1.5) * 0.2, [scores[n][who] for n in names], 0.2, label=label)
@@ -136,7 +137,7 @@ def plot(scores: dict[str, dict], path: Path) -> None:
     ax.set_xticks(x, names, rotation=35, ha="right")
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("3-way accuracy (240 texts each)")
-    ax.set_title("The arena-trained LM, the style model and two ways to combine them (session 40)")
+    ax.set_title("An LM, the style model fitted on its rows, and two ways to combine them (session 40)")
     ax.legend(loc="upper center", ncol=4, fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,6 +152,7 @@ def main() -> None:
     ap.add_argument("--edits", type=Path, default=Path(".gguf/edits"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--plot", type=Path)
+    ap.add_argument("--lm-label", default="LM", help="with --plot: the LM's name in the legend")
     a = ap.parse_args()
     try:
         model = load_model(None if a.style == "default" else a.style)
@@ -172,7 +174,7 @@ def main() -> None:
     atomic_write(a.out, json.dumps(out, indent=1))
     print(json.dumps({"blend": out["rule"], "gated": out["rule_gated"]}, indent=1))
     if a.plot:
-        plot(scores, a.plot)
+        plot(scores, a.plot, a.lm_label)
 
 
 if __name__ == "__main__":

@@ -102,3 +102,29 @@ def test_missing_traces_are_a_one_line_error_and_nothing_is_written(tmp_path: Pa
     assert r.returncode != 0 and r.stderr.strip().splitlines() == [
         f"error: {tmp_path / 'nolm' / 'eval_k4' / 'traces.jsonl'}: no samples for 1 of the split's texts (e.g. 0)"]
     assert not out.exists()
+
+
+def test_the_command_scores_every_file_and_writes_the_rules_and_a_figure(tmp_path: Path) -> None:
+    # one text per file; gold is the bundled model's own verdict and the LM votes for it unanimously, so
+    # both sides and both combinations are right on all ten files, which the output must name in order
+    model = load_model()
+    S = blend.style_probs(model, model.features(TEXTS[:1]))
+    gold = PROVIDERS[int(S.argmax())]
+    edits, lm = tmp_path / "edits", tmp_path / "lm"
+    files = {"eval_k4": tmp_path / "val.jsonl.gz"}
+    files.update({f"eval_k4_val.{e}": edits / f"val.{e}.jsonl.gz" for e in CONTENT_EDITS})
+    files.update({f"eval_k4_{o}": edits / f"{o}.jsonl.gz" for o in ("chat", "arena_b")})
+    edits.mkdir()
+    for folder, split in files.items():
+        write_rows(split, [{"id": "0", "text": TEXTS[0], "provider": gold}])
+        _traces(lm / folder / "traces.jsonl", {"0": [gold] * 4})
+    out, png = tmp_path / "o.json", tmp_path / "o.png"
+    r = subprocess.run([sys.executable, str(REPO / "scripts/gpu/lm_style_blend.py"), "--lm", str(lm), "--val",
+                        str(tmp_path / "val.jsonl.gz"), "--edits", str(edits), "--out", str(out), "--plot", str(png),
+                        "--lm-label", "tiny"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(out.read_text())
+    assert list(got["scores"]) == ["raw", *CONTENT_EDITS, "chat", "arena_b"]
+    assert all(s["lm"] == s["style"] == s["blend"] == s["gated"] == 1.0 for s in got["scores"].values())
+    assert got["rule"]["keeps_both"] and got["rule_gated"]["keeps_both"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
