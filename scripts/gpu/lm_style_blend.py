@@ -43,13 +43,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from style_side_by_side import CONTENT_EDITS, OTHER_TEXTS, PI, paired_vs_lm  # noqa: E402
+from style_side_by_side import CONTENT_EDITS, OTHER_TEXTS, PI, lm_samples, prompt_units  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from genre_jackknife import label_probs  # noqa: E402
+from trial_noise import interval, topic_weights, weighted_mean  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
-from whowrote.llm.evaluate import load_traces  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
 from whowrote.style.model import StyleModel  # noqa: E402
 from whowrote.train.data import read_rows  # noqa: E402
@@ -59,18 +59,8 @@ from whowrote.types import PROVIDERS, WhowroteError  # noqa: E402
 def lm_votes(traces: Path, ids: list[str]) -> np.ndarray:
     """Each text's share of LM samples naming each provider (rows in ``ids``' order, columns
     ``PROVIDERS``); a sample naming none counts for none."""
-    records, _ = load_traces(traces, 4)
-    votes = {i: np.zeros(len(PROVIDERS)) for i in ids}
-    counts = dict.fromkeys(ids, 0)
-    for r in records:
-        i = str(r["prompt_id"])
-        if i in votes:
-            counts[i] += 1
-            if r["pred"] in PROVIDERS:
-                votes[i][PROVIDERS.index(r["pred"])] += 1
-    if missing := [i for i in ids if counts[i] == 0]:
-        raise WhowroteError(f"{traces}: no samples for {len(missing)} of the split's texts (e.g. {missing[0]})")
-    return np.array([votes[i] / counts[i] for i in ids])
+    return np.array([[sum(r["pred"] == p for r in samples) / len(samples) for p in PROVIDERS]
+                     for samples in lm_samples(traces, ids)])
 
 
 def style_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:
@@ -85,7 +75,7 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
     with paired 95 % intervals (bootstrap over prompts) of each combination minus each side."""
     rows = read_rows(split)
     ids, gold = [str(r["id"]) for r in rows], np.array([r["provider"] for r in rows])
-    units = np.array([str(r.get("topic") or r["id"]) for r in rows])
+    w = topic_weights(prompt_units(rows), 2000, np.random.default_rng(0))  # one draw of prompts for every pair
     X = model.features([r["text"] for r in rows])
     votes, S = lm_votes(traces, ids), style_probs(model, X)
     unsure = model.uncertain(model.predict_proba(X), X)
@@ -100,8 +90,8 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
     for who, r in right.items():
         out[who] = float(r.mean())
         for other, base in (("lm", lm_right), ("style", style_right)):  # who minus other, paired
-            d = paired_vs_lm(base, r.astype(float), units)
-            out[f"{who}_minus_{other}"] = {k: v for k, v in d.items() if k != "lm_pass@1"}
+            out[f"{who}_minus_{other}"] = interval(float(r.mean() - base.mean()),
+                                                   weighted_mean(r, w) - weighted_mean(base, w))
     return out
 
 

@@ -120,15 +120,26 @@ def lm_drops(scores: dict[str, float]) -> dict:
             "mean_loss_unseen": mean(UNSEEN_EDITS)}
 
 
-def lm_right(traces: Path, ids: list[str]) -> np.ndarray:
-    """Each text's share of right LM samples (its pass@1), in ``ids``' order, from a k = 4 eval's traces."""
+def lm_samples(traces: Path, ids: list[str]) -> list[list[dict]]:
+    """Each text's LM samples (trace records), in ``ids``' order, from a k-sample eval's traces; a
+    text with none is an error."""
     records, _ = load_traces(traces, eval_k(traces.parent))
-    right: dict[str, list[bool]] = {}
+    by_id: dict[str, list[dict]] = {}
     for r in records:
-        right.setdefault(str(r["prompt_id"]), []).append(bool(r["correct"]))
-    if missing := [i for i in ids if i not in right]:
+        by_id.setdefault(str(r["prompt_id"]), []).append(r)
+    if missing := [i for i in ids if i not in by_id]:
         raise WhowroteError(f"{traces}: no samples for {len(missing)} of the split's texts (e.g. {missing[0]})")
-    return np.array([np.mean(right[i]) for i in ids])
+    return [by_id[i] for i in ids]
+
+
+def lm_right(traces: Path, ids: list[str]) -> np.ndarray:
+    """Each text's share of right LM samples (its pass@1), in ``ids``' order."""
+    return np.array([np.mean([bool(r["correct"]) for r in samples]) for samples in lm_samples(traces, ids)])
+
+
+def prompt_units(rows: list[dict]) -> np.ndarray:
+    """Each row's prompt (its ``topic``, else its ``id``): the unit a paired bootstrap redraws."""
+    return np.array([str(r.get("topic") or r["id"]) for r in rows])
 
 
 def paired_vs_lm(style_right: np.ndarray, lm: np.ndarray, units: np.ndarray, seed: int = 0,
@@ -148,7 +159,7 @@ def score_models(dirs: list[str], split: Path, by: str | None = None, lm_traces:
     texts, gold = [r["text"] for r in rows], np.array([r["provider"] for r in rows])
     groups = np.array([group_of(r, by) for r in rows]) if by else None
     lm = lm_right(lm_traces, [str(r["id"]) for r in rows]) if lm_traces else None
-    units = np.array([str(r.get("topic") or r["id"]) for r in rows])  # prompts: the bootstrap's units
+    units = prompt_units(rows)
     out = {}
     for d in dirs:
         model = load_model(None if d == "default" else d)
