@@ -53,7 +53,7 @@ Decision rule, written here before the first outer result:
 
 (``--fit-only`` fits and caches the 25 models and scores nothing. Added after the first report,
 outside the rule: each member's own 3-way accuracy per outer genre, and ``--topic``, an in-genre
-sanity check on train-probe's topic hold-out. Results: docs/predict.md, "Genre-jackknife ensemble".)
+sanity check on train-probe's topic hold-out. Results: docs/predict-trials.md, "Genre-jackknife ensemble".)
 """
 
 from __future__ import annotations
@@ -408,7 +408,7 @@ def figure(curves: dict[str, Any], path: Path) -> None:
 
 
 def table(res: dict[str, Any]) -> str:
-    """The Markdown tables of docs/predict.md."""
+    """The Markdown tables of docs/predict-trials.md."""
     folds = res["outer"]
     gs = list(folds)
     lines = ["| outer genre (texts) | " + " | ".join(f"{m}: 3-way / 4-way" for m in MIXTURES)

@@ -3,7 +3,7 @@
 Session 31's trial read every line break as a paragraph break (``StyleModel(canonical_paragraphs=True)``):
 the ``single_newlines`` edit could no longer move a verdict and the inner leave-one-genre-out 3-way
 mean rose by 6.6 points (blog 0.59 -> 0.95), but raw inner accuracy fell by 1.1 points and both
-length crops' drops grew by 1.3, so its rule rejected it (docs/predict.md). That reading throws the
+length crops' drops grew by 1.3, so its rule rejected it (docs/predict-trials.md). That reading throws the
 layout away for every text. The candidates here keep the bundled reading and teach the layout's
 irrelevance through the training copies instead (``benchmarks/robustness.py``'s ``COPY_GROUPS``):
 

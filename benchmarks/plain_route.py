@@ -244,7 +244,7 @@ def decide(results: dict) -> dict:
 
 
 def table(out: Path) -> str:
-    """The Markdown table of docs/predict.md from the JSON files under ``out``."""
+    """The Markdown table of docs/predict-trials.md from the JSON files under ``out``."""
     cols = ("strip_markdown", "markdown_html", "first_800_chars", "first_300_words", "sent_shuffle", "combined")
     lines = ["| specialist | routing | raw (3-way) | " + " | ".join(cols) + " | MD drop | worst drop | adopt |",
              "|---|---|---:|" + "---:|" * (len(cols) + 3)]

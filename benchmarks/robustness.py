@@ -52,7 +52,7 @@ from whowrote.style.edits import edits
 from whowrote.style.heldout import accuracies, capped, logo_report, proba_accuracies
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_augmented, truncated_copies
 
-# same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict.md);
+# same_lists: the default with "* ", "+ " and "- " bullets read alike (tried, not adopted: docs/predict-trials.md);
 # blend75: the default with `train-probe --blend-iter 75` (the opt-in second tree ensemble);
 # blend300: with `--blend-iter 300` ("Tree settings" round 7's blend_logit; session 33)
 # paragraphs: the default reading every line break as a paragraph break (session 31's trial)

@@ -309,7 +309,7 @@ def main() -> None:
 
 
 def table(path: Path) -> str:
-    """The Markdown tables of docs/predict.md from a results JSON."""
+    """The Markdown tables of docs/predict-trials.md from a results JSON."""
     r = json.loads(path.read_text())
     cols = [e for e in next(iter(r["inner"].values()))["drops"]]
     lines = ["| inner val, 4-way | raw (3-way) | " + " | ".join(cols) + " | adopt |", "|---|---:|" + "---:|" * (len(cols) + 1)]

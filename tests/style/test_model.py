@@ -209,7 +209,7 @@ def test_fit_with_genres_and_topics_makes_the_temperature_grow_with_distance(cor
 
 
 def test_blend_iter_averages_a_large_leaf_ensemble_into_the_tree_scores(fitted, small, tmp_path):
-    # issue 17's blend (docs/predict.md "Tree settings", rounds 11-12), off in the bundled model
+    # issue 17's blend (docs/predict-trials.md "Tree settings", rounds 11-12), off in the bundled model
     from whowrote.style.model_card import model_card
 
     Xtr, ytr, groups, Xte, _ = small

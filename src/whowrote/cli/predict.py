@@ -194,12 +194,12 @@ def register(app) -> None:
         tree_iter: Annotated[int, typer.Option(min=1, max=5000, help="Boosting rounds of the trees (bundled: 300).")] = 300,
         blend_iter: Annotated[int, typer.Option(min=0, max=5000, help="Rounds of a second, large-leaf ensemble "
                                                 "averaged into the trees (bundled: 0, none; 75 reads unseen "
-                                                "genres better, docs/predict.md).")] = 0,
+                                                "genres better, docs/predict-trials.md).")] = 0,
         copies: Annotated[list[str] | None, typer.Option(
             "--copies", help="One edited training copy per option, its edit drawn per text from the "
                              "comma-separated names (bundled: truncated,plain_text,combined; add "
                              "--copies single_newlines for a second copy with single line breaks, "
-                             "docs/predict.md).")] = None,
+                             "docs/predict-trials.md).")] = None,
     ) -> None:
         """Train the stylometric model reproducibly and print its held-out metrics."""
         from whowrote.style.io import DEFAULT_DIR

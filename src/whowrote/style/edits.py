@@ -223,7 +223,7 @@ def star_bullets(text: str) -> str:
 def same_list_markers(text: str) -> str:
     """Every Markdown bullet as "- ", the reverse of :func:`star_bullets`: "*", "+" and "-" render to
     the same list. ``StyleModel(canonical_lists=True)`` reads texts this way; the bundled model does
-    not (tried for issue 17 and not adopted, docs/predict.md)."""
+    not (tried for issue 17 and not adopted, docs/predict-trials.md)."""
     if "* " not in text and "+ " not in text and "*\t" not in text and "+\t" not in text:
         return text
     return _STAR_BULLET.sub(r"\1-", text)
@@ -241,7 +241,7 @@ def single_newlines(text: str) -> str:
 def one_blank_line(text: str) -> str:
     """Every run of line breaks as one blank line, the reverse of :func:`single_newlines`: a text and
     its single-newline copy read alike. ``StyleModel(canonical_paragraphs=True)`` reads texts this way
-    after the canonical form (issue 17 trial, session 31: docs/predict.md)."""
+    after the canonical form (issue 17 trial, session 31: docs/predict-trials.md)."""
     return _LINE_BREAKS.sub("\n\n", text) if "\n" in text or "\r" in text else text
 
 

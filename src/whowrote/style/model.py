@@ -142,7 +142,8 @@ class StyleModel:
         if isinstance(texts_or_X, str):  # list("a text") would be one text per character
             raise TypeError("expected a sequence of texts (or a feature matrix), not one string")
         texts = [canonical_form(t) for t in texts_or_X] if self.canonical else list(texts_or_X)
-        if self.canonical_lists:  # "* " / "+ " bullets read as "- " (tried for issue 17, not adopted: docs/predict.md)
+        # "* " / "+ " bullets read as "- " (tried for issue 17, not adopted: docs/predict-trials.md)
+        if self.canonical_lists:
             from whowrote.style.edits import same_list_markers  # here: predict's start-up loads no edits
 
             texts = [same_list_markers(t) for t in texts]
@@ -238,7 +239,7 @@ class StyleModel:
 
             self.trees_ = boosted(self.tree_iter)
             if self.blend_iter:
-                # a second, large-leaf ensemble averaged into the class scores (issue 17, docs/predict.md
+                # a second, large-leaf ensemble averaged into the class scores (issue 17, docs/predict-trials.md
                 # "Tree settings" rounds 11-12: unseen genres read ~3 points better, in-genre -0.35 / -0.54,
                 # predict's tree step ~1.3x slower); one ensemble of both, so the credits stay exact
                 wide = boosted(self.blend_iter, min_samples_leaf=self.blend_min_samples_leaf)

@@ -69,7 +69,7 @@ COPY_EDITS: dict[str, Callable[[str, int], str]] = {
 # Mixes with the HTML round trip and character crops were compared on an inner split
 # (benchmarks/augmentation_mix.py); the one picked (a shortened and a reformatted copy, 0.25 each)
 # lost 4 points of leave-one-genre-out 3-way accuracy when retrained, so it was not adopted
-# (docs/predict.md, "Edit-robust training copies").
+# (docs/predict-trials.md, "Edit-robust training copies").
 AUGMENTATIONS: tuple[tuple[str, ...], ...] = (("truncated", "plain_text", "combined"),)
 AUG_WEIGHT = 0.5
 
@@ -160,14 +160,15 @@ def train_probe(
 
     The check also scores up to ``robustness_cap`` held-out texts per test set under every edit
     of the suite (0 skips it). ``tree_iter``: boosting rounds (the bundled model's 300; 600 gain ~1
-    point in-genre at 0.77x the chat batch speed, docs/predict.md "More boosting rounds");
+    point in-genre at 0.77x the chat batch speed, docs/predict-trials.md "More boosting rounds");
     ``blend_iter``: rounds of a second, large-leaf ensemble averaged into the trees' scores (0, the
     bundled model: none; 75 read unseen genres 1.7 points better than a refit without it, held-out
-    topics as well, the length edits worse: docs/predict.md "Tree settings"; 300: +2.9 points across
-    genres in its own check, no in-genre loss, 0.85x the chat batch speed: "A faster tree step"); ``copies``: the training
+    topics as well, the length edits worse: docs/predict-trials.md "Tree settings"; 300: +2.9 points
+    across genres in its own check, no in-genre loss, 0.85x the chat batch speed: docs/predict.md "A
+    faster tree step"); ``copies``: the training
     copies, one per group, its edit drawn per text from ``COPY_EDITS`` (the bundled model's
     ``AUGMENTATIONS``; adding ``("single_newlines",)`` read unseen genres 6.2 points better on inner
-    splits, the 800-character crop 0.7-1.0 worse: docs/predict.md "Training copies with single line breaks")."""
+    splits, the 800-character crop 0.7-1.0 worse: docs/predict-trials.md "Training copies with single line breaks")."""
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
     t0 = time.perf_counter()
