@@ -1,8 +1,8 @@
 """How many labelled texts of a new genre does the bundled recipe need (issue 17)?
 
 Leave-one-genre-out leaves the three assistants at 3-way 0.51-0.84 per genre, against 0.9+ when
-the genre was in training. Fifteen changes to the model did not close that gap (docs/predict-trials.md,
-"tried, not adopted"), and in blog, chat and debate the held-out assistant texts are by model
+the genre was in training. Fifteen changes to the model did not close that gap (their sections
+in docs/predict-trials.md), and in blog, chat and debate the held-out assistant texts are by model
 versions no other genre has. The question this trial answers is the one a user with their own genre
 or model generation has: how many of their own labelled texts (``whowrote train-probe`` on the corpus
 plus theirs) close how much of the gap? Nothing is adopted from it; the bundled model is unchanged.

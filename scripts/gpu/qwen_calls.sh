@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The device calls of the Qwen2.5-Coder-0.5B-Instruct ladder (issue 14 §3) and the research recipes
-# (issue 16) on one H200, several processes at once (docs/gpu-notes.md, "Session 5 plan"; session 4
+# (issue 16) on one H200, several processes at once (docs/gpu-notes.md, "Session 5"; session 4
 # ran this script at commit 2f9d2c8). Issued back to back (the machine and ~/stage, ~/site, ~/runs are
 # gone 30 s after a call):
 #

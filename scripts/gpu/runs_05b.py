@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# results/ folders outside a sessionN/ folder hold session 4's runs (docs/gpu-notes.md, "Log (session 4 ...)")
+# results/ folders outside a sessionN/ folder hold session 4's runs (docs/gpu-notes.md, "Session 4 → Log")
 BASE_SESSION = "4"
 ARMS = {"star": "STaR traces", "tells": "style-model tells", "fallback": "fallback sentence",
         "tellsall": "tells of every train text", "base": "none, the base model"}
