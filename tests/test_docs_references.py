@@ -1,4 +1,4 @@
-"""Every reference to a section of a doc names a section that exists.
+"""Every reference to a section of a doc names a section that exists, and every link a file.
 
 Code, docs and results point readers at the evidence with ``docs/predict.md, "Tree settings"``: a
 file and a section's title (or its first words). Pages get split and sections renamed, and such a
@@ -6,7 +6,9 @@ reference then sends the reader to nothing. This test reads every tracked-lookin
 Python, shell, TOML) of the repository, finds each ``docs/NAME.md`` followed by a quoted name, and
 asks that the file exists and that the name starts a heading or a bold lead-in (``**…**``) there.
 ``"A → B"`` names a section and a part of it; each part must exist. A quoted name may wrap onto the
-next line, behind a comment's ``#``."""
+next line, behind a comment's ``#``. Every relative Markdown link of README.md and docs/ (outside
+inline code) must point to a file that exists, and its ``#anchor``, if any, to a heading there (GitHub's
+slug: lower case, punctuation dropped, spaces as hyphens)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ SUFFIXES = {".md", ".py", ".sh", ".toml"}
 REFERENCE = re.compile(r"(docs/[\w-]+\.md)[`']?[,:]?[ \t]*(?:\n[ \t]*#?[ \t]*)?\"([^\"]{3,160})\"")
 HEADING = re.compile(r"^#{1,6} +(.+)$", re.MULTILINE)
 BOLD = re.compile(r"\*\*([^*]{3,300}?)\*\*")
+LINK = re.compile(r"\]\(([^()\s]{1,300})\)")
+INLINE_CODE = re.compile(r"`[^`\n]{0,500}`")
 
 
 def _squash(text: str) -> str:
@@ -97,3 +101,37 @@ def test_a_missing_doc_and_a_missing_section_are_reported(tmp_path: Path) -> Non
                     '# but docs/predict.md, "How it works" is there\n', encoding="utf-8")
     assert broken_references([text]) == ["notes.py:1: docs/nowhere.md does not exist",
                                          "notes.py:2: docs/predict.md has no section 'No such section'"]
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def broken_links(page: Path) -> list[str]:
+    text = INLINE_CODE.sub("", page.read_text(encoding="utf-8"))
+    broken = []
+    for m in LINK.finditer(text):
+        target = m.group(1)
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        doc = (page.parent / path) if path else page
+        if not doc.is_file():
+            broken.append(f"{page.name}: {target} does not exist")
+        elif anchor and doc.suffix == ".md" and anchor not in {slug(h) for h in HEADING.findall(doc.read_text())}:
+            broken.append(f"{page.name}: {target} names no heading of {doc.name}")
+    return broken
+
+
+def test_every_link_of_the_docs_points_to_a_file_and_heading_that_exist() -> None:
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    assert [b for page in pages for b in broken_links(page)] == []
+
+
+def test_a_broken_link_or_anchor_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "there.md").write_text("# Speed and memory (issue 11)\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("[a](there.md#speed-and-memory-issue-11) [b](gone.md) [c](there.md#speed)\n"
+                    "`[d](in-code.md)` [e](https://example.org/x)\n", encoding="utf-8")
+    assert broken_links(page) == ["page.md: gone.md does not exist", "page.md: there.md#speed names no heading of there.md"]
