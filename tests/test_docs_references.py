@@ -108,6 +108,11 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
+@cache
+def heading_slugs(doc: Path) -> frozenset[str]:
+    return frozenset(slug(h) for h in HEADING.findall(doc.read_text(encoding="utf-8")))
+
+
 def broken_links(page: Path) -> list[str]:
     text = INLINE_CODE.sub("", page.read_text(encoding="utf-8"))
     broken = []
@@ -119,7 +124,7 @@ def broken_links(page: Path) -> list[str]:
         doc = (page.parent / path) if path else page
         if not doc.is_file():
             broken.append(f"{page.name}: {target} does not exist")
-        elif anchor and doc.suffix == ".md" and anchor not in {slug(h) for h in HEADING.findall(doc.read_text())}:
+        elif anchor and doc.suffix == ".md" and anchor not in heading_slugs(doc.resolve()):
             broken.append(f"{page.name}: {target} names no heading of {doc.name}")
     return broken
 

@@ -78,7 +78,8 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
     w = topic_weights(prompt_units(rows), 2000, np.random.default_rng(0))  # one draw of prompts for every pair
     X = model.features([r["text"] for r in rows])
     votes, S = lm_votes(traces, ids), style_probs(model, X)
-    unsure = model.uncertain(model.predict_proba(X), X)
+    P, far, _ = model.proba_distance(X)  # one distance computation, shared with the abstain rule
+    unsure = model.uncertain(P, X, far)
     lm_right = votes[np.arange(len(rows)), [PROVIDERS.index(g) for g in gold]]
     style_right = np.array(PROVIDERS)[S.argmax(axis=1)] == gold
     blend_right = np.array(PROVIDERS)[(0.5 * S + 0.5 * votes).argmax(axis=1)] == gold
