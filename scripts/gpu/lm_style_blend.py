@@ -28,6 +28,11 @@ the style model itself abstains: **gated** takes the style model's verdict where
 its ``ood_threshold_``, both fitted by ``train-probe``, nothing chosen here) does not fire, and the
 blend's where it does. The same three conditions decide whether it keeps both.
 
+With ``--held-out NAME`` (session 42) one of the other-text files (``--other``) is a genre that
+neither the LM nor the style model trained on, and ``logo_verdict`` adds the leave-one-genre-out
+rule the issue's engine condition needs: does the LM, alone or through the gate, beat the style model
+there by a margin the paired interval supports?
+
     python scripts/gpu/lm_style_blend.py --lm /tmp/s40t/qwen05b/sft_answer_only_arena \\
         --style /tmp/s38style/lmtrain_arena --out results/session40/lm_style_blend.json \\
         --plot docs/figures/lm_style_blend_session40.png --lm-label "arena-trained LM"
@@ -88,6 +93,8 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
            "style_uncertain": float(unsure.mean()),
            # how sharp each side is: all k samples agree; the member probability of the top provider > 0.9
            "lm_unanimous": float((votes.max(axis=1) == 1).mean()), "style_top_over_0.9": float((S.max(axis=1) > 0.9).mean())}
+    out["lm_minus_style"] = interval(float(lm_right.mean() - style_right.mean()),
+                                     weighted_mean(lm_right, w) - weighted_mean(style_right, w))
     for who, r in right.items():
         out[who] = float(r.mean())
         for other, base in (("lm", lm_right), ("style", style_right)):  # who minus other, paired
@@ -108,6 +115,21 @@ def verdict(scores: dict[str, dict], who: str = "blend") -> dict:
     fails = [name for name, ok in (("arena_b", arena), ("edits", edits), ("raw", raw)) if not ok]
     return {"mean_content_loss": {w: mean_loss(w) for w in ("lm", "style", who)},
             "keeps_both": not fails, "fails": fails}
+
+
+def logo_verdict(scores: dict[str, dict], held_out: str) -> dict:
+    """The leave-one-genre-out rule (fixed 2026-12-06 05:00 UTC, before session 42's debate arm ran): on
+    ``held_out``, the file of a genre neither side trained on, the LM and the gate each **improve** on
+    the style model if the paired difference is ≥ 2 points and its 95 % interval is above 0, are
+    **worse** if the interval is below 0, and are **level** otherwise."""
+    def call(d: dict) -> str:
+        if d["diff"] >= 2.0 and d["lo"] > 0:
+            return "improves"
+        return "worse" if d["hi"] < 0 else "level"
+
+    s = scores[held_out]
+    return {"held_out": held_out, "lm": call(s["lm_minus_style"]), "gated": call(s["gated_minus_style"]),
+            "lm_minus_style": s["lm_minus_style"], "gated_minus_style": s["gated_minus_style"]}
 
 
 def plot(scores: dict[str, dict], path: Path, lm_label: str = "LM") -> None:
@@ -144,13 +166,19 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--plot", type=Path)
     ap.add_argument("--lm-label", default="LM", help="with --plot: the LM's name in the legend")
+    ap.add_argument("--other", nargs="+", default=list(OTHER_TEXTS),
+                    help="the other-text files of --edits the LM was scored on (eval_k4_NAME)")
+    ap.add_argument("--held-out", help="one of --other: a genre neither side trained on; adds the "
+                                       "leave-one-genre-out rule (logo_verdict)")
     a = ap.parse_args()
+    if a.held_out is not None and a.held_out not in a.other:
+        sys.exit(f"error: --held-out {a.held_out} is not one of --other ({' '.join(a.other)})")
     try:
         model = load_model(None if a.style == "default" else a.style)
         files = {"raw": (a.val, a.lm / "eval_k4" / "traces.jsonl")}
         for e in CONTENT_EDITS:
             files[e] = (a.edits / f"val.{e}.jsonl.gz", a.lm / f"eval_k4_val.{e}" / "traces.jsonl")
-        for o in OTHER_TEXTS:
+        for o in a.other:
             files[o] = (a.edits / f"{o}.jsonl.gz", a.lm / f"eval_k4_{o}" / "traces.jsonl")
         scores = {}
         for name, (split, traces) in files.items():
@@ -162,8 +190,13 @@ def main() -> None:
         sys.exit(f"error: {e}")
     out = {"command": "scripts/gpu/lm_style_blend.py", "lm": str(a.lm), "style": a.style,
            "scores": scores, "rule": verdict(scores), "rule_gated": verdict(scores, "gated")}
+    if a.held_out is not None:
+        out["rule_logo"] = logo_verdict(scores, a.held_out)
     atomic_write(a.out, json.dumps(out, indent=1))
-    print(json.dumps({"blend": out["rule"], "gated": out["rule_gated"]}, indent=1))
+    shown = {"blend": out["rule"], "gated": out["rule_gated"]}
+    if "rule_logo" in out:
+        shown["logo"] = out["rule_logo"]
+    print(json.dumps(shown, indent=1))
     if a.plot:
         plot(scores, a.plot, a.lm_label)
 

@@ -128,3 +128,41 @@ def test_the_command_scores_every_file_and_writes_the_rules_and_a_figure(tmp_pat
     assert all(s["lm"] == s["style"] == s["blend"] == s["gated"] == 1.0 for s in got["scores"].values())
     assert got["rule"]["keeps_both"] and got["rule_gated"]["keeps_both"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_logo_rule_needs_two_points_and_an_interval_above_zero() -> None:
+    def scores(lm: dict, gated: dict) -> dict:
+        return {"debate": {"lm_minus_style": lm, "gated_minus_style": gated}}
+
+    got = blend.logo_verdict(scores({"diff": 2.0, "lo": 0.1, "hi": 4.0}, {"diff": 1.9, "lo": 0.2, "hi": 3.6}), "debate")
+    assert (got["lm"], got["gated"]) == ("improves", "level")  # 1.9 points is under the margin
+    got = blend.logo_verdict(scores({"diff": 6.0, "lo": 0.0, "hi": 12.0}, {"diff": -3.0, "lo": -6.0, "hi": -0.1}), "debate")
+    assert (got["lm"], got["gated"]) == ("level", "worse")  # an interval touching 0 is not above it
+    assert got["held_out"] == "debate" and got["gated_minus_style"]["diff"] == -3.0
+
+
+def test_held_out_file_is_scored_and_ruled_and_must_be_one_of_other(tmp_path: Path) -> None:
+    model = load_model()
+    gold = PROVIDERS[int(blend.style_probs(model, model.features(TEXTS[:1])).argmax())]
+    wrong = next(p for p in PROVIDERS if p != gold)
+    edits, lm = tmp_path / "edits", tmp_path / "lm"
+    files = {"eval_k4": tmp_path / "val.jsonl.gz"}
+    files.update({f"eval_k4_val.{e}": edits / f"val.{e}.jsonl.gz" for e in CONTENT_EDITS})
+    files.update({f"eval_k4_{o}": edits / f"{o}.jsonl.gz" for o in ("arena_b", "debate")})  # no chat file
+    edits.mkdir()
+    for folder, split in files.items():
+        write_rows(split, [{"id": "0", "text": TEXTS[0], "provider": gold}])
+        # on the held-out file the LM is wrong on every sample: its difference from the style model is -100
+        _traces(lm / folder / "traces.jsonl", {"0": [wrong if folder.endswith("debate") else gold] * 4})
+    cmd = [sys.executable, str(REPO / "scripts/gpu/lm_style_blend.py"), "--lm", str(lm), "--val",
+           str(tmp_path / "val.jsonl.gz"), "--edits", str(edits), "--out", str(tmp_path / "o.json"),
+           "--other", "arena_b", "debate"]
+    r = subprocess.run([*cmd, "--held-out", "chat"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and r.stderr.strip() == "error: --held-out chat is not one of --other (arena_b debate)"
+    assert not (tmp_path / "o.json").exists()
+    r = subprocess.run([*cmd, "--held-out", "debate"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads((tmp_path / "o.json").read_text())
+    assert list(got["scores"]) == ["raw", *CONTENT_EDITS, "arena_b", "debate"]
+    assert got["scores"]["debate"]["lm"] == 0.0 and got["scores"]["debate"]["lm_minus_style"]["diff"] == -100.0
+    assert got["rule_logo"]["held_out"] == "debate" and got["rule_logo"]["lm"] == "worse"
