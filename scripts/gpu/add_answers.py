@@ -44,6 +44,25 @@ def added_rows(answers: list[dict], n: int, genre: str, max_chars: int, exclude:
              "text": str(r["text"])[:max_chars]} for r in picked]
 
 
+def inputs_error(paths: list[Path], n: int, unit: str) -> str | None:
+    """The one-line error for a missing input file or an ``n`` too small for one ``unit`` per provider;
+    None when both are fine."""
+    if missing := next((p for p in paths if not p.is_file()), None):
+        return f"error: not found: {missing}"
+    if n < len(PROVIDERS):
+        return f"error: --n must be at least {len(PROVIDERS)} (one {unit} per provider)"
+    return None
+
+
+def short_error(rows: list[dict], n: int, what: str) -> str | None:
+    """The one-line error when ``rows`` (a balanced pick of ``n``) lack ``n // 3`` of some provider
+    (``what`` says what there was); None when every provider has its share."""
+    per_provider = Counter(r["provider"] for r in rows)
+    if any(per_provider[p] != n // len(PROVIDERS) for p in PROVIDERS):
+        return f"error: {what} for --n {n} ({dict(per_provider)})"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--train", type=Path, default=Path(".gguf/data/train.jsonl.gz"))
@@ -55,12 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
-    for p in (a.train, a.answers, *a.exclude):
-        if not p.is_file():
-            print(f"error: not found: {p}", file=sys.stderr)
-            return 2
-    if a.n < len(PROVIDERS):
-        print(f"error: --n must be at least {len(PROVIDERS)} (one answer per provider)", file=sys.stderr)
+    if (err := inputs_error([a.train, a.answers, *a.exclude], a.n, "answer")) is not None:
+        print(err, file=sys.stderr)
         return 2
     try:
         train = read_rows(a.train)
@@ -69,13 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     except (WhowroteError, KeyError) as e:  # a bad line, or a row without id / topic / text
         print(f"error: {e}", file=sys.stderr)
         return 2
-    per_provider = Counter(r["provider"] for r in added)
-    if any(per_provider[p] != a.n // len(PROVIDERS) for p in PROVIDERS):  # too few answers of some provider
-        print(f"error: {a.answers}: only {len(added)} usable answers for --n {a.n} ({dict(per_provider)})",
-              file=sys.stderr)
+    if (err := short_error(added, a.n, f"{a.answers}: only {len(added)} usable answers")) is not None:
+        print(err, file=sys.stderr)
         return 2
     write_rows(a.out, [*train, *added])
-    print(json.dumps({"train": len(train), "added": len(added), "out": str(a.out), "added_providers": per_provider,
+    print(json.dumps({"train": len(train), "added": len(added), "out": str(a.out),
+                      "added_providers": Counter(r["provider"] for r in added),
                       "added_models": len({r["model"] for r in added})}))
     return 0
 

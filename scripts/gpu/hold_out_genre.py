@@ -30,6 +30,9 @@ from whowrote.data import load_corpus
 from whowrote.train.data import balanced_subset, read_rows, write_rows
 from whowrote.types import PROVIDERS, WhowroteError
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from add_answers import inputs_error, short_error  # noqa: E402  (the same input checks)
+
 FIELDS = ("id", "text", "provider", "model", "genre", "topic")
 
 
@@ -55,12 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-train", type=Path, required=True)
     ap.add_argument("--out-test", type=Path, required=True)
     a = ap.parse_args(argv)
-    for p in (a.train, a.corpus_file, *a.exclude):
-        if not p.is_file():
-            print(f"error: not found: {p}", file=sys.stderr)
-            return 2
-    if a.n < len(PROVIDERS):
-        print(f"error: --n must be at least {len(PROVIDERS)} (one text per provider)", file=sys.stderr)
+    if (err := inputs_error([a.train, a.corpus_file, *a.exclude], a.n, "text")) is not None:
+        print(err, file=sys.stderr)
         return 2
     try:
         train = read_rows(a.train)
@@ -73,15 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(kept) == len(train):
         print(f"error: {a.train}: no row has genre {a.genre!r}", file=sys.stderr)
         return 2
-    per_provider = Counter(r["provider"] for r in test)
-    if any(per_provider[p] != a.n // len(PROVIDERS) for p in PROVIDERS):  # too few texts of some provider
-        print(f"error: {a.corpus_file}: only {len(test)} usable {a.genre} texts for --n {a.n} ({dict(per_provider)})",
-              file=sys.stderr)
+    if (err := short_error(test, a.n, f"{a.corpus_file}: only {len(test)} usable {a.genre} texts")) is not None:
+        print(err, file=sys.stderr)
         return 2
     write_rows(a.out_train, kept)
     write_rows(a.out_test, test)
     print(json.dumps({"train": len(train), "kept": len(kept), "held_out": len(train) - len(kept),
-                      "test": len(test), "test_providers": per_provider, "test_models": len({r["model"] for r in test})}))
+                      "test": len(test), "test_providers": Counter(r["provider"] for r in test), "test_models": len({r["model"] for r in test})}))
     return 0
 
 

@@ -62,3 +62,14 @@ def test_too_few_texts_or_an_absent_genre_is_a_one_line_error_and_nothing_is_wri
     assert hold_out_genre.main([*args, "--n", "9"]) == 2
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'train.jsonl.gz'}: no row has genre 'poetry'"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_input_or_too_small_n_is_refused_before_anything_is_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args, _ = _setup(tmp_path)
+    assert hold_out_genre.main([*args, "--n", "2"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --n must be at least 3 (one text per provider)"
+    (tmp_path / "val.jsonl.gz").unlink()
+    assert hold_out_genre.main([*args, "--n", "9"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: not found: {tmp_path / 'val.jsonl.gz'}"
+    assert not (tmp_path / "out").exists()
