@@ -118,8 +118,8 @@ def verdict(scores: dict[str, dict], who: str = "blend") -> dict:
 
 
 def logo_verdict(scores: dict[str, dict], held_out: str) -> dict:
-    """The leave-one-genre-out rule (fixed 2026-12-06 05:00 UTC, before session 42's debate arm ran): on
-    ``held_out``, the file of a genre neither side trained on, the LM and the gate each **improve** on
+    """The leave-one-genre-out rule (fixed 2026-12-06 04:45 UTC, commit 142580c, before any LM trained
+    without a genre): on ``held_out``, the file of a genre neither side trained on, the LM and the gate each **improve** on
     the style model if the paired difference is ≥ 2 points and its 95 % interval is above 0, are
     **worse** if the interval is below 0, and are **level** otherwise."""
     def call(d: dict) -> str:
@@ -188,14 +188,14 @@ def main() -> None:
                   f"{s['gated']:.3f} (style uncertain on {s['style_uncertain']:.0%})", flush=True)
     except (OSError, WhowroteError) as e:
         sys.exit(f"error: {e}")
-    out = {"command": "scripts/gpu/lm_style_blend.py", "lm": str(a.lm), "style": a.style,
-           "scores": scores, "rule": verdict(scores), "rule_gated": verdict(scores, "gated")}
+    out = {"command": "scripts/gpu/lm_style_blend.py", "lm": str(a.lm), "style": a.style, "scores": scores}
+    if "arena_b" in scores:  # session 40's rule reads it
+        out.update(rule=verdict(scores), rule_gated=verdict(scores, "gated"))
     if a.held_out is not None:
         out["rule_logo"] = logo_verdict(scores, a.held_out)
     atomic_write(a.out, json.dumps(out, indent=1))
-    shown = {"blend": out["rule"], "gated": out["rule_gated"]}
-    if "rule_logo" in out:
-        shown["logo"] = out["rule_logo"]
+    shown = {name: out[key] for name, key in (("blend", "rule"), ("gated", "rule_gated"), ("logo", "rule_logo"))
+             if key in out}
     print(json.dumps(shown, indent=1))
     if a.plot:
         plot(scores, a.plot, a.lm_label)

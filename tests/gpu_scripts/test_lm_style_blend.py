@@ -166,3 +166,11 @@ def test_held_out_file_is_scored_and_ruled_and_must_be_one_of_other(tmp_path: Pa
     assert list(got["scores"]) == ["raw", *CONTENT_EDITS, "arena_b", "debate"]
     assert got["scores"]["debate"]["lm"] == 0.0 and got["scores"]["debate"]["lm_minus_style"]["diff"] == -100.0
     assert got["rule_logo"]["held_out"] == "debate" and got["rule_logo"]["lm"] == "worse"
+    assert got["rule"]["keeps_both"]  # arena_b is scored, so session 40's rule is read too
+    # without arena_b, session 40's rule cannot be read and is left out; the held-out rule still is
+    cmd[cmd.index("arena_b")] = "debate"
+    r = subprocess.run([*cmd[:-1], "--held-out", "debate"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads((tmp_path / "o.json").read_text())
+    assert list(got["scores"]) == ["raw", *CONTENT_EDITS, "debate"] and "rule" not in got
+    assert got["rule_logo"]["lm"] == "worse" and json.loads(r.stdout[r.stdout.index("{"):])["logo"]["lm"] == "worse"
