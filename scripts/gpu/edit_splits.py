@@ -34,11 +34,14 @@ from whowrote.types import PROVIDERS, WhowroteError
 COLS = ("id", "text", "provider", "model", "genre", "topic")
 
 
-def chat_rows(corpus_dir: Path, n: int, max_chars: int, seed: int) -> list[dict]:
-    chat = load_corpus([corpus_dir / "chat.jsonl"])
-    chat = chat[chat["provider"].isin(PROVIDERS)]
+def genre_rows(corpus_file: Path, genre: str, n: int, max_chars: int, seed: int,
+               exclude_ids: frozenset[str] = frozenset()) -> list[dict]:
+    """``n`` texts of ``genre`` from ``corpus_file`` (CLAUDE / CHATGPT / GEMINI only, equal per provider,
+    seeded, interleaved), cut to ``max_chars``, none whose id is in ``exclude_ids``."""
+    frame = load_corpus([corpus_file])
+    frame = frame[(frame["genre"] == genre) & frame["provider"].isin(PROVIDERS) & ~frame["id"].isin(exclude_ids)]
     rows = [{**{c: r[c] for c in COLS}, "text": str(r["text"])[:max_chars], "topic": str(r["topic"])}
-            for r in chat[list(COLS)].to_dict("records")]
+            for r in frame[list(COLS)].to_dict("records")]
     return balanced_subset(rows, n, PROVIDERS, seed=seed)
 
 
@@ -72,7 +75,7 @@ def main() -> None:
     for name, edit in edits(a.seed).items():  # the table `whowrote eval --edit NAME` applies
         if name != "raw":
             write_rows(a.out / f"val.{name}.jsonl.gz", [{**r, "text": edit(r["text"])} for r in val])
-    chat = chat_rows(a.corpus, a.n_chat, a.max_chars, a.seed)
+    chat = genre_rows(a.corpus / "chat.jsonl", "chat", a.n_chat, a.max_chars, a.seed)
     write_rows(a.out / "chat.jsonl.gz", chat)
     summary = {"edits": sorted(p.name for p in a.out.glob("val.*.jsonl.gz")), "chat": len(chat),
                "chat_providers": {p: sum(r["provider"] == p for r in chat) for p in PROVIDERS}}

@@ -26,24 +26,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from whowrote.data import load_corpus
-from whowrote.train.data import balanced_subset, read_rows, write_rows
-from whowrote.types import PROVIDERS, WhowroteError
+from whowrote.train.data import read_rows, write_rows
+from whowrote.types import WhowroteError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from add_answers import inputs_error, short_error  # noqa: E402  (the same input checks)
-
-FIELDS = ("id", "text", "provider", "model", "genre", "topic")
-
-
-def genre_test_rows(corpus_file: Path, genre: str, n: int, max_chars: int, exclude_ids: set[str],
-                    seed: int) -> list[dict]:
-    """``n`` provider-balanced rows of ``genre`` from ``corpus_file``, none whose id is in ``exclude_ids``."""
-    frame = load_corpus([corpus_file])
-    frame = frame[(frame["genre"] == genre) & frame["provider"].isin(PROVIDERS) & ~frame["id"].isin(exclude_ids)]
-    rows = [{**{c: r[c] for c in FIELDS}, "text": str(r["text"])[:max_chars], "topic": str(r["topic"])}
-            for r in frame[list(FIELDS)].to_dict("records")]
-    return balanced_subset(rows, n, PROVIDERS, seed=seed)
+from edit_splits import genre_rows  # noqa: E402  (the same draw as the chat test split)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         train = read_rows(a.train)
         kept = [r for r in train if r["genre"] != a.genre]
-        exclude_ids = {str(r["id"]) for r in kept} | {str(r["id"]) for p in a.exclude for r in read_rows(p)}
-        test = genre_test_rows(a.corpus_file, a.genre, a.n, a.max_chars, exclude_ids, a.seed)
+        exclude_ids = frozenset(str(r["id"]) for p in a.exclude for r in read_rows(p)) | {str(r["id"]) for r in kept}
+        test = genre_rows(a.corpus_file, a.genre, a.n, a.max_chars, a.seed, exclude_ids)
     except (WhowroteError, KeyError) as e:  # a bad line, a row without id / genre, a corpus without the columns
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -165,9 +165,8 @@ def train_probe(
     bundled model: none; 75 read unseen genres 1.7 points better than a refit without it, held-out
     topics as well, the length edits worse: docs/predict-trials.md "Tree settings"; 300: +2.9 points
     across genres in its own check, no in-genre loss, 0.85x the chat batch speed: docs/predict.md "A
-    faster tree step"); ``copies``: the training
-    copies, one per group, its edit drawn per text from ``COPY_EDITS`` (the bundled model's
-    ``AUGMENTATIONS``; adding ``("single_newlines",)`` read unseen genres 6.2 points better on inner
+    faster tree step"); ``copies``: the training copies, one per group, its edit drawn per text from
+    ``COPY_EDITS`` (the bundled model's ``AUGMENTATIONS``; adding ``("single_newlines",)`` read unseen genres 6.2 points better on inner
     splits, the 800-character crop 0.7-1.0 worse: docs/predict-trials.md "Training copies with single line breaks")."""
     from whowrote.data.splits import topic_holdout_split, topic_keys
 
