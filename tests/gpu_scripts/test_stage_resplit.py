@@ -121,6 +121,24 @@ def test_the_last_chunks_call_names_a_chunk_that_never_arrived(tmp_path):
     assert r.returncode == 1 and "stage: chunk(s) p2 never arrived" in r.stdout, r.stdout + r.stderr
 
 
+def test_a_chunk_call_names_the_earlier_chunks_a_fresh_machine_lacks(tmp_path):
+    # session 43: the machine went back after chunk 31; chunk 32's call found a fresh one and its reply
+    # only listed what it had. The loss is named at once, and only the chunks before this one count
+    _packed(tmp_path, os.urandom(40_000), 4)
+    env = {**os.environ, "STAGE_HOME": str(tmp_path / "home" / "stage")}
+    script = str(tmp_path / "scripts" / "gpu" / "stage.sh")
+    r = subprocess.run(["bash", script, "recv", "1"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and "earlier chunk" not in r.stdout, r.stdout + r.stderr
+    shutil.rmtree(tmp_path / "home" / "stage")  # the fresh machine
+    r = subprocess.run(["bash", script, "recv", "3"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr  # not the last: the missing ones can still come
+    assert "stage: earlier chunk(s) p1 p2 are not here" in r.stdout, r.stdout
+    r = subprocess.run(["bash", script, "recv", "2"], capture_output=True, text=True, env=env, timeout=60)
+    assert "stage: earlier chunk(s) p1 are not here" in r.stdout, r.stdout
+    r = subprocess.run(["bash", script, "recv", "1"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and "earlier chunk" not in r.stdout, r.stdout  # p4 is later: not named
+
+
 def test_fits_counts_the_tree_as_a_tar_does(tmp_path):
     # session 32: 64.9 MB of plain bytes was refused by the device tool, which counts a 512-byte header
     # per file and pads each file to 512 bytes; fits must count the same way
