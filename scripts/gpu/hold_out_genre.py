@@ -52,13 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         train = read_rows(a.train)
         kept = [r for r in train if r["genre"] != a.genre]
+        if len(kept) == len(train):  # before the corpus is read
+            raise WhowroteError(f"{a.train}: no row has genre {a.genre!r}")
         exclude_ids = frozenset(str(r["id"]) for p in a.exclude for r in read_rows(p)) | {str(r["id"]) for r in kept}
         test = genre_rows(a.corpus_file, a.genre, a.n, a.max_chars, a.seed, exclude_ids)
     except (WhowroteError, KeyError) as e:  # a bad line, a row without id / genre, a corpus without the columns
         print(f"error: {e}", file=sys.stderr)
-        return 2
-    if len(kept) == len(train):
-        print(f"error: {a.train}: no row has genre {a.genre!r}", file=sys.stderr)
         return 2
     if (err := short_error(test, a.n, f"{a.corpus_file}: only {len(test)} usable {a.genre} texts")) is not None:
         print(err, file=sys.stderr)

@@ -93,13 +93,15 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
            "style_uncertain": float(unsure.mean()),
            # how sharp each side is: all k samples agree; the member probability of the top provider > 0.9
            "lm_unanimous": float((votes.max(axis=1) == 1).mean()), "style_top_over_0.9": float((S.max(axis=1) > 0.9).mean())}
-    out["lm_minus_style"] = interval(float(lm_right.mean() - style_right.mean()),
-                                     weighted_mean(lm_right, w) - weighted_mean(style_right, w))
+
+    def minus(a: np.ndarray, b: np.ndarray) -> dict[str, float]:  # a minus b in points, paired over prompts
+        return interval(float(a.mean() - b.mean()), weighted_mean(a, w) - weighted_mean(b, w))
+
+    out["lm_minus_style"] = minus(lm_right, style_right)
     for who, r in right.items():
         out[who] = float(r.mean())
-        for other, base in (("lm", lm_right), ("style", style_right)):  # who minus other, paired
-            out[f"{who}_minus_{other}"] = interval(float(r.mean() - base.mean()),
-                                                   weighted_mean(r, w) - weighted_mean(base, w))
+        for other, base in (("lm", lm_right), ("style", style_right)):
+            out[f"{who}_minus_{other}"] = minus(r, base)
     return out
 
 

@@ -160,12 +160,14 @@ recv() {
   while read -r part chunk; do [[ -f $STAGE/$chunk ]] || missing+=" $part"; done \
     < <(sed -n 's#^[0-9a-f]*  \(p[0-9]*\)/\(chunk\..*\)$#\1 \2#p' "$m" | sort -V)
   if [[ -n $missing ]]; then
-    # session 43: the machine went back between two messages and the next call found a fresh one; say
-    # so at once (the chunks before this one are gone) instead of at the last chunk's call
-    local part_n earlier=""
-    for part in $missing; do part_n=${part#p}; (( part_n < n )) && earlier+=" $part"; done
-    [[ -n $earlier ]] && echo "stage: earlier chunk(s)$earlier are not here (a fresh machine?); send their 'stage N' calls again"
-    [[ $n -lt $total ]] && return 0  # more to come; the last chunk's call installs, so a lost chunk stops it here
+    if [[ $n -lt $total ]]; then  # more to come; the last chunk's call installs, so a lost chunk stops it there
+      # session 43: the machine went back between two messages and the next call found a fresh one; say
+      # so at once (the chunks before this one are gone) instead of at the last chunk's call
+      local earlier=""
+      for part in $missing; do (( ${part#p} < n )) && earlier+=" $part"; done
+      [[ -n $earlier ]] && echo "stage: earlier chunk(s)$earlier are not here (a fresh machine?); send their 'stage N' calls again"
+      return 0
+    fi
     echo "stage: chunk(s)$missing never arrived; send their 'stage N' calls again, then this one"
     exit 1
   fi
