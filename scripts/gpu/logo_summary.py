@@ -27,10 +27,13 @@ def read_arm(path: Path) -> dict:
     rule = d.get("rule_logo") if isinstance(d, dict) else None
     if rule is None:
         raise ValueError(f"{path}: no rule_logo (was lm_style_blend.py run with --held-out?)")
-    s = d["scores"][rule["held_out"]]
-    return {"genre": rule["held_out"], "n": s["n"], "lm": s["lm"], "style": s["style"], "gated": s["gated"],
-            "lm_minus_style": rule["lm_minus_style"], "gated_minus_style": rule["gated_minus_style"],
-            "lm_verdict": rule["lm"], "gated_verdict": rule["gated"]}
+    try:
+        s = d["scores"][rule["held_out"]]
+        return {"genre": rule["held_out"], "n": s["n"], "lm": s["lm"], "style": s["style"], "gated": s["gated"],
+                "lm_minus_style": rule["lm_minus_style"], "gated_minus_style": rule["gated_minus_style"],
+                "lm_verdict": rule["lm"], "gated_verdict": rule["gated"]}
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{path}: not an lm_style_blend.py output (missing {e})") from None
 
 
 def table(arms: list[dict]) -> str:

@@ -44,7 +44,10 @@ def test_a_blend_without_a_held_out_genre_or_not_json_is_a_one_line_error(tmp_pa
     plain.write_text(json.dumps({"scores": {"raw": {"n": 240}}}))
     junk = tmp_path / "junk.json"
     junk.write_text("not json")
-    for f, words in ((plain, "no rule_logo"), (junk, "cannot read it as JSON"), (tmp_path / "absent.json", "cannot read")):
+    half = tmp_path / "half.json"  # a rule but not the held-out genre's scores
+    half.write_text(json.dumps({"scores": {}, "rule_logo": {"held_out": "fiction"}}))
+    for f, words in ((plain, "no rule_logo"), (junk, "cannot read it as JSON"), (tmp_path / "absent.json", "cannot read"),
+                     (half, "not an lm_style_blend.py output (missing 'fiction')")):
         r = subprocess.run([sys.executable, str(SCRIPT), str(f)], capture_output=True, text=True)
         assert r.returncode == 1 and "Traceback" not in r.stderr
         assert r.stderr.startswith(f"error: {f}: ") and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
