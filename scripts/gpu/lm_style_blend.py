@@ -75,20 +75,30 @@ def style_probs(model: StyleModel, X: np.ndarray) -> np.ndarray:
     return P / P.sum(axis=1, keepdims=True)
 
 
-def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
-    """Accuracy of the LM (pass@1), the style model, the blend and the gated combination on one file,
-    with paired 95 % intervals (bootstrap over prompts) of each combination minus each side."""
-    rows = read_rows(split)
+def rights(model: StyleModel, rows: list[dict], traces: Path) -> dict[str, np.ndarray]:
+    """Per text of ``rows``: the LM's pass@1 (its share of right samples), whether the style model, the
+    blend and the gated combination are right, the style model's abstain flag, and both sides' votes
+    and probabilities (``lm_votes``, ``style_probs``)."""
     ids, gold = [str(r["id"]) for r in rows], np.array([r["provider"] for r in rows])
-    w = topic_weights(prompt_units(rows), 2000, np.random.default_rng(0))  # one draw of prompts for every pair
     X = model.features([r["text"] for r in rows])
     votes, S = lm_votes(traces, ids), style_probs(model, X)
     P, far, _ = model.proba_distance(X)  # one distance computation, shared with the abstain rule
     unsure = model.uncertain(P, X, far)
-    lm_right = votes[np.arange(len(rows)), [PROVIDERS.index(g) for g in gold]]
     style_right = np.array(PROVIDERS)[S.argmax(axis=1)] == gold
     blend_right = np.array(PROVIDERS)[(0.5 * S + 0.5 * votes).argmax(axis=1)] == gold
-    right = {"blend": blend_right, "gated": np.where(unsure, blend_right, style_right)}
+    return {"lm": votes[np.arange(len(rows)), [PROVIDERS.index(g) for g in gold]], "style": style_right,
+            "blend": blend_right, "gated": np.where(unsure, blend_right, style_right), "unsure": unsure,
+            "votes": votes, "style_probs": S}
+
+
+def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
+    """Accuracy of the LM (pass@1), the style model, the blend and the gated combination on one file,
+    with paired 95 % intervals (bootstrap over prompts) of each combination minus each side."""
+    rows = read_rows(split)
+    w = topic_weights(prompt_units(rows), 2000, np.random.default_rng(0))  # one draw of prompts for every pair
+    r = rights(model, rows, traces)
+    lm_right, style_right, unsure, votes, S = r["lm"], r["style"], r["unsure"], r["votes"], r["style_probs"]
+    right = {"blend": r["blend"], "gated": r["gated"]}
     out = {"n": len(rows), "lm": float(lm_right.mean()), "style": float(style_right.mean()),
            "style_uncertain": float(unsure.mean()),
            # how sharp each side is: all k samples agree; the member probability of the top provider > 0.9
@@ -98,10 +108,10 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
         return interval(float(a.mean() - b.mean()), weighted_mean(a, w) - weighted_mean(b, w))
 
     out["lm_minus_style"] = minus(lm_right, style_right)
-    for who, r in right.items():
-        out[who] = float(r.mean())
+    for who, ok in right.items():
+        out[who] = float(ok.mean())
         for other, base in (("lm", lm_right), ("style", style_right)):
-            out[f"{who}_minus_{other}"] = minus(r, base)
+            out[f"{who}_minus_{other}"] = minus(ok, base)
     return out
 
 
