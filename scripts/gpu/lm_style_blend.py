@@ -91,6 +91,12 @@ def rights(model: StyleModel, rows: list[dict], traces: Path) -> dict[str, np.nd
             "votes": votes, "style_probs": S}
 
 
+def paired_diff(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> dict[str, float]:
+    """``a`` minus ``b`` (per-text right/wrong or pass@1) in points, with a 95 % interval over ``w``,
+    :func:`topic_weights`' resampled prompt weights for the same texts (so the two are paired)."""
+    return interval(float(a.mean() - b.mean()), weighted_mean(a, w) - weighted_mean(b, w))
+
+
 def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
     """Accuracy of the LM (pass@1), the style model, the blend and the gated combination on one file,
     with paired 95 % intervals (bootstrap over prompts) of each combination minus each side."""
@@ -103,15 +109,11 @@ def score_file(model: StyleModel, split: Path, traces: Path) -> dict:
            "style_uncertain": float(unsure.mean()),
            # how sharp each side is: all k samples agree; the member probability of the top provider > 0.9
            "lm_unanimous": float((votes.max(axis=1) == 1).mean()), "style_top_over_0.9": float((S.max(axis=1) > 0.9).mean())}
-
-    def minus(a: np.ndarray, b: np.ndarray) -> dict[str, float]:  # a minus b in points, paired over prompts
-        return interval(float(a.mean() - b.mean()), weighted_mean(a, w) - weighted_mean(b, w))
-
-    out["lm_minus_style"] = minus(lm_right, style_right)
+    out["lm_minus_style"] = paired_diff(lm_right, style_right, w)
     for who, ok in right.items():
         out[who] = float(ok.mean())
         for other, base in (("lm", lm_right), ("style", style_right)):
-            out[f"{who}_minus_{other}"] = minus(ok, base)
+            out[f"{who}_minus_{other}"] = paired_diff(ok, base, w)
     return out
 
 

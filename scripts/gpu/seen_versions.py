@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lm_style_blend import rights  # noqa: E402
+from lm_style_blend import paired_diff, rights  # noqa: E402
 from style_side_by_side import prompt_units  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from trial_noise import interval, topic_weights, weighted_mean  # noqa: E402
+from trial_noise import topic_weights  # noqa: E402
 
 from whowrote.data.generate.store import atomic_write  # noqa: E402
 from whowrote.style.io import load_model  # noqa: E402
@@ -47,8 +47,7 @@ def split_scores(rows: list[dict], right: dict[str, np.ndarray], seen: np.ndarra
         w = topic_weights(units[keep], 2000, np.random.default_rng(0))
         out[part] = {"n": int(keep.sum()), "lm": float(lm.mean()), "style": float(style.mean()),
                      "gated": float(right["gated"][keep].mean()),
-                     "lm_minus_style": interval(float(lm.mean() - style.mean()),
-                                                weighted_mean(lm, w) - weighted_mean(style, w)),
+                     "lm_minus_style": paired_diff(lm, style, w),
                      "n_by_provider": {p: int((gold[keep] == p).sum()) for p in PROVIDERS}}
     return out
 
@@ -67,13 +66,13 @@ def main() -> None:
             sys.exit(f"error: {a.test} has no rows")
         genre = rows[0]["genre"]
         traces = a.lm / f"eval_k4_{genre}" / "traces.jsonl"
-        trained = {r.get("model") for r in read_rows(a.train)}
+        trained = {r["model"] for r in read_rows(a.train) if r.get("model")}  # a row without one names no version
         right = rights(load_model(None if a.style == "default" else a.style), rows, traces)
     except (OSError, KeyError, WhowroteError) as e:
         sys.exit(f"error: {e}")
     seen = np.array([r.get("model") in trained for r in rows])
     out = {"command": "scripts/gpu/seen_versions.py", "genre": genre, "test": str(a.test), "train": str(a.train),
-           "seen_models": sorted({str(r.get("model")) for r in rows if r.get("model") in trained}),
+           "seen_models": sorted({str(r["model"]) for r, s in zip(rows, seen, strict=True) if s}),
            "scores": split_scores(rows, right, seen)}
     atomic_write(a.out, json.dumps(out, indent=1))
     for part, s in out["scores"].items():
