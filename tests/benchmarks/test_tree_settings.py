@@ -52,6 +52,26 @@ def test_tree_settings_change_the_style_models_trees() -> None:
     assert not np.allclose(full, fit(min_samples_leaf=60))
 
 
+def test_round_17s_additive_trees_split_each_on_one_feature() -> None:
+    from tree_settings import ROUNDS, split_settings
+
+    X, y, genres = _toy(1, "GEMINI")
+    trees, own = split_settings(ROUNDS[17]["gam"])
+    assert own == {}
+
+    def features_per_tree(**settings: float | str) -> np.ndarray:
+        m = with_tree_settings(fit_augmented, **settings)(X, X * 1.01, y, genres, seed=0, feature_set="full",
+                                                         calibrate=False, tree_iter=10)
+        t = m.trees_
+        tree_of = np.searchsorted(t.roots, np.arange(len(t.feature)), side="right") - 1
+        split = ~t.is_leaf
+        return np.array([len(set(t.feature[split & (tree_of == i)].tolist())) for i in range(len(t.roots))])
+
+    additive, bundled = features_per_tree(**trees), features_per_tree()
+    assert additive.max() == 1 and (additive == 1).mean() > 0.9  # a tree may be a lone leaf
+    assert bundled.max() > 1  # the bundled recipe's trees combine features
+
+
 def _res(raw: float, drops: dict[str, float], logo: dict[str, float]) -> tuple[dict, dict]:
     inner = {"edits": {"raw": {"accuracy": raw}}, "drops": drops, "worst_drop": max(drops.values())}
     return inner, {g: {"accuracy_3way": a} for g, a in logo.items()}
