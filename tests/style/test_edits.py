@@ -74,6 +74,19 @@ def test_html_text_puts_blocks_on_lines_and_decodes_entities():
     assert html_text("<h1>Head</h1><p>One &amp; two</p><ul><li>a</li><li>b</li></ul>") == "Head\n\nOne & two\n\na\nb"
 
 
+def test_a_rendered_page_reads_back_as_a_browsers_copy():
+    """markdown-it writes a line break between tags; a browser does not show it (innerText), so a
+    tight list's items stay on consecutive lines (until session 45 each came back as a paragraph),
+    a soft line break inside a paragraph is a space, code keeps its indentation, cells split by tabs."""
+    md = ("Intro line one\nand its soft break.\n\n- first item\n- second item\n\n1. one\n2. two\n\n"
+          "```\ndef f():\n    return 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nLast *para*.\n")
+    assert markdown_html_roundtrip(md) == ("Intro line one and its soft break.\n\nfirst item\nsecond item\none\ntwo"
+                                           "\ndef f():\n    return 1\n\na\tb\n1\t2\n\nLast para.")
+    loose = "- first, with a blank line after\n\n- second\n"  # a loose list's items are paragraphs
+    assert markdown_html_roundtrip(loose) == "first, with a blank line after\n\nsecond"
+    assert html_text("<p>x<br>\n  y</p>\n<p>  lead  <b> bold </b>tail</p>") == "x\ny\n\nlead bold tail"
+
+
 def test_to_ascii_and_smart_quotes():
     s = "He paused\u2014then \u201cspoke\u201d \u2013 it\u2019s said\u2026 \u2018so\u2019"
     assert to_ascii(s) == "He paused--then \"spoke\" - it's said... 'so'"

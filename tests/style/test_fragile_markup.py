@@ -57,8 +57,9 @@ def test_markdown_edits_move_the_sensitive_features_of_a_markdown_text_and_none_
     edited = model.features([strip_markdown(MARKDOWN), markdown_html_roundtrip(MARKDOWN), star_bullets(MARKDOWN)])
     moved = (np.abs(edited[:, cols] - x0) > 0.1 * np.maximum(np.abs(x0), 1e-9)).any(axis=0)
     moved_names = {n for n, m in zip(sorted(MARKUP_SENSITIVE), moved, strict=True) if m}
-    # list numbers are digits, "- " bullets hyphens, the heading and list items end paragraphs
-    assert {"digit_ratio", "hyphen", "para_len_mean", "para_per_1k_words"} <= moved_names
+    # list numbers are digits, "- " bullets hyphens, and list items without a full stop join sentences
+    # once their markers go (a paragraph feature moves only where a list's items are paragraphs apart)
+    assert {"avg_sent_len_words", "digit_ratio", "hyphen", "period"} <= moved_names
     p0 = model.features([PLAIN])[0, cols]
     for edit in (strip_markdown, markdown_html_roundtrip, star_bullets):
         np.testing.assert_allclose(model.features([edit(PLAIN)])[0, cols], p0, rtol=0.1, atol=1e-9)

@@ -94,34 +94,91 @@ def strip_markdown(text: str) -> str:
     return _BLANKS.sub("\n\n", text).strip()
 
 
-_BLOCK_TAGS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote",
-                         "table", "hr", "section", "article"})  # a blank line before and after
-_LINE_TAGS = frozenset({"li", "tr", "br"})  # a line of their own
+# What a browser's copy (the HTML standard's ``innerText``, "rendered text collection steps") puts
+# around an element: a blank line around a <p>, a line break around other blocks (headings and list
+# items included), a tab between table cells; text outside <pre> has its whitespace collapsed, so the
+# line breaks between a renderer's tags are not text. (Until session 45 they were read as text, and
+# every rendered list item came back as a paragraph of its own.)
+_PARAGRAPH_TAGS = frozenset({"p"})
+_BLOCK_TAGS = frozenset({"div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "pre", "blockquote",
+                         "table", "tr", "hr", "section", "article", "header", "footer", "main", "nav", "dl", "dt", "dd"})
+_CELL_TAGS = frozenset({"td", "th"})
+_WHITESPACE = re.compile(r"[ \t\r\n\f]+")
 
 
 def html_text(html: str) -> str:
-    """The visible text of an HTML document as a browser's copy gives it: blocks apart, list items
-    and table rows on lines of their own (stdlib ``html.parser``, loaded only here)."""
+    """The visible text of an HTML document as a browser's copy gives it (``innerText``): paragraphs
+    apart, headings, list items and table rows on lines of their own, cells split by a tab, the
+    whitespace of text outside ``<pre>`` collapsed (stdlib ``html.parser``, loaded only here)."""
     from html.parser import HTMLParser
 
-    parts: list[str] = []
+    # ("text" | "pre", string), ("breaks", n): n line breaks required there, ("tab", ""), ("br", "")
+    items: list[tuple[str, str | int]] = []
+    in_pre, first_cell = 0, True
 
     class _TextOf(HTMLParser):
         def handle_starttag(self, tag: str, attrs) -> None:
-            parts.append("\n\n" if tag in _BLOCK_TAGS else "\n" if tag in _LINE_TAGS else " " if tag in ("td", "th") else "")
+            nonlocal in_pre, first_cell
+            in_pre += tag == "pre"
+            self._boundary(tag)
+            first_cell = first_cell or tag == "tr"
+            if tag == "br":
+                items.append(("br", ""))
+            elif tag in _CELL_TAGS:
+                if not first_cell:
+                    items.append(("tab", ""))
+                first_cell = False
 
         def handle_endtag(self, tag: str) -> None:
-            if tag in _BLOCK_TAGS:
-                parts.append("\n\n")
+            nonlocal in_pre
+            in_pre -= tag == "pre" and in_pre > 0
+            self._boundary(tag)
+
+        def _boundary(self, tag: str) -> None:
+            if tag in _PARAGRAPH_TAGS or tag in _BLOCK_TAGS:
+                items.append(("breaks", 2 if tag in _PARAGRAPH_TAGS else 1))
 
         def handle_data(self, data: str) -> None:
-            parts.append(data)
+            items.append(("pre", data) if in_pre else ("text", _WHITESPACE.sub(" ", data)))
 
     parser = _TextOf(convert_charrefs=True)
     parser.feed(html)
     parser.close()
-    text = "\n".join(line.strip() for line in "".join(parts).split("\n"))
-    return _BLANKS.sub("\n\n", text).strip()
+    out: list[str] = []
+    breaks, line_start = 0, True  # line_start: collapsed text drops its leading space here
+
+    def end_line(s: str) -> None:
+        nonlocal line_start
+        if out:
+            out[-1] = out[-1].rstrip(" ")
+        out.append(s)
+        line_start = True
+
+    for kind, value in items:
+        if kind == "breaks":
+            breaks = max(breaks, int(value)) if out else 0  # none before the first text
+            continue
+        if kind == "text" and not str(value).strip(" "):  # whitespace between tags: a space, if inline
+            if not breaks and not line_start and out and not out[-1].endswith(" "):
+                out.append(" ")
+            continue
+        if breaks:
+            end_line("\n" * breaks)
+            breaks = 0
+        if kind == "br":
+            end_line("\n")
+        elif kind == "tab":
+            end_line("\t")
+            line_start = True
+        elif kind == "pre" and value:
+            out.append(str(value))
+            line_start = str(value).endswith("\n")
+        elif kind == "text":
+            text = str(value).lstrip(" ") if line_start or (out and out[-1].endswith(" ")) else str(value)
+            if text:
+                out.append(text)
+                line_start = False
+    return "".join(out).rstrip(" \n\t").lstrip("\n")
 
 
 def render_markdown(text: str) -> str:
