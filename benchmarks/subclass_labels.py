@@ -51,7 +51,6 @@ another fold assignment before any retrain.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -63,10 +62,8 @@ from joblib import Parallel, delayed
 from plain_route import edit_scores, scores
 from robustness import Features, corpus_args, indexed_corpus, timed_log
 from sklearn.model_selection import GroupKFold
-from tree_settings import decide, save_rows
-from windows import table
+from tree_settings import decide, write_round
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.data.generations import generation
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
@@ -211,12 +208,7 @@ def main() -> None:
     logo["mean"] = logo_means(logo, variants)
     res = {"n_outer_train": len(outer), "n_added": len(add), "classes": [str(c) for c in models["generation", "cv0"].model.classes_],
            "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"round{args.round}.json"
-    atomic_write(path, json.dumps(res, indent=1) + "\n")
-    save_rows(args.out / f"round{args.round}_rows.npz", rows)
-    log("\n" + table(path))
-    log(f"decision: {res['decision']}")
+    write_round(args.out, args.round, res, rows, log)
 
 
 if __name__ == "__main__":

@@ -346,6 +346,17 @@ def save_rows(path: Path, rows: dict[str, np.ndarray]) -> None:
     tmp.replace(path)
 
 
+def write_round(out: Path, round_: int, res: dict, rows: dict[str, np.ndarray], log: Callable[[str], None]) -> None:
+    """A round's results (``round{N}.json``) and per-text rows (``round{N}_rows.npz``, for
+    ``trial_noise.py``) under ``out``, then its tables and decision in the log."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"round{round_}.json"
+    atomic_write(path, json.dumps(res, indent=1) + "\n")
+    save_rows(out / f"round{round_}_rows.npz", rows)
+    log("\n" + table(path))
+    log(f"decision: {res['decision']}")
+
+
 def decide(inner: dict, logo: dict) -> dict:
     """Per variant, the rule's checks against ``current``, and the pick (or None)."""
     base, mean = inner["current"], logo["mean"]
@@ -445,12 +456,7 @@ def main() -> None:
            "inner_folds": n_inner, "n_train": int(np.mean([len(f[1]) for f in folds[:n_inner]])),
            "n_val": len(evalset), "inner": inner, "logo": logo, "fit_seconds": fit_s,
            "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"round{args.round}.json"
-    atomic_write(path, json.dumps(res, indent=1) + "\n")
-    save_rows(args.out / f"round{args.round}_rows.npz", rows)
-    log("\n" + table(path))
-    log(f"decision: {res['decision']}")
+    write_round(args.out, args.round, res, rows, log)
 
 
 if __name__ == "__main__":

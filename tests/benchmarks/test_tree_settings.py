@@ -253,3 +253,19 @@ def test_the_distilled_student_has_the_bundled_shape_and_follows_its_teacher() -
     a, b = teacher.trees_.raw_predict(Z), student.trees_.raw_predict(Z)
     assert np.corrcoef(a.ravel(), b.ravel())[0, 1] > 0.9  # it learned the teacher's scores
     assert (student.predict(X) == teacher.predict(X)).mean() > 0.9
+
+
+def test_write_round_writes_the_results_and_rows_and_logs_the_tables(tmp_path: Path) -> None:
+    import json
+
+    from tree_settings import write_round
+
+    res = json.loads((Path(__file__).resolve().parents[2] / "results/tree_settings/round17.json").read_text())
+    rows = {"inner|current|raw": np.array([True, False]), "inner_topic": np.array(["a", "b"])}
+    logged: list[str] = []
+    write_round(tmp_path / "out", 17, res, rows, logged.append)
+    assert json.loads((tmp_path / "out/round17.json").read_text()) == res
+    with np.load(tmp_path / "out/round17_rows.npz") as got:
+        assert got["inner|current|raw"].tolist() == [True, False] and got["inner_topic"].tolist() == ["a", "b"]
+    assert "| blend_logit_gam |" in logged[0] and logged[1] == f"decision: {res['decision']}"
+    assert not list((tmp_path / "out").glob(".*tmp*"))  # written through temporary names, none left
