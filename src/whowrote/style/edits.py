@@ -147,7 +147,7 @@ def html_text(html: str) -> str:
     out: list[str] = []
     breaks, line_start = 0, True  # line_start: collapsed text drops its leading space here
 
-    def end_line(s: str) -> None:
+    def separate(s: str) -> None:  # a line break or a tab: no space before it, none kept after it
         nonlocal line_start
         if out:
             out[-1] = out[-1].rstrip(" ")
@@ -163,13 +163,12 @@ def html_text(html: str) -> str:
                 out.append(" ")
             continue
         if breaks:
-            end_line("\n" * breaks)
+            separate("\n" * breaks)
             breaks = 0
         if kind == "br":
-            end_line("\n")
+            separate("\n")
         elif kind == "tab":
-            end_line("\t")
-            line_start = True
+            separate("\t")
         elif kind == "pre" and value:
             out.append(str(value))
             line_start = str(value).endswith("\n")
