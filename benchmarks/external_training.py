@@ -63,11 +63,27 @@ def arena_rows(folder: Path) -> pd.DataFrame:
     return frame.assign(genre=GENRE, topic=frame.question, id=frame.model + ":" + frame.question)
 
 
+def answers_table(corpus: list[Path], answers: Path, cache: Path, log) -> tuple[pd.DataFrame, Features, np.ndarray]:
+    """The corpus files' rows, then the answers (``arena_rows``), numbered by ``row_idx``; their
+    feature cache (``robustness.Features``); and which rows are answers."""
+    rows = indexed_corpus(corpus).drop(columns="row_idx")
+    arena = arena_rows(answers)
+    table = pd.concat([rows, arena], ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    log(f"corpus {len(rows):,} texts, arena {len(arena):,} answers "
+        f"(half A {int(arena.half_a.sum()):,}; held-out versions {int(arena.held_out.sum()):,})")
+    return table, Features(table, cache, log), (table.genre == GENRE).to_numpy()
+
+
+def trained_answers(answers: pd.DataFrame) -> pd.DataFrame:
+    """The answers the bundled recipe trains on: half A of the prompts, versions not held out."""
+    return answers[answers.half_a.to_numpy(bool) & ~answers.held_out.to_numpy(bool)]  # bool: a concat makes them objects
+
+
 def write_train(folder: Path, out: Path) -> None:
     """The answers the trial adds (half A, versions not held out) as a corpus file, for
     ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
-    rows = arena_rows(folder)
-    rows = rows[rows.half_a & ~rows.held_out][["id", "model", "provider", "topic", "text"]]
+    rows = trained_answers(arena_rows(folder))[["id", "model", "provider", "topic", "text"]]
     atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
     print(f"wrote {len(rows):,} answers ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
@@ -139,18 +155,11 @@ def main() -> None:
     if args.write_train:
         return write_train(args.answers, args.write_train)
     log = timed_log()
-    corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
-    arena = arena_rows(args.answers)
-    table = pd.concat([corpus, arena], ignore_index=True)
-    table["row_idx"] = np.arange(len(table))
-    is_arena = (table.genre == GENRE).to_numpy()
-    log(f"corpus {len(corpus):,} texts, arena {len(arena):,} answers "
-        f"(half A {int(arena.half_a.sum()):,}; held-out versions {int(arena.held_out.sum()):,})")
-    feats = Features(table, args.cache, log)
+    table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
     split = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)
     arena_part = table[is_arena]
-    in_a, held = arena.half_a.to_numpy(), arena.held_out.to_numpy()  # bool (the concat made them objects)
-    add = arena_part[in_a & ~held]
+    in_a, held = arena_part.half_a.to_numpy(bool), arena_part.held_out.to_numpy(bool)  # the concat made them objects
+    add = trained_answers(arena_part)
     tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
              "T2 new prompts, held-out versions": arena_part[~in_a & held],
              "T3 corpus topic hold-out": split["val"]}

@@ -57,10 +57,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from copy_types import logo_means, logo_scores
-from external_training import GENRE, arena_rows
+from external_training import answers_table, trained_answers
 from joblib import Parallel, delayed
 from plain_route import edit_scores, scores
-from robustness import Features, corpus_args, indexed_corpus, timed_log
+from robustness import corpus_args, fit_recipe, timed_log
 from sklearn.model_selection import GroupKFold
 from tree_settings import decide, write_round
 
@@ -71,7 +71,7 @@ from whowrote.style.calibration import softmax
 from whowrote.style.edits import edits
 from whowrote.style.heldout import three_way
 from whowrote.style.model import balanced_weights
-from whowrote.style.train import AUG_WEIGHT, augmented_rows, fit_augmented
+from whowrote.style.train import AUG_WEIGHT, augmented_rows
 from whowrote.style.trees import log_transform
 from whowrote.types import LABELS, OTHER
 
@@ -91,8 +91,9 @@ class SummedClasses:
 
     def __init__(self, model: StyleModel) -> None:
         self.model = model
-        self.classes_ = np.array([c for c in LABELS if any(str(s).split("@")[0] == c for s in model.classes_)], dtype=object)
-        self._sum = np.array([[float(str(s).split("@")[0] == c) for c in self.classes_] for s in model.classes_])
+        base = [str(s).split("@")[0] for s in model.classes_]
+        self.classes_ = np.array([c for c in LABELS if c in base], dtype=object)
+        self._sum = np.array([[float(b == c) for c in self.classes_] for b in base])
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         return self.model.predict_proba(X) @ self._sum
@@ -114,12 +115,10 @@ def mixed_proba(lr_model, tree_model, X: np.ndarray) -> np.ndarray:
     return (1.0 - w) * p_lr + w * p_trees
 
 
-def fit_arm(arm: str, X: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, seed: int):
-    """One arm fitted as ``robustness.fit_recipe`` fits the default recipe (copies at AUG_WEIGHT,
-    uncalibrated); ``generation`` on sub-labels with the provider labels' cell weights."""
+def fit_generation(X: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, seed: int) -> SummedClasses:
+    """The ``generation`` arm: the default recipe as ``robustness.fit_recipe`` fits it (copies at
+    AUG_WEIGHT, uncalibrated), on sub-labels with the provider labels' cell weights."""
     y, genres = frame["provider"].to_numpy(object), frame["genre"].to_numpy(object)
-    if arm == "current":
-        return fit_augmented(X, Xa, y, genres, topic_keys(frame), calibrate=False, seed=seed, canonical=True)
     rows, sub, g2, groups2, w = augmented_rows(X, Xa, sub_labels(frame), genres, topic_keys(frame), AUG_WEIGHT)
     provider = np.tile(y, len(rows) // len(y))  # augmented_rows tiles the labels: rows, then each copy
 
@@ -141,15 +140,9 @@ def main() -> None:
     ap.add_argument("--round", type=int, choices=(1, 2), default=2, help="1: the two arms; 2: also their members mixed")
     args = ap.parse_args()
     log, t0 = timed_log(), time.perf_counter()
-    corpus = indexed_corpus(args.corpus).drop(columns="row_idx")
-    arena = arena_rows(args.answers)
-    table_ = pd.concat([corpus, arena], ignore_index=True)
-    table_["row_idx"] = np.arange(len(table_))
-    is_arena = (table_.genre == GENRE).to_numpy()
-    feats = Features(table_, args.cache, log)
-    outer = topic_holdout_split(table_[~is_arena], seed=args.seed, balance=False)["train"]
-    a = table_[is_arena]
-    add = a[a.half_a.to_numpy(bool) & ~a.held_out.to_numpy(bool)]
+    table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
+    outer = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)["train"]
+    add = trained_answers(table[is_arena])
     log(f"outer train {len(outer):,} texts; {len(add):,} answers added to every fit")
     folds = [(f"cv{i}", outer.iloc[tr], outer.iloc[te]) for i, (tr, te) in
              enumerate(GroupKFold(n_splits=5).split(outer, groups=topic_keys(outer).to_numpy()))]
@@ -158,13 +151,15 @@ def main() -> None:
 
     def task(arm: str, name: str, train: pd.DataFrame):
         fit_rows = pd.concat([train, add])
+        if arm == "current":
+            return arm, name, fit_recipe(feats, "default", fit_rows, args.seed)
         r = fit_rows.row_idx.to_numpy()
-        return arm, name, fit_arm(arm, feats.get("default", r, "raw"), feats.get("default", r, "train_copy", args.seed),
-                                  fit_rows, args.seed)
+        return arm, name, fit_generation(feats.get("default", r, "raw"), feats.get("default", r, "train_copy", args.seed),
+                                         fit_rows, args.seed)
 
-    feats.get("default", np.arange(len(table_)), "raw"), feats.get("default", np.arange(len(table_)), "train_copy", args.seed)
-    edited = {e: feats.get("default", outer.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
-    edited["raw"] = feats.get("default", outer.row_idx.to_numpy(), "raw")
+    rows_out = outer.row_idx.to_numpy()
+    feats.get("default", rows_out, "train_copy", args.seed)  # every row's copies cached here, before the workers read them
+    edited = {e: feats.get("default", rows_out, e) for e in edits(args.seed)}  # "raw" among them
     log(f"{len(ARMS) * len(folds)} fits in {args.jobs} processes")
     done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(arm, name, tr) for name, tr, _ in folds for arm in ARMS)
     models = {(arm, name): m for arm, name, m in done}
@@ -183,6 +178,7 @@ def main() -> None:
     y = outer.provider.to_numpy(object)
     rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}
     inner = {}
+    first = models["current", folds[0][0]]  # every variant's columns are the assistants in LABELS order
     for v in variants:
         ed = {}
         for e, Xe in edited.items():
@@ -190,13 +186,13 @@ def main() -> None:
             for name, _, te in folds[:n_inner]:
                 i = pos[te.row_idx.to_numpy()].to_numpy()
                 P[i] = proba(v, name, Xe[i])
-            first = models["current", folds[0][0]]  # every variant's columns are the assistants in LABELS order
             ed[e] = scores(first, P, y)
             rows[f"inner|{v}|{e}"] = first.classes_[P.argmax(axis=1)] == y
         inner[v] = edit_scores(ed)
     logo: dict = {}
     for name, _, te in folds[n_inner:]:
-        yt, three = te.provider.to_numpy(object), te.provider.to_numpy(object) != OTHER
+        yt = te.provider.to_numpy(object)
+        three = yt != OTHER
         X = feats.get("default", te.row_idx.to_numpy(), "raw")
         rows[f"logo_topic|{name}"] = te.topic.to_numpy(str)[three]
         logo[name] = {}

@@ -12,7 +12,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import subclass_labels  # noqa: E402
-from subclass_labels import SummedClasses, fit_arm, sub_labels  # noqa: E402
+from subclass_labels import SummedClasses, fit_generation, sub_labels  # noqa: E402
 
 from whowrote.style import StyleModel  # noqa: E402
 from whowrote.style.model import fit_weights  # noqa: E402
@@ -44,7 +44,7 @@ def test_sub_labels_split_the_assistants_by_generation_and_keep_other_whole():
 
 def test_summed_classes_add_each_assistants_sub_classes():
     X, Xa, frame = _toy()
-    m = fit_arm("generation", X, Xa, frame, seed=0)
+    m = fit_generation(X, Xa, frame, seed=0)
     assert isinstance(m, SummedClasses) and list(m.classes_) == ["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
     sub = m.model.predict_proba(X)
     P = m.predict_proba(X)
@@ -66,7 +66,7 @@ def test_the_generation_arm_weighs_rows_as_the_bundled_recipe(monkeypatch):
             return super().fit(X, y, genres=genres, groups=groups, sample_weight=sample_weight)
 
     monkeypatch.setattr(subclass_labels, "StyleModel", Capture)
-    fit_arm("generation", X, Xa, frame, seed=0)
+    fit_generation(X, Xa, frame, seed=0)
     uniq = sorted(set(seen["y"].tolist()))
     got = fit_weights(np.array([uniq.index(v) for v in seen["y"]]), seen["genres"], seen["w"], sqrt=True)
     _, y2, g2, _, w2 = augmented_rows(X, Xa, frame["provider"], frame["genre"])
