@@ -167,6 +167,8 @@ may also slow the fit enough to lose raw accuracy (c), as halving the rounds did
 variant is refitted on round 9's fold assignment (round 20, seed 1) and counts as robust only if it
 passes there too; then, and only then, it is a candidate for the bundled recipe (a retrain and the
 whole suite). (Round 18, round 17's refit, was conditional on round 17 passing and was not run.)
+Result (session 46): both fail; the LOGO mean is level (-0.16, -0.22) while blog falls 9-10 points
+and debate rises 4-6; ``l2_100`` also loses 0.64 raw. Round 20 was not run (docs/predict-trials.md).
 
 Decision rule (all rounds), written here before the first run. A variant is adopted (recommended for a full
 retrain) only if, against ``current``:
