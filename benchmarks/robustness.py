@@ -66,7 +66,9 @@ RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "ca
 COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single_newlines"),),
                "layout_half": (("truncated", "plain_text", "combined", "truncated+single_newlines",
                                 "plain_text+single_newlines", "combined+single_newlines"),),
-               "layout_extra": (*AUGMENTATIONS, ("single_newlines",))}
+               "layout_extra": (*AUGMENTATIONS, ("single_newlines",)),
+               # session 46 (benchmarks/layout_answers.py): and a third copy, the text's first 300-3,000 characters
+               "layout_extra_chars": (*AUGMENTATIONS, ("single_newlines",), ("first_chars",))}
 RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
 # a blend's settings and other training copies change the fit, not the features of a text: these

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +61,7 @@ from copy_types import logo_means, logo_scores
 from external_training import answers_table, trained_answers
 from joblib import Parallel, delayed
 from plain_route import edit_scores, scores
-from robustness import corpus_args, fit_recipe, timed_log
+from robustness import Features, corpus_args, fit_recipe, timed_log
 from sklearn.model_selection import GroupKFold
 from tree_settings import decide, write_round
 
@@ -133,13 +134,13 @@ def fit_generation(X: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, seed: int
     return SummedClasses(model)
 
 
-def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
-    ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--round", type=int, choices=(1, 2), default=2, help="1: the two arms; 2: also their members mixed")
-    args = ap.parse_args()
-    log, t0 = timed_log(), time.perf_counter()
+Fold = tuple[str, pd.DataFrame, pd.DataFrame]  # name, rows fitted (without the answers), rows scored
+
+
+def answer_folds(args: argparse.Namespace, log) -> tuple[pd.DataFrame, pd.DataFrame, Features, list[Fold], int]:
+    """The protocol's rows and folds: the outer topic hold-out's train part, the answers added to every
+    fit, the feature cache, 5 topic-grouped folds of the outer train part (in-genre) then one fold per
+    corpus genre (LOGO), and the number of in-genre folds."""
     table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
     outer = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)["train"]
     add = trained_answers(table[is_arena])
@@ -148,6 +149,55 @@ def main() -> None:
              enumerate(GroupKFold(n_splits=5).split(outer, groups=topic_keys(outer).to_numpy()))]
     n_inner = len(folds)
     folds += [(str(g), tr, te) for g, tr, te in leave_one_genre_out(outer)]
+    return outer, add, feats, folds, n_inner
+
+
+def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner: int, edited: dict[str, np.ndarray],
+                variants, proba: Callable[[str, str, np.ndarray], np.ndarray],
+                base: Callable[[str], StyleModel]) -> tuple[dict, dict, dict[str, np.ndarray]]:
+    """Every variant's in-genre scores (each outer-train text by its fold's fit, raw and under every
+    edit), its LOGO scores, and the per-text rows for ``trial_noise.py``; ``proba(variant, fold,
+    X)`` gives probabilities over the assistants in ``LABELS`` order, ``base(fold)`` the fold's
+    ``current`` fit (whose classes the scores read)."""
+    pos = pd.Series(np.arange(len(outer)), index=outer.row_idx.to_numpy())
+    y = outer.provider.to_numpy(object)
+    rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}
+    inner = {}
+    first = base(folds[0][0])  # every variant's columns are the assistants in LABELS order
+    for v in variants:
+        ed = {}
+        for e, Xe in edited.items():
+            P = np.zeros((len(outer), len(LABELS)))
+            for name, _, te in folds[:n_inner]:
+                i = pos[te.row_idx.to_numpy()].to_numpy()
+                P[i] = proba(v, name, Xe[i])
+            ed[e] = scores(first, P, y)
+            rows[f"inner|{v}|{e}"] = first.classes_[P.argmax(axis=1)] == y
+        inner[v] = edit_scores(ed)
+    logo: dict = {}
+    for name, _, te in folds[n_inner:]:
+        yt = te.provider.to_numpy(object)
+        three = yt != OTHER
+        X = feats.get("default", te.row_idx.to_numpy(), "raw")
+        rows[f"logo_topic|{name}"] = te.topic.to_numpy(str)[three]
+        logo[name] = {}
+        m = base(name)
+        for v in variants:
+            P = proba(v, name, X)
+            logo[name][v] = logo_scores(m, P, yt)
+            rows[f"logo|{name}|{v}"] = three_way(m, P)[three] == yt[three]
+    logo["mean"] = logo_means(logo, variants)
+    return inner, logo, rows
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
+    ap.add_argument("--answers", type=Path, required=True)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--round", type=int, choices=(1, 2), default=2, help="1: the two arms; 2: also their members mixed")
+    args = ap.parse_args()
+    log, t0 = timed_log(), time.perf_counter()
+    outer, add, feats, folds, n_inner = answer_folds(args, log)
 
     def task(arm: str, name: str, train: pd.DataFrame):
         fit_rows = pd.concat([train, add])
@@ -174,34 +224,8 @@ def main() -> None:
     for arm in ARMS:
         np.testing.assert_allclose(mixed_proba(models[arm, "cv0"], models[arm, "cv0"], check),
                                    models[arm, "cv0"].predict_proba(check), atol=1e-9)
-    pos = pd.Series(np.arange(len(outer)), index=outer.row_idx.to_numpy())
-    y = outer.provider.to_numpy(object)
-    rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}
-    inner = {}
-    first = models["current", folds[0][0]]  # every variant's columns are the assistants in LABELS order
-    for v in variants:
-        ed = {}
-        for e, Xe in edited.items():
-            P = np.zeros((len(outer), len(LABELS)))
-            for name, _, te in folds[:n_inner]:
-                i = pos[te.row_idx.to_numpy()].to_numpy()
-                P[i] = proba(v, name, Xe[i])
-            ed[e] = scores(first, P, y)
-            rows[f"inner|{v}|{e}"] = first.classes_[P.argmax(axis=1)] == y
-        inner[v] = edit_scores(ed)
-    logo: dict = {}
-    for name, _, te in folds[n_inner:]:
-        yt = te.provider.to_numpy(object)
-        three = yt != OTHER
-        X = feats.get("default", te.row_idx.to_numpy(), "raw")
-        rows[f"logo_topic|{name}"] = te.topic.to_numpy(str)[three]
-        logo[name] = {}
-        m = models["current", name]
-        for v in variants:
-            P = proba(v, name, X)
-            logo[name][v] = logo_scores(m, P, yt)
-            rows[f"logo|{name}|{v}"] = three_way(m, P)[three] == yt[three]
-    logo["mean"] = logo_means(logo, variants)
+    inner, logo, rows = score_folds(outer, feats, folds, n_inner, edited, variants, proba,
+                                    lambda name: models["current", name])
     res = {"n_outer_train": len(outer), "n_added": len(add), "classes": [str(c) for c in models["generation", "cv0"].model.classes_],
            "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
     write_round(args.out, args.round, res, rows, log)
