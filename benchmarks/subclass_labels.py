@@ -62,8 +62,7 @@ from external_training import answers_table, trained_answers
 from joblib import Parallel, delayed
 from plain_route import edit_scores, scores
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from sklearn.model_selection import GroupKFold
-from tree_settings import decide, write_round
+from tree_settings import decide, topic_folds, write_round
 
 from whowrote.data.generations import generation
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
@@ -137,16 +136,18 @@ def fit_generation(X: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, seed: int
 Fold = tuple[str, pd.DataFrame, pd.DataFrame]  # name, rows fitted (without the answers), rows scored
 
 
-def answer_folds(args: argparse.Namespace, log) -> tuple[pd.DataFrame, pd.DataFrame, Features, list[Fold], int]:
+def answer_folds(args: argparse.Namespace, log, fold_seed: int | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, Features, list[Fold], int]:
     """The protocol's rows and folds: the outer topic hold-out's train part, the answers added to every
-    fit, the feature cache, 5 topic-grouped folds of the outer train part (in-genre) then one fold per
-    corpus genre (LOGO), and the number of in-genre folds."""
+    fit, the feature cache, 5 topic-grouped folds of the outer train part (in-genre; ``fold_seed``:
+    ``tree_settings.topic_folds``' assignment) then one fold per corpus genre (LOGO), and the number
+    of in-genre folds."""
     table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
     outer = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)["train"]
     add = trained_answers(table[is_arena])
     log(f"outer train {len(outer):,} texts; {len(add):,} answers added to every fit")
-    folds = [(f"cv{i}", outer.iloc[tr], outer.iloc[te]) for i, (tr, te) in
-             enumerate(GroupKFold(n_splits=5).split(outer, groups=topic_keys(outer).to_numpy()))]
+    folds = [(f"cv{i}", outer.iloc[tr], outer.iloc[te])
+             for i, (tr, te) in enumerate(topic_folds(topic_keys(outer).to_numpy(), 5, fold_seed))]
     n_inner = len(folds)
     folds += [(str(g), tr, te) for g, tr, te in leave_one_genre_out(outer)]
     return outer, add, feats, folds, n_inner

@@ -335,19 +335,24 @@ def inner_folds(inn: Inner, cv: tuple[int, int | None] | None,
     edited = {e: inn.cache.get(f"val-{e}", texts, lambda t, fn=fn: inn.feat([fn(x) for x in t]))
               for e, fn in edits(inn.seed).items()}
     k, seed = cv
-    groups = topic_keys(outer).to_numpy()
-    if seed is None:
-        splits = list(GroupKFold(n_splits=k).split(outer, groups=groups))
-    else:
-        uniq = np.random.default_rng(seed).permutation(np.unique(groups))
-        fold_of = dict(zip(uniq, np.arange(len(uniq)) % k, strict=True))
-        fold = np.array([fold_of[g] for g in groups])
-        splits = [(np.flatnonzero(fold != i), np.flatnonzero(fold == i)) for i in range(k)]
+    splits = topic_folds(topic_keys(outer).to_numpy(), k, seed)
     folds = []
     for i, (fit_rows, test) in enumerate(splits):
         folds.append((f"cv{i}", outer["row"].to_numpy()[fit_rows], outer.iloc[fit_rows], test, None))
     log(f"{k} topic-grouped folds (seed {seed}) of the outer train part: {len(outer)} texts scored once each")
     return outer, edited, folds
+
+
+def topic_folds(groups: np.ndarray, k: int, seed: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``k`` (fit, scored) position pairs, whole topics (``groups``) on one side: ``GroupKFold``'s
+    size-balanced assignment for ``seed`` None, else the topics dealt to the folds in a seeded random
+    order (another assignment, for a refit check)."""
+    if seed is None:
+        return list(GroupKFold(n_splits=k).split(groups, groups=groups))
+    uniq = np.random.default_rng(seed).permutation(np.unique(groups))
+    fold_of = dict(zip(uniq, np.arange(len(uniq)) % k, strict=True))
+    fold = np.array([fold_of[g] for g in groups])
+    return [(np.flatnonzero(fold != i), np.flatnonzero(fold == i)) for i in range(k)]
 
 
 def logit_blend(other: StyleModel, base: StyleModel, X: np.ndarray, w: float) -> np.ndarray:
