@@ -38,6 +38,11 @@ repeat round 1's. A variant that passed round 1 counts as robust only if it pass
 then is it a candidate for the bundled recipe (a retrain, calibrated, and the whole suite).
 Round 2 is run only if a variant passes round 1.
 
+Result (round 1): neither passes. ``layout_extra``: LOGO +2.0 (blog +5.7, debate +4.2), raw -0.61,
+first-800 drop +1.35, first-300-words drop +0.84 (fails (b), (c)); ``layout_extra_chars``: LOGO +0.3,
+first-800 drop -1.7, raw -0.77, longform -2.4 (fails (b), (c), (d)). Round 2 was not run
+(docs/predict-trials.md, "Training copies with single line breaks").
+
 ::
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/layout_answers.py --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
