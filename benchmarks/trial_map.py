@@ -16,6 +16,13 @@ A file whose schema does not fit is skipped and listed with the reason (never gu
 ``NOT_READ`` lists the trials with another protocol. Prints a markdown table, draws
 ``docs/figures/issue17_trials.png`` and writes ``results/trial_map.json``.
 
+The later trials score five topic folds of the whole outer train part instead (9,563 texts;
+``tree_settings`` rounds 5-19, ``subclass_labels`` and ``layout_answers``), each with 95 % paired
+topic-bootstrap intervals from ``trial_noise.py``. ``FOLD_TRIALS`` lists their ``round*.json``; for
+every variant the map reads its ``*_noise.json`` (raw, the first-800 drop and the LOGO 3-way mean,
+minus ``current``, with intervals) and the round's verdict, prints a second table and draws
+``docs/figures/issue17_fold_trials.png``.
+
     python benchmarks/trial_map.py
 """
 
@@ -56,6 +63,18 @@ TRIALS: list[tuple[str, str, str]] = [
     ("tree_settings r2", "results/tree_settings/round2.json", "inner"),
     ("tree_settings r3", "results/tree_settings/round3.json", "inner"),
 ]
+
+# The five-topic-fold trials (label, round file); a round's ``*_noise.json`` sits beside it. Rounds
+# not listed: 16, 18 and 20 were not run (each needed an earlier pass); subclass_labels round 1 is
+# repeated to the digit by round 2.
+FOLD_TRIALS: list[tuple[str, str]] = [
+    *[(f"tree_settings r{r}", f"results/tree_settings/round{r}.json") for r in (5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 19)],
+    ("subclass_labels r2", "results/subclass_labels/round2.json"),
+    ("layout_answers r1", "results/layout_answers/round1.json"),
+]
+WITH_ANSWERS = ("subclass_labels", "layout_answers")  # trials whose every fit adds the Arena-Hard answers
+FOLD_KEYS = {"raw": "raw", "first800": "drop first_800_chars", "logo3": "LOGO 3-way mean"}
+WINDOW = (-5.0, 6.5)  # the fold figure's LOGO axis (points); a variant outside it is named in the caption
 
 # Trials whose results are not read here, and why.
 NOT_READ: list[tuple[str, str]] = [
@@ -161,6 +180,87 @@ def collect(trials: list[tuple[str, str, str]], root: Path) -> tuple[list[dict],
     return rows, skipped
 
 
+def fold_rows(trials: list[tuple[str, str]], root: Path) -> tuple[list[dict], list[dict]]:
+    """Per variant of every five-fold round: its differences from ``current`` with 95 % intervals
+    (``[diff, lo, hi]`` in points) and whether the round's rule adopted it; skipped files with reasons.
+    A variant that a later round repeats to the digit (the same fits, e.g. ``leaf1000`` in rounds 5-7)
+    is listed once, under its first round."""
+    rows: list[dict] = []
+    skipped: list[dict] = []
+    seen: set[str] = set()
+    for trial, rel in trials:
+        path = root / rel
+        noise_path = path.with_name(path.stem + "_noise.json")
+        try:
+            if not path.exists() or not noise_path.exists():
+                raise SchemaError("round or noise file not found")
+            decision = json.loads(path.read_text()).get("decision", {})
+            noise = json.loads(noise_path.read_text())
+            if noise.get("n_inner") != 9563:
+                raise SchemaError(f"n_inner {noise.get('n_inner')} is not the outer train part's 9,563")
+            for name, v in noise["variants"].items():
+                got = {k: [v[key]["diff"], v[key]["lo"], v[key]["hi"]] for k, key in FOLD_KEYS.items()}
+                same = json.dumps([name, got])
+                if same in seen:
+                    continue
+                seen.add(same)
+                rows.append({"trial": trial, "variant": name, **got,
+                             "adopted": bool(decision.get(name, {}).get("adopt", False))})
+        except (SchemaError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+            skipped.append({"trial": trial, "path": rel, "reason": f"{type(e).__name__}: {e}"})
+    return rows, skipped
+
+
+def fold_table(rows: list[dict]) -> str:
+    """Markdown table of the five-fold variants (points, 95 % intervals)."""
+    lines = ["| trial | variant | Δ raw in-genre 4-way | Δ first-800 drop | Δ LOGO 3-way mean | rule |",
+             "|---|---|---:|---:|---:|---|"]
+    for r in rows:
+        cells = [f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for d, lo, hi in (r[k] for k in FOLD_KEYS)]
+        lines.append(f"| {r['trial']} | {r['variant']} | " + " | ".join(cells) + f" | {'passes' if r['adopted'] else 'fails'} |")
+    return "\n".join(lines)
+
+
+def plot_folds(rows: list[dict], out: Path) -> None:
+    """Two panels, every five-fold variant with its intervals: Δ LOGO 3-way mean against Δ raw and
+    against the first-800 drop's change (sign flipped: up is better); rule passes filled."""
+    off = [r for r in rows if not (WINDOW[0] <= r["logo3"][0] <= WINDOW[1])]
+    rows = [r for r in rows if r not in off]
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6.5))
+    for ax, key, flip, ylabel in ((axes[0], "raw", 1, "Δ raw in-genre 4-way accuracy vs current (points)"),
+                                  (axes[1], "first800", -1, "− Δ first_800_chars drop vs current (points; drop shrinks ↑)")):
+        ax.axhline(0, color="0.4", lw=0.8)
+        ax.axvline(0, color="0.4", lw=0.8)
+        for i, r in enumerate(rows):
+            x, xlo, xhi = r["logo3"]
+            y, ylo, yhi = (flip * v for v in r[key])
+            ylo, yhi = min(ylo, yhi), max(ylo, yhi)
+            colour = "tab:orange" if r["trial"].startswith(WITH_ANSWERS) else "tab:blue"
+            ax.errorbar(x, y, xerr=[[x - xlo], [xhi - x]], yerr=[[y - ylo], [yhi - y]], fmt="o", ms=5,
+                        color=colour, mfc=colour if r["adopted"] else "white", elinewidth=0.6, capsize=0, zorder=3)
+            label = f"{r['trial'].split()[-1]} {r['variant']}"
+            ax.annotate(label, (x, y), xytext=(4, 3 if i % 2 else -9), textcoords="offset points", fontsize=5.5)
+        ax.set_xlabel("Δ mean LOGO 3-way accuracy vs current (points, 95 % interval)")
+        ax.set_ylabel(ylabel)
+        ax.set_xlim(*WINDOW)
+        ax.grid(alpha=0.2)
+    axes[0].set_title("Across genres vs in-genre (five topic folds, 9,563 texts)")
+    axes[1].set_title("Across genres vs the first-800-characters edit")
+    handles = [plt.Line2D([], [], marker="o", ls="", color="tab:blue", label="tree_settings (corpus only)"),
+               plt.Line2D([], [], marker="o", ls="", color="tab:orange", label="with the Arena-Hard answers"),
+               plt.Line2D([], [], marker="o", ls="", color="0.3", mfc="0.3", label="passes its rule"),
+               plt.Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="fails its rule")]
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8)
+    fig.text(0.01, 0.01, "Each point: one variant minus its own round's `current` (the bundled recipe); labels: round "
+             "and variant. Intervals: paired topic bootstrap (trial_noise.py)."
+             + "".join(f" Off the scale: {r['trial']} {r['variant']} (LOGO {r['logo3'][0]:+.1f}, raw {r['raw'][0]:+.1f})."
+                       for r in off), fontsize=7, va="bottom")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.93))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=130)
+    plt.close(fig)
+
+
 def fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:+.1f}"
 
@@ -227,19 +327,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=ROOT)
     ap.add_argument("--figure", type=Path, default=ROOT / "docs/figures/issue17_trials.png")
+    ap.add_argument("--fold-figure", type=Path, default=ROOT / "docs/figures/issue17_fold_trials.png")
     ap.add_argument("--out", type=Path, default=ROOT / "results/trial_map.json")
     args = ap.parse_args()
     rows, skipped = collect(TRIALS, args.root)
     print(table(rows))
-    for s in skipped:
+    folds, fold_skipped = fold_rows(FOLD_TRIALS, args.root)
+    print("\n" + fold_table(folds))
+    for s in skipped + fold_skipped:
         print(f"skipped {s['trial']} ({s['path']}): {s['reason']}")
     for t, why in NOT_READ:
         print(f"not read: {t}: {why}")
     plot(rows, args.figure)
+    plot_folds(folds, args.fold_figure)
     out = {"units": "points (variant minus its trial's current)", "files": [list(t) for t in TRIALS],
-           "rows": rows, "skipped": skipped, "not_read": [{"trial": t, "reason": w} for t, w in NOT_READ]}
+           "rows": rows, "skipped": skipped + fold_skipped,
+           "not_read": [{"trial": t, "reason": w} for t, w in NOT_READ],
+           "fold_files": [list(t) for t in FOLD_TRIALS],
+           "fold_rows": folds}
     atomic_write(args.out, json.dumps(out, indent=2) + "\n")
-    print(f"wrote {args.figure} and {args.out}")
+    print(f"wrote {args.figure}, {args.fold_figure} and {args.out}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from trial_map import collect, extract, plot, table  # noqa: E402
+from trial_map import collect, extract, fold_rows, fold_table, plot, plot_folds, table  # noqa: E402
 
 
 def _inner(raw: float, first800: float, strip: float, html: float) -> dict:
@@ -93,4 +93,37 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     out = tmp_path / "fig" / "trials.png"
     plot(rows, out)
     assert out.exists() and out.stat().st_size > 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _noise(diffs: dict[str, tuple[float, float, float]]) -> dict:
+    """One variant of a trial_noise.py file: each key's (diff, lo, hi)."""
+    return {k: {"diff": d, "lo": lo, "hi": hi, "sd": 0.1} for k, (d, lo, hi) in diffs.items()}
+
+
+def _fold_round(folder: Path, name: str, variants: dict[str, dict], adopt: dict[str, bool], n_inner: int = 9563) -> str:
+    """A round file and its *_noise.json beside it, as tree_settings and trial_noise.py write them."""
+    decision = {v: {"checks": {}, "adopt": a} for v, a in adopt.items()} | {"pick": None}
+    (folder / f"{name}.json").write_text(json.dumps({"decision": decision}))
+    (folder / f"{name}_noise.json").write_text(json.dumps({"n_inner": n_inner, "variants": variants}))
+    return f"{name}.json"
+
+
+def test_fold_rows_read_intervals_and_verdicts_and_drop_repeats(tmp_path: Path) -> None:
+    keys = ("raw", "drop first_800_chars", "LOGO 3-way mean")
+    leaf = _noise(dict(zip(keys, [(-1.37, -2.06, -0.71), (1.16, 0.05, 2.21), (2.06, 0.48, 3.56)], strict=True)))
+    blend = _noise(dict(zip(keys, [(0.09, -0.35, 0.51), (-0.08, -0.71, 0.55), (2.54, 1.32, 3.74)], strict=True)))
+    r5 = _fold_round(tmp_path, "round5", {"leaf1000": leaf}, {"leaf1000": False})
+    r7 = _fold_round(tmp_path, "round7", {"blend_logit": blend, "leaf1000": leaf}, {"blend_logit": True, "leaf1000": False})
+    small = _fold_round(tmp_path, "round4", {"leaf1000": leaf}, {"leaf1000": False}, n_inner=1382)
+    (tmp_path / "round9.json").write_text("{}")  # its noise file is missing
+    rows, skipped = fold_rows([("r5", r5), ("r7", r7), ("r4", small), ("r9", "round9.json")], tmp_path)
+    assert [(r["trial"], r["variant"], r["adopted"]) for r in rows] == [("r5", "leaf1000", False), ("r7", "blend_logit", True)]
+    assert rows[1]["logo3"] == [2.54, 1.32, 3.74] and rows[0]["first800"] == [1.16, 0.05, 2.21]
+    assert {s["trial"] for s in skipped} == {"r4", "r9"}
+    assert "1382" in next(s["reason"] for s in skipped if s["trial"] == "r4")
+    assert "| r7 | blend_logit | +0.09 [-0.35, +0.51] | -0.08 [-0.71, +0.55] | +2.54 [+1.32, +3.74] | passes |" in fold_table(rows)
+    far = {**rows[0], "variant": "gam", "logo3": [-11.66, -13.59, -9.66]}  # off the figure's scale: named, not drawn
+    out = tmp_path / "folds.png"
+    plot_folds([*rows, far], out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
