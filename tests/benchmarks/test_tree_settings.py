@@ -50,6 +50,9 @@ def test_tree_settings_change_the_style_models_trees() -> None:
     assert np.allclose(full, fit(max_features=1.0))  # deterministic at a fixed seed; 1.0 is the default
     assert not np.allclose(full, fit(max_features=0.25))  # so a difference is the setting's
     assert not np.allclose(full, fit(min_samples_leaf=60))
+    # a keyword the style model passes itself (l2_regularization=1.0) is replaced too (round 19)
+    assert np.allclose(full, fit(l2_regularization=1.0))
+    assert not np.allclose(full, fit(l2_regularization=100.0))
 
 
 def test_round_17s_additive_trees_split_each_on_one_feature() -> None:
