@@ -21,7 +21,7 @@ assistants' texts); its val, the reported T3, is never read. Arms, each fitted a
 - ``layout_extra``: that copy and a second one, the text with single line breaks (session 32's);
 - ``layout_extra_chars``: both and a third, the text's first 300-3,000 characters
   (``COPY_EDITS["first_chars"]``), added for ``layout_extra``'s one failing guard, the
-  first-800-characters drop (a character crop copy shrank it by 1.2 points in session 24's
+  first-800-characters drop (a character crop copy shrank it by 1.2 points in
   ``augmentation_mix`` round 1, on one inner split).
 
 Rule: the tree trials' (a)-(d) (``tree_settings.decide``): a variant is recommended for a refit on

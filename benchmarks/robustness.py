@@ -19,9 +19,10 @@ training text), ``same_lists`` (the same with "* ", "+ " and "- " bullets read a
 cached features), ``paragraphs`` (the default reading every line break as a paragraph break:
 session 31's trial, ``benchmarks/paragraph_reading.py``), ``layout_copies``, ``layout_half`` and
 ``layout_extra`` (the default with other training copies, ``COPY_GROUPS``: session 32's trial,
-``benchmarks/layout_copies.py``) and ``legacy`` (the previous default: raw text, a truncated copy
-only). Every
-setting is fixed in the library; nothing here is tuned on a test split.
+``benchmarks/layout_copies.py``), ``layout_extra_chars`` (``layout_extra`` and a character-crop
+copy: session 46's ``benchmarks/layout_answers.py``) and ``legacy`` (the previous default: raw
+text, a truncated copy only). Every setting is fixed in the library; nothing here is tuned on a
+test split.
 
     OMP_NUM_THREADS=1 python benchmarks/robustness.py --corpus ../shared/corpus/*.jsonl --out results/robustness
 
