@@ -42,6 +42,18 @@ def test_sub_labels_split_the_assistants_by_generation_and_keep_other_whole():
     assert got["llama"] == got["mistral"] == "OTHER"
 
 
+def test_round_3_splits_only_claude_and_fits_the_rounds_it_is_given():
+    X, Xa, frame = _toy()
+    got = dict(zip(frame["model"], sub_labels(frame, ("CLAUDE",)), strict=True))
+    assert got["claude-2"] == "CLAUDE@2023-24" and got["claude-opus-4"] == "CLAUDE@2025-26"
+    assert got["gpt-4"] == got["gpt-5"] == "CHATGPT" and got["gemini-pro"] == got["gemini-3"] == "GEMINI"
+    m = fit_generation(X, Xa, frame, seed=0, split=("CLAUDE",), tree_iter=12)
+    assert [str(c) for c in m.model.classes_] == ["CHATGPT", "GEMINI", "OTHER", "CLAUDE@2023-24", "CLAUDE@2025-26"]
+    assert m.model.tree_iter == 12 and len(m.model.trees_.roots) == 12 * 5  # one tree per class per round
+    assert list(m.classes_) == ["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
+    np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
+
+
 def test_summed_classes_add_each_assistants_sub_classes():
     X, Xa, frame = _toy()
     m = fit_generation(X, Xa, frame, seed=0)
