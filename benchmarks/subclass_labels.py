@@ -53,6 +53,8 @@ trees, predict's cost unchanged; its candidate). Same protocol and rule; ``curre
 Hypothesis: ``claude240`` keeps most of the blog gain without the fiction and longform losses;
 refuted if it fails (a) or (d). A passing variant is refitted on another fold assignment
 (``tree_settings.topic_folds`` seed 1) before any retrain.
+Result: both fail (b) and (d). ``claude240``: LOGO +2.4 (blog +10.8, chat +1.5, debate +5.6,
+longform 0.0) but fiction -5.9 and the single-newlines drop +2.2; no refit (docs/predict-trials.md).
 
 ::
 

@@ -70,6 +70,7 @@ TRIALS: list[tuple[str, str, str]] = [
 FOLD_TRIALS: list[tuple[str, str]] = [
     *[(f"tree_settings r{r}", f"results/tree_settings/round{r}.json") for r in (5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 19)],
     ("subclass_labels r2", "results/subclass_labels/round2.json"),
+    ("subclass_labels r3", "results/subclass_labels/round3.json"),
     ("layout_answers r1", "results/layout_answers/round1.json"),
 ]
 WITH_ANSWERS = ("subclass_labels", "layout_answers")  # trials whose every fit adds the Arena-Hard answers
