@@ -52,15 +52,13 @@ first-800 drop -1.7, raw -0.77, longform -2.4 (fails (b), (c), (d)). Round 2 was
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from robustness import corpus_args, fit_recipe, timed_log
-from subclass_labels import answer_folds, score_folds
+from robustness import fit_recipe, timed_log
+from subclass_labels import answer_args, answer_folds, score_folds
 from tree_settings import decide, write_round
 
 from whowrote.style.edits import edits
@@ -71,12 +69,7 @@ FOLD_SEEDS = {1: None, 2: 1}  # round -> the in-genre folds' assignment (tree_se
 
 
 def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
-    ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--round", type=int, choices=sorted(FOLD_SEEDS), default=1,
-                    help="1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
-    args = ap.parse_args()
+    args = answer_args(__doc__, FOLD_SEEDS, 1, "1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
     log, t0 = timed_log(), time.perf_counter()
     outer, add, feats, folds, n_inner = answer_folds(args, log, FOLD_SEEDS[args.round])
     every = np.r_[outer.row_idx.to_numpy(), add.row_idx.to_numpy()]

@@ -212,13 +212,18 @@ def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner
     return inner, logo, rows
 
 
-def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
+def answer_args(doc: str, rounds, default: int, round_help: str) -> argparse.Namespace:
+    """The command line of a trial on this protocol: the corpus arguments, ``--answers`` (the
+    Arena-Hard answers folder), ``--jobs`` and ``--round`` (one of ``rounds``)."""
+    ap = corpus_args(argparse.ArgumentParser(description=doc.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--round", type=int, choices=sorted(ARMS), default=2,
-                    help="1: the two arms; 2: also their members mixed; 3: only Claude split by generation")
-    args = ap.parse_args()
+    ap.add_argument("--round", type=int, choices=sorted(rounds), default=default, help=round_help)
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = answer_args(__doc__, ARMS, 2, "1: the two arms; 2: also their members mixed; 3: only Claude split by generation")
     log, t0 = timed_log(), time.perf_counter()
     outer, add, feats, folds, n_inner = answer_folds(args, log)
 
