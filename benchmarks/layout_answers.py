@@ -54,14 +54,12 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from robustness import fit_recipe, timed_log
 from subclass_labels import answer_args, answer_folds, score_folds
 from tree_settings import decide, write_round
 
-from whowrote.style.edits import edits
 from whowrote.types import LABELS
 
 ARMS = {"current": "default", "layout_extra": "layout_extra", "layout_extra_chars": "layout_extra_chars"}  # arm -> recipe
@@ -72,10 +70,8 @@ def main() -> None:
     args = answer_args(__doc__, FOLD_SEEDS, 1, "1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
     log, t0 = timed_log(), time.perf_counter()
     outer, add, feats, folds, n_inner = answer_folds(args, log, FOLD_SEEDS[args.round])
-    every = np.r_[outer.row_idx.to_numpy(), add.row_idx.to_numpy()]
     for recipe in ARMS.values():  # every row's copies cached here, before the workers read them
-        feats.get(recipe, every, "train_copy", args.seed)
-    edited = {e: feats.get("default", outer.row_idx.to_numpy(), e) for e in edits(args.seed)}  # "raw" among them
+        feats.get(recipe, outer.row_idx.to_numpy(), "train_copy", args.seed)
 
     def task(arm: str, name: str, train: pd.DataFrame):
         return arm, name, fit_recipe(feats, ARMS[arm], pd.concat([train, add]), args.seed)
@@ -85,7 +81,7 @@ def main() -> None:
     models = {(arm, name): m for arm, name, m in done}
     if any(list(m.classes_) != list(LABELS) for m in models.values()):
         raise SystemExit("error: a fold model's classes are not the four labels in order")
-    inner, logo, rows = score_folds(outer, feats, folds, n_inner, edited, ARMS,
+    inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, ARMS,
                                     lambda v, name, X: models[v, name].predict_proba(X),
                                     lambda name: models["current", name])
     res = {"n_outer_train": len(outer), "n_added": len(add), "recipes": ARMS, "fold_seed": FOLD_SEEDS[args.round],

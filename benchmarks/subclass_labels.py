@@ -88,13 +88,13 @@ from whowrote.style.heldout import three_way
 from whowrote.style.model import balanced_weights
 from whowrote.style.train import AUG_WEIGHT, augmented_rows
 from whowrote.style.trees import log_transform
-from whowrote.types import LABELS, OTHER
+from whowrote.types import LABELS, OTHER, PROVIDERS
 
 ARMS = {1: ("current", "generation"), 2: ("current", "generation"), 3: ("current", "claude", "claude240")}  # round -> arms
 MIXES = {"lr_generation": ("generation", "current"), "trees_generation": ("current", "generation")}  # (LR's arm, trees' arm)
 
 
-def sub_labels(frame: pd.DataFrame, split: tuple[str, ...] = ("CLAUDE", "CHATGPT", "GEMINI")) -> np.ndarray:
+def sub_labels(frame: pd.DataFrame, split: tuple[str, ...] = PROVIDERS) -> np.ndarray:
     """Each row's assistant and generation (``CLAUDE@2023-24``) for the assistants in ``split``; the
     other rows (OTHER always) keep their label."""
     return np.array([f"{p}@{generation(m, p, g)}" if p in split and p != OTHER else p
@@ -102,7 +102,7 @@ def sub_labels(frame: pd.DataFrame, split: tuple[str, ...] = ("CLAUDE", "CHATGPT
 
 
 # arm -> (the assistants split by generation, boosting rounds)
-SPLITS = {"generation": (("CLAUDE", "CHATGPT", "GEMINI"), 300), "claude": (("CLAUDE",), 300), "claude240": (("CLAUDE",), 240)}
+SPLITS = {"generation": (PROVIDERS, 300), "claude": (("CLAUDE",), 300), "claude240": (("CLAUDE",), 240)}
 
 
 class SummedClasses:
@@ -136,7 +136,7 @@ def mixed_proba(lr_model, tree_model, X: np.ndarray) -> np.ndarray:
 
 
 def fit_generation(X: np.ndarray, Xa: np.ndarray, frame: pd.DataFrame, seed: int,
-                   split: tuple[str, ...] = ("CLAUDE", "CHATGPT", "GEMINI"), tree_iter: int = 300) -> SummedClasses:
+                   split: tuple[str, ...] = PROVIDERS, tree_iter: int = 300) -> SummedClasses:
     """The ``generation`` arm: the default recipe as ``robustness.fit_recipe`` fits it (copies at
     AUG_WEIGHT, uncalibrated), on sub-labels with the provider labels' cell weights."""
     y, genres = frame["provider"].to_numpy(object), frame["genre"].to_numpy(object)
@@ -174,14 +174,15 @@ def answer_folds(args: argparse.Namespace, log, fold_seed: int | None = None
     return outer, add, feats, folds, n_inner
 
 
-def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner: int, edited: dict[str, np.ndarray],
+def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner: int, seed: int,
                 variants, proba: Callable[[str, str, np.ndarray], np.ndarray],
                 base: Callable[[str], StyleModel]) -> tuple[dict, dict, dict[str, np.ndarray]]:
     """Every variant's in-genre scores (each outer-train text by its fold's fit, raw and under every
-    edit), its LOGO scores, and the per-text rows for ``trial_noise.py``; ``proba(variant, fold,
+    edit of ``edits(seed)``, features from ``feats``), its LOGO scores, and the per-text rows for ``trial_noise.py``; ``proba(variant, fold,
     X)`` gives probabilities over the assistants in ``LABELS`` order, ``base(fold)`` the fold's
     ``current`` fit (whose classes the scores read)."""
     pos = pd.Series(np.arange(len(outer)), index=outer.row_idx.to_numpy())
+    edited = {e: feats.get("default", outer.row_idx.to_numpy(), e) for e in edits(seed)}  # "raw" among them
     y = outer.provider.to_numpy(object)
     rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}
     inner = {}
@@ -236,9 +237,7 @@ def main() -> None:
         return arm, name, fit_generation(feats.get("default", r, "raw"), feats.get("default", r, "train_copy", args.seed),
                                          fit_rows, args.seed, split, tree_iter)
 
-    rows_out = outer.row_idx.to_numpy()
-    feats.get("default", rows_out, "train_copy", args.seed)  # every row's copies cached here, before the workers read them
-    edited = {e: feats.get("default", rows_out, e) for e in edits(args.seed)}  # "raw" among them
+    feats.get("default", outer.row_idx.to_numpy(), "train_copy", args.seed)  # every row's copies cached here, before the workers read them
     arms = ARMS[args.round]
     log(f"{len(arms) * len(folds)} fits in {args.jobs} processes")
     done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(arm, name, tr) for name, tr, _ in folds for arm in arms)
@@ -254,7 +253,7 @@ def main() -> None:
     for arm in arms:
         np.testing.assert_allclose(mixed_proba(models[arm, "cv0"], models[arm, "cv0"], check),
                                    models[arm, "cv0"].predict_proba(check), atol=1e-9)
-    inner, logo, rows = score_folds(outer, feats, folds, n_inner, edited, variants, proba,
+    inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, variants, proba,
                                     lambda name: models["current", name])
     res = {"n_outer_train": len(outer), "n_added": len(add), "classes": [str(c) for c in models[arms[1], "cv0"].model.classes_],
            "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}

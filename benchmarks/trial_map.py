@@ -225,8 +225,9 @@ def fold_table(rows: list[dict]) -> str:
 def plot_folds(rows: list[dict], out: Path) -> None:
     """Two panels, every five-fold variant with its intervals: Δ LOGO 3-way mean against Δ raw and
     against the first-800 drop's change (sign flipped: up is better); rule passes filled."""
-    off = [r for r in rows if not (WINDOW[0] <= r["logo3"][0] <= WINDOW[1])]
-    rows = [r for r in rows if r not in off]
+    inside = [WINDOW[0] <= r["logo3"][0] <= WINDOW[1] for r in rows]
+    off = [r for r, i in zip(rows, inside, strict=True) if not i]
+    rows = [r for r, i in zip(rows, inside, strict=True) if i]
     fig, axes = plt.subplots(1, 2, figsize=(14, 6.5))
     for ax, key, flip, ylabel in ((axes[0], "raw", 1, "Δ raw in-genre 4-way accuracy vs current (points)"),
                                   (axes[1], "first800", -1, "− Δ first_800_chars drop vs current (points; drop shrinks ↑)")):
