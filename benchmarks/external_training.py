@@ -33,6 +33,23 @@ the texts it is judged on. Everything below was fixed before the first run:
 
 ``--write-train runs/arena/arena-hard.jsonl`` writes the added answers as a corpus file instead:
 the bundled model is trained on it (docs/predict.md, "Trained on Arena-Hard's answers").
+
+**Arm ``versions`` (session 47; declared and committed before its run).** The bundled data keeps
+six assistant versions and four OTHER families out of training so that half B can measure unseen
+versions. Users bring exactly those versions (Claude 3.5 Sonnet, o1, GPT-4o, Gemini 1.5 Pro), so
+should the shipped model train on their half-A answers too? The pair is ``arena`` (the bundled
+data: half A, versions not held out) against ``versions`` (half A, every version), both on the
+corpus's topic hold-out train part; the tests are T1–T3 above (T2 now reads versions ``versions``
+trains on, to new prompts) and, always, LOGO over the five corpus genres (``logo_block``) and T3
+under the edits. Rule: ``versions`` replaces the bundled data only if (a) on T2 the mean 3-way recall
+gains >= 2 points with the interval's lower end above 0; (b) on T1 it falls by at most 0.5 points;
+(c) T3's 4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean over the five genres
+falls by at most 0.5 points; and (e) T3's drop under all edits combined grows by at most 0.5 points.
+Then ``--arm versions --write-train`` writes the new training file. Not measured here: versions
+never trained on (the bundled model's T2 numbers stay the estimate for those).
+
+    OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm versions --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_versions
 """
 
 from __future__ import annotations
@@ -54,6 +71,7 @@ from whowrote.types import LABELS
 
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
+VERSIONS_GAIN = 0.02  # the versions arm's rule (a); SLACK bounds its (b)-(e)
 TEST_KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")  # the scores each test's intervals cover
 GENRE = "arena-hard"  # as whowrote.data.readers.benchmark_genre names the folder's genre
 
@@ -75,15 +93,17 @@ def answers_table(corpus: list[Path], answers: Path, cache: Path, log) -> tuple[
     return table, Features(table, cache, log), (table.genre == GENRE).to_numpy()
 
 
-def trained_answers(answers: pd.DataFrame) -> pd.DataFrame:
-    """The answers the bundled recipe trains on: half A of the prompts, versions not held out."""
-    return answers[answers.half_a.to_numpy(bool) & ~answers.held_out.to_numpy(bool)]  # bool: a concat makes them objects
+def trained_answers(answers: pd.DataFrame, every_version: bool = False) -> pd.DataFrame:
+    """The answers the bundled recipe trains on: half A of the prompts, versions not held out
+    (``every_version``: the ``versions`` arm, half A by every version)."""
+    keep = answers.half_a.to_numpy(bool)  # bool: a concat makes them objects
+    return answers[keep if every_version else keep & ~answers.held_out.to_numpy(bool)]
 
 
-def write_train(folder: Path, out: Path) -> None:
-    """The answers the trial adds (half A, versions not held out) as a corpus file, for
-    ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
-    rows = trained_answers(arena_rows(folder))[["id", "model", "provider", "topic", "text"]]
+def write_train(folder: Path, out: Path, every_version: bool = False) -> None:
+    """The answers the trial adds (half A; versions not held out unless ``every_version``) as a
+    corpus file, for ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
+    rows = trained_answers(arena_rows(folder), every_version)[["id", "model", "provider", "topic", "text"]]
     atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
     print(f"wrote {len(rows):,} answers ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
@@ -145,29 +165,37 @@ def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFra
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
+    ap.add_argument("--arm", choices=("arena", "versions"), default="arena",
+                    help="arena: the corpus alone against the bundled data (session 36); versions: the bundled "
+                         "data against half A by every version (session 47)")
     ap.add_argument("--write-train", type=Path, default=None,
-                    help="only write the answers the trial adds to this JSONL file (for train-probe) and stop")
+                    help="only write the answers the arm adds to this JSONL file (for train-probe) and stop")
     ap.add_argument("--logo", action="store_true",
                     help="also fit both recipes without each corpus genre and score it (leave-one-genre-out)")
     ap.add_argument("--edits", action="store_true",
                     help="also score T3 under every edit of the suite (drops with paired topic intervals)")
     args = ap.parse_args()
+    versions = args.arm == "versions"
     if args.write_train:
-        return write_train(args.answers, args.write_train)
+        return write_train(args.answers, args.write_train, every_version=versions)
     log = timed_log()
     table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
     split = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)
     arena_part = table[is_arena]
     in_a, held = arena_part.half_a.to_numpy(bool), arena_part.held_out.to_numpy(bool)  # the concat made them objects
     add = trained_answers(arena_part)
+    pair = {"arena": add, "versions": trained_answers(arena_part, every_version=True)} if versions else \
+        {"current": add.iloc[:0], "arena": add}
+    base, challenger = pair
     tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
              "T2 new prompts, held-out versions": arena_part[~in_a & held],
              "T3 corpus topic hold-out": split["val"]}
     fits = {}
-    for name, train in (("current", split["train"]), ("arena", pd.concat([split["train"], add]))):
+    for name, extra in pair.items():
+        train = pd.concat([split["train"], extra])
         fits[name] = fit_recipe(feats, "default", train, args.seed)
         log(f"fitted {name} on {len(train):,} texts")
-    results: dict = {"n_added": len(add), "tests": {}}
+    results: dict = {"arm": args.arm, "n_added": {name: len(extra) for name, extra in pair.items()}, "tests": {}}
     for tname, test in tests.items():
         units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
         row, P = paired_test(feats, fits, test, units, TEST_KEYS)  # the last test's (T3) P serves --edits too
@@ -176,7 +204,7 @@ def main() -> None:
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
             f"4-way {row[name]['accuracy']:.3f}" for name in fits) + f"; diff intervals {row['diff_intervals']}")
-    if args.edits:  # measured after the rule was decided (session 37): reported, not part of it
+    if args.edits or versions:  # arena: measured after the rule was decided (session 37), not part of it
         val = split["val"]
         X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
         topics, genres = topic_keys(val).to_numpy(), val.genre.to_numpy(object)
@@ -185,24 +213,48 @@ def main() -> None:
                                    for name, r in right.items()}
         results["T3 edits"] = {name: drop_intervals(m.classes_, {"raw": P[name]} | {e: m.predict_proba(x) for e, x in X.items()},
                                                     y, topics, args.seed) for name, m in fits.items()}
-        log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['current'][e]['diff']:.1f} -> "
-                                              f"{results['T3 edits']['arena'][e]['diff']:.1f}" for e in X))
-    if args.logo:  # measured after the rule was decided (session 37): reported, not part of it
-        results["LOGO"] = logo_block(feats, table[~is_arena], {"current": add.iloc[:0], "arena": add}, args.seed, log)
+        log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits'][base][e]['diff']:.1f} -> "
+                                              f"{results['T3 edits'][challenger][e]['diff']:.1f}" for e in X))
+    if args.logo or versions:
+        results["LOGO"] = logo_block(feats, table[~is_arena], pair, args.seed, log)
     t = results["tests"]
+    results["rule"] = versions_rule(results) if versions else arena_rule(t)
+    results["adopt"] = all(results["rule"].values())
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+
+
+def arena_rule(t: dict) -> dict[str, bool]:
+    """Session 36's rule: the answers gain on T2 and T1, and cost T3 at most SLACK."""
 
     def gained(name: str) -> bool:
         d = t[name]["arena"]["mean_recall_3way"] - t[name]["current"]["mean_recall_3way"]
         return d >= GAIN and t[name]["diff_intervals"]["mean_recall_3way"][0] > 0
 
     t3 = t["T3 corpus topic hold-out"]
-    results["rule"] = {"T2 gain": gained("T2 new prompts, held-out versions"),
-                       "T1 gain": gained("T1 new prompts, trained versions"),
-                       "T3 no loss": t3["arena"]["accuracy"] - t3["current"]["accuracy"] >= -SLACK}
-    results["adopt"] = all(results["rule"].values())
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+    return {"T2 gain": gained("T2 new prompts, held-out versions"),
+            "T1 gain": gained("T1 new prompts, trained versions"),
+            "T3 no loss": t3["arena"]["accuracy"] - t3["current"]["accuracy"] >= -SLACK}
+
+
+def versions_rule(results: dict) -> dict[str, bool]:
+    """The versions arm's rule (a)-(e), fixed in the module's docstring before its run."""
+    t = results["tests"]
+    t1, t2, t3 = (t[k] for k in ("T1 new prompts, trained versions", "T2 new prompts, held-out versions",
+                                 "T3 corpus topic hold-out"))
+
+    def diff(row: dict, key: str) -> float:
+        return row["versions"][key] - row["arena"][key]
+
+    logo = results["LOGO"]
+    logo_diff = float(np.mean([diff(row, "accuracy_3way") for row in logo.values()]))
+    combined = {name: results["T3 edits"][name]["combined"]["diff"] for name in ("arena", "versions")}
+    return {"(a) T2 gain": diff(t2, "mean_recall_3way") >= VERSIONS_GAIN and t2["diff_intervals"]["mean_recall_3way"][0] > 0,
+            "(b) T1 no loss": diff(t1, "mean_recall_3way") >= -SLACK,
+            "(c) T3 no loss": diff(t3, "accuracy") >= -SLACK,
+            "(d) LOGO no loss": logo_diff >= -SLACK,
+            "(e) combined drop": combined["versions"] - combined["arena"] <= 100 * SLACK}  # drops are in points
 
 
 if __name__ == "__main__":

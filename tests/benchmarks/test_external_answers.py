@@ -53,3 +53,38 @@ def test_write_train_keeps_half_a_of_trained_versions_only(tmp_path: Path) -> No
     assert set(corpus.model) == {"claude-3-opus-20240229", "gpt-4-0613"}
     assert set(corpus.topic) == set(want.question) and not set(corpus.topic) & set(frame[~frame.half_a].question)
     assert set(corpus.genre) == {"arena-hard"}  # the genre the reader gives the whole folder
+
+
+def test_write_train_every_version_adds_the_held_out_versions_on_half_a_only(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    out = tmp_path / "arena-hard.jsonl"
+    write_train(folder, out, every_version=True)
+    corpus = load_corpus([out])
+    frame = read_answers(folder)
+    assert len(corpus) == int(frame.half_a.sum()) > len(frame[frame.half_a & ~frame.held_out])
+    assert set(corpus.model) == set(frame.model)  # the held-out versions are in, on half A
+    assert not set(corpus.topic) & set(frame[~frame.half_a].question)  # half B stays a test
+
+
+def test_versions_rule_reads_each_clause() -> None:
+    from external_training import versions_rule
+
+    def row(a: float, b: float, key: str = "mean_recall_3way", lo: float = 0.01) -> dict:
+        return {"arena": {key: a}, "versions": {key: b}, "diff_intervals": {key: [lo, 0.1]}}
+
+    def results(t2: float = 0.80, t2_lo: float = 0.01, t1: float = 0.80, t3: float = 0.78, logo: float = 0.70,
+                combined: float = 5.0) -> dict:
+        return {"tests": {"T1 new prompts, trained versions": row(0.80, t1),
+                          "T2 new prompts, held-out versions": row(0.76, t2, lo=t2_lo),
+                          "T3 corpus topic hold-out": row(0.78, t3, "accuracy")},
+                "LOGO": {g: row(0.70, logo, "accuracy_3way") for g in ("blog", "chat")},
+                "T3 edits": {"arena": {"combined": {"diff": 5.0}}, "versions": {"combined": {"diff": combined}}}}
+
+    assert all(versions_rule(results()).values())
+    assert versions_rule(results(t2=0.77))["(a) T2 gain"] is False  # +1 point < 2
+    assert versions_rule(results(t2_lo=-0.001))["(a) T2 gain"] is False
+    assert versions_rule(results(t1=0.794))["(b) T1 no loss"] is False
+    assert versions_rule(results(t3=0.774))["(c) T3 no loss"] is False
+    assert versions_rule(results(logo=0.694))["(d) LOGO no loss"] is False
+    assert versions_rule(results(combined=5.6))["(e) combined drop"] is False
+    assert versions_rule(results(combined=5.4))["(e) combined drop"] is True
