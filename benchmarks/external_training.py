@@ -48,6 +48,12 @@ falls by at most 0.5 points; and (e) T3's drop under all edits combined grows by
 Then ``--arm versions --write-train`` writes the new training file. Not measured here: versions
 never trained on (the bundled model's T2 numbers stay the estimate for those).
 
+**Arm ``assistants`` (session 47, round 2; declared and committed after round 1's T1–T3 were
+seen and before its run).** Round 1 cost T1 1.0 point of mean 3-way recall (rule (b)) while T2
+gained only 2.4; most of what it added (8,872 held-out answers in all) is by the four OTHER
+families. This arm adds only the six assistant versions' half-A answers (the OTHER families stay
+out): ``arena`` against ``assistants``, the same tests and the same rule (a)-(e).
+
     OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm versions --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_versions
 """
@@ -67,11 +73,11 @@ from trial_noise import topic_weights
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
 from whowrote.style.edits import edits
-from whowrote.types import LABELS
+from whowrote.types import LABELS, OTHER
 
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
-VERSIONS_GAIN = 0.02  # the versions arm's rule (a); SLACK bounds its (b)-(e)
+VERSIONS_GAIN = 0.02  # the versions and assistants arms' rule (a); SLACK bounds its (b)-(e)
 TEST_KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")  # the scores each test's intervals cover
 GENRE = "arena-hard"  # as whowrote.data.readers.benchmark_genre names the folder's genre
 
@@ -93,17 +99,21 @@ def answers_table(corpus: list[Path], answers: Path, cache: Path, log) -> tuple[
     return table, Features(table, cache, log), (table.genre == GENRE).to_numpy()
 
 
-def trained_answers(answers: pd.DataFrame, every_version: bool = False) -> pd.DataFrame:
-    """The answers the bundled recipe trains on: half A of the prompts, versions not held out
-    (``every_version``: the ``versions`` arm, half A by every version)."""
+def trained_answers(answers: pd.DataFrame, arm: str = "arena") -> pd.DataFrame:
+    """The answers an arm trains on, all on half A of the prompts: ``arena`` (the bundled data)
+    the versions not held out, ``versions`` every version, ``assistants`` every version but the
+    held-out OTHER families."""
     keep = answers.half_a.to_numpy(bool)  # bool: a concat makes them objects
-    return answers[keep if every_version else keep & ~answers.held_out.to_numpy(bool)]
+    held = answers.held_out.to_numpy(bool)
+    if arm == "assistants":
+        held = held & (answers.provider.to_numpy(object) == OTHER)
+    return answers[keep if arm == "versions" else keep & ~held]
 
 
-def write_train(folder: Path, out: Path, every_version: bool = False) -> None:
-    """The answers the trial adds (half A; versions not held out unless ``every_version``) as a
-    corpus file, for ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
-    rows = trained_answers(arena_rows(folder), every_version)[["id", "model", "provider", "topic", "text"]]
+def write_train(folder: Path, out: Path, arm: str = "arena") -> None:
+    """The answers ``arm`` trains on (:func:`trained_answers`) as a corpus file, for
+    ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
+    rows = trained_answers(arena_rows(folder), arm)[["id", "model", "provider", "topic", "text"]]
     atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
     print(f"wrote {len(rows):,} answers ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
@@ -165,9 +175,9 @@ def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFra
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--arm", choices=("arena", "versions"), default="arena",
+    ap.add_argument("--arm", choices=("arena", "versions", "assistants"), default="arena",
                     help="arena: the corpus alone against the bundled data (session 36); versions: the bundled "
-                         "data against half A by every version (session 47)")
+                         "data against half A by every version; assistants: by every assistant version (session 47)")
     ap.add_argument("--write-train", type=Path, default=None,
                     help="only write the answers the arm adds to this JSONL file (for train-probe) and stop")
     ap.add_argument("--logo", action="store_true",
@@ -175,16 +185,16 @@ def main() -> None:
     ap.add_argument("--edits", action="store_true",
                     help="also score T3 under every edit of the suite (drops with paired topic intervals)")
     args = ap.parse_args()
-    versions = args.arm == "versions"
+    versions = args.arm != "arena"  # the arms of session 47
     if args.write_train:
-        return write_train(args.answers, args.write_train, every_version=versions)
+        return write_train(args.answers, args.write_train, args.arm)
     log = timed_log()
     table, feats, is_arena = answers_table(args.corpus, args.answers, args.cache, log)
     split = topic_holdout_split(table[~is_arena], seed=args.seed, balance=False)
     arena_part = table[is_arena]
     in_a, held = arena_part.half_a.to_numpy(bool), arena_part.held_out.to_numpy(bool)  # the concat made them objects
     add = trained_answers(arena_part)
-    pair = {"arena": add, "versions": trained_answers(arena_part, every_version=True)} if versions else \
+    pair = {"arena": add, args.arm: trained_answers(arena_part, args.arm)} if versions else \
         {"current": add.iloc[:0], "arena": add}
     base, challenger = pair
     tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
@@ -218,7 +228,7 @@ def main() -> None:
     if args.logo or versions:
         results["LOGO"] = logo_block(feats, table[~is_arena], pair, args.seed, log)
     t = results["tests"]
-    results["rule"] = versions_rule(results) if versions else arena_rule(t)
+    results["rule"] = versions_rule(results, args.arm) if versions else arena_rule(t)
     results["adopt"] = all(results["rule"].values())
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
@@ -238,23 +248,23 @@ def arena_rule(t: dict) -> dict[str, bool]:
             "T3 no loss": t3["arena"]["accuracy"] - t3["current"]["accuracy"] >= -SLACK}
 
 
-def versions_rule(results: dict) -> dict[str, bool]:
-    """The versions arm's rule (a)-(e), fixed in the module's docstring before its run."""
+def versions_rule(results: dict, arm: str = "versions") -> dict[str, bool]:
+    """The rule (a)-(e) of the versions and assistants arms, fixed in the module's docstring before their runs."""
     t = results["tests"]
     t1, t2, t3 = (t[k] for k in ("T1 new prompts, trained versions", "T2 new prompts, held-out versions",
                                  "T3 corpus topic hold-out"))
 
     def diff(row: dict, key: str) -> float:
-        return row["versions"][key] - row["arena"][key]
+        return row[arm][key] - row["arena"][key]
 
     logo = results["LOGO"]
     logo_diff = float(np.mean([diff(row, "accuracy_3way") for row in logo.values()]))
-    combined = {name: results["T3 edits"][name]["combined"]["diff"] for name in ("arena", "versions")}
+    combined = {name: results["T3 edits"][name]["combined"]["diff"] for name in ("arena", arm)}
     return {"(a) T2 gain": diff(t2, "mean_recall_3way") >= VERSIONS_GAIN and t2["diff_intervals"]["mean_recall_3way"][0] > 0,
             "(b) T1 no loss": diff(t1, "mean_recall_3way") >= -SLACK,
             "(c) T3 no loss": diff(t3, "accuracy") >= -SLACK,
             "(d) LOGO no loss": logo_diff >= -SLACK,
-            "(e) combined drop": combined["versions"] - combined["arena"] <= 100 * SLACK}  # drops are in points
+            "(e) combined drop": combined[arm] - combined["arena"] <= 100 * SLACK}  # drops are in points
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ def test_write_train_keeps_half_a_of_trained_versions_only(tmp_path: Path) -> No
 def test_write_train_every_version_adds_the_held_out_versions_on_half_a_only(tmp_path: Path) -> None:
     folder = make_folder(tmp_path)
     out = tmp_path / "arena-hard.jsonl"
-    write_train(folder, out, every_version=True)
+    write_train(folder, out, "versions")
     corpus = load_corpus([out])
     frame = read_answers(folder)
     assert len(corpus) == int(frame.half_a.sum()) > len(frame[frame.half_a & ~frame.held_out])
@@ -88,3 +88,14 @@ def test_versions_rule_reads_each_clause() -> None:
     assert versions_rule(results(logo=0.694))["(d) LOGO no loss"] is False
     assert versions_rule(results(combined=5.6))["(e) combined drop"] is False
     assert versions_rule(results(combined=5.4))["(e) combined drop"] is True
+
+
+def test_write_train_assistants_adds_held_out_assistant_versions_not_other_families(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    out = tmp_path / "arena-hard.jsonl"
+    write_train(folder, out, "assistants")
+    corpus = load_corpus([out])
+    frame = read_answers(folder)
+    assert set(corpus.model) == {"claude-3-opus-20240229", "claude-3-5-sonnet-20241022", "gpt-4-0613"}
+    assert len(corpus) == int((frame.half_a & (frame.model != "qwen2-72b-instruct")).sum())
+    assert not set(corpus.topic) & set(frame[~frame.half_a].question)
