@@ -46,16 +46,19 @@ gains >= 2 points with the interval's lower end above 0; (b) on T1 it falls by a
 (c) T3's 4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean over the five genres
 falls by at most 0.5 points; and (e) T3's drop under all edits combined grows by at most 0.5 points.
 Then ``--arm versions --write-train`` writes the new training file. Not measured here: versions
-never trained on (the bundled model's T2 numbers stay the estimate for those).
+never trained on (the bundled model's T2 numbers stay the estimate for those)::
+
+    OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm versions --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_versions
 
 **Arm ``assistants`` (session 47, round 2; declared and committed after round 1's T1–T3 were
 seen and before its run).** Round 1 cost T1 1.0 point of mean 3-way recall (rule (b)) while T2
 gained only 2.4; most of what it added (8,872 held-out answers in all) is by the four OTHER
 families. This arm adds only the six assistant versions' half-A answers (the OTHER families stay
-out): ``arena`` against ``assistants``, the same tests and the same rule (a)-(e).
+out): ``arena`` against ``assistants``, the same tests and the same rule (a)-(e)::
 
-    OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm versions --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
-        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_versions
+    OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm assistants --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_assistants
 """
 
 from __future__ import annotations
