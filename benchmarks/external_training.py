@@ -59,6 +59,18 @@ out): ``arena`` against ``assistants``, the same tests and the same rule (a)-(e)
 
     OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm assistants --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_assistants
+
+**Arm ``others`` (session 47, round 3; declared and committed after rounds 1–2 were seen and before
+its run).** Both rounds failed (b) only; round 1's T2 4-way accuracy (+6.8) and OTHER AUROC (0.589
+→ 0.691) rose with the four OTHER families it added, and "none of the three" is a verdict users get.
+This arm adds only those families' half-A answers (the six assistant versions stay out): ``arena``
+against ``others``, rule (b), (c) and (e) as above, and instead of (a) and (d): (a) on T2 the 4-way
+accuracy gains >= 2 points with the interval's lower end above 0; (d) the LOGO 3-way mean over the
+five genres falls by at most 0.5 points and the mean LOGO OTHER AUROC (chat, debate, fiction) does
+not fall; and also (b) T1's 4-way accuracy falls by at most 0.5 points::
+
+    OMP_NUM_THREADS=1 python benchmarks/external_training.py --arm others --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/external_others
 """
 
 from __future__ import annotations
@@ -105,11 +117,11 @@ def answers_table(corpus: list[Path], answers: Path, cache: Path, log) -> tuple[
 def trained_answers(answers: pd.DataFrame, arm: str = "arena") -> pd.DataFrame:
     """The answers an arm trains on, all on half A of the prompts: ``arena`` (the bundled data)
     the versions not held out, ``versions`` every version, ``assistants`` every version but the
-    held-out OTHER families."""
+    held-out OTHER families, ``others`` every version but the held-out assistant versions."""
     keep = answers.half_a.to_numpy(bool)  # bool: a concat makes them objects
-    held = answers.held_out.to_numpy(bool)
-    if arm == "assistants":
-        held = held & (answers.provider.to_numpy(object) == OTHER)
+    held, other = answers.held_out.to_numpy(bool), answers.provider.to_numpy(object) == OTHER
+    if arm in ("assistants", "others"):
+        held = held & (other if arm == "assistants" else ~other)
     return answers[keep if arm == "versions" else keep & ~held]
 
 
@@ -178,9 +190,10 @@ def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFra
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--arm", choices=("arena", "versions", "assistants"), default="arena",
+    ap.add_argument("--arm", choices=("arena", "versions", "assistants", "others"), default="arena",
                     help="arena: the corpus alone against the bundled data (session 36); versions: the bundled "
-                         "data against half A by every version; assistants: by every assistant version (session 47)")
+                         "data against half A by every version; assistants: by every assistant version; others: "
+                         "with the held-out OTHER families (session 47)")
     ap.add_argument("--write-train", type=Path, default=None,
                     help="only write the answers the arm adds to this JSONL file (for train-probe) and stop")
     ap.add_argument("--logo", action="store_true",
@@ -252,7 +265,8 @@ def arena_rule(t: dict) -> dict[str, bool]:
 
 
 def versions_rule(results: dict, arm: str = "versions") -> dict[str, bool]:
-    """The rule (a)-(e) of the versions and assistants arms, fixed in the module's docstring before their runs."""
+    """The rule (a)-(e) of the session-47 arms, fixed in the module's docstring before their runs
+    (``others``: (a) on T2's 4-way accuracy, (b) and (d) with a clause more)."""
     t = results["tests"]
     t1, t2, t3 = (t[k] for k in ("T1 new prompts, trained versions", "T2 new prompts, held-out versions",
                                  "T3 corpus topic hold-out"))
@@ -263,11 +277,17 @@ def versions_rule(results: dict, arm: str = "versions") -> dict[str, bool]:
     logo = results["LOGO"]
     logo_diff = float(np.mean([diff(row, "accuracy_3way") for row in logo.values()]))
     combined = {name: results["T3 edits"][name]["combined"]["diff"] for name in ("arena", arm)}
-    return {"(a) T2 gain": diff(t2, "mean_recall_3way") >= VERSIONS_GAIN and t2["diff_intervals"]["mean_recall_3way"][0] > 0,
+    a_key = "accuracy" if arm == "others" else "mean_recall_3way"
+    rule = {"(a) T2 gain": diff(t2, a_key) >= VERSIONS_GAIN and t2["diff_intervals"][a_key][0] > 0,
             "(b) T1 no loss": diff(t1, "mean_recall_3way") >= -SLACK,
             "(c) T3 no loss": diff(t3, "accuracy") >= -SLACK,
             "(d) LOGO no loss": logo_diff >= -SLACK,
             "(e) combined drop": combined[arm] - combined["arena"] <= 100 * SLACK}  # drops are in points
+    if arm == "others":
+        auroc = [diff(row, "other_auroc") for row in logo.values() if "other_auroc" in row["arena"]]
+        rule["(b) T1 no loss"] &= diff(t1, "accuracy") >= -SLACK
+        rule["(d) LOGO no loss"] &= float(np.mean(auroc)) >= 0
+    return rule
 
 
 if __name__ == "__main__":

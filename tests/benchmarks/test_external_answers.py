@@ -99,3 +99,33 @@ def test_write_train_assistants_adds_held_out_assistant_versions_not_other_famil
     assert set(corpus.model) == {"claude-3-opus-20240229", "claude-3-5-sonnet-20241022", "gpt-4-0613"}
     assert len(corpus) == int((frame.half_a & (frame.model != "qwen2-72b-instruct")).sum())
     assert not set(corpus.topic) & set(frame[~frame.half_a].question)
+
+
+def test_write_train_others_adds_held_out_other_families_not_assistant_versions(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    out = tmp_path / "arena-hard.jsonl"
+    write_train(folder, out, "others")
+    assert set(load_corpus([out]).model) == {"claude-3-opus-20240229", "gpt-4-0613", "qwen2-72b-instruct"}
+
+
+def test_versions_rule_others_reads_four_way_and_other_auroc() -> None:
+    from external_training import versions_rule
+
+    def row(a: dict, b: dict, lo: float = 0.01) -> dict:
+        return {"arena": a, "others": b, "diff_intervals": {k: [lo, 0.1] for k in a}}
+
+    def results(t2: float = 0.60, t1_4: float = 0.66, auroc: float = 0.60) -> dict:
+        return {"tests": {"T1 new prompts, trained versions": row({"mean_recall_3way": 0.8, "accuracy": 0.66},
+                                                                   {"mean_recall_3way": 0.8, "accuracy": t1_4}),
+                          "T2 new prompts, held-out versions": row({"mean_recall_3way": 0.77, "accuracy": 0.55},
+                                                                    {"mean_recall_3way": 0.77, "accuracy": t2}),
+                          "T3 corpus topic hold-out": row({"accuracy": 0.78}, {"accuracy": 0.78})},
+                "LOGO": {"blog": row({"accuracy_3way": 0.6}, {"accuracy_3way": 0.6}),
+                         "chat": row({"accuracy_3way": 0.7, "other_auroc": 0.60},
+                                     {"accuracy_3way": 0.7, "other_auroc": auroc})},
+                "T3 edits": {"arena": {"combined": {"diff": 5.0}}, "others": {"combined": {"diff": 5.0}}}}
+
+    assert all(versions_rule(results(), "others").values())  # T2 4-way +5 with 3-way recall level
+    assert versions_rule(results(t2=0.56), "others")["(a) T2 gain"] is False
+    assert versions_rule(results(t1_4=0.65), "others")["(b) T1 no loss"] is False
+    assert versions_rule(results(auroc=0.59), "others")["(d) LOGO no loss"] is False
