@@ -129,6 +129,7 @@ def write_train(folder: Path, out: Path, arm: str = "arena") -> None:
     """The answers ``arm`` trains on (:func:`trained_answers`) as a corpus file, for
     ``whowrote train-probe --corpus``; named ``arena-hard.jsonl`` its genre is ``arena-hard``."""
     rows = trained_answers(arena_rows(folder), arm)[["id", "model", "provider", "topic", "text"]]
+    out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
     print(f"wrote {len(rows):,} answers ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 

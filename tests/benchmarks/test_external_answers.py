@@ -103,7 +103,7 @@ def test_write_train_assistants_adds_held_out_assistant_versions_not_other_famil
 
 def test_write_train_others_adds_held_out_other_families_not_assistant_versions(tmp_path: Path) -> None:
     folder = make_folder(tmp_path)
-    out = tmp_path / "arena-hard.jsonl"
+    out = tmp_path / "runs" / "arena" / "arena-hard.jsonl"  # a folder not made yet
     write_train(folder, out, "others")
     assert set(load_corpus([out]).model) == {"claude-3-opus-20240229", "gpt-4-0613", "qwen2-72b-instruct"}
 
