@@ -129,3 +129,25 @@ def test_versions_rule_others_reads_four_way_and_other_auroc() -> None:
     assert versions_rule(results(t2=0.56), "others")["(a) T2 gain"] is False
     assert versions_rule(results(t1_4=0.65), "others")["(b) T1 no loss"] is False
     assert versions_rule(results(auroc=0.59), "others")["(d) LOGO no loss"] is False
+
+
+def test_arms_figure_rows_are_arm_minus_bundled_in_points(tmp_path: Path) -> None:
+    from external_arms_figure import arm_rows, draw
+
+    def row(a: float, b: float, keys: tuple[str, ...]) -> dict:
+        return {"arena": {k: a for k in keys}, "others": {k: b for k in keys},
+                "diff_intervals": {k: [b - a - 0.01, b - a + 0.01] for k in keys}}
+
+    tests = ("mean_recall_3way", "accuracy")
+    results = {"arm": "others", "adopt": False,
+               "tests": {"T1 new prompts, trained versions": row(0.80, 0.81, tests),
+                         "T2 new prompts, held-out versions": row(0.55, 0.60, tests),
+                         "T3 corpus topic hold-out": row(0.78, 0.77, tests)},
+               "LOGO": {"blog": row(0.63, 0.66, ("accuracy_3way",))}}
+    rows = {label: (d, lo, hi) for label, d, lo, hi in arm_rows(results)}
+    assert abs(rows["T2 4-way"][0] - 5.0) < 1e-9 and abs(rows["T3 4-way (corpus)"][0] + 1.0) < 1e-9
+    assert abs(rows["LOGO blog 3-way"][0] - 3.0) < 1e-9 and rows["LOGO blog 3-way"][1] < 3.0 < rows["LOGO blog 3-way"][2]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    draw([path], tmp_path / "fig" / "arms.png")
+    assert (tmp_path / "fig" / "arms.png").stat().st_size > 1000
