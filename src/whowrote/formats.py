@@ -38,6 +38,14 @@ COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
 }
 GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 
+# A chat-format record keeps its text as a list of turns: OpenAI / Hugging Face chat templates
+# ``{"role", "content"}`` (content a string or a list of ``{"type": "text", "text"}`` parts),
+# ShareGPT ``{"from", "value"}``, Gemini ``{"role": "model", "parts": [{"text"}]}``. Read when a row
+# has no text column (or ``--column`` names the list); only the assistant's side is the writing.
+CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents")
+ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
+USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})  # system, tool, ... are neither
+
 def install_hint(extra: str) -> str:
     """How to install an optional extra (whowrote installs from its checkout, not from PyPI)."""
     return f"pip install '.[{extra}]' in the whowrote checkout"
@@ -79,3 +87,42 @@ def parse_json(text: str) -> Any:
     except RecursionError:
         raise JSONError("nested too deeply") from None
 
+
+
+def _turn_text(content: object) -> str | None:
+    """A turn's text: a string, or the text parts of a list of parts; None when it is neither."""
+    if content is None:
+        return ""  # e.g. an assistant turn that only calls a tool
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [c if isinstance(c, str) else c.get("text") for c in content if isinstance(c, str | dict)]
+        return "\n\n".join(p for p in parts if isinstance(p, str))
+    return None
+
+
+def conversation_turns(value: object) -> tuple[str, int, int] | None:
+    """The assistant's turns of a chat-format record (see ``CONVERSATION_COLUMNS``), joined by a
+    blank line, with the number of the assistant's and of the user's turns; None when ``value`` is
+    not a list of turns (each a dict with a string role and a readable text)."""
+    if not isinstance(value, list) or not value:
+        return None
+    texts, n_assistant, n_user = [], 0, 0
+    for turn in value:
+        if not isinstance(turn, dict):
+            return None
+        role = turn.get("role", turn.get("from"))
+        if not isinstance(role, str):
+            return None
+        content = turn["parts"] if "parts" in turn else turn.get("content", turn.get("value"))
+        text = _turn_text(content)
+        if text is None:
+            return None
+        role = role.strip().lower()
+        if role in ASSISTANT_ROLES:
+            n_assistant += 1
+            if text.strip():
+                texts.append(text.strip())
+        elif role in USER_ROLES:
+            n_user += 1
+    return "\n\n".join(texts), n_assistant, n_user

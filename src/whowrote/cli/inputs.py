@@ -22,11 +22,13 @@ from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.formats import (
     BINARY_PROBE,
+    CONVERSATION_COLUMNS,
     DATA_EXTRA,
     PARQUET_SUFFIXES,
     TABLE_SUFFIXES,
     UTF16_BOMS,
     JSONError,
+    conversation_turns,
     is_binary,
     parse_json,
     table_suffix,
@@ -138,9 +140,23 @@ def _read_upto(f, size: int) -> bytes:
 
 
 def _pick_column(keys: Collection[str], column: str | None) -> str | None:
+    """``column`` if present; else the first text column, else the first conversation column."""
     if column:
         return column if column in keys else None
-    return next((c for c in TEXT_COLUMNS if c in keys), None)
+    return next((c for c in (*TEXT_COLUMNS, *CONVERSATION_COLUMNS) if c in keys), None)
+
+
+def _conversation_item(where: str, col: str, value: list, warnings: list[str], ident: str | None) -> Item:
+    """A chat-format record's assistant turns, or why it has none (``value`` is not a list of turns:
+    the usual "holds a list" error)."""
+    turns = conversation_turns(value)
+    if turns is None:
+        return Item(where, error=f"column {col!r} holds a list, not text", id=ident)
+    text, n_assistant, n_user = turns
+    if not n_assistant:
+        return Item(where, error=f"column {col!r} is a conversation with no assistant turn", id=ident)
+    return Item(where, text, id=ident, warnings=[*warnings, f"a conversation record ({col!r}): only the "
+                                                 f"assistant's {n_assistant} turn(s) were attributed, not the user's {n_user}"])
 
 
 def read_table(path: Path, column: str | None) -> Iterator[Item]:
@@ -192,7 +208,8 @@ def _nothing_to_attribute(rows: list[Item], column: str | None) -> str | None:
 
 
 def _wanted(column: str | None) -> str:
-    return repr(column) if column else "one of " + ", ".join(TEXT_COLUMNS)
+    return repr(column) if column else \
+        "one of " + ", ".join(TEXT_COLUMNS) + ", or a conversation's turns: " + ", ".join(CONVERSATION_COLUMNS)
 
 
 def _table_items(path: Path, column: str | None) -> Iterator[Item]:
@@ -306,6 +323,8 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
                 yield Item(where, value, warnings=row.warnings, id=ident)
             elif value is None:
                 yield Item(where, "", warnings=row.warnings, id=ident)
+            elif isinstance(value, list):
+                yield _conversation_item(where, col, value, row.warnings, ident)
             else:
                 yield Item(where, error=f"column {col!r} holds {_kind(value)}, not text", id=ident)
 

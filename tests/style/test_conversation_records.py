@@ -1,0 +1,87 @@
+"""Chat-format records (OpenAI / Hugging Face ``messages``, ShareGPT ``conversations``, Gemini
+``contents``) in ``whowrote predict``'s tables: only the assistant's turns are attributed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from whowrote.cli import main
+from whowrote.cli.inputs import iter_items
+from whowrote.formats import conversation_turns
+
+ANSWER = ("Gardens change with the seasons, and a careful gardener plans for each of them. In spring "
+          "the soil is turned and the first seeds go in; in summer the beds are watered and weeded. ") * 8
+SECOND = "Autumn brings the harvest, and winter is for rest, repairs and planning the next year. " * 6
+ASK = "Tell me about gardens, please. I want a long answer with lots of detail in it!!! " * 4
+
+
+def test_conversation_turns_reads_each_format() -> None:
+    openai = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": ASK},
+              {"role": "assistant", "content": ANSWER}, {"role": "user", "content": "more"},
+              {"role": "assistant", "content": [{"type": "text", "text": SECOND}]}]
+    assert conversation_turns(openai) == (ANSWER.strip() + "\n\n" + SECOND.strip(), 2, 2)
+    sharegpt = [{"from": "human", "value": ASK}, {"from": "gpt", "value": ANSWER}]
+    assert conversation_turns(sharegpt) == (ANSWER.strip(), 1, 1)
+    gemini = [{"role": "user", "parts": [{"text": ASK}]}, {"role": "model", "parts": [{"text": ANSWER}]}]
+    assert conversation_turns(gemini) == (ANSWER.strip(), 1, 1)
+    tool_call = [{"role": "user", "content": ASK}, {"role": "assistant", "content": None},
+                 {"role": "tool", "content": "42"}, {"role": "Assistant", "content": ANSWER}]
+    assert conversation_turns(tool_call) == (ANSWER.strip(), 2, 1)  # the tool's output is neither side
+
+
+@pytest.mark.parametrize("value", [[], ["a", "b"], [{"content": ANSWER}], [{"role": 3, "content": ANSWER}],
+                                   [{"role": "assistant", "content": 7}], "text", None])
+def test_what_is_not_a_list_of_turns_is_none(value) -> None:
+    assert conversation_turns(value) is None
+
+
+def _jsonl(path, rows) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_table_rows_read_the_assistant_side_with_a_warning(tmp_path) -> None:
+    path = _jsonl(tmp_path / "chats.jsonl", [
+        {"id": "a", "messages": [{"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER}]},
+        {"id": "b", "messages": [{"role": "user", "content": ASK}]},
+        {"id": "c", "messages": ["not", "turns"]},
+        {"id": "d", "text": ANSWER, "messages": [{"role": "assistant", "content": SECOND}]},
+    ])
+    a, b, c, d = iter_items([path])
+    assert a.text == ANSWER.strip() and a.error is None and a.id == "a"
+    assert a.warnings == ["a conversation record ('messages'): only the assistant's 1 turn(s) were attributed, "
+                          "not the user's 1"]
+    assert b.error == "column 'messages' is a conversation with no assistant turn"
+    assert c.error == "column 'messages' holds a list, not text"
+    assert d.text == ANSWER and not d.warnings  # a text column wins over the turns
+    sharegpt = _jsonl(tmp_path / "sg.jsonl", [{"conv": [{"from": "human", "value": ASK}, {"from": "gpt", "value": SECOND}]}])
+    (item,) = iter_items([sharegpt], column="conv")
+    assert item.text == SECOND.strip()
+
+
+def test_parquet_conversations_are_read(tmp_path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    turns = [{"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER}]
+    pq.write_table(pa.table({"id": [1], "messages": [turns]}), tmp_path / "c.parquet")
+    (item,) = iter_items([str(tmp_path / "c.parquet")])
+    assert item.text == ANSWER.strip() and item.warnings
+
+
+def test_predict_gives_a_conversation_the_verdict_of_its_assistant_side(tmp_path, capsys) -> None:
+    chats = _jsonl(tmp_path / "chats.jsonl", [{"id": "x", "messages": [
+        {"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER},
+        {"role": "user", "content": ASK}, {"role": "assistant", "content": SECOND}]}])
+    alone = _jsonl(tmp_path / "alone.jsonl", [{"id": "x", "text": ANSWER.strip() + "\n\n" + SECOND.strip()}])
+    rows = []
+    for path in (chats, alone):
+        with pytest.raises(SystemExit) as e:
+            main(["predict", path, "--jsonl"])
+        assert e.value.code == 0
+        rows.append(json.loads(capsys.readouterr().out))
+    assert rows[0]["probabilities"] == rows[1]["probabilities"]
+    assert rows[0]["provider"] == rows[1]["provider"]
+    assert any("only the assistant's 2 turn(s)" in w for w in rows[0]["warnings"])
