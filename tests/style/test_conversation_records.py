@@ -85,3 +85,19 @@ def test_predict_gives_a_conversation_the_verdict_of_its_assistant_side(tmp_path
     assert rows[0]["probabilities"] == rows[1]["probabilities"]
     assert rows[0]["provider"] == rows[1]["provider"]
     assert any("only the assistant's 2 turn(s)" in w for w in rows[0]["warnings"])
+
+
+def test_corpus_loader_reads_chat_logs_by_their_assistant_turns(tmp_path) -> None:
+    pytest.importorskip("pandas")
+    from whowrote.data import load_corpus
+
+    rows = [{"model": "gpt-4o-2024-05-13", "messages": [{"role": "user", "content": ASK},
+                                                        {"role": "assistant", "content": ANSWER}]},
+            {"model": "claude-3-opus-20240229", "messages": [{"role": "user", "content": ASK},
+                                                             {"role": "assistant", "content": SECOND}]},
+            {"model": "gemini-pro", "messages": [{"role": "user", "content": ASK}]}]
+    corpus = load_corpus([_jsonl(tmp_path / "chats.jsonl", rows)])
+    assert list(corpus.text) == [ANSWER.strip(), SECOND.strip()]  # the turn-less record is dropped as empty
+    assert list(corpus.provider) == ["CHATGPT", "CLAUDE"]
+    assert any("3 chat-format records ('messages') read by their assistant turns" in n
+               for n in corpus.attrs["load_notes"])

@@ -16,7 +16,7 @@ import pandas as pd
 from whowrote.data.clean import strip_frontmatter
 from whowrote.data.providers import ProviderMap
 from whowrote.data.readers import expand_sources, read_source
-from whowrote.formats import COLUMN_CANDIDATES
+from whowrote.formats import COLUMN_CANDIDATES, CONVERSATION_COLUMNS, conversation_turns
 from whowrote.types import CORPUS_COLUMNS, LABELS, OTHER, WhowroteError
 
 # Provider columns sometimes hold company names.
@@ -89,8 +89,12 @@ def normalise(
         raise WhowroteError(f"{source}: corpus is empty")
     chosen = _choose_columns(raw, columns or {}, source)
     out = pd.DataFrame(index=raw.index)
-    out["text"] = _text_column(raw[chosen["text"]], source)
     notes: list[str] = []
+    text, n_conversations = _assistant_sides(raw[chosen["text"]])
+    if n_conversations:
+        notes.append(f"{source}: {n_conversations} chat-format records ({chosen['text']!r}) read by their "
+                     "assistant turns (the user's dropped)")
+    out["text"] = _text_column(text, source)
     if not keep_frontmatter:
         had = out["text"].str.startswith("---")
         out["text"] = out["text"].map(strip_frontmatter)
@@ -176,6 +180,19 @@ def normalise(
     return out
 
 
+def _assistant_sides(column: pd.Series) -> tuple[pd.Series, int]:
+    """A column of chat-format records (lists of turns, :func:`whowrote.formats.conversation_turns`)
+    as their assistant turns, and how many were; any other value is left for :func:`_text_column`."""
+    def side(v: object) -> object:
+        turns = conversation_turns(v.tolist() if type(v).__name__ == "ndarray" else v)  # Parquet lists
+        return v if turns is None else turns[0]
+
+    if not any(isinstance(v, list) or type(v).__name__ == "ndarray" for v in column):
+        return column, 0
+    read = column.map(side)
+    return read, int(sum(isinstance(a, str) and not isinstance(b, str) for a, b in zip(read, column, strict=True)))
+
+
 def _text_column(column: pd.Series, source: str) -> pd.Series:
     """The text column as strings; missing values become "" (dropped later). A value of another
     type (a number, a list, bytes, a nested object) is an error: its repr is not the text."""
@@ -208,6 +225,8 @@ def _choose_columns(raw: pd.DataFrame, overrides: Mapping[str, str], source: str
             chosen[field] = overrides[field]
         else:
             chosen[field] = next((lower[c] for c in candidates if c in lower), None)
+    if chosen["text"] is None and "text" not in overrides:  # a chat log: its turns (see _assistant_sides)
+        chosen["text"] = next((lower[c] for c in CONVERSATION_COLUMNS if c in lower), None)
     if chosen["text"] is None:
         raise WhowroteError(f"{source}: no text column found (looked for {', '.join(COLUMN_CANDIDATES['text'])}; "
                             f"has: {', '.join(map(str, raw.columns))})")
