@@ -57,6 +57,9 @@ def test_generations_of_the_corpus_models():
     assert generation("gpt4_1106_preview", "CHATGPT", "chat") == OLD
     assert generation("gpt-4.1-mini", "CHATGPT", "longform") == NEW
     assert generation("o3", "CHATGPT", "longform") == NEW
+    assert generation("o4-mini", "CHATGPT", "longform") == NEW
+    assert generation("o1-mini-2024-09-12", "CHATGPT", "arena-hard") == OLD  # released September 2024
+    assert generation("o1-preview-2024-09-12", "CHATGPT", "arena-hard") == OLD
     assert generation("chatgpt-4o-latest-2025-01-29", "CHATGPT", "fiction") == NEW
     assert generation("gemini-pro", "GEMINI", "chat") == OLD
     assert generation("gemini-2.5-pro-preview-03-25", "GEMINI", "longform") == NEW

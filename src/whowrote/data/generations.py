@@ -16,8 +16,8 @@ OLD, NEW = "2023-24", "2025-26"
 RULES: tuple[tuple[str, str], ...] = (
     (r"claude-3-7|claude-3\.7|claude-(opus|sonnet|haiku)-4|claude-4|claude-opus-4", NEW),
     (r"claude-3-5-sonnet-2024|claude-3\.5|claude-3-|claude-2|claude-instant|(^|_|/)claude$", OLD),
-    (r"gpt-?5|gpt-4\.1|gpt-4\.5|(^|/)o[1-9]|chatgpt-4o-latest-2025", NEW),
-    (r"gpt-?4|gpt-?3|gpt35|davinci|chatgpt", OLD),
+    (r"gpt-?5|gpt-4\.1|gpt-4\.5|(^|/)o[3-9]|chatgpt-4o-latest-2025", NEW),
+    (r"gpt-?4|gpt-?3|gpt35|davinci|chatgpt|(^|/)o1", OLD),  # o1 / o1-mini / o1-preview: released in 2024
     (r"gemini-(2|3)", NEW),
     (r"gemini-(pro|1)", OLD),
 )
