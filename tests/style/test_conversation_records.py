@@ -101,3 +101,13 @@ def test_corpus_loader_reads_chat_logs_by_their_assistant_turns(tmp_path) -> Non
     assert list(corpus.provider) == ["CHATGPT", "CLAUDE"]
     assert any("3 chat-format records ('messages') read by their assistant turns" in n
                for n in corpus.attrs["load_notes"])
+
+
+def test_a_json_file_holding_one_chat_log_is_one_text_not_a_row_per_turn(tmp_path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([{"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER}]))
+    (item,) = iter_items([str(path)])  # was: two rows, the user's turn attributed as a text of its own
+    assert item.text == ANSWER.strip() and "only the assistant's 1 turn(s)" in item.warnings[0]
+    table = tmp_path / "rows.json"
+    table.write_text(json.dumps([{"text": ANSWER}, {"text": SECOND}]))  # a table of texts stays a table
+    assert [it.text for it in iter_items([str(table)])] == [ANSWER, SECOND]

@@ -264,6 +264,10 @@ def _text_rows(text: str, suffix: str) -> Iterator[_Row]:
         except JSONError as e:
             yield _Row(0, error=f"invalid JSON: {e}")
             return
+        turns = conversation_turns(data)
+        if turns is not None and turns[1] + turns[2]:  # the file is one chat log, not a table of turns
+            yield _Row(1, {"messages": data})
+            return
         yield from (_Row(n, rec) for n, rec in enumerate(data if isinstance(data, list) else [data], start=1))
     elif suffix in (".csv", ".tsv"):
         yield from _csv_rows(io.StringIO(text, newline=""), suffix)
