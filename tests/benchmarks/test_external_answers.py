@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 from external_answers import MIN_WORDS, read_answers  # noqa: E402
@@ -55,17 +57,6 @@ def test_write_train_keeps_half_a_of_trained_versions_only(tmp_path: Path) -> No
     assert set(corpus.genre) == {"arena-hard"}  # the genre the reader gives the whole folder
 
 
-def test_write_train_every_version_adds_the_held_out_versions_on_half_a_only(tmp_path: Path) -> None:
-    folder = make_folder(tmp_path)
-    out = tmp_path / "arena-hard.jsonl"
-    write_train(folder, out, "versions")
-    corpus = load_corpus([out])
-    frame = read_answers(folder)
-    assert len(corpus) == int(frame.half_a.sum()) > len(frame[frame.half_a & ~frame.held_out])
-    assert set(corpus.model) == set(frame.model)  # the held-out versions are in, on half A
-    assert not set(corpus.topic) & set(frame[~frame.half_a].question)  # half B stays a test
-
-
 def test_versions_rule_reads_each_clause() -> None:
     from external_training import versions_rule
 
@@ -90,22 +81,20 @@ def test_versions_rule_reads_each_clause() -> None:
     assert versions_rule(results(combined=5.4))["(e) combined drop"] is True
 
 
-def test_write_train_assistants_adds_held_out_assistant_versions_not_other_families(tmp_path: Path) -> None:
-    folder = make_folder(tmp_path)
-    out = tmp_path / "arena-hard.jsonl"
-    write_train(folder, out, "assistants")
-    corpus = load_corpus([out])
-    frame = read_answers(folder)
-    assert set(corpus.model) == {"claude-3-opus-20240229", "claude-3-5-sonnet-20241022", "gpt-4-0613"}
-    assert len(corpus) == int((frame.half_a & (frame.model != "qwen2-72b-instruct")).sum())
-    assert not set(corpus.topic) & set(frame[~frame.half_a].question)
-
-
-def test_write_train_others_adds_held_out_other_families_not_assistant_versions(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("arm", "models"), [
+    ("versions", {"claude-3-opus-20240229", "claude-3-5-sonnet-20241022", "gpt-4-0613", "qwen2-72b-instruct"}),
+    ("assistants", {"claude-3-opus-20240229", "claude-3-5-sonnet-20241022", "gpt-4-0613"}),
+    ("others", {"claude-3-opus-20240229", "gpt-4-0613", "qwen2-72b-instruct"}),
+])
+def test_write_train_arms_add_their_held_out_versions_on_half_a_only(tmp_path: Path, arm: str, models: set) -> None:
     folder = make_folder(tmp_path)
     out = tmp_path / "runs" / "arena" / "arena-hard.jsonl"  # a folder not made yet
-    write_train(folder, out, "others")
-    assert set(load_corpus([out]).model) == {"claude-3-opus-20240229", "gpt-4-0613", "qwen2-72b-instruct"}
+    write_train(folder, out, arm)
+    corpus = load_corpus([out])
+    frame = read_answers(folder)
+    assert set(corpus.model) == models
+    assert len(corpus) == int((frame.half_a & frame.model.isin(models)).sum())
+    assert not set(corpus.topic) & set(frame[~frame.half_a].question)  # half B stays a test
 
 
 def test_versions_rule_others_reads_four_way_and_other_auroc() -> None:
