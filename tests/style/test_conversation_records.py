@@ -111,3 +111,13 @@ def test_a_json_file_holding_one_chat_log_is_one_text_not_a_row_per_turn(tmp_pat
     table = tmp_path / "rows.json"
     table.write_text(json.dumps([{"text": ANSWER}, {"text": SECOND}]))  # a table of texts stays a table
     assert [it.text for it in iter_items([str(table)])] == [ANSWER, SECOND]
+
+
+def test_a_user_turn_kept_as_a_row_of_its_own_is_attributed_with_a_warning(tmp_path) -> None:
+    path = _jsonl(tmp_path / "turns.jsonl", [{"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER},
+                                             {"from": "system", "value": ASK}])
+    user, assistant, system = iter_items([str(path)], column=None)
+    assert user.text == ASK and user.warnings == [
+        "this row is a chat turn with role 'user', not the assistant's: it was attributed as given"]
+    assert assistant.text == ANSWER and not assistant.warnings
+    assert system.error is not None  # "value" is not a text column: no text to attribute

@@ -21,6 +21,7 @@ from typing import IO
 from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.formats import (
+    ASSISTANT_ROLES,
     BINARY_PROBE,
     CONVERSATION_COLUMNS,
     DATA_EXTRA,
@@ -144,6 +145,15 @@ def _pick_column(keys: Collection[str], column: str | None) -> str | None:
     if column:
         return column if column in keys else None
     return next((c for c in (*TEXT_COLUMNS, *CONVERSATION_COLUMNS) if c in keys), None)
+
+
+def _turn_warning(rec: dict) -> list[str]:
+    """A row that is one turn of a chat log kept a turn a line: a user's or system's turn is not the
+    assistant's writing (it is attributed as given, with this warning)."""
+    role = rec.get("role", rec.get("from"))
+    if isinstance(role, str) and role.strip().lower() not in ASSISTANT_ROLES:
+        return [f"this row is a chat turn with role {role.strip()!r}, not the assistant's: it was attributed as given"]
+    return []
 
 
 def _conversation_item(where: str, col: str, value: list, warnings: list[str], ident: str | None) -> Item:
@@ -324,7 +334,7 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
             value, ident = rec.get(col), rec.get("id")
             ident = None if ident is None else str(ident)
             if isinstance(value, str):
-                yield Item(where, value, warnings=row.warnings, id=ident)
+                yield Item(where, value, warnings=[*row.warnings, *_turn_warning(rec)], id=ident)
             elif value is None:
                 yield Item(where, "", warnings=row.warnings, id=ident)
             elif isinstance(value, list):
