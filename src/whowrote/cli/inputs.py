@@ -276,7 +276,7 @@ def _text_rows(text: str, suffix: str) -> Iterator[_Row]:
             return
         turns = conversation_turns(data)
         if turns is not None and turns[1] + turns[2]:  # the file is one chat log, not a table of turns
-            yield _Row(1, {"messages": data})
+            yield _Row(1, {"conversation": data})
             return
         yield from (_Row(n, rec) for n, rec in enumerate(data if isinstance(data, list) else [data], start=1))
     elif suffix in (".csv", ".tsv"):
