@@ -227,6 +227,8 @@ def main() -> None:
         units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
         row, P = paired_test(feats, fits, test, units, TEST_KEYS)  # the last test's (T3) P serves --edits too
         y = test.provider.to_numpy(object)
+        if versions and not tname.startswith("T3"):  # where a session-47 arm's change lands, version by version
+            row["per_version"] = per_version(P, y, test.model.to_numpy(object), fit_classes(fits))
         results["tests"][tname] = row
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
@@ -250,6 +252,20 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+
+
+def fit_classes(fits: dict) -> np.ndarray:
+    return next(iter(fits.values())).classes_
+
+
+def per_version(P: dict[str, np.ndarray], y: np.ndarray, models: np.ndarray, classes: np.ndarray) -> dict:
+    """Each assistant version's answers: their count and each fit's 3-way accuracy on them."""
+    out = {}
+    for model in sorted(set(models[y != OTHER])):
+        rows = models == model
+        out[model] = {"n": int(rows.sum())} | {name: scores(p[rows], y[rows], classes)["accuracy_3way"]
+                                               for name, p in P.items()}
+    return out
 
 
 def arena_rule(t: dict) -> dict[str, bool]:

@@ -140,3 +140,18 @@ def test_arms_figure_rows_are_arm_minus_bundled_in_points(tmp_path: Path) -> Non
     path.write_text(json.dumps(results))
     draw([path], tmp_path / "fig" / "arms.png")
     assert (tmp_path / "fig" / "arms.png").stat().st_size > 1000
+
+
+def test_per_version_scores_each_assistant_version_apart() -> None:
+    import numpy as np
+    from external_training import per_version
+
+    classes = np.array(["CHATGPT", "CLAUDE", "GEMINI", "OTHER"])
+    y = np.array(["CLAUDE", "CLAUDE", "CHATGPT", "OTHER"])
+    models = np.array(["claude-a", "claude-a", "gpt-b", "qwen"])
+    right, wrong = [0.1, 0.7, 0.1, 0.1], [0.7, 0.1, 0.1, 0.1]  # columns in ``classes`` order
+    P = {"arena": np.array([right, wrong, right, right]), "assistants": np.array([right, right, wrong, right])}
+    out = per_version(P, y, models, classes)
+    assert set(out) == {"claude-a", "gpt-b"}  # OTHER answers have no 3-way score
+    assert out["claude-a"] == {"n": 2, "arena": 0.5, "assistants": 1.0}
+    assert out["gpt-b"] == {"n": 1, "arena": 0.0, "assistants": 1.0}
