@@ -45,6 +45,8 @@ GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents")
 ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
 USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})  # system, tool, ... are neither
+OTHER_TURN_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})
+
 
 def install_hint(extra: str) -> str:
     """How to install an optional extra (whowrote installs from its checkout, not from PyPI)."""
@@ -86,7 +88,6 @@ def parse_json(text: str) -> Any:
         raise JSONError(e.msg, e.lineno, str(e)) from None
     except RecursionError:
         raise JSONError("nested too deeply") from None
-
 
 
 def _turn_text(content: object) -> str | None:

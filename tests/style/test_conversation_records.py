@@ -121,3 +121,10 @@ def test_a_user_turn_kept_as_a_row_of_its_own_is_attributed_with_a_warning(tmp_p
         "this row is a chat turn with role 'user', not the assistant's: it was attributed as given"]
     assert assistant.text == ANSWER and not assistant.warnings
     assert system.error is not None  # "value" is not a text column: no text to attribute
+
+
+def test_a_role_column_that_is_not_a_chat_role_gives_no_turn_warning(tmp_path) -> None:
+    path = _jsonl(tmp_path / "cast.jsonl", [{"role": "narrator", "text": ANSWER}, {"role": "tool", "text": ANSWER}])
+    narrator, tool = iter_items([str(path)])
+    assert not narrator.warnings  # a dataset's own "role" column, not a chat turn
+    assert tool.warnings == ["this row is a chat turn with role 'tool', not the assistant's: it was attributed as given"]

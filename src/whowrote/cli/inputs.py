@@ -21,12 +21,13 @@ from typing import IO
 from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.formats import (
-    ASSISTANT_ROLES,
     BINARY_PROBE,
     CONVERSATION_COLUMNS,
     DATA_EXTRA,
+    OTHER_TURN_ROLES,
     PARQUET_SUFFIXES,
     TABLE_SUFFIXES,
+    USER_ROLES,
     UTF16_BOMS,
     JSONError,
     conversation_turns,
@@ -151,7 +152,7 @@ def _turn_warning(rec: dict) -> list[str]:
     """A row that is one turn of a chat log kept a turn a line: a user's or system's turn is not the
     assistant's writing (it is attributed as given, with this warning)."""
     role = rec.get("role", rec.get("from"))
-    if isinstance(role, str) and role.strip().lower() not in ASSISTANT_ROLES:
+    if isinstance(role, str) and role.strip().lower() in USER_ROLES | OTHER_TURN_ROLES:
         return [f"this row is a chat turn with role {role.strip()!r}, not the assistant's: it was attributed as given"]
     return []
 

@@ -228,7 +228,8 @@ def _choose_columns(raw: pd.DataFrame, overrides: Mapping[str, str], source: str
     if chosen["text"] is None and "text" not in overrides:  # a chat log: its turns (see _assistant_sides)
         chosen["text"] = next((lower[c] for c in CONVERSATION_COLUMNS if c in lower), None)
     if chosen["text"] is None:
-        raise WhowroteError(f"{source}: no text column found (looked for {', '.join(COLUMN_CANDIDATES['text'])}; "
+        raise WhowroteError(f"{source}: no text column found (looked for {', '.join(COLUMN_CANDIDATES['text'])}, "
+                            f"and a chat log's {', '.join(CONVERSATION_COLUMNS)}; "
                             f"has: {', '.join(map(str, raw.columns))})")
     if chosen.get("provider") == chosen.get("text") or chosen.get("topic") == chosen.get("text"):
         raise WhowroteError(f"{source}: the same column cannot be both text and a label")
