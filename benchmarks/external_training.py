@@ -92,7 +92,7 @@ from whowrote.types import LABELS, OTHER
 
 N_BOOT = 1000
 GAIN, SLACK = 0.03, 0.005
-VERSIONS_GAIN = 0.02  # the versions and assistants arms' rule (a); SLACK bounds its (b)-(e)
+VERSIONS_GAIN = 0.02  # the session-47 arms' rule (a); SLACK bounds their (b)-(e)
 TEST_KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")  # the scores each test's intervals cover
 GENRE = "arena-hard"  # as whowrote.data.readers.benchmark_genre names the folder's genre
 
@@ -228,7 +228,7 @@ def main() -> None:
         row, P = paired_test(feats, fits, test, units, TEST_KEYS)  # the last test's (T3) P serves --edits too
         y = test.provider.to_numpy(object)
         if versions and not tname.startswith("T3"):  # where a session-47 arm's change lands, version by version
-            row["per_version"] = per_version(P, y, test.model.to_numpy(object), fit_classes(fits))
+            row["per_version"] = per_version(P, y, test.model.to_numpy(object), fits[base].classes_)
         results["tests"][tname] = row
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
@@ -252,10 +252,6 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
-
-
-def fit_classes(fits: dict) -> np.ndarray:
-    return next(iter(fits.values())).classes_
 
 
 def per_version(P: dict[str, np.ndarray], y: np.ndarray, models: np.ndarray, classes: np.ndarray) -> dict:
