@@ -202,7 +202,7 @@ def main() -> None:
     ap.add_argument("--edits", action="store_true",
                     help="also score T3 under every edit of the suite (drops with paired topic intervals)")
     args = ap.parse_args()
-    versions = args.arm != "arena"  # the arms of session 47
+    against_bundled = args.arm != "arena"  # session 47's arms: the bundled data is their baseline
     if args.write_train:
         return write_train(args.answers, args.write_train, args.arm)
     log = timed_log()
@@ -211,7 +211,7 @@ def main() -> None:
     arena_part = table[is_arena]
     in_a, held = arena_part.half_a.to_numpy(bool), arena_part.held_out.to_numpy(bool)  # the concat made them objects
     add = trained_answers(arena_part)
-    pair = {"arena": add, args.arm: trained_answers(arena_part, args.arm)} if versions else \
+    pair = {"arena": add, args.arm: trained_answers(arena_part, args.arm)} if against_bundled else \
         {"current": add.iloc[:0], "arena": add}
     base, challenger = pair
     tests = {"T1 new prompts, trained versions": arena_part[~in_a & ~held],
@@ -227,13 +227,13 @@ def main() -> None:
         units = (test.topic if tname.startswith("T1") or tname.startswith("T2") else topic_keys(test)).to_numpy()
         row, P = paired_test(feats, fits, test, units, TEST_KEYS)  # the last test's (T3) P serves --edits too
         y = test.provider.to_numpy(object)
-        if versions and not tname.startswith("T3"):  # where a session-47 arm's change lands, version by version
+        if against_bundled and not tname.startswith("T3"):  # where a session-47 arm's change lands, version by version
             row["per_version"] = per_version(P, y, test.model.to_numpy(object), fits[base].classes_)
         results["tests"][tname] = row
         log(f"{tname} (n {len(test):,}): " + "; ".join(
             f"{name} 3-way {row[name]['accuracy_3way']:.3f} mean recall {row[name]['mean_recall_3way']:.3f} "
             f"4-way {row[name]['accuracy']:.3f}" for name in fits) + f"; diff intervals {row['diff_intervals']}")
-    if args.edits or versions:  # arena: measured after the rule was decided (session 37), not part of it
+    if args.edits or against_bundled:  # arena: measured after the rule was decided (session 37), not part of it
         val = split["val"]
         X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
         topics, genres = topic_keys(val).to_numpy(), val.genre.to_numpy(object)
@@ -244,10 +244,10 @@ def main() -> None:
                                                     y, topics, args.seed) for name, m in fits.items()}
         log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits'][base][e]['diff']:.1f} -> "
                                               f"{results['T3 edits'][challenger][e]['diff']:.1f}" for e in X))
-    if args.logo or versions:
+    if args.logo or against_bundled:
         results["LOGO"] = logo_block(feats, table[~is_arena], pair, args.seed, log)
     t = results["tests"]
-    results["rule"] = versions_rule(results, args.arm) if versions else arena_rule(t)
+    results["rule"] = versions_rule(results, args.arm) if against_bundled else arena_rule(t)
     results["adopt"] = all(results["rule"].values())
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")

@@ -42,10 +42,11 @@ GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 # ``{"role", "content"}`` (content a string or a list of ``{"type": "text", "text"}`` parts),
 # ShareGPT ``{"from", "value"}``, Gemini ``{"role": "model", "parts": [{"text"}]}``. Read when a row
 # has no text column (or ``--column`` names the list); only the assistant's side is the writing.
+# (The roles of a record's turns; a *pasted* transcript's role lines are whowrote.style.transcript's.)
 CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents")
-ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
-USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})  # system, tool, ... are neither
-OTHER_TURN_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})
+CHAT_ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
+CHAT_USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})
+CHAT_OTHER_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})  # neither side
 
 
 def install_hint(extra: str) -> str:
@@ -102,6 +103,12 @@ def _turn_text(content: object) -> str | None:
     return None
 
 
+def turn_role(record: dict) -> str | None:
+    """A turn's role as written, stripped (``role``, or ShareGPT's ``from``); None when it has no string role."""
+    role = record.get("role", record.get("from"))
+    return role.strip() if isinstance(role, str) else None
+
+
 def conversation_turns(value: object) -> tuple[str, int, int] | None:
     """The assistant's turns of a chat-format record (see ``CONVERSATION_COLUMNS``), joined by a
     blank line, with the number of the assistant's and of the user's turns; None when ``value`` is
@@ -112,18 +119,15 @@ def conversation_turns(value: object) -> tuple[str, int, int] | None:
     for turn in value:
         if not isinstance(turn, dict):
             return None
-        role = turn.get("role", turn.get("from"))
-        if not isinstance(role, str):
+        role = turn_role(turn)
+        text = _turn_text(turn["parts"] if "parts" in turn else turn.get("content", turn.get("value")))
+        if role is None or text is None:
             return None
-        content = turn["parts"] if "parts" in turn else turn.get("content", turn.get("value"))
-        text = _turn_text(content)
-        if text is None:
-            return None
-        role = role.strip().lower()
-        if role in ASSISTANT_ROLES:
+        role = role.lower()
+        if role in CHAT_ASSISTANT_ROLES:
             n_assistant += 1
             if text.strip():
                 texts.append(text.strip())
-        elif role in USER_ROLES:
+        elif role in CHAT_USER_ROLES:
             n_user += 1
     return "\n\n".join(texts), n_assistant, n_user

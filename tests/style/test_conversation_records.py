@@ -128,3 +128,18 @@ def test_a_role_column_that_is_not_a_chat_role_gives_no_turn_warning(tmp_path) -
     narrator, tool = iter_items([str(path)])
     assert not narrator.warnings  # a dataset's own "role" column, not a chat turn
     assert tool.warnings == ["this row is a chat turn with role 'tool', not the assistant's: it was attributed as given"]
+
+
+def test_real_chat_answers_kept_as_records_read_as_the_answers(tmp_path, corpus_sample) -> None:
+    from whowrote.style import load_model
+
+    answers = [t.strip() for t in corpus_sample([("chat", 12), ("debates", 3)])]
+    path = _jsonl(tmp_path / "real.jsonl", [{"id": i, "messages": [{"role": "user", "content": ASK},
+                                                                     {"role": "assistant", "content": a}]}
+                                            for i, a in enumerate(answers)])
+    items = list(iter_items([path]))
+    assert [it.text for it in items] == answers
+    model = load_model()
+    got = model.attribute([it.text for it in items])
+    want = model.attribute(answers)
+    assert [g.probabilities for g in got] == [w.probabilities for w in want]

@@ -22,18 +22,19 @@ from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.formats import (
     BINARY_PROBE,
+    CHAT_OTHER_ROLES,
+    CHAT_USER_ROLES,
     CONVERSATION_COLUMNS,
     DATA_EXTRA,
-    OTHER_TURN_ROLES,
     PARQUET_SUFFIXES,
     TABLE_SUFFIXES,
-    USER_ROLES,
     UTF16_BOMS,
     JSONError,
     conversation_turns,
     is_binary,
     parse_json,
     table_suffix,
+    turn_role,
 )
 from whowrote.formats import COLUMN_CANDIDATES as _CANDIDATES
 
@@ -151,9 +152,9 @@ def _pick_column(keys: Collection[str], column: str | None) -> str | None:
 def _turn_warning(rec: dict) -> list[str]:
     """A row that is one turn of a chat log kept a turn a line: a user's or system's turn is not the
     assistant's writing (it is attributed as given, with this warning)."""
-    role = rec.get("role", rec.get("from"))
-    if isinstance(role, str) and role.strip().lower() in USER_ROLES | OTHER_TURN_ROLES:
-        return [f"this row is a chat turn with role {role.strip()!r}, not the assistant's: it was attributed as given"]
+    role = turn_role(rec)
+    if role is not None and role.lower() in CHAT_USER_ROLES | CHAT_OTHER_ROLES:
+        return [f"this row is a chat turn with role {role!r}, not the assistant's: it was attributed as given"]
     return []
 
 

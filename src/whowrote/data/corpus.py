@@ -183,14 +183,13 @@ def normalise(
 def _assistant_sides(column: pd.Series) -> tuple[pd.Series, int]:
     """A column of chat-format records (lists of turns, :func:`whowrote.formats.conversation_turns`)
     as their assistant turns, and how many were; any other value is left for :func:`_text_column`."""
-    def side(v: object) -> object:
-        turns = conversation_turns(v.tolist() if type(v).__name__ == "ndarray" else v)  # Parquet lists
-        return v if turns is None else turns[0]
-
-    if not any(isinstance(v, list) or type(v).__name__ == "ndarray" for v in column):
+    as_lists = [v.tolist() if type(v).__name__ == "ndarray" else v for v in column]  # Parquet lists
+    if not any(isinstance(v, list) for v in as_lists):
         return column, 0
-    read = column.map(side)
-    return read, int(sum(isinstance(a, str) and not isinstance(b, str) for a, b in zip(read, column, strict=True)))
+    turns = [conversation_turns(v) for v in as_lists]
+    read = pd.Series([v if t is None else t[0] for v, t in zip(column, turns, strict=True)], index=column.index,
+                     name=column.name)
+    return read, sum(t is not None for t in turns)
 
 
 def _text_column(column: pd.Series, source: str) -> pd.Series:
