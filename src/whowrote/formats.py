@@ -131,3 +131,9 @@ def conversation_turns(value: object) -> tuple[str, int, int] | None:
         elif role in CHAT_USER_ROLES:
             n_user += 1
     return "\n\n".join(texts), n_assistant, n_user
+
+
+def conversation_warning(column: str, n_assistant: int, n_user: int) -> str:
+    """The warning an attribution of a chat-format record carries (``predict`` and ``serve`` alike)."""
+    return (f"a conversation record ({column!r}): only the assistant's {n_assistant} turn(s) were "
+            f"attributed, not the user's {n_user}")

@@ -53,6 +53,33 @@ def test_n_tells(client, fake_model):
     assert body == fake_model.attribute([TEXT], n_tells=2)[0].to_dict() and len(body["tells"]) == 2
 
 
+CHAT_LOG = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Why is the sky blue? Answer in one line!"},
+    {"role": "assistant", "content": TEXT},
+    {"role": "user", "content": "And at sunset?"},
+    {"role": "assistant", "content": [{"type": "text", "text": "At sunset — the light crosses more air."}]},
+]
+
+
+@pytest.mark.parametrize("log", [
+    CHAT_LOG,
+    [{"from": "human", "value": "Why is the sky blue? Answer in one line!"}, {"from": "gpt", "value": TEXT},
+     {"from": "human", "value": "And at sunset?"}, {"from": "gpt", "value": "At sunset — the light crosses more air."}],
+], ids=["openai", "sharegpt"])
+def test_messages_attribute_the_assistant_turns_with_a_warning(client, fake_model, log):
+    """A chat log is read as `whowrote predict` reads a `messages` row: the assistant's turns joined
+    by a blank line, never the user's, and a warning put before the model's own."""
+    body = client.post("/v1/predict", json={"messages": log, "n_tells": 2}).json()
+    assistant_side = TEXT.strip() + "\n\nAt sunset — the light crosses more air."
+    expected = fake_model.attribute([assistant_side], n_tells=2)[0].to_dict()
+    assert body["warnings"][0] == ("a conversation record ('messages'): only the assistant's 2 turn(s) "
+                                   "were attributed, not the user's 2")
+    assert body["warnings"][1:] == expected["warnings"]
+    assert {k: v for k, v in body.items() if k != "warnings"} == {k: v for k, v in expected.items() if k != "warnings"}
+    assert body["n_words"] == len(assistant_side.split())  # the user's words are not counted
+
+
 def test_short_text_warning(client):
     body = client.post("/v1/predict", json={"text": "Just a few words here."}).json()
     assert body["n_words"] == 5 and body["warnings"]
@@ -109,6 +136,15 @@ BAD_INPUTS = [
     ("n_tells too big", b'{"text": "a b", "n_tells": 99}', "application/json", 422),
     ("n_tells a string", b'{"text": "a b", "n_tells": "3"}', "application/json", 422),
     ("highlight not bool", b'{"text": "a b", "highlight": "yes"}', "application/json", 422),
+    ("text and messages", b'{"text": "a b", "messages": [{"role": "assistant", "content": "c d"}]}',
+     "application/json", 422),
+    ("messages empty", b'{"messages": []}', "application/json", 422),
+    ("messages not turns", b'{"messages": [{"role": "user"}]}', "application/json", 422),
+    ("messages of strings", b'{"messages": ["SECRET-MARKER"]}', "application/json", 422),
+    ("messages without an assistant turn", b'{"messages": [{"role": "user", "content": "SECRET-MARKER"}]}',
+     "application/json", 422),
+    ("messages with highlight", b'{"messages": [{"role": "assistant", "content": "c d"}], "highlight": true}',
+     "application/json", 422),
 ]
 
 

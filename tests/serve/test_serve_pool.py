@@ -83,7 +83,10 @@ def test_answers_equal_in_process_attribution(real_model, blog_texts):
     bodies = [({"text": blog_texts[0]}, [blog_texts[0]], None, False, False),
               ({"text": blog_texts[1], "highlight": True, "n_tells": 8}, [blog_texts[1]], 8, True, False),
               ({"texts": blog_texts, "n_tells": 0}, blog_texts, 0, False, True),
-              ({"texts": blog_texts[:2], "highlight": True}, blog_texts[:2], None, True, True)]
+              ({"texts": blog_texts[:2], "highlight": True}, blog_texts[:2], None, True, True),
+              ({"messages": [{"role": "user", "content": "Write a post."},
+                             {"role": "assistant", "content": blog_texts[2].strip()}]}, [blog_texts[2].strip()],
+               None, False, False)]
 
     async def go(workers):
         async with served(create_app(real_model, workers=workers)) as c:
@@ -91,14 +94,20 @@ def test_answers_equal_in_process_attribution(real_model, blog_texts):
 
     pooled, threaded = asyncio.run(go(2)), asyncio.run(go(0))
     for (_body, texts, n_tells, highlight, batch), r, t in zip(bodies, pooled, threaded, strict=True):
-        where = [f"texts[{i}]" for i in range(len(texts))] if batch else ["text"]
-        expected = predict_body(real_model, texts, n_tells, highlight, where, batch)
+        chat_log = "messages" in _body
+        where = [f"texts[{i}]" for i in range(len(texts))] if batch else ["messages" if chat_log else "text"]
+        notes = [["a conversation record ('messages'): only the assistant's 1 turn(s) were attributed, "
+                  "not the user's 1"]] if chat_log else None
+        expected = predict_body(real_model, texts, n_tells, highlight, where, batch, notes)
         assert r.status_code == 200 and r.headers["content-type"] == "application/json"
         assert r.content == expected == t.content
         found = real_model.attribute(texts) if n_tells is None else real_model.attribute(texts, n_tells=n_tells)
         dicts = [a.to_dict() for a in found]
         answer = json.loads(r.content)
         got = answer["results"] if batch else [answer]
+        if chat_log:  # the chat log's warning, then the model's own
+            assert got[0]["warnings"][0] == notes[0][0] and got[0]["warnings"][1:] == dicts[0]["warnings"]
+            got = [{**got[0], "warnings": dicts[0]["warnings"]}]
         assert [{k: v for k, v in d.items() if k != "highlights"} for d in got] == dicts
         assert all(("highlights" in d) is highlight for d in got)
 

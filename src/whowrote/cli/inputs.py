@@ -31,6 +31,7 @@ from whowrote.formats import (
     UTF16_BOMS,
     JSONError,
     conversation_turns,
+    conversation_warning,
     is_binary,
     parse_json,
     table_suffix,
@@ -167,8 +168,7 @@ def _conversation_item(where: str, col: str, value: list, warnings: list[str], i
     text, n_assistant, n_user = turns
     if not n_assistant:
         return Item(where, error=f"column {col!r} is a conversation with no assistant turn", id=ident)
-    return Item(where, text, id=ident, warnings=[*warnings, f"a conversation record ({col!r}): only the "
-                                                 f"assistant's {n_assistant} turn(s) were attributed, not the user's {n_user}"])
+    return Item(where, text, id=ident, warnings=[*warnings, conversation_warning(col, n_assistant, n_user)])
 
 
 def read_table(path: Path, column: str | None) -> Iterator[Item]:

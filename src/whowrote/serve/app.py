@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
+from whowrote.formats import conversation_turns, conversation_warning
 from whowrote.serve.card import model_card
 from whowrote.serve.limits import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
 from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, WorkerPool, usable_cores
@@ -32,7 +33,7 @@ from whowrote.serve.schemas import (
     ReadHtmlRequest,
     ReadHtmlResult,
 )
-from whowrote.serve.work import check_text
+from whowrote.serve.work import ApiError, check_text
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.types import WhowroteError
 
@@ -41,6 +42,24 @@ DEFAULT_TIMEOUT_S = 30.0
 STATIC_DIR = files("whowrote.serve") / "static"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def request_texts(payload: PredictRequest) -> tuple[list[str], list[str], list[list[str]]]:
+    """The texts a request attributes, where each came from (for errors) and the warnings each
+    answer carries before the model's: a chat log is its assistant turns, with the warning
+    ``whowrote predict`` gives a ``messages`` row. Linear in the body, which the body limit bounds."""
+    if payload.messages is not None:
+        turns = conversation_turns(payload.messages)
+        if turns is None:
+            raise ApiError(422, "messages is not a list of chat turns (each an object with a string "
+                                "'role' or 'from' and its text in 'content', 'value' or 'parts')")
+        text, n_assistant, n_user = turns
+        if not n_assistant:
+            raise ApiError(422, "messages has no assistant turn to attribute")
+        return [text], ["messages"], [[conversation_warning("messages", n_assistant, n_user)]]
+    texts = [payload.text] if payload.text is not None else list(payload.texts or [])
+    where = [f"texts[{i}]" for i in range(len(texts))] if payload.texts is not None else ["text"]
+    return texts, where, [[] for _ in texts]
 
 
 def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -88,15 +107,14 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                          **ERROR_RESPONSES})
     async def predict(payload: PredictRequest) -> Response:
         """`{"text": ...}` answers one attribution (the dict `whowrote predict --json` prints);
-        `{"texts": [...]}` answers `{"results": [...]}` in order. Set `"highlight": true` to get
-        the character spans (code-point offsets) of the tells too."""
-        texts = payload.all_texts()
-        batch = payload.text is None
-        where = [f"texts[{i}]" for i in range(len(texts))] if batch else ["text"]
+        `{"texts": [...]}` answers `{"results": [...]}` in order; `{"messages": [...]}` (one chat
+        log) answers the attribution of its assistant turns. Set `"highlight": true` to get the
+        character spans (code-point offsets) of the tells too (`text` / `texts` only)."""
+        texts, where, notes = request_texts(payload)
         # The event loop only parses and answers: the checks, the model, the spans and the JSON
         # rendering run in a worker process under the timeout, so a slow text delays its own
         # answer, never /healthz or other clients. The body is what JSONResponse would render.
-        body = await pool.run(texts, payload.n_tells, payload.highlight, where, batch)
+        body = await pool.run(texts, payload.n_tells, payload.highlight, where, payload.texts is not None, notes)
         return Response(body, media_type="application/json")
 
     @app.post("/v1/read-html", response_model=ReadHtmlResult, summary="HTML read as the Markdown it displays",

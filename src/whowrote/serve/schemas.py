@@ -7,27 +7,36 @@ the request asks for them. Extra keys the model adds later pass through (``extra
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
 Label = Literal["CLAUDE", "CHATGPT", "GEMINI", "OTHER"]
 MAX_TEXTS = 64
+MAX_TURNS = 1000
 
 
 class PredictRequest(BaseModel):
-    """One text (``text``) or a batch (``texts``), never both."""
+    """One text (``text``), a batch (``texts``) or one chat log (``messages``): exactly one of them."""
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"examples": [{"text": "# A heading\n\nA blog-length text..."},
-                                        {"texts": ["first text...", "second text..."]}]},
+                                        {"texts": ["first text...", "second text..."]},
+                                        {"messages": [{"role": "user", "content": "a question..."},
+                                                      {"role": "assistant", "content": "an answer..."}]}]},
     )
 
     text: StrictStr | None = Field(None, description="One text to attribute (Markdown or plain).")
     texts: Annotated[list[StrictStr], Field(min_length=1, max_length=MAX_TEXTS)] | None = Field(
         None, description=f"A batch of 1..{MAX_TEXTS} texts; the answer is `{{\"results\": [...]}}` in order."
     )
+    messages: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_TURNS)] | None = Field(
+        None, description=(
+            "One conversation as a list of turns (OpenAI / Hugging Face `role` + `content`, ShareGPT "
+            "`from` + `value`, Gemini `role: model` + `parts`): its assistant turns are attributed, "
+            "joined by a blank line, with a warning saying so (what `whowrote predict` does with a "
+            "`messages` row). Not with `highlight`."))
     n_tells: int | None = Field(None, ge=0, le=20, strict=True, description=(
         "How many tells per text (like `whowrote predict --explain N`); default: the model's (5)."))
     highlight: StrictBool = Field(
@@ -36,12 +45,12 @@ class PredictRequest(BaseModel):
 
     @model_validator(mode="after")
     def _one_of(self) -> PredictRequest:
-        if (self.text is None) == (self.texts is None):
-            raise ValueError('give exactly one of "text" or "texts"')
+        if sum(x is not None for x in (self.text, self.texts, self.messages)) != 1:
+            raise ValueError('give exactly one of "text", "texts" or "messages"')
+        if self.messages is not None and self.highlight:
+            # Spans count code points of a submitted text; the joined assistant turns are not one.
+            raise ValueError('"highlight" needs "text" or "texts": send the assistant\'s text as "text" for its spans')
         return self
-
-    def all_texts(self) -> list[str]:
-        return [self.text] if self.text is not None else list(self.texts or [])
 
 
 class ReadHtmlRequest(BaseModel):
