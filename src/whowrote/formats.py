@@ -71,6 +71,37 @@ def is_binary(head: bytes) -> bool:
     return not head.startswith(UTF16_BOMS) and b"\x00" in head
 
 
+# Files people keep their writing in that are not text: named by their first bytes, so a PDF whose
+# first 8 KB hold no NUL, or an RTF (all ASCII), is refused by name instead of attributed as text.
+DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (a .docx, .odt or .epub is one)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
+    (b"{\\rtf", "an RTF document"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+)
+SAVE_AS_TEXT = "save or export it as plain text, Markdown or HTML first"
+
+
+def document_kind(head: bytes) -> str | None:
+    """What a file of these first bytes is when it is a document or image format from
+    :data:`DOCUMENT_MAGIC` (a UTF-8 BOM and leading whitespace skipped), else None."""
+    start = head[:64].removeprefix(b"\xef\xbb\xbf").lstrip()
+    return next((kind for magic, kind in DOCUMENT_MAGIC if start.startswith(magic)), None)
+
+
+def not_text(head: bytes) -> str | None:
+    """Why a file of these first bytes cannot be read as text (a named document format, or binary
+    data), or None when it may be text."""
+    kind = document_kind(head)
+    if kind:
+        return f"{kind}, not text ({SAVE_AS_TEXT})"
+    return "binary file, not text" if is_binary(head) else None
+
+
 class JSONError(ValueError):
     """Text that is not JSON. ``msg``: the short reason; ``lineno``: where (None when the reason is
     nesting too deep for the parser); ``str()``: the parser's full message."""

@@ -33,6 +33,8 @@ def test_missing_file(tmp_path, capsys, command):
 def test_binary_file(tmp_path, capsys):
     path = tmp_path / "corpus.jsonl"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00" + os.urandom(4000))
+    _fails(["data", "split", str(path), "--out", str(tmp_path / "o")], capsys, "a PNG image, not text", tmp_path / "o")
+    path.write_bytes(b"\x01\x02\x00" + os.urandom(4000))  # no known format: binary all the same
     _fails(["data", "split", str(path), "--out", str(tmp_path / "o")], capsys, "binary file", tmp_path / "o")
 
 

@@ -273,6 +273,47 @@ def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
     assert decode(b"\xff\xfe\x00\xd8", "odd.txt").error  # lone surrogate: still refused
 
 
+# Each as a user's file of that kind begins (nothing after the header has a NUL in its first
+# 8 KB, so before this check the PDF and the RTF were read as text and attributed).
+DOCUMENTS = {
+    "essay.pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n"
+                  + b"BT /F1 12 Tf (An essay about gardening, sentence after sentence.) Tj ET\n" * 200, "a PDF document"),
+    "essay.rtf": (b"{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0\\fs24 "
+                  + b"An essay about gardening, sentence after sentence.\\par\n" * 200 + b"}", "an RTF document"),
+    "essay.txt": (b"\xef\xbb\xbf  {\\rtf1\\ansi An essay saved as RTF under a .txt name.\\par}", "an RTF document"),
+    "essay.docx": (b"PK\x03\x04\x14\x00\x06\x00" + b"word/document.xml" * 50, "a ZIP archive"),
+    "essay.doc": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "an old-style Office document"),
+    "photo.png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "a PNG image"),
+}
+
+
+@pytest.mark.parametrize("name", list(DOCUMENTS))
+def test_documents_and_images_are_refused_by_name(tmp_path, name):
+    """A document or image format is one line naming it and what to do, with a non-zero exit,
+    never an attribution of its source."""
+    raw, kind = DOCUMENTS[name]
+    (tmp_path / name).write_bytes(raw)
+    res = run("predict", str(tmp_path / name), "--jsonl")
+    (rec,) = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.exit_code != 0 and rec["uncertain"] and rec["n_words"] == 0
+    assert rec["error"].startswith(f"{kind}") and "save or export it as plain text" in rec["error"]
+    table = tmp_path / "rows.csv"  # the same bytes named as a table: the same refusal
+    table.write_bytes(raw)
+    (rec,) = [json.loads(x) for x in run("predict", str(table), "--jsonl").stdout.splitlines()]
+    assert rec["error"].startswith(kind)
+
+
+def test_a_pasted_rtf_source_is_not_attributed():
+    """The same check on text (the API, the Python API): an RTF file's source is no attribution."""
+    from whowrote.style import load_model
+
+    (result,) = load_model().attribute(["{\\rtf1\\ansi " + "An essay about gardening, sentence after sentence. " * 80])
+    assert result.uncertain and set(result.probabilities.values()) == {0.25}
+    assert result.warnings[0].startswith("an RTF document, not text")
+    (prose,) = load_model().attribute(["A paragraph about {\\rtf1} files and gardening, sentence after sentence. " * 40])
+    assert not any("RTF" in w for w in prose.warnings)  # mentioning RTF is not being RTF
+
+
 def test_truncated_stdin_is_warned_about(monkeypatch):
     import io
 

@@ -27,12 +27,14 @@ from whowrote.formats import (
     CONVERSATION_COLUMNS,
     DATA_EXTRA,
     PARQUET_SUFFIXES,
+    SAVE_AS_TEXT,
     TABLE_SUFFIXES,
     UTF16_BOMS,
     JSONError,
     conversation_turns,
     conversation_warning,
-    is_binary,
+    document_kind,
+    not_text,
     parse_json,
     table_suffix,
     turn_role,
@@ -76,6 +78,9 @@ def decode(raw: bytes, name: str) -> Item:
             return Item(name, raw.decode("utf-16"))
         except UnicodeDecodeError:
             pass
+    kind = document_kind(raw)
+    if kind:
+        return Item(name, error=f"{kind}, not text ({SAVE_AS_TEXT})")
     if b"\x00" in raw[:BINARY_PROBE]:  # binary (or UTF-16 that does not decode)
         return Item(name, error="binary file, not text")
     try:  # = raw.decode("utf-8-sig"), without that codec's Python-level wrapper
@@ -258,8 +263,9 @@ def _rows(f: IO[bytes], path: Path) -> Iterator[_Row]:
             row.warnings[:0] = whole.warnings
             yield row
         return
-    if is_binary(head):
-        yield _Row(0, error="binary file, not text")
+    reason = not_text(head)
+    if reason:
+        yield _Row(0, error=reason)
         return
     f.seek(0)
     if suffix in (".csv", ".tsv"):

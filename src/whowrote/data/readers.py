@@ -28,7 +28,7 @@ from whowrote.formats import (
     TABLE_SUFFIXES,
     TEXT_SUFFIXES,
     JSONError,
-    is_binary,
+    not_text,
     parse_json,
     table_suffix,
 )
@@ -74,8 +74,9 @@ def _check_text_file(path: Path) -> None:
             head = f.read(65536)
     except OSError as e:
         raise WhowroteError(f"{path}: cannot read ({e.strerror or e})") from None
-    if is_binary(head):
-        raise WhowroteError(f"{path}: binary file, not text (expected {path.suffix.lstrip('.')})")
+    reason = not_text(head)
+    if reason:
+        raise WhowroteError(f"{path}: {reason} (expected {path.suffix.lstrip('.')})")
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -206,8 +207,9 @@ def read_markdown_files(files: list[Path], root: Path) -> pd.DataFrame:
     rows = []
     for file in files:
         raw = file.read_bytes()
-        if is_binary(raw[:BINARY_PROBE]):
-            raise WhowroteError(f"{file}: binary file, not text")
+        reason = not_text(raw[:BINARY_PROBE])
+        if reason:
+            raise WhowroteError(f"{file}: {reason}")
         try:
             content = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:

@@ -1,4 +1,5 @@
-"""Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary.
+"""Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary, a
+document format's source (RTF, PDF).
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
 ``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from whowrote.formats import SAVE_AS_TEXT, document_kind
 from whowrote.style.html_reader import html_to_markdown, looks_like_html
 from whowrote.style.transcript import assistant_turns
 
@@ -102,6 +104,9 @@ def inspect_text(text: str) -> TextCheck:
     force = False
     if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
+    kind = document_kind(text[:64].encode("utf-8", "surrogatepass"))  # e.g. an RTF file's source pasted
+    if kind:
+        return TextCheck("", 0, [f"{kind}, not text ({SAVE_AS_TEXT}): no attribution"], True, True)
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
