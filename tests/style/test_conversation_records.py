@@ -143,3 +143,37 @@ def test_real_chat_answers_kept_as_records_read_as_the_answers(tmp_path, corpus_
     got = model.attribute([it.text for it in items])
     want = model.attribute(answers)
     assert [g.probabilities for g in got] == [w.probabilities for w in want]
+
+
+@pytest.mark.parametrize("pasted", [
+    lambda log: json.dumps(log),  # a list of turns
+    lambda log: "\n  " + json.dumps({"id": "x", "messages": log}, indent=2),  # a record, indented
+    lambda log: json.dumps({"conversations": [{"from": "human" if t["role"] == "user" else "gpt",
+                                              "value": t["content"]} for t in log]}),  # ShareGPT
+], ids=["turns", "record", "sharegpt"])
+def test_a_chat_log_pasted_as_json_text_is_read_by_its_assistant_turns(pasted) -> None:
+    """Pasted into stdin, the page or the API (one text, not a file), a JSON chat log was attributed
+    as prose, braces, keys and the user's turns included; it now gets its assistant side's verdict."""
+    from whowrote.style import load_model
+    from whowrote.style.highlight import highlight_spans
+
+    log = [{"role": "user", "content": ASK}, {"role": "assistant", "content": ANSWER},
+           {"role": "user", "content": ASK}, {"role": "assistant", "content": SECOND}]
+    model = load_model()
+    (got,), (want,) = model.attribute([pasted(log)]), model.attribute([ANSWER.strip() + "\n\n" + SECOND.strip()])
+    assert got.probabilities == want.probabilities and got.n_words == want.n_words
+    assert got.warnings[0] == ("looks like a pasted conversation (a JSON chat log): only the assistant's 2 "
+                               "turn(s) were attributed, not the user's 2")
+    assert highlight_spans(pasted(log), [t.feature for t in got.tells]) == []  # no offsets into JSON source
+
+
+@pytest.mark.parametrize("text", [
+    '[{"role": "user", "content": "only a question"}]',  # no assistant turn
+    '{"text": "a record, not a chat log", "label": "CLAUDE"}',
+    "[A link](https://example.com) opens this ordinary Markdown text, which goes on for a while.",
+    "[[[[[[" * 20_000,  # nested too deep for the parser: not JSON here
+])
+def test_json_that_is_no_chat_log_stays_a_text(text) -> None:
+    from whowrote.style.transcript import assistant_turns
+
+    assert assistant_turns(text) is None

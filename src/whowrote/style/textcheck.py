@@ -117,7 +117,8 @@ def inspect_text(text: str) -> TextCheck:
     conversation = assistant_turns(text)  # (an ordinary text: its first line is read, nothing more)
     if conversation is not None:
         text = conversation.text
-        warnings.append(f"looks like a pasted conversation: only the assistant's {conversation.assistant_turns} "
+        warnings.append(f"looks like a pasted conversation{' (a JSON chat log)' if conversation.json_log else ''}: "
+                        f"only the assistant's {conversation.assistant_turns} "
                         f"turn(s) were attributed, not the user's {conversation.user_turns}"
                         + (f"; the transcript itself labels the assistant {conversation.named} (the verdict "
                            "reads the writing only)" if conversation.named else ""))

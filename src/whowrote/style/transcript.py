@@ -10,12 +10,20 @@ patterns of literals (linear time).
 
 A transcript that labels the assistant by name ("ChatGPT said:") states the answer outright; the
 caller says so in a warning, and the verdict still comes from the writing alone.
+
+A chat log pasted as JSON (a list of turns, or an object holding one under ``messages`` and the
+other :data:`whowrote.formats.CONVERSATION_COLUMNS`, read by :func:`whowrote.formats.conversation_turns`)
+is a conversation too: before, its source (braces, keys, the user's turns) was attributed as prose.
+Only a text that starts with ``[`` or ``{`` is parsed (once, linear time). Its turns have no spans
+(JSON escapes move the offsets), so a highlight marks nothing in it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from whowrote.formats import CONVERSATION_COLUMNS, JSONError, conversation_turns, parse_json
 
 USER_ROLES = ("user", "human", "you", "me", "prompt")
 ASSISTANT_ROLES = ("assistant", "ai", "bot", "model", "chatbot", "chatgpt", "gpt-4o", "gpt-4", "gpt", "claude",
@@ -42,14 +50,31 @@ class Conversation:
     user_turns: int
     named: str | None  # the product the transcript labels the assistant with, if any
     spans: tuple[tuple[int, int], ...] = ()  # where those turns stand in the pasted text (start, end)
+    json_log: bool = False  # pasted as a JSON chat log, not as role lines
+
+
+def _json_log(text: str, start: int) -> Conversation | None:
+    """The assistant's side of a chat log pasted as JSON (see the module doc), else None."""
+    if text[start : start + 1] not in ("[", "{"):
+        return None
+    try:
+        value = parse_json(text)
+    except JSONError:
+        return None
+    if isinstance(value, dict):
+        value = next((value[c] for c in CONVERSATION_COLUMNS if isinstance(value.get(c), list)), None)
+    turns = conversation_turns(value)
+    if turns is None or not turns[1]:
+        return None
+    return Conversation(turns[0], turns[1], turns[2], None, (), json_log=True)
 
 
 def assistant_turns(text: str) -> Conversation | None:
     """The assistant's side of ``text`` when it is a pasted conversation (it starts with a role line
-    and has turns of both sides), else None."""
+    and has turns of both sides, or it is a JSON chat log with an assistant turn), else None."""
     start = _SPACE.match(text).end()
     if not _ROLE_LINE.match(text, start, start + _HEAD):
-        return None
+        return _json_log(text, start)
     marks = list(_ROLE_LINE.finditer(text, start))
     roles = [m.group(1).lower() for m in marks]
     if not any(r in USER_ROLES for r in roles) or not any(r in ASSISTANT_ROLES for r in roles):
