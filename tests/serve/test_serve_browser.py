@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -148,6 +149,14 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     post.write_text(blog_texts[-1], encoding="utf-8")
     browser.find_element(By.ID, "file").send_keys(str(post))
     wait.until(lambda d: d.execute_script("return document.getElementById('marked').textContent;") == blog_texts[-1])
+
+    # A .json chat log opens too and is read by its assistant turns (whowrote.style.transcript).
+    log = tmp_path / "chat.json"
+    log.write_text(json.dumps([{"role": "user", "content": "Write me a blog post."},
+                               {"role": "assistant", "content": blog_texts[0]}]), encoding="utf-8")
+    browser.find_element(By.ID, "file").send_keys(str(log))
+    wait.until(lambda d: "JSON chat log" in d.find_element(By.ID, "warnings").text)
+    assert "only the assistant's 1 turn(s)" in browser.find_element(By.ID, "warnings").text
 
 
 def test_formatted_paste_keeps_its_markdown(server, browser):

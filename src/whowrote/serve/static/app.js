@@ -203,8 +203,9 @@ async function pasteFormatted(e) {
 
 function readFile(file) {
   if (!file) return;
-  if (!/\.(md|markdown|txt)$/i.test(file.name) && !/^text\//.test(file.type)) {
-    setStatus(`${file.name}: only .md and .txt files`, true); return;
+  // .json: one chat log (a list of turns or a "messages" record), read by its assistant turns.
+  if (!/\.(md|markdown|txt|html?|json)$/i.test(file.name) && !/^text\//.test(file.type)) {
+    setStatus(`${file.name}: only .md, .txt, .html and .json (a chat log) files`, true); return;
   }
   if (file.size > MAX_FILE_BYTES) { setStatus(`${file.name} is larger than 2 MB`, true); return; }
   const reader = new FileReader();
