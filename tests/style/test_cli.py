@@ -266,7 +266,7 @@ def test_tables_are_read_whole_and_deep_json_is_an_error(tmp_path, monkeypatch):
 
 
 def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
-    from whowrote.cli.inputs import decode
+    from whowrote.cli.decoding import decode
 
     item = decode("A short note — with a dash.".encode("utf-16"), "note.txt")
     assert item.error is None and item.text == "A short note — with a dash."

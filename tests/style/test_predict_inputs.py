@@ -154,7 +154,7 @@ def test_gzipped_tables_are_read_like_the_corpus_loader_reads_them(tmp_path):
 def test_utf8_files_decode_as_the_utf8_sig_codec(corpus_files):
     """``decode`` drops one BOM and decodes UTF-8 as ``bytes.decode("utf-8-sig")`` does (on corpus
     texts with and without BOMs); bad bytes still take the replacing path with a warning."""
-    from whowrote.cli.inputs import decode
+    from whowrote.cli.decoding import decode
 
     with open(corpus_files["fiction"], encoding="utf-8") as f:
         texts = [json.loads(line)["text"] for _, line in zip(range(50), f, strict=False)]
