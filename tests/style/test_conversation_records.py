@@ -177,3 +177,20 @@ def test_json_that_is_no_chat_log_stays_a_text(text) -> None:
     from whowrote.style.transcript import assistant_turns
 
     assert assistant_turns(text) is None
+
+
+def test_a_json_chat_log_whose_turn_holds_html_reads_as_its_record() -> None:
+    """MT-Bench question 123 asks for a web page: its answers hold HTML. The HTML check ran on the
+    pasted JSON source first and turned it into Markdown, so the log was no longer read by its turns
+    (19 of 2,192 MT-Bench conversations, benchmarks/multi_turn.py); the log is read first now."""
+    from whowrote.style import load_model
+
+    page = ("Here is a simple page:\n\n<!DOCTYPE html>\n<html>\n<head><title>Jokes</title></head>\n<body>\n"
+            "<h1>Random joke</h1>\n<button onclick=\"show()\">Show a joke</button>\n<p id=\"joke\"></p>\n"
+            "</body>\n</html>\n\nClick the button to see one of four jokes. " + ANSWER)
+    log = [{"role": "user", "content": "Write a web page with a button that shows a random joke."},
+           {"role": "assistant", "content": page}]
+    model = load_model()
+    (pasted,), (record,) = model.attribute([json.dumps(log)]), model.attribute([conversation_turns(log)[0]])
+    assert pasted.probabilities == record.probabilities
+    assert pasted.warnings[0].startswith("looks like a pasted conversation (a JSON chat log)")

@@ -17,7 +17,7 @@ import numpy as np
 
 from whowrote.formats import SAVE_AS_TEXT, document_kind
 from whowrote.style.html_reader import html_to_markdown, looks_like_html
-from whowrote.style.transcript import assistant_turns
+from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
 _COMMON = frozenset(b"the a an of and to in is it that for with as on be are this not or but you".split())
@@ -99,6 +99,13 @@ REPEAT_MIN_WORDS = 100
 REPEAT_DISTINCT = 0.25
 
 
+def _read_turns(conversation: Conversation) -> str:
+    return (f"looks like a pasted conversation{' (a JSON chat log)' if conversation.json_log else ''}: "
+            f"only the assistant's {conversation.assistant_turns} turn(s) were attributed, not the user's "
+            f"{conversation.user_turns}" + (f"; the transcript itself labels the assistant {conversation.named} "
+                                            "(the verdict reads the writing only)" if conversation.named else ""))
+
+
 def inspect_text(text: str) -> TextCheck:
     warnings: list[str] = []
     force = False
@@ -110,6 +117,10 @@ def inspect_text(text: str) -> TextCheck:
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
+    log = json_chat_log(text)  # before the HTML check: a turn may hold HTML, the JSON around it is not a page
+    if log is not None:
+        text = log.text
+        warnings.append(_read_turns(log))
     if text.find("<", 0, 20000) >= 0 and looks_like_html(text):
         text = html_to_markdown(text)
         warnings.append("input looks like HTML: its visible text was attributed, with its headings, lists, "
@@ -117,11 +128,7 @@ def inspect_text(text: str) -> TextCheck:
     conversation = assistant_turns(text)  # (an ordinary text: its first line is read, nothing more)
     if conversation is not None:
         text = conversation.text
-        warnings.append(f"looks like a pasted conversation{' (a JSON chat log)' if conversation.json_log else ''}: "
-                        f"only the assistant's {conversation.assistant_turns} "
-                        f"turn(s) were attributed, not the user's {conversation.user_turns}"
-                        + (f"; the transcript itself labels the assistant {conversation.named} (the verdict "
-                           "reads the writing only)" if conversation.named else ""))
+        warnings.append(_read_turns(conversation))
     if not text or text.isspace():  # = not text.strip(), without the copy
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     raw, nonascii = utf8_parts(text)

@@ -15,7 +15,9 @@ A chat log pasted as JSON (a list of turns, or an object holding one under ``mes
 other :data:`whowrote.formats.CONVERSATION_COLUMNS`, read by :func:`whowrote.formats.conversation_turns`)
 is a conversation too: before, its source (braces, keys, the user's turns) was attributed as prose.
 Only a text that starts with ``[`` or ``{`` is parsed (once, linear time). Its turns have no spans
-(JSON escapes move the offsets), so a highlight marks nothing in it.
+(JSON escapes move the offsets), so a highlight marks nothing in it. ``inspect_text`` reads a JSON
+log (:func:`json_chat_log`) before its HTML check, so a turn holding HTML does not turn the JSON
+source into Markdown first; the assistant side then goes through the same checks as a record's.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ class Conversation:
     json_log: bool = False  # pasted as a JSON chat log, not as role lines
 
 
-def _json_log(text: str, start: int) -> Conversation | None:
+def json_chat_log(text: str) -> Conversation | None:
     """The assistant's side of a chat log pasted as JSON (see the module doc), else None."""
+    start = _SPACE.match(text).end()
     if text[start : start + 1] not in ("[", "{"):
         return None
     try:
@@ -74,7 +77,7 @@ def assistant_turns(text: str) -> Conversation | None:
     and has turns of both sides, or it is a JSON chat log with an assistant turn), else None."""
     start = _SPACE.match(text).end()
     if not _ROLE_LINE.match(text, start, start + _HEAD):
-        return _json_log(text, start)
+        return json_chat_log(text)
     marks = list(_ROLE_LINE.finditer(text, start))
     roles = [m.group(1).lower() for m in marks]
     if not any(r in USER_ROLES for r in roles) or not any(r in ASSISTANT_ROLES for r in roles):
