@@ -50,6 +50,9 @@ def test_every_corpus_model_is_known_to_some_rule(corpus):
     ("gemini-3.1-flash-lite-preview", "GEMINI"), ("models/gemini-1.5-pro", "GEMINI"),
     ("llama4-maverick", "OTHER"), ("qwen3.6-max-preview", "OTHER"), ("deepseek-ai/DeepSeek-R1", "OTHER"),
     ("", "OTHER"), (None, "OTHER"), ("totally-new-model", "OTHER"),
+    # open models named after the assistant they were fine-tuned on (MT-Bench's vicuna-30b-gpt4 was CHATGPT)
+    ("vicuna-30b-gpt4", "OTHER"), ("gpt4-x-alpaca", "OTHER"), ("alpaca-gpt4-7b", "OTHER"),
+    ("llama-2-7b-claude-chat", "OTHER"), ("koala-13b", "OTHER"), ("mpt-30b-chat", "OTHER"),
 ])
 def test_family_rules(model, provider):
     assert provider_of(model) == provider

@@ -3,7 +3,9 @@
 Rules are regular expressions tried in order against the lower-cased model id with any
 ``org/`` prefix kept (so ``anthropic/claude-3-haiku`` matches ``claude``). The first match wins;
 nothing matching means OTHER. Order matters: open-weight families from the same vendors
-(``gemma``, ``gpt-oss``) are listed before the chat families they would otherwise match.
+(``gemma``, ``gpt-oss``) and known open families of other vendors (``KNOWN_OTHER_FAMILIES``,
+OTHER on purpose, so the audit can tell a truly unrecognised name from a known non-assistant one)
+are listed before the chat families whose names they may carry.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ KNOWN_OTHER_FAMILIES = (
     r"llama|mistral|mixtral|ministral|codestral|qwen|qwq|deepseek|glm|chatglm|kimi|moonshot|grok|"
     r"command|cohere|c4ai|aya|phi-?\d|falcon|yi-|internlm|baichuan|ernie|hunyuan|hy\d|doubao|seed-|"
     r"mimo|minimax|abab|lfm|liquid|nemotron|olmo|granite|jamba|reka|dbrx|starling|vicuna|zephyr|"
-    r"hermes|dolphin|nous|wizardlm|openchat|solar|exaone|darkest-muse|smollm|step-\d|pangu|spark"
+    r"hermes|dolphin|nous|wizardlm|openchat|solar|exaone|darkest-muse|smollm|step-\d|pangu|spark|"
+    r"alpaca|koala|guanaco|tulu|baize|oasst|pythia|dolly|rwkv|stablelm|h2ogpt|mpt-\d"
 )
 
 DEFAULT_RULES: tuple[tuple[str, str], ...] = (
@@ -26,6 +29,9 @@ DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"gpt-oss", OTHER),
     (r"gemma", OTHER),
     (r"(^|/)(gpt-?2|gpt-?j|gpt-neo|gpt4all|gpt-sw3|cerebras-gpt|biogpt|distilgpt)", OTHER),
+    # Open models fine-tuned on an assistant's answers often carry its name ("vicuna-30b-gpt4",
+    # "gpt4-x-alpaca", "llama-2-7b-claude-chat"): a known open family wins over the name it imitates.
+    (KNOWN_OTHER_FAMILIES, OTHER),
     (r"claude", "CLAUDE"),
     (r"(^|[/_\-\s.])(chat)?gpt(-|$|\d)", "CHATGPT"),
     (r"chatgpt", "CHATGPT"),
@@ -34,9 +40,6 @@ DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"(^|/)o[1-9](-(mini|pro|preview|high|low|medium|deep-research))*($|-\d)", "CHATGPT"),
     (r"gemini", "GEMINI"),
     (r"(^|/)bard($|-)", "GEMINI"),
-    # Known families of other vendors: OTHER on purpose, so the audit can tell a truly
-    # unrecognised name (reported) from a known non-assistant one.
-    (KNOWN_OTHER_FAMILIES, OTHER),
 )
 
 
