@@ -40,7 +40,8 @@ Protocol, fixed before the first run (this file was committed before it ran):
 ::
 
     OMP_NUM_THREADS=1 python benchmarks/multi_turn.py --answers /tmp/mtbench/model_answer \\
-        --questions /tmp/mtbench/question.jsonl --corpus ../shared/corpus/chat.jsonl --out results/multi_turn
+        --questions /tmp/mtbench/question.jsonl --corpus ../shared/corpus/chat.jsonl --out results/multi_turn \\
+        --figure docs/figures/multi_turn.png
 """
 
 from __future__ import annotations
@@ -127,6 +128,43 @@ def paired(P_a: np.ndarray, P_b: np.ndarray, y: np.ndarray, weights: np.ndarray)
     return out
 
 
+def figure(result: dict, out: Path) -> None:
+    """Left: each view's 3-way mean recall, 4-way accuracy and OTHER AUROC; right: the paired
+    differences with their 95 % intervals (points; AUROC x 100)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = (("mean_recall_3way", "3-way mean recall"), ("accuracy", "4-way accuracy"), ("other_auroc", "OTHER AUROC"))
+    views = [v for v in VIEWS if v not in ("transcript", "json_log")]  # the same numbers as record
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [1.4, 1]})
+    width = 0.8 / len(metrics)
+    for k, (key, label) in enumerate(metrics):
+        vals = [result["views"][v].get(key) or 0.0 for v in views]
+        bars = ax.bar(np.arange(len(views)) + k * width, vals, width=width, label=label)
+        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    ax.set_xticks(np.arange(len(views)) + width)
+    ax.set_xticklabels(["both answers\n(record, pasted)", "first answer", "second answer", "with the user's\nturns"],
+                       fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title(f"MT-Bench two-turn chats ({result['n_conversations']:,}, {result['n_models']} models), bundled model",
+                 fontsize=9)
+    rows = [(f"{pair}: {label}", result["paired"][pair].get(key)) for pair in result["paired"]
+            for key, label in (("accuracy_3way", "3-way"), ("accuracy", "4-way"), ("other_auroc", "AUROC x100"))]
+    rows = [(name, [x * (100 if "AUROC" in name else 1) for x in vals]) for name, vals in rows if vals]
+    for i, (_, (point, lo, hi)) in enumerate(rows):
+        ax2.errorbar(point, i, xerr=[[point - lo], [hi - point]], fmt="o", color="C0", capsize=3)
+    ax2.axvline(0, color="grey", ls=":")
+    ax2.set_yticks(range(len(rows)))
+    ax2.set_yticklabels([name for name, _ in rows], fontsize=7)
+    ax2.invert_yaxis()
+    ax2.set_xlabel("difference, points (95 % interval over questions)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--answers", type=Path, required=True, help="FastChat model_answer folder of MT-Bench")
@@ -134,6 +172,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, required=True, help="the corpus's chat.jsonl (which versions it holds)")
     ap.add_argument("--model", default=None, help="a model directory (default: the bundled model)")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
     args = ap.parse_args()
     from whowrote.style import load_model
 
@@ -175,6 +214,8 @@ def main() -> None:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(result, indent=1))
+    if args.figure:
+        figure(result, args.figure)
     print(json.dumps({v: {k: result["views"][v].get(k) for k in ("accuracy", "accuracy_3way", "other_auroc", "ece")}
                       for v in VIEWS}, indent=1))
     print(json.dumps(result["paired"], indent=1))
