@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from whowrote.style.edits import markdown_html_file, markdown_html_roundtrip, markdown_page
-from whowrote.style.html_reader import MAX_NEST, html_to_markdown, looks_like_html
-from whowrote.style.textcheck import inspect_text
+from whowrote.style.html_reader import MAX_NEST, html_to_markdown
+from whowrote.style.textcheck import inspect_text, looks_like_html
 
 MD = """# Title
 
@@ -188,3 +188,61 @@ def test_a_saved_chat_page_is_read_as_the_assistants_markdown():
     assert chk.text == ("Here are some **practical** tips:\n\n1. **Keep a schedule.** Same time each night.\n\n"
                         "2. **Limit screens.** Stop an hour before bed.")
     assert any("HTML" in w for w in chk.warnings) and any("conversation" in w for w in chk.warnings)
+
+
+ANSWER_HTML = ("<p>Basil is easier to keep than its reputation suggests, as long as you give it <strong>three "
+               "things</strong>: light, warmth and even watering.</p><ul><li>Light: six hours of sun.</li>"
+               "<li>Water: when the top is dry.</li></ul>")
+ANSWER_MD = ("Basil is easier to keep than its reputation suggests, as long as you give it **three things**: "
+             "light, warmth and even watering.\n\n- Light: six hours of sun.\n- Water: when the top is dry.")
+# Each window's markup as its browser extensions select it (whowrote.style.chat_pages), with the page
+# around the turns (a title, a menu, buttons) that is not the conversation.
+CHAT_PAGES = {
+    "chatgpt": ('<!DOCTYPE html><html><body><nav>New chat</nav><main><h1>Basil care</h1>'
+                '<article data-testid="conversation-turn-1"><h5 class="sr-only">You said:</h5>'
+                '<div data-message-author-role="user"><div class="whitespace-pre-wrap">How do I keep basil alive?'
+                '</div></div></article><article data-testid="conversation-turn-2"><h6 class="sr-only">ChatGPT said:'
+                '</h6><div data-message-author-role="assistant"><div class="markdown prose">' + ANSWER_HTML
+                + '</div></div><div><button>Copy</button></div></article></main><footer>Check important info.'
+                '</footer></body></html>'),
+    "gemini": ('<html><body><h1>Gemini</h1><div class="conversation-container"><user-query><div class="query-text">'
+               '<p>How do I keep basil alive?</p></div></user-query><model-response><message-content>'
+               '<div class="markdown">' + ANSWER_HTML + '</div></message-content></model-response></div>'
+               '<p>Gemini can make mistakes.</p></body></html>'),
+    "claude": ('<!doctype html><html><body><div>Basil care</div><div data-testid="user-message"><p>How do I keep '
+               'basil alive?</p></div><div data-is-streaming="false"><div class="font-claude-message grid">'
+               + ANSWER_HTML + '</div><button>Retry</button></div></body></html>'),
+}
+
+
+@pytest.mark.parametrize("window", list(CHAT_PAGES))
+def test_a_chat_windows_saved_page_is_read_as_its_turns(window):
+    """ChatGPT, Gemini and Claude pages: only the turns are read, each after a role line, so the
+    user's question is not attributed as the assistant's writing (before, it was; the title and the
+    page's chrome were read too)."""
+    md = html_to_markdown(CHAT_PAGES[window])
+    assert md == "User:\n\nHow do I keep basil alive?\n\nAssistant:\n\n" + ANSWER_MD
+    chk = inspect_text(CHAT_PAGES[window])
+    assert chk.text == ANSWER_MD and any("only the assistant's 1 turn(s)" in w for w in chk.warnings)
+
+
+def test_a_turn_holding_elements_of_its_own_tag_closes_with_its_own_end():
+    page = ('<html><body><div data-message-author-role="user"><div><div>Question?</div></div></div>'
+            '<div data-message-author-role="assistant"><div><p>One.</p></div><div><p>Two.</p></div></div>'
+            '<div data-message-author-role="assistant"><p>More of the same side.</p></div>'
+            '<div>Not a turn.</div></body></html>')
+    assert html_to_markdown(page) == "User:\n\nQuestion?\n\nAssistant:\n\nOne.\n\nTwo.\n\nMore of the same side."
+
+
+def test_a_chat_page_with_no_assistant_turn_found_is_read_as_a_page():
+    """Where the markup changed so that no assistant turn is recognised, the page is read whole, as
+    before, instead of as the user's turns alone."""
+    page = ('<html><body><main><div data-testid="user-message"><p>Question?</p></div>'
+            '<div class="renamed-class"><p>Answer here.</p></div></main></body></html>')
+    assert html_to_markdown(page) == "Question?\n\nAnswer here."
+
+
+def test_nested_turns_stay_linear():
+    t0 = time.perf_counter()
+    out = html_to_markdown("<html><body>" + '<div data-message-author-role="assistant">x' * 100_000 + "end")
+    assert time.perf_counter() - t0 < 10 and out.startswith("Assistant:") and out.endswith("end")

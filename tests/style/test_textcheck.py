@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from whowrote.style.html_reader import html_to_markdown, looks_like_html
-from whowrote.style.textcheck import inspect_text
+from whowrote.style.html_reader import html_to_markdown
+from whowrote.style.textcheck import inspect_text, looks_like_html
 
 PAGE = ("<html><head><title>T</title><style>p { color: red }</style></head><body>"
         + "<p>Some words in a <b>paragraph</b> here &amp; there.</p>" * 3

@@ -21,11 +21,8 @@ from __future__ import annotations
 
 import re
 
-# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
-# (Markdown tables break their cells' lines with it) and not a tag in backticks (`<div>` in prose).
-_HTML_TAG = re.compile(r"(?<!`)<(?:p|div|span|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
-                       re.I)
-_CLOSING_TAG = re.compile(r"</(?:p|div|span|html|body|h[1-6]|li|ul|ol|a|table|td|tr)>", re.I)
+from whowrote.style.chat_pages import ASSISTANT, CHAT_PAGE, chat_role
+
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
 # a site's chrome around the post: menus, sidebars, footers, comment and search forms
 _CHROME = frozenset({"nav", "aside", "footer", "form", "button", "select", "dialog"})
@@ -44,25 +41,7 @@ _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table"))
 MAX_NEST = 8  # containers rewritten on close; each level re-reads its text once
 _SPACE = re.compile(r"\s+")
 _BLANKS = re.compile(r"\n{3,}")
-_FRAGMENT_START = re.compile(r"<(?:p|div|h[1-6]|ul|ol|table|article|section|blockquote|pre)\b[^<>]*>", re.I)
 
-
-def looks_like_html(text: str) -> bool:
-    """A page (``<!doctype``, ``<html``), five or more common tags with a closing one, or a fragment
-    that opens with a block tag and ends with a tag (a rendered answer of one or two paragraphs); not
-    Markdown whose tags come after a code fence (an answer that shows HTML code)."""
-    head = text[:20000].lstrip()
-    if head[:15].lower().startswith(("<!doctype", "<html")):
-        return True
-    first = _HTML_TAG.search(head)
-    if first is None:
-        return False
-    fence = head.find("```", 0, first.start())
-    if fence >= 0:
-        return False
-    if len(_HTML_TAG.findall(head, first.start())) >= 5 and _CLOSING_TAG.search(head) is not None:
-        return True  # (a closing tag: prose that names tags, "such as <html>, <head>", has none)
-    return _FRAGMENT_START.match(head) is not None and text[-200:].rstrip().endswith(">")
 
 
 def _spaced(data: str) -> str:
@@ -143,9 +122,10 @@ def _indent(text: str, marker: str) -> str:
     return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
-def _parser(scoped: bool, chrome: bool):
+def _parser(scoped: bool, chrome: bool, turns: bool = False):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
-    the text inside :data:`_CHROME` elements is dropped."""
+    the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
+    window's page are read, each after a role line (:mod:`whowrote.style.chat_pages`)."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -155,7 +135,10 @@ def _parser(scoped: bool, chrome: bool):
             super().__init__(convert_charrefs=True)
             self.root: list[str] = []
             self.stack: list[_Frame] = []
-            self.hidden = 0 if not scoped else 1  # > 0: nothing is written (outside the content, or hidden)
+            self.hidden = 1 if scoped or turns else 0  # > 0: nothing is written (outside the content, or hidden)
+            self.turn: list = []  # the open turn's element: [tag, how many of that tag are open]
+            self.role = ""  # the side of the last role line written
+            self.roles: set[str] = set()
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
             self.first_row = True
@@ -255,7 +238,24 @@ def _parser(scoped: bool, chrome: bool):
                 self.breaks(around + text.strip("\n") + around)
 
         # -- the parser's events -----------------------------------------------------------
+        def enter_turn(self, tag: str, attrs) -> None:
+            """A chat page's turn opens (a role line, unless the same side goes on), or a nested
+            element of its tag."""
+            if self.turn:
+                self.turn[1] += tag == self.turn[0]
+                return
+            role = chat_role(tag, attrs)
+            if role:
+                self.turn = [tag, 1]
+                self.hidden -= 1
+                if role != self.role:
+                    self.breaks(f"\n\n{role}:\n")
+                    self.role = role
+                    self.roles.add(role)
+
         def handle_starttag(self, tag: str, attrs) -> None:
+            if turns:
+                self.enter_turn(tag, attrs)
             if scoped and tag in _CONTENT_TAGS:
                 self.hidden -= 1
                 self.breaks("\n\n")
@@ -297,6 +297,14 @@ def _parser(scoped: bool, chrome: bool):
                 self.handle_starttag(tag, attrs)
 
         def handle_endtag(self, tag: str) -> None:
+            self.end(tag)
+            if self.turn and tag == self.turn[0]:
+                self.turn[1] -= 1
+                if not self.turn[1]:  # the turn's element closed: what follows is outside the turns
+                    self.turn = []
+                    self.hidden += 1
+
+        def end(self, tag: str) -> None:
             if scoped and tag in _CONTENT_TAGS:
                 self.hidden += 1
                 self.breaks("\n\n")
@@ -345,14 +353,15 @@ def _parser(scoped: bool, chrome: bool):
     return _Markdown()
 
 
-def _read(page: str, scoped: bool, chrome: bool) -> str:
-    parser = _parser(scoped, chrome)
+def _read(page: str, scoped: bool, chrome: bool, turns: bool = False) -> str | None:
+    """The page's Markdown; with ``turns``, None when no assistant turn was found."""
+    parser = _parser(scoped, chrome, turns)
     try:
         parser.feed(page)
         parser.close()
     except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
         pass
-    return parser.text()
+    return parser.text() if not turns or ASSISTANT in parser.roles else None
 
 
 def html_to_markdown(html: str) -> str:
@@ -361,7 +370,13 @@ def html_to_markdown(html: str) -> str:
     A saved page holds the site around the post: when it marks its content (``<main>``,
     ``<article>``) only that is read, and menus, sidebars, footers and forms are dropped anywhere.
     If that leaves nothing (a page that is all "chrome", or a ``<nav>`` left open), the whole
-    visible text is read instead: two linear passes at most."""
+    visible text is read instead. A chat window's saved page (:mod:`whowrote.style.chat_pages`)
+    is read as its turns, each after a ``User:`` / ``Assistant:`` line; if no assistant turn is
+    found there, as an ordinary page. Three linear passes at most."""
     page = defuse(html)
+    if CHAT_PAGE.search(page):  # a chat window's page: its turns, each after a role line
+        text = _read(page, False, True, turns=True)
+        if text:
+            return text
     text = _read(page, _CONTENT.search(page) is not None, True)
     return text if text else _read(page, False, False)

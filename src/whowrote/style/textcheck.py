@@ -16,9 +16,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from whowrote.formats import SAVE_AS_TEXT, document_kind
-from whowrote.style.html_reader import html_to_markdown, looks_like_html
+from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
+# [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
+# (Markdown tables break their cells' lines with it) and not a tag in backticks (`<div>` in prose).
+_HTML_TAG = re.compile(r"(?<!`)<(?:p|div|span|html|body|head|h[1-6]|li|ul|ol|a|table|td|tr|script|style)\b[^<>]*>",
+                       re.I)
+_CLOSING_TAG = re.compile(r"</(?:p|div|span|html|body|h[1-6]|li|ul|ol|a|table|td|tr)>", re.I)
+_FRAGMENT_START = re.compile(r"<(?:p|div|h[1-6]|ul|ol|table|article|section|blockquote|pre)\b[^<>]*>", re.I)
 MAX_CHARS = 2_000_000  # ~300k words: far beyond any single answer; the rest is ignored
 _COMMON = frozenset(b"the a an of and to in is it that for with as on be are this not or but you".split())
 # [A-Za-z']+ words, lower-cased, as bytes: every other byte (non-ASCII too) becomes a space.
@@ -37,6 +43,24 @@ def utf8_parts(text: str) -> tuple[bytes, str]:
     counts read the bytes, the checks that need Unicode look only at the (few) non-ASCII characters."""
     raw = text.encode("utf-8", "surrogatepass")
     return raw, (raw.translate(None, _ASCII).decode("utf-8", "surrogatepass") if len(raw) != len(text) else "")
+
+
+def looks_like_html(text: str) -> bool:
+    """A page (``<!doctype``, ``<html``), five or more common tags with a closing one, or a fragment
+    that opens with a block tag and ends with a tag (a rendered answer of one or two paragraphs); not
+    Markdown whose tags come after a code fence (an answer that shows HTML code)."""
+    head = text[:20000].lstrip()
+    if head[:15].lower().startswith(("<!doctype", "<html")):
+        return True
+    first = _HTML_TAG.search(head)
+    if first is None:
+        return False
+    fence = head.find("```", 0, first.start())
+    if fence >= 0:
+        return False
+    if len(_HTML_TAG.findall(head, first.start())) >= 5 and _CLOSING_TAG.search(head) is not None:
+        return True  # (a closing tag: prose that names tags, "such as <html>, <head>", has none)
+    return _FRAGMENT_START.match(head) is not None and text[-200:].rstrip().endswith(">")
 
 
 @dataclass
