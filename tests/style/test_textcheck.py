@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.textcheck import inspect_text, looks_like_html
+
+REPO = Path(__file__).resolve().parents[2]
 
 PAGE = ("<html><head><title>T</title><style>p { color: red }</style></head><body>"
         + "<p>Some words in a <b>paragraph</b> here &amp; there.</p>" * 3
@@ -89,3 +92,38 @@ def test_repetitive_texts_are_uncertain_and_prose_is_not(corpus_files, corpus_sa
     assert load_model().attribute(loops)[0].uncertain
     prose = corpus_sample([(g, 60) for g in ("blogs", "debates", "fiction", "longform", "chat")])
     assert not [t for t in prose if any("repeats itself" in w for w in inspect_text(t).warnings)]
+
+
+FRONTMATTER = "---\ntitle: \"Keeping basil alive\"\ndate: 2024-05-01\ntags: [garden, herbs]\nauthors:\n  - Jane\n---\n\n"
+
+
+@pytest.mark.parametrize(("head", "kept"), [
+    (FRONTMATTER, False),
+    (FRONTMATTER.replace("\n", "\r\n"), False),  # Windows line endings
+    ("---\ntitle: A post\n...\n", False),  # YAML's document end
+    ("---\nA story can open with a rule, then prose.\n\n---\n", True),  # a rule, not a block
+    ("---\ntitle: never closed\n\n", True),
+    ("---\n---\n", True),  # no key: nothing to call metadata
+])
+def test_yaml_frontmatter_is_metadata_not_writing(head, kept):
+    """A blog post's frontmatter (Jekyll, Hugo, Obsidian) is not read as its first lines; a text that
+    only opens with a rule is read whole."""
+    from whowrote.style.textcheck import frontmatter_end
+
+    body = "# Basil\n\nBasil is easier to keep than its reputation suggests, as long as it gets light. " * 8
+    chk = inspect_text(head + body)
+    if kept:
+        assert frontmatter_end(head + body) == 0 and chk.text.startswith("---")
+        assert not any("frontmatter" in w for w in chk.warnings)
+    else:
+        assert chk.text == body
+        assert any(w.startswith("YAML frontmatter (") and "not attributed" in w for w in chk.warnings)
+
+
+def test_a_post_with_frontmatter_gets_the_verdict_of_its_body():
+    from whowrote.style import load_model
+
+    post = (REPO / "examples" / "post.md").read_text(encoding="utf-8")
+    body = post.split("---\n", 2)[2]
+    with_fm, without = load_model().attribute([FRONTMATTER + body, body])
+    assert with_fm.probabilities == without.probabilities and with_fm.n_words == without.n_words

@@ -1,5 +1,5 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary, a
-document format's source (RTF, PDF).
+document format's source (RTF, PDF), a Markdown file's YAML frontmatter.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
 ``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
@@ -130,6 +130,38 @@ def _read_turns(conversation: Conversation) -> str:
                                             "(the verdict reads the writing only)" if conversation.named else ""))
 
 
+# YAML frontmatter of a Markdown file (Jekyll, Hugo, Obsidian): "---", then "key: value" lines (or their
+# indented / list continuations, comments), closed by "---" or "..." within FRONTMATTER_LINES lines.
+FRONTMATTER_LINES = 60
+_FENCE_LINE = re.compile(r"---[ \t]*\r?\n")
+_YAML_KEY = re.compile(r"[A-Za-z_][\w .-]{0,60}:(?:[ \t]|\r?$)")
+
+
+def frontmatter_end(text: str) -> int:
+    """Where the body starts when ``text`` opens with a YAML frontmatter block (its blank lines after
+    it skipped), else 0. The block is metadata (title, date, tags), not the writing: no corpus text
+    has one. Reads at most :data:`FRONTMATTER_LINES` lines."""
+    if not _FENCE_LINE.match(text):
+        return 0
+    pos, keys = text.index("\n") + 1, 0
+    for _ in range(FRONTMATTER_LINES):
+        end = text.find("\n", pos)
+        line = text[pos : len(text) if end < 0 else end].rstrip("\r")
+        if line.rstrip() in ("---", "..."):
+            if not keys:
+                return 0
+            body = len(text) if end < 0 else end + 1
+            return body + len(text[body : body + 1000]) - len(text[body : body + 1000].lstrip("\r\n"))
+        if _YAML_KEY.match(line):
+            keys += 1
+        elif line.strip() and not line.startswith((" ", "\t", "- ", "#")):
+            return 0  # prose, not YAML: a rule at the top of a text
+        if end < 0:
+            return 0
+        pos = end + 1
+    return 0
+
+
 def inspect_text(text: str) -> TextCheck:
     warnings: list[str] = []
     force = False
@@ -141,6 +173,12 @@ def inspect_text(text: str) -> TextCheck:
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]
+    body = frontmatter_end(text)
+    if body:
+        lines = text[:body].rstrip("\r\n").count("\n") + 1
+        warnings.append(f"YAML frontmatter ({lines} lines: title, date, tags ...) was "
+                        "not attributed: it is metadata, not the writing")
+        text = text[body:]
     log = json_chat_log(text)  # before the HTML check: a turn may hold HTML, the JSON around it is not a page
     if log is not None:
         text = log.text
