@@ -40,10 +40,13 @@ GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 
 # A chat-format record keeps its text as a list of turns: OpenAI / Hugging Face chat templates
 # ``{"role", "content"}`` (content a string or a list of ``{"type": "text", "text"}`` parts),
-# ShareGPT ``{"from", "value"}``, Gemini ``{"role": "model", "parts": [{"text"}]}``. Read when a row
-# has no text column (or ``--column`` names the list); only the assistant's side is the writing.
-# (The roles of a record's turns; a *pasted* transcript's role lines are whowrote.style.transcript's.)
-CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents")
+# ShareGPT ``{"from", "value"}``, Gemini ``{"role": "model", "parts": [{"text"}]}``, Claude's data
+# export ``chat_messages: [{"sender", "text", "content"}]``, or as ChatGPT's data export's tree of
+# nodes (``mapping``). Read when a row has no text column (or ``--column`` names the list); only the
+# assistant's side is the writing. (The roles of a record's turns; a *pasted* transcript's role lines
+# are whowrote.style.transcript's.)
+CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents", "chat_messages",
+                                         "mapping")
 CHAT_ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
 CHAT_USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})
 CHAT_OTHER_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})  # neither side
@@ -135,15 +138,47 @@ def _turn_text(content: object) -> str | None:
 
 
 def turn_role(record: dict) -> str | None:
-    """A turn's role as written, stripped (``role``, or ShareGPT's ``from``); None when it has no string role."""
-    role = record.get("role", record.get("from"))
+    """A turn's role as written, stripped (``role``, ShareGPT's ``from`` or Claude's export's
+    ``sender``); None when it has no string role."""
+    role = record.get("role", record.get("from", record.get("sender")))
     return role.strip() if isinstance(role, str) else None
+
+
+_SHOWN_CONTENT = ("text", "multimodal_text")  # ChatGPT export: a message's writing (not code runs, thoughts)
+
+
+def mapping_turns(mapping: dict) -> list[dict] | None:
+    """The turns of a ChatGPT data export's conversation tree (``mapping``: node id -> ``{"message",
+    "parent", "children"}``) as ``{"role", "content"}`` turns, from the root taking each node's last
+    child (the latest edit or regeneration, which the window shows); None when it is not such a
+    tree. Each node is visited once."""
+    root = next((k for k, n in mapping.items() if isinstance(n, dict) and "children" in n and n.get("parent") is None),
+                None)
+    if root is None:
+        return None
+    turns, key, seen = [], root, set()
+    while isinstance(key, str) and key not in seen and isinstance(node := mapping.get(key), dict):
+        seen.add(key)
+        message = node.get("message")
+        if isinstance(message, dict):
+            author, content = message.get("author"), message.get("content")
+            role = author.get("role") if isinstance(author, dict) else None
+            if isinstance(role, str) and isinstance(content, dict) and content.get("content_type") in _SHOWN_CONTENT:
+                parts = content.get("parts")
+                turns.append({"role": role, "content": [p for p in parts if isinstance(p, str)]
+                              if isinstance(parts, list) else ""})
+        children = node.get("children")
+        key = children[-1] if isinstance(children, list) and children else None
+    return turns
 
 
 def conversation_turns(value: object) -> tuple[str, int, int] | None:
     """The assistant's turns of a chat-format record (see ``CONVERSATION_COLUMNS``), joined by a
     blank line, with the number of the assistant's and of the user's turns; None when ``value`` is
-    not a list of turns (each a dict with a string role and a readable text)."""
+    not a list of turns (each a dict with a string role and a readable text) or a ChatGPT export's
+    tree (:func:`mapping_turns`)."""
+    if isinstance(value, dict):
+        value = mapping_turns(value)
     if not isinstance(value, list) or not value:
         return None
     texts, n_assistant, n_user = [], 0, 0
@@ -151,7 +186,7 @@ def conversation_turns(value: object) -> tuple[str, int, int] | None:
         if not isinstance(turn, dict):
             return None
         role = turn_role(turn)
-        text = _turn_text(turn["parts"] if "parts" in turn else turn.get("content", turn.get("value")))
+        text = _turn_text(turn["parts"] if "parts" in turn else turn.get("content", turn.get("value", turn.get("text"))))
         if role is None or text is None:
             return None
         role = role.lower()

@@ -194,3 +194,57 @@ def test_a_json_chat_log_whose_turn_holds_html_reads_as_its_record() -> None:
     (pasted,), (record,) = model.attribute([json.dumps(log)]), model.attribute([conversation_turns(log)[0]])
     assert pasted.probabilities == record.probabilities
     assert pasted.warnings[0].startswith("looks like a pasted conversation (a JSON chat log)")
+
+
+def _node(role: str | None, parts: list | None, children: list[str], parent: str | None, kind: str = "text") -> dict:
+    message = None if role is None else {"author": {"role": role, "name": None},
+                                         "content": {"content_type": kind, "parts": parts}, "metadata": {}}
+    return {"id": "", "message": message, "parent": parent, "children": children}
+
+
+# ChatGPT's data export (conversations.json: a list of conversations, each a tree of nodes): a hidden
+# system message, an answer the user regenerated (two children: the window shows the last), a code
+# run (not the writing) and an image part beside the text.
+CHATGPT_EXPORT = [{
+    "title": "Gardens", "id": "c1", "current_node": "a2",
+    "mapping": {
+        "root": _node(None, None, ["sys"], None),
+        "sys": _node("system", [""], ["u1"], "root"),
+        "u1": _node("user", [ASK], ["old", "a1"], "sys"),
+        "old": _node("assistant", ["A first answer the user regenerated."], [], "u1"),
+        "a1": _node("assistant", [ANSWER], ["code"], "u1"),
+        "code": _node("assistant", None, ["u2"], "a1", kind="code"),
+        "u2": _node("user", [{"asset_pointer": "file-1"}, "And in autumn?"], ["a2"], "code", kind="multimodal_text"),
+        "a2": _node("assistant", [SECOND, {"asset_pointer": "file-2"}], [], "u2", kind="multimodal_text"),
+    }}]
+# Claude's data export (conversations.json): turns with a sender, the text, and content parts.
+CLAUDE_EXPORT = [{"uuid": "c2", "name": "Gardens", "chat_messages": [
+    {"sender": "human", "text": ASK, "content": [{"type": "text", "text": ASK}]},
+    {"sender": "assistant", "text": ANSWER, "content": [{"type": "text", "text": ANSWER},
+                                                        {"type": "tool_use", "name": "search", "input": {}}]},
+    {"sender": "human", "text": "And in autumn?", "content": [{"type": "text", "text": "And in autumn?"}]},
+    {"sender": "assistant", "text": SECOND},
+]}]
+
+
+@pytest.mark.parametrize(("export", "column"), [(CHATGPT_EXPORT, "mapping"), (CLAUDE_EXPORT, "chat_messages")],
+                         ids=["chatgpt", "claude"])
+def test_the_assistants_data_exports_read_as_their_assistant_turns(tmp_path, export, column) -> None:
+    """`whowrote predict conversations.json` on a ChatGPT or Claude data export: one result per
+    conversation, the assistant's shown turns (not a regenerated answer, a code run or an image)."""
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    (item,) = iter_items([str(path)])
+    assert item.error is None and item.text == ANSWER.strip() + "\n\n" + SECOND.strip()
+    assert item.warnings == [f"a conversation record ({column!r}): only the assistant's 2 turn(s) were "
+                             "attributed, not the user's 2"]
+
+
+def test_a_chatgpt_tree_with_a_cycle_or_no_root_ends() -> None:
+    from whowrote.formats import mapping_turns
+
+    loop = {"r": _node(None, None, ["a"], None), "a": _node("assistant", [ANSWER], ["b"], "r"),
+            "b": _node("user", [ASK], ["a"], "a")}
+    assert conversation_turns(loop) == (ANSWER.strip(), 1, 1)
+    assert mapping_turns({"a": _node("user", [ASK], [], "x")}) is None  # no root
+    assert conversation_turns({"mapping": "not a tree"}) is None

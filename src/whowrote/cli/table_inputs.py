@@ -64,12 +64,12 @@ def _turn_warning(rec: dict) -> list[str]:
     return []
 
 
-def _conversation_item(where: str, col: str, value: list, warnings: list[str], ident: str | None) -> Item:
-    """A chat-format record's assistant turns, or why it has none (``value`` is not a list of turns:
-    the usual "holds a list" error)."""
+def _conversation_item(where: str, col: str, value: list | dict, warnings: list[str], ident: str | None) -> Item:
+    """A chat-format record's assistant turns, or why it has none (``value`` is not a list of turns
+    nor a ChatGPT export's tree: the usual "holds a list" error)."""
     turns = conversation_turns(value)
     if turns is None:
-        return Item(where, error=f"column {col!r} holds a list, not text", id=ident)
+        return Item(where, error=f"column {col!r} holds {_kind(value)}, not text", id=ident)
     text, n_assistant, n_user = turns
     if not n_assistant:
         return Item(where, error=f"column {col!r} is a conversation with no assistant turn", id=ident)
@@ -245,7 +245,7 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
                 yield Item(where, value, warnings=[*row.warnings, *_turn_warning(rec)], id=ident)
             elif value is None:
                 yield Item(where, "", warnings=row.warnings, id=ident)
-            elif isinstance(value, list):
+            elif isinstance(value, list) or (isinstance(value, dict) and col in CONVERSATION_COLUMNS):
                 yield _conversation_item(where, col, value, row.warnings, ident)
             else:
                 yield Item(where, error=f"column {col!r} holds {_kind(value)}, not text", id=ident)

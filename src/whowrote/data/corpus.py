@@ -181,10 +181,11 @@ def normalise(
 
 
 def _assistant_sides(column: pd.Series) -> tuple[pd.Series, int]:
-    """A column of chat-format records (lists of turns, :func:`whowrote.formats.conversation_turns`)
+    """A column of chat-format records (lists of turns or a ChatGPT export's tree,
+    :func:`whowrote.formats.conversation_turns`)
     as their assistant turns, and how many were; any other value is left for :func:`_text_column`."""
     as_lists = [v.tolist() if type(v).__name__ == "ndarray" else v for v in column]  # Parquet lists
-    if not any(isinstance(v, list) for v in as_lists):
+    if not any(isinstance(v, list | dict) for v in as_lists):
         return column, 0
     turns = [conversation_turns(v) for v in as_lists]
     read = pd.Series([v if t is None else t[0] for v, t in zip(column, turns, strict=True)], index=column.index,

@@ -65,7 +65,7 @@ def json_chat_log(text: str) -> Conversation | None:
     except JSONError:
         return None
     if isinstance(value, dict):
-        value = next((value[c] for c in CONVERSATION_COLUMNS if isinstance(value.get(c), list)), None)
+        value = next((value[c] for c in CONVERSATION_COLUMNS if isinstance(value.get(c), list | dict)), None)
     turns = conversation_turns(value)
     if turns is None or not turns[1]:
         return None
