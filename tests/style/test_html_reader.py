@@ -195,7 +195,7 @@ ANSWER_HTML = ("<p>Basil is easier to keep than its reputation suggests, as long
                "<li>Water: when the top is dry.</li></ul>")
 ANSWER_MD = ("Basil is easier to keep than its reputation suggests, as long as you give it **three things**: "
              "light, warmth and even watering.\n\n- Light: six hours of sun.\n- Water: when the top is dry.")
-# Each window's markup as its browser extensions select it (whowrote.style.chat_pages), with the page
+# Each window's markup as its browser extensions select it (whowrote.style.transcript.chat_role), with the page
 # around the turns (a title, a menu, buttons) that is not the conversation.
 CHAT_PAGES = {
     "chatgpt": ('<!DOCTYPE html><html><body><nav>New chat</nav><main><h1>Basil care</h1>'

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from whowrote.style.chat_pages import ASSISTANT, CHAT_PAGE, chat_role
+from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
 # a site's chrome around the post: menus, sidebars, footers, comment and search forms
@@ -125,7 +125,7 @@ def _indent(text: str, marker: str) -> str:
 def _parser(scoped: bool, chrome: bool, turns: bool = False):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
     the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
-    window's page are read, each after a role line (:mod:`whowrote.style.chat_pages`)."""
+    window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`)."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -370,7 +370,7 @@ def html_to_markdown(html: str) -> str:
     A saved page holds the site around the post: when it marks its content (``<main>``,
     ``<article>``) only that is read, and menus, sidebars, footers and forms are dropped anywhere.
     If that leaves nothing (a page that is all "chrome", or a ``<nav>`` left open), the whole
-    visible text is read instead. A chat window's saved page (:mod:`whowrote.style.chat_pages`)
+    visible text is read instead. A chat window's saved page (:func:`whowrote.style.transcript.chat_role`)
     is read as its turns, each after a ``User:`` / ``Assistant:`` line; if no assistant turn is
     found there, as an ordinary page. Three linear passes at most."""
     page = defuse(html)

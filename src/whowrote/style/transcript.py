@@ -18,6 +18,15 @@ Only a text that starts with ``[`` or ``{`` is parsed (once, linear time). Its t
 (JSON escapes move the offsets), so a highlight marks nothing in it. ``inspect_text`` reads a JSON
 log (:func:`json_chat_log`) before its HTML check, so a turn holding HTML does not turn the JSON
 source into Markdown first; the assistant side then goes through the same checks as a record's.
+
+Saved pages of the assistants' chat windows: their visible text has no "User:" / "Assistant:" lines,
+but the windows mark their turns in their markup, as the browser extensions that read them select
+them (2024-25): ChatGPT ``data-message-author-role="user"`` / ``"assistant"`` on each message;
+Gemini the custom elements ``<user-query>`` and ``<model-response>``; Claude ``data-testid=
+"user-message"`` on the user's, the class ``font-claude-message`` (or ``font-claude-response``) on
+the assistant's (:func:`chat_role`). :mod:`whowrote.style.html_reader` reads such a page's turns
+only, each after a role line, so that :func:`assistant_turns` keeps the assistant's; a page where no
+assistant turn is found is read as an ordinary page (the markup may have changed).
 """
 
 from __future__ import annotations
@@ -41,6 +50,30 @@ _ROLE_LINE = re.compile(rf"^[ \t]*(?:#{{1,6}}[ \t]*)?(?:\*\*)?({_ROLES})(?:[ \t]
                         re.IGNORECASE | re.MULTILINE)
 _HEAD = 300  # characters of the first line that are looked at for an ordinary text
 _SPACE = re.compile(r"\s*")
+
+
+CHAT_PAGE = re.compile(r"data-message-author-role\s*=|<(?:user-query|model-response)\b|"
+                       r"data-testid\s*=\s*[\"']?(?:user|assistant)-message|font-claude-(?:message|response)", re.I)
+USER, ASSISTANT = "User", "Assistant"  # the role lines a chat page's turns are written after
+_AUTHOR = {"user": USER, "assistant": ASSISTANT}
+_ELEMENTS = {"user-query": USER, "model-response": ASSISTANT}
+_TEST_IDS = {"user-message": USER, "assistant-message": ASSISTANT}
+_CLAUDE_CLASSES = frozenset({"font-claude-message", "font-claude-response"})
+
+
+def chat_role(tag: str, attrs: list[tuple[str, str | None]]) -> str | None:
+    """``"User"`` or ``"Assistant"`` when the element opens a turn of that side, else None."""
+    if tag in _ELEMENTS:
+        return _ELEMENTS[tag]
+    for name, value in attrs:
+        value = (value or "").strip().lower()
+        if name == "data-message-author-role" and value in _AUTHOR:
+            return _AUTHOR[value]
+        if name == "data-testid" and value in _TEST_IDS:
+            return _TEST_IDS[value]
+        if name == "class" and _CLAUDE_CLASSES.intersection(value.split()):
+            return ASSISTANT
+    return None
 
 
 @dataclass(frozen=True)
