@@ -176,8 +176,7 @@ def inspect_text(text: str) -> TextCheck:
     body = frontmatter_end(text)
     if body:
         lines = text[:body].rstrip("\r\n").count("\n") + 1
-        warnings.append(f"YAML frontmatter ({lines} lines: title, date, tags ...) was "
-                        "not attributed: it is metadata, not the writing")
+        warnings.append(f"YAML frontmatter ({lines} lines) not attributed: metadata, not the writing")
         text = text[body:]
     log = json_chat_log(text)  # before the HTML check: a turn may hold HTML, the JSON around it is not a page
     if log is not None:
