@@ -246,3 +246,16 @@ def test_nested_turns_stay_linear():
     t0 = time.perf_counter()
     out = html_to_markdown("<html><body>" + '<div data-message-author-role="assistant">x' * 100_000 + "end")
     assert time.perf_counter() - t0 < 10 and out.startswith("Assistant:") and out.endswith("end")
+
+
+def test_a_page_with_the_assistants_turns_only_reads_them_with_no_role_line():
+    """A copied or saved answer alone (ChatGPT's message element and its code block's header and
+    copy button, as its DOM has them): the answer's Markdown, without the notes around it."""
+    page = ('<div class="flex"><div class="gizmo-bot-avatar"></div><div data-message-author-role="assistant" '
+            'data-message-id="9d" class="min-h-8 text-message"><div class="markdown prose"><h3>TDD vs BDD</h3>'
+            '<p>Both <strong>TDD</strong> and <strong>BDD</strong> are practices.</p><pre><div class="dark">'
+            '<div class="flex items-center">python</div><div class="sticky"><button>Copy code</button></div>'
+            '<div class="overflow-y-auto"><code class="hljs language-python">assert add(2, 3) == 5\n</code></div>'
+            '</div></pre></div></div></div>\n\nSome notes outside the message.')
+    assert html_to_markdown(page) == ("### TDD vs BDD\n\nBoth **TDD** and **BDD** are practices.\n\n"
+                                      "```python\nassert add(2, 3) == 5\n```")

@@ -361,7 +361,11 @@ def _read(page: str, scoped: bool, chrome: bool, turns: bool = False) -> str | N
         parser.close()
     except (AssertionError, ValueError):  # malformed declarations: keep what was parsed so far
         pass
-    return parser.text() if not turns or ASSISTANT in parser.roles else None
+    if not turns:
+        return parser.text()
+    if parser.roles == {ASSISTANT}:  # the assistant's turns only: no role line to tell them apart
+        return parser.text().removeprefix(f"{ASSISTANT}:").lstrip("\n")
+    return parser.text() if ASSISTANT in parser.roles else None
 
 
 def html_to_markdown(html: str) -> str:
