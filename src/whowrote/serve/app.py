@@ -52,7 +52,7 @@ def request_texts(payload: PredictRequest) -> tuple[list[str], list[str], list[l
         turns = conversation_turns(payload.messages)
         if turns is None:
             raise ApiError(422, "messages is not a list of chat turns (each an object with a string "
-                                "'role' or 'from' and its text in 'content', 'value' or 'parts')")
+                                "'role', 'from' or 'sender' and its text in 'content', 'value', 'parts' or 'text')")
         text, n_assistant, n_user = turns
         if not n_assistant:
             raise ApiError(422, "messages has no assistant turn to attribute")

@@ -34,7 +34,8 @@ class PredictRequest(BaseModel):
     messages: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_TURNS)] | None = Field(
         None, description=(
             "One conversation as a list of turns (OpenAI / Hugging Face `role` + `content`, ShareGPT "
-            "`from` + `value`, Gemini `role: model` + `parts`): its assistant turns are attributed, "
+            "`from` + `value`, Gemini `role: model` + `parts`, Claude's export `sender` + `text`): its "
+            "assistant turns are attributed, "
             "joined by a blank line, with a warning saying so (what `whowrote predict` does with a "
             "`messages` row). Not with `highlight`."))
     n_tells: int | None = Field(None, ge=0, le=20, strict=True, description=(
