@@ -43,7 +43,6 @@ _SPACE = re.compile(r"\s+")
 _BLANKS = re.compile(r"\n{3,}")
 
 
-
 def _spaced(data: str) -> str:
     """Text as shown: each run of spaces and tabs one space, the line breaks of the source kept
     (a Markdown source's single line breaks survive rendering as such) with no spaces around them."""
