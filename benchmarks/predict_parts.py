@@ -4,7 +4,7 @@
     PYTHONPATH=src taskset -c 1 python benchmarks/predict_parts.py --corpus ../shared/corpus/chat.jsonl --n 2048
     PYTHONPATH=src taskset -c 1 python benchmarks/predict_parts.py --corpus ../shared/corpus/chat.jsonl --model models/blend300
 
-Runs the steps of ``whowrote.style.explain.attribute`` one by one on the bundled model (or ``--model``'s; input
+Runs the steps of ``whowrote.style.verdict.attribute`` one by one on the bundled model (or ``--model``'s; input
 checks, features, probabilities, distance, the decision attributions the tells need, the tells,
 ``to_dict`` + ``json.dumps``) and the whole ``attribute`` call, twice, and prints the second pass.
 Where the model has ``proba_distance`` (one tree step gives the probabilities and either the trees'

@@ -76,7 +76,7 @@ def _package(name: str) -> str:
 
 def test_the_graph_is_read():
     assert "whowrote.style.model" in GRAPH["whowrote.style.io"]
-    assert "whowrote.style.explain" in GRAPH["whowrote.style.model"]  # a lazy import counts
+    assert "whowrote.style.verdict" in GRAPH["whowrote.style.model"]  # a lazy import counts
     assert "whowrote.formats" in GRAPH["whowrote.cli.inputs"]
 
 

@@ -22,7 +22,6 @@ from whowrote.style.explain import (
     CUES,
     UNIT_SHORT,
     Tell,
-    attribute,
     has_markup,
     is_fragile,
     sentence,
@@ -30,6 +29,7 @@ from whowrote.style.explain import (
     tells_of_rows,
 )
 from whowrote.style.textcheck import count_words
+from whowrote.style.verdict import attribute
 
 
 def old_make_tells(model, x, attributions, target, versus, n):  # main@862f8a8, verbatim but for `markup`

@@ -91,7 +91,7 @@ def _job_batches(items: Iterable, jobs: int) -> Iterator[list]:
 
 
 def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[object, object]]:
-    from whowrote.style.explain import no_attribution
+    from whowrote.style.verdict import no_attribution
 
     results = iter(found)
     for it in batch:

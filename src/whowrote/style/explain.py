@@ -1,4 +1,4 @@
-"""Attributions: the verdict for one text, with the style "tells" that drove it, in words.
+"""Tells: the style cues that drove a verdict (see :mod:`whowrote.style.verdict`), in words.
 
 A tell is one *cue* (a family of closely related features: bullets, sentence length, dashes…)
 whose attribution in the whole model's decision (trees and logistic regression, see
@@ -22,18 +22,14 @@ contribution 0.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from whowrote.style.decision import decision_support
 from whowrote.style.features import FEATURES
-from whowrote.style.textcheck import TextCheck, inspect_text, utf8_parts
-from whowrote.types import LABELS, OTHER
+from whowrote.style.textcheck import TextCheck, utf8_parts
 
-WARN_WORDS = 500  # below this a warning cites the measured accuracy at that length
 MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
 
@@ -114,26 +110,6 @@ class Tell:
                 "sentence": self.sentence, "cue": self.cue, "versus": self.versus, "fragile": self.fragile}
 
 
-@dataclass
-class Attribution:
-    provider: str  # CLAUDE / CHATGPT / GEMINI / OTHER (the most probable, even when uncertain)
-    uncertain: bool
-    probabilities: dict[str, float]  # all four labels, summing to 1
-    tells: list[Tell] = field(default_factory=list)
-    n_words: int = 0
-    warnings: list[str] = field(default_factory=list)
-    distance: float = 0.0  # to the nearest training (genre, label) cell; see whowrote.style.ood
-
-    @property
-    def confidence(self) -> float:
-        return self.probabilities[self.provider]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"provider": self.provider, "uncertain": self.uncertain, "confidence": round(self.confidence, 4),
-                "probabilities": self.probabilities, "tells": [t.to_dict() for t in self.tells],
-                "n_words": self.n_words, "warnings": list(self.warnings), "distance": round(self.distance, 4)}
-
-
 def fmt(v: float) -> str:
     """A number as a person would write it: 6.1, 0.03, 1,250."""
     a = abs(v)
@@ -144,19 +120,6 @@ def fmt(v: float) -> str:
     if a >= 0.01:
         return f"{v:.2f}"
     return f"{v:.3f}"
-
-
-def _full_probs(model, p: Sequence[float]) -> dict[str, float]:
-    """Probabilities over all four labels (labels the model never saw get 0), summing to 1."""
-    out = dict.fromkeys(LABELS, 0.0)
-    for c, v in zip(model.classes_, p, strict=True):
-        out[str(c)] = float(v)
-    total = sum(out.values())
-    rounded = {k: round(v / total, 6) for k, v in out.items()}
-    top = max(rounded, key=rounded.__getitem__)  # absorb rounding so the four sum to exactly 1
-    rounded[top] = 0.0
-    rounded[top] = round(1.0 - sum(rounded.values()), 6)
-    return rounded
 
 
 def _signed_log(t: float) -> float:
@@ -340,62 +303,3 @@ def _typography_rows(norms: dict, fav: str, vs: str, stats: dict[str, float]) ->
             out.append((name, spec.label, float(value), spec.unit, {k: round(float(v), 4) for k, v in cls_norms.items()},
                         said + " (typography: an editor can change it; not used for the verdict)"))
     return out
-
-
-def attribute(model, texts: Sequence[str], n_tells: int = 5) -> list[Attribution]:
-    if isinstance(texts, str):
-        raise TypeError("attribute() takes a sequence of texts, not one string")
-    checks = [inspect_text(t) for t in texts]
-    X = model.features([c.text for c in checks])
-    P, far, leaves = model.proba_distance(X, leaves=n_tells > 0)  # the tells' credits read the same leaves
-    uncertain = model.uncertain(P, X, far)
-    order = np.argsort(-P, axis=1)
-    S = T = None
-    if n_tells > 0:
-        S = decision_support(model, X, order[:, 0], order[:, 1], leaves)
-        T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
-    out = []
-    # per text, Python numbers (the same values and formatting as the arrays' scalars, cheaper)
-    rows, dist, unsure_rows, top2 = P.tolist(), far.tolist(), uncertain.tolist(), order[:, :2].tolist()
-    for i, chk in enumerate(checks):
-        if chk.skip:
-            out.append(no_attribution(chk.warnings, chk.n_words))
-            continue
-        probs = _full_probs(model, rows[i])
-        provider = max(probs, key=probs.__getitem__)
-        warnings = list(chk.warnings)
-        unsure = bool(chk.force_uncertain or unsure_rows[i])
-        if dist[i] > model.ood_threshold_:
-            warnings.append(f"unlike the training texts (distance {dist[i]:.2f} > {model.ood_threshold_:.2f}): "
-                            "the verdict is marked uncertain")
-        if chk.n_words < model.min_words:
-            unsure = True
-            warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}; "
-                            f"verdicts under {model.min_words} words are marked uncertain")
-        elif chk.n_words < WARN_WORDS:
-            warnings.append(f"short text ({chk.n_words} words): {_length_note(model, chk.n_words)}")
-        tells: list[Tell] = []
-        if S is not None:
-            target, versus = top2[i]
-            tells = T[i]
-            if model.canonical:
-                tells += typography_tells(model, chk.text, target, versus, chk)[: max(n_tells - len(tells), 0)]
-        out.append(Attribution(provider, unsure, probs, tells, chk.n_words, warnings, dist[i]))
-    return out
-
-
-def _length_note(model, n_words: int) -> str:
-    """The measured accuracy at about this length (from train-probe's check), in words."""
-    falloff = model.metrics_.get("length_falloff") or {}
-    full = (model.metrics_.get("topic_holdout_val") or {}).get("accuracy")
-    if not falloff:
-        return "accuracy falls off on short texts"
-    lengths = sorted(int(k) for k in falloff)
-    at = max([n for n in lengths if n <= n_words] or lengths[:1])
-    tail = f" vs {full:.2f} on full texts" if full else ""
-    return f"held-out accuracy on {at}-word texts was {falloff[str(at)]:.2f}{tail}"
-
-
-def no_attribution(warnings: Sequence[str], n_words: int = 0) -> Attribution:
-    """The explicit "cannot tell" result: uniform probabilities, OTHER, uncertain, no tells."""
-    return Attribution(OTHER, True, dict.fromkeys(LABELS, 1 / len(LABELS)), [], n_words, list(warnings))

@@ -340,12 +340,13 @@ class StyleModel:
         far = self.distance(X) if distance is None else distance
         return (P.max(axis=1) < self.abstain_below_) | (far > self.ood_threshold_)
 
-    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list:
-        """One :class:`~whowrote.style.explain.Attribution` per text (probabilities over all four
-        labels, the abstain flag, the tells and warnings)."""
-        from whowrote.style.explain import attribute
+    def attribute(self, texts: Sequence[str], n_tells: int = 5, among: Sequence[str] | None = None) -> list:
+        """One :class:`~whowrote.style.verdict.Attribution` per text (probabilities over all four
+        labels, the abstain flag, the tells and warnings); ``among``: the labels the texts are
+        assumed to be by, e.g. ``("CLAUDE", "CHATGPT", "GEMINI")`` (:mod:`whowrote.style.verdict`)."""
+        from whowrote.style.verdict import attribute
 
-        return attribute(self, texts, n_tells=n_tells)
+        return attribute(self, texts, n_tells=n_tells, among=among)
 
 
 def fit_weights(yi: np.ndarray, genres: Sequence[str] | None, sample_weight: Sequence[float] | None,
