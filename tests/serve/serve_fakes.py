@@ -47,15 +47,15 @@ class FakeModel:
         return {"name": "fake-style", "version": self.version, "classes": list(LABELS),
                 "training_data": {"rows": 0, "genres": []}, "metrics": {"macro_f1": 0.0}}
 
-    def attribute(self, texts: Sequence[str], n_tells: int = 5) -> list[FakeAttribution]:
+    def attribute(self, texts: Sequence[str], n_tells: int = 5, among: Sequence[str] | None = None) -> list[FakeAttribution]:
         if self.delay:
             time.sleep(self.delay)
-        out = [self._one(t) for t in texts]
+        out = [self._one(t, among) for t in texts]
         for a in out:
             a.tells = a.tells[:n_tells]
         return out
 
-    def _one(self, text: str) -> FakeAttribution:
+    def _one(self, text: str, among: Sequence[str] | None = None) -> FakeAttribution:
         n = max(1, len(text.split()))
         scores = dict.fromkeys(LABELS, 0.0)
         tells = []
@@ -70,7 +70,7 @@ class FakeModel:
             tells.append({"feature": feature, "label": label, "value": round(value, 3), "unit": "per 1k words",
                           "norms": norms, "favours": favours if lean > 0 else None,
                           "contribution": round(abs(lean) / 10, 4), "sentence": None})
-        exp = {k: math.exp(v) for k, v in scores.items()}
+        exp = {k: math.exp(v) if among is None or k in among else 0.0 for k, v in scores.items()}
         total = sum(exp.values())
         probs = {k: v / total for k, v in exp.items()}
         top = max(probs, key=probs.get)

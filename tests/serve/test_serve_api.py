@@ -143,6 +143,8 @@ BAD_INPUTS = [
     ("messages of strings", b'{"messages": ["SECRET-MARKER"]}', "application/json", 422),
     ("messages without an assistant turn", b'{"messages": [{"role": "user", "content": "SECRET-MARKER"}]}',
      "application/json", 422),
+    ("among an unknown label", b'{"text": "a b", "among": ["CLAUDE", "MISTRAL"]}', "application/json", 422),
+    ("among one label", b'{"text": "a b", "among": ["CLAUDE"]}', "application/json", 422),
     ("messages with highlight", b'{"messages": [{"role": "assistant", "content": "c d"}], "highlight": true}',
      "application/json", 422),
 ]

@@ -33,6 +33,7 @@ def test_paths_are_the_api(client):
     ({"text": TEXT, "highlight": True}, None),
     ({"texts": [TEXT, TEXT[:200]]}, "results"),
     ({"messages": [{"role": "user", "content": "a question"}, {"role": "assistant", "content": TEXT}]}, None),
+    ({"text": TEXT, "among": ["CLAUDE", "CHATGPT", "GEMINI"]}, None),
 ])
 def test_predict_answers_match_schema(client, request_body, key):
     spec = client.get("/openapi.json").json()

@@ -248,3 +248,20 @@ def test_workers_that_cannot_start_fail_the_start_clearly():
     with pytest.raises(RuntimeError, match="worker processes could not start"):
         asyncio.run(go())
     assert time.monotonic() - t0 < 60
+
+
+def test_among_is_answered_as_the_model_attributes_it(real_model, blog_texts):
+    """`"among"` reaches the model in the worker process: the answer is its conditioned attribution."""
+    import json
+
+    async def go():
+        async with served(create_app(real_model, workers=1)) as c:
+            ok = await c.post("/v1/predict", json={"texts": blog_texts[:2], "among": ["CLAUDE", "CHATGPT", "GEMINI"]})
+            bad = await c.post("/v1/predict", json={"text": blog_texts[0], "among": ["CLAUDE", "CLAUDE"]})
+            return ok, bad
+
+    ok, bad = asyncio.run(go())
+    want = [a.to_dict() for a in real_model.attribute(blog_texts[:2], among=("CLAUDE", "CHATGPT", "GEMINI"))]
+    assert ok.status_code == 200 and json.loads(ok.content)["results"] == want
+    assert all(r["probabilities"]["OTHER"] == 0 for r in want)
+    assert bad.status_code == 422 and "two or more" in bad.json()["error"]

@@ -140,9 +140,9 @@ def test_jobs_beyond_the_cpus_run_as_many_processes_as_cpus(tmp_path, corpus, mo
     asked = []
     real = predict_cli.attribute_stream
 
-    def spy(model, path, items, n_tells, jobs=1, lines=False):
+    def spy(model, path, items, options, jobs=1, lines=False):
         asked.append(jobs)
-        return real(model, path, items, n_tells, 1, lines)
+        return real(model, path, items, options, 1, lines)
 
     monkeypatch.setattr(predict_cli, "attribute_stream", spy)
     (tmp_path / "t.jsonl").write_text(json.dumps({"text": corpus["text"].iloc[0]}) + "\n")

@@ -128,7 +128,7 @@ def test_csv_skips_the_tells_and_writes_what_it_wrote_with_them(texts, tmp_path,
     rows.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(sample)), encoding="utf-8")
     asked = []
     real = batches._attribute_batch
-    monkeypatch.setattr(batches, "_attribute_batch", lambda ts, n, model=None: asked.append(n) or real(ts, n, model))
+    monkeypatch.setattr(batches, "_attribute_batch", lambda ts, o, model=None: asked.append(o["n_tells"]) or real(ts, o, model))
     assert cli.run([str(rows), "--csv", "--no-progress"]) == 0
     got = list(csv.reader(io.StringIO(capsys.readouterr().out)))[1:]
     assert asked and set(asked) == {0}

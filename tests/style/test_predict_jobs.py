@@ -87,12 +87,12 @@ def test_jobs_let_the_workers_read_their_files_and_write_what_one_process_writes
         (tmp_path / f"{i:04d}.md").write_text(text, encoding="utf-8")
     (tmp_path / "0100a.md").write_bytes(b"\x00 binary")  # an unreadable file in a worker's batch
     model = load_model()
-    one = [line for _, line in attribute_stream(model, None, iter_items([str(tmp_path)]), 3, 1, lines=True)]
+    one = [line for _, line in attribute_stream(model, None, iter_items([str(tmp_path)]), {"n_tells": 3}, 1, lines=True)]
     read_here: list[str] = []
     real = inputs.read_file
     monkeypatch.setattr(inputs, "read_file", lambda p: read_here.append(str(p)) or real(p))
     try:
-        got = list(attribute_stream(model, None, iter_items([str(tmp_path)], defer=True), 3, jobs, lines=True))
+        got = list(attribute_stream(model, None, iter_items([str(tmp_path)], defer=True), {"n_tells": 3}, jobs, lines=True))
     finally:
         gc.unfreeze()  # attribute_stream froze this process's objects for the fork
     assert [line for _, line in got] == one and len(one) == 401

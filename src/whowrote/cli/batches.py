@@ -33,17 +33,18 @@ def record(path: str, ident: str | None, attribution: dict, error: str | None = 
     return rec
 
 
-def _attribute_batch(texts: list[str], n_tells: int, model=None) -> list[dict]:
-    found = (model or _worker_model).attribute(texts, n_tells=n_tells)
+def _attribute_batch(texts: list[str], options: dict, model=None) -> list[dict]:
+    """``options``: the keyword arguments of ``StyleModel.attribute`` (``n_tells``, ``among``)."""
+    found = (model or _worker_model).attribute(texts, **options)
     return [a.to_dict() for a in found]
 
 
-def _attribute_lines(texts: list[str], n_tells: int, model, meta: list) -> list[str]:
+def _attribute_lines(texts: list[str], options: dict, model, meta: list) -> list[str]:
     """The finished ``--jsonl`` lines of ``texts`` (``meta``: each text's path, id and input
     warnings): a worker then sends back one string per text, and the parent has nothing left to
     encode."""
     lines = []
-    for att, (path, ident, warnings) in zip(_attribute_batch(texts, n_tells, model), meta, strict=True):
+    for att, (path, ident, warnings) in zip(_attribute_batch(texts, options, model), meta, strict=True):
         att["warnings"][:0] = warnings
         lines.append(_ENCODE(record(path, ident, att)))
     return lines
@@ -107,7 +108,7 @@ def _merge(batch: list, found: list, lines: bool = False) -> Iterator[tuple[obje
 
 
 def _job(batch: list, lines: bool) -> tuple:
-    """The function and the arguments after ``(texts, n_tells, model)`` that attribute a batch."""
+    """The function and the arguments after ``(texts, options, model)`` that attribute a batch."""
     if lines:
         return _attribute_lines, ([(it.path, it.id, it.warnings) for it in batch if not it.error],)
     return _attribute_batch, ()
@@ -128,13 +129,13 @@ def _read_unread(batch: list) -> list[tuple]:
     return got
 
 
-def _attribute_items(batch: list, n_tells: int, lines: bool, model=None) -> tuple[list, list]:
+def _attribute_items(batch: list, options: dict, lines: bool, model=None) -> tuple[list, list]:
     """``(what was read, the attributions or --jsonl lines)`` of a batch of items, here or in a
     worker (which sends back only those two: the parent has the items)."""
     reads = _read_unread(batch)
     texts = [it.text for it in batch if not it.error]
     fn, extra = _job(batch, lines)
-    return reads, (fn(texts, n_tells, model, *extra) if texts else [])
+    return reads, (fn(texts, options, model, *extra) if texts else [])
 
 
 def _took_reads(batch: list, reads: list) -> list:
@@ -148,9 +149,10 @@ def _took_reads(batch: list, reads: list) -> list:
     return batch
 
 
-def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int = 1,
+def attribute_stream(model, model_path, items: Iterable, options: dict, jobs: int = 1,
                      lines: bool = False) -> Iterator[tuple[object, object]]:
-    """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``.
+    """``(item, attribution dict)`` in input order, or with ``lines`` ``(item, its --jsonl line)``;
+    ``options``: the keyword arguments of ``StyleModel.attribute`` (``n_tells``, ``among``).
     With ``jobs > 1`` the batches go to ``jobs - 1`` worker processes, and this process attributes
     those that come while the workers have enough to do (:func:`_to_workers`); at most
     ``4 * jobs * BATCH`` items are held ahead of the output, so memory stays bounded. Unread
@@ -158,7 +160,7 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
     one a worker read comes back with its error and warnings, not its text."""
     if jobs <= 1:
         for batch in _batches(items, BATCH):
-            yield from _merge(batch, _attribute_items(batch, n_tells, lines, model)[1], lines)
+            yield from _merge(batch, _attribute_items(batch, options, lines, model)[1], lines)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -183,9 +185,9 @@ def attribute_stream(model, model_path, items: Iterable, n_tells: int, jobs: int
             if all(it.error for it in batch):
                 pending.append((batch, None, []))
             elif _to_workers(pending, len(batch), workers):
-                pending.append((batch, pool.submit(_attribute_items, batch, n_tells, lines), None))
+                pending.append((batch, pool.submit(_attribute_items, batch, options, lines), None))
             else:  # the workers have enough to do meanwhile: this process takes this one
-                pending.append((batch, None, _attribute_items(batch, n_tells, lines, model)[1]))
+                pending.append((batch, None, _attribute_items(batch, options, lines, model)[1]))
             held += len(batch)
             # (a bound in texts, not batches: the small batches at the end must not wait on a big one)
             while pending and (pending[0][1] is None or pending[0][1].done() or held > 4 * jobs * BATCH):

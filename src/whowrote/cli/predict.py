@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from whowrote.cli.batches import attribute_stream, record
-from whowrote.types import usable_cores
+from whowrote.types import LABELS, usable_cores
 
 EXIT_PARTIAL = 3
 HELP = "Name the assistant (CLAUDE, CHATGPT, GEMINI or OTHER) that wrote each text, with its tells."
@@ -42,6 +42,14 @@ def _positive(value: str) -> int:
     return n
 
 
+def _labels(value: str) -> tuple[str, ...]:
+    labels = tuple(v.strip().upper() for v in value.split(",") if v.strip())
+    unknown = [v for v in labels if v not in LABELS]
+    if unknown or len(set(labels)) < 2:
+        raise argparse.ArgumentTypeError(f"two or more of {','.join(LABELS)}, comma-separated, not {value!r}")
+    return labels
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
@@ -53,6 +61,9 @@ def parser() -> argparse.ArgumentParser:
     fmt.add_argument("--csv", dest="csv_out", action="store_true",
                      help="CSV: path, id, provider, uncertain, 4 probabilities, words, warnings.")
     p.add_argument("--explain", "-e", type=_non_negative, default=3, metavar="N", help="Show the top N tells per text.")
+    p.add_argument("--among", type=_labels, metavar="LABELS",
+                   help="Assume each text is by one of these labels, e.g. CLAUDE,CHATGPT,GEMINI: the probabilities "
+                        "are conditioned on it (a text by another model still gets one of them).")
     p.add_argument("--column", help="Text column of table inputs (default: text/content/...).")
     p.add_argument("--model", dest="model_path", type=Path, help="A model directory from train-probe.")
     p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
@@ -115,10 +126,12 @@ def run(argv: list[str]) -> int:
     """``whowrote predict ARGV``: returns the exit code (usage errors exit 2 from argparse)."""
     from whowrote.cli.inputs import iter_items
     from whowrote.style.io import load_model
-    from whowrote.types import LABELS
+    from whowrote.style.verdict import check_among
 
     args = parser().parse_args(argv)
     model = load_model(args.model_path)
+    if args.among is not None:
+        check_among(model, args.among)  # a label this model does not have: one line, before any input is read
     # more processes than CPUs only adds forks and memory; 2 stays 2 (the parallel path, checked on one core too)
     jobs = min(args.jobs, max(2, usable_cores()))
     items = _held_back(iter_items(args.paths, column=args.column, defer=jobs > 1))
@@ -135,8 +148,8 @@ def run(argv: list[str]) -> int:
     machine = args.json_out or args.jsonl or args.csv_out
     try:
         # CSV has no tells column: skip the attributions and tells that nothing would print.
-        n_tells = 0 if args.csv_out else args.explain
-        for item, att in attribute_stream(model, args.model_path, items, n_tells, jobs, lines=args.jsonl):
+        options = {"n_tells": 0 if args.csv_out else args.explain, "among": args.among}
+        for item, att in attribute_stream(model, args.model_path, items, options, jobs, lines=args.jsonl):
             n += 1
             n_err += item.error is not None
             progress.advance()

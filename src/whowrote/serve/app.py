@@ -109,12 +109,14 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         """`{"text": ...}` answers one attribution (the dict `whowrote predict --json` prints);
         `{"texts": [...]}` answers `{"results": [...]}` in order; `{"messages": [...]}` (one chat
         log) answers the attribution of its assistant turns. Set `"highlight": true` to get the
-        character spans (code-point offsets) of the tells too (`text` / `texts` only)."""
+        character spans (code-point offsets) of the tells too (`text` / `texts` only), and
+        `"among": ["CLAUDE", "CHATGPT", "GEMINI"]` to assume the text is by one of those labels."""
         texts, where, notes = request_texts(payload)
         # The event loop only parses and answers: the checks, the model, the spans and the JSON
         # rendering run in a worker process under the timeout, so a slow text delays its own
         # answer, never /healthz or other clients. The body is what JSONResponse would render.
-        body = await pool.run(texts, payload.n_tells, payload.highlight, where, payload.texts is not None, notes)
+        body = await pool.run(texts, payload.n_tells, payload.highlight, where, payload.texts is not None, notes,
+                              payload.among)
         return Response(body, media_type="application/json")
 
     @app.post("/v1/read-html", response_model=ReadHtmlResult, summary="HTML read as the Markdown it displays",

@@ -171,7 +171,7 @@ class WorkerPool:
             self._started = True
 
     async def run(self, texts: list[str], n_tells: int | None, highlight: bool, where: list[str],
-                  batch: bool, notes: list[list[str]] | None = None) -> bytes:
+                  batch: bool, notes: list[list[str]] | None = None, among: list[str] | None = None) -> bytes:
         """The JSON body of one ``POST /v1/predict``; see the module doc for the errors."""
         if self._closed:
             raise ApiError(503, "the server is shutting down")
@@ -181,7 +181,7 @@ class WorkerPool:
         self._admitted += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.timeout_s
-        args = (texts, n_tells, highlight, where, batch, notes)
+        args = (texts, n_tells, highlight, where, batch, notes, among)
         try:
             if not self.settings.workers:
                 return await self._in_thread(args, deadline)

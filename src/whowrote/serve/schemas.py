@@ -40,6 +40,10 @@ class PredictRequest(BaseModel):
             "`messages` row). Not with `highlight`."))
     n_tells: int | None = Field(None, ge=0, le=20, strict=True, description=(
         "How many tells per text (like `whowrote predict --explain N`); default: the model's (5)."))
+    among: Annotated[list[Label], Field(min_length=2, max_length=4)] | None = Field(None, description=(
+        "Assume the text is by one of these labels (like `whowrote predict --among`), e.g. "
+        "`[\"CLAUDE\", \"CHATGPT\", \"GEMINI\"]`: the probabilities are conditioned on it and the others are 0; a "
+        "text by another model still gets one of them."))
     highlight: StrictBool = Field(
         False, description="Also return `highlights`: character spans of the tells, for a UI to mark."
     )
@@ -48,6 +52,8 @@ class PredictRequest(BaseModel):
     def _one_of(self) -> PredictRequest:
         if sum(x is not None for x in (self.text, self.texts, self.messages)) != 1:
             raise ValueError('give exactly one of "text", "texts" or "messages"')
+        if self.among is not None and len(set(self.among)) < 2:
+            raise ValueError('"among" needs two or more different labels')
         if self.messages is not None and self.highlight:
             # Spans count code points of a submitted text; the joined assistant turns are not one.
             raise ValueError('"highlight" needs "text" or "texts": send the assistant\'s text as "text" for its spans')

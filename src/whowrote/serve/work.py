@@ -5,7 +5,7 @@ of the server), so the event loop never touches a text. A worker imports only th
 style package and Starlette's response class, not FastAPI.
 
 - ``worker_main(conn, blob)``: a worker process: loads the model once, then answers requests
-  from ``conn`` (pickled ``(texts, n_tells, highlight, where, batch, notes)`` -> ``("ok", body)`` or
+  from ``conn`` (pickled ``(texts, n_tells, highlight, where, batch, notes, among)`` -> ``("ok", body)`` or
   ``("error", exception)``) until the server closes its end or dies.
 - ``predict_body(model, ...)``: one request with a model at hand -> the JSON body (what a worker
   runs; also the in-process path and the tests).
@@ -59,13 +59,14 @@ def check_text(text: str, where: str) -> None:
 
 
 def predict_body(model: Any, texts: list[str], n_tells: int | None, highlight: bool, where: list[str],
-                 batch: bool, notes: list[list[str]] | None = None) -> bytes:
+                 batch: bool, notes: list[list[str]] | None = None, among: list[str] | None = None) -> bytes:
     """All CPU work of one request -> the answer's bytes: one attribution dict (the one
     ``whowrote predict --json`` prints), or ``{"results": [...]}`` for a batch. ``notes``: warnings
-    of each text's own (e.g. a chat log's), put before the model's."""
+    of each text's own (e.g. a chat log's), put before the model's; ``among``: the labels assumed."""
     for text, name in zip(texts, where, strict=True):
         check_text(text, name)
-    found = model.attribute(texts) if n_tells is None else model.attribute(texts, n_tells=n_tells)
+    options = {k: v for k, v in (("n_tells", n_tells), ("among", among)) if v is not None}
+    found = model.attribute(texts, **options)  # (a WhowroteError, e.g. an among label it lacks, is a 422)
     results = [a.to_dict() for a in found]
     for result, own in zip(results, notes or [[] for _ in results], strict=True):
         if own:
