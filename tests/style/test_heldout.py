@@ -48,6 +48,16 @@ def test_logo_report_fits_each_genres_calibration_on_the_others_only():
     assert rep["mean_accuracy"] == pytest.approx(np.mean([rep[g]["accuracy"] for g in "abc"]))
     c = rep["curve"]
     assert c["coverage"][0] >= c["coverage"][-1] and len(c["coverage"]) == len(c["thresholds"])
+    # --among the three, on the assistants' rows: the fold's calibrated P renormalised over them, the same rule
+    from whowrote.style.calibration import scaled_softmax, temperatures
+
+    _, _, logits, y, dist = folds[1]
+    P = scaled_softmax(logits, temperatures(dist, rep["b"]["temperature"], rep["b"]["temperature_slope"]))
+    three = y != "OTHER"
+    P3 = P[three][:, :3] / P[three][:, :3].sum(axis=1, keepdims=True)
+    assert rep["b"]["among3_ece"] == pytest.approx(expected_calibration_error(P3, yi["b"][three]))
+    assert 0 <= rep["b"]["among3_coverage"] <= 1
+    assert rep["mean_among3_ece"] == pytest.approx(np.mean([rep[g]["among3_ece"] for g in "abc"]))
 
 
 def test_generations_of_the_corpus_models():

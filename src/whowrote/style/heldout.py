@@ -122,13 +122,21 @@ def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarr
                "abstain_below": cut, "coverage": cov, "selective_accuracy": acc}
         if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
             row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
+        if three.any():  # `--among` the three assistants, on their texts: P conditioned, the same rule
+            cols = [cls.index(c) for c in PROVIDERS if c in cls]
+            P3 = P[three][:, cols] / P[three][:, cols].sum(axis=1, keepdims=True)
+            y3 = np.array([cols.index(cls.index(v)) for v in y[three]])
+            acc3, cov3 = selective(P3, y3, (P3.max(axis=1) >= cut) & (dist[three] <= far))
+            row.update({"among3_ece": expected_calibration_error(P3, y3), "among3_coverage": cov3,
+                        "among3_selective_accuracy": acc3})
         out[genre] = row
         for i, t in enumerate(THRESHOLDS):
             kept = P.max(axis=1) >= t
             curve_kept[i] += kept.sum()
             curve_hits[i] += (P[kept].argmax(axis=1) == yi[kept]).sum()
         n_total += len(y)
-    for key in ("accuracy", "accuracy_3way", "ece", "coverage", "selective_accuracy", "other_auroc"):
+    for key in ("accuracy", "accuracy_3way", "ece", "coverage", "selective_accuracy", "other_auroc", "among3_ece",
+                "among3_coverage", "among3_selective_accuracy"):
         vals = [v[key] for v in out.values() if isinstance(v, dict) and v.get(key) is not None]
         if vals:
             out[f"mean_{key}"] = float(np.mean(vals))
