@@ -150,6 +150,15 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     browser.find_element(By.ID, "file").send_keys(str(post))
     wait.until(lambda d: d.execute_script("return document.getElementById('marked').textContent;") == blog_texts[-1])
 
+    # "It is by Claude, ChatGPT or Gemini": the request assumes one of the three (no OTHER bar).
+    browser.find_element(By.ID, "among").click()
+    browser.find_element(By.ID, "go").click()
+    wait.until(lambda d: any(w.text.startswith("assumed to be by one of")
+                             for w in d.find_elements(By.CSS_SELECTOR, "#warnings li")))
+    other = browser.find_element(By.CSS_SELECTOR, '#bars .bar-row[data-label="OTHER"] .bar-value').text
+    assert other.rstrip("%").strip() in ("0", "0.0")
+    browser.find_element(By.ID, "among").click()  # off again for what follows
+
     # A .json chat log opens too and is read by its assistant turns (whowrote.style.transcript).
     log = tmp_path / "chat.json"
     log.write_text(json.dumps([{"role": "user", "content": "Write me a blog post."},

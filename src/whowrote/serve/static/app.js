@@ -156,7 +156,9 @@ async function run() {
     const r = await fetch("/v1/predict", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text, highlight: true }),
+      // "one of the three": the verdict conditioned on the user's knowing it (docs/predict.md, --among)
+      body: JSON.stringify($("among").checked ? { text, highlight: true, among: ["CLAUDE", "CHATGPT", "GEMINI"] }
+                                             : { text, highlight: true }),
     });
     const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
     if (!r.ok) { setStatus(body.error || `HTTP ${r.status}`, true); return; }
