@@ -42,11 +42,13 @@ def model_card(model) -> str:
     lg = model.metrics_.get("leave_one_genre_out") or {}
     logo = "\n".join(f"| {g} | {v['n']} | {_f(v.get('accuracy'))} | {_f(v.get('accuracy_3way'))} | "
                      f"{_f(v.get('other_auroc'))} | {_f(v.get('ece'))} | {_f(v.get('coverage'))} | "
-                     f"{_f(v.get('selective_accuracy'))} |"
+                     f"{_f(v.get('selective_accuracy'))} | {_f(v.get('among3_ece'))} | {_f(v.get('among3_coverage'))} | "
+                     f"{_f(v.get('among3_selective_accuracy'))} |"
                      for g, v in sorted(lg.items()) if isinstance(v, dict) and "n" in v)
     logo += (f"\n| **mean** | | {_f(lg.get('mean_accuracy'))} | {_f(lg.get('mean_accuracy_3way'))} | "
              f"{_f(lg.get('mean_other_auroc'))} | {_f(lg.get('mean_ece'))} | {_f(lg.get('mean_coverage'))} | "
-             f"{_f(lg.get('mean_selective_accuracy'))} |") if lg else ""
+             f"{_f(lg.get('mean_selective_accuracy'))} | {_f(lg.get('mean_among3_ece'))} | "
+             f"{_f(lg.get('mean_among3_coverage'))} | {_f(lg.get('mean_among3_selective_accuracy'))} |") if lg else ""
     edit_rows = [("topic hold-out", model.metrics_.get("topic_holdout_edits") or {})]
     edit_rows += [(f"LOGO {g}", v) for g, v in sorted((lg.get("edits") or {}).items())]
     names = [e for e in edit_names() if any(e in r for _, r in edit_rows)]
@@ -93,10 +95,11 @@ under {model.min_words} words are always "uncertain".
 
 **Measured across genres (leave one genre out: trained on the others, tested on it).** 3-way is
 the most probable of CLAUDE/CHATGPT/GEMINI on those providers' texts; ECE with the calibration the
-genre would get from the other genres' predictions only.
+genre would get from the other genres' predictions only. The last three columns read the
+assistants' texts `--among CLAUDE,CHATGPT,GEMINI` (the probabilities conditioned on the three).
 
-| held-out genre | texts | 4-way accuracy | 3-way accuracy | OTHER AUROC | ECE | coverage | accuracy when not "uncertain" |
-|---|---:|---:|---:|---:|---:|---:|---:|
+| held-out genre | texts | 4-way accuracy | 3-way accuracy | OTHER AUROC | ECE | coverage | accuracy when not "uncertain" | among 3: ECE | coverage | accuracy when not "uncertain" |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {logo}
 
 **Under everyday edits** (4-way accuracy on up to 400 held-out texts per test set; the same model
