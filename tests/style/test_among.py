@@ -45,6 +45,8 @@ def test_two_labels_answer_a_pairwise_question(texts) -> None:
     (b,) = load_model().attribute(texts[:1], among=["chatgpt", "Claude"])  # any case, any order
     assert set(k for k, v in b.probabilities.items() if v > 0) <= {"CLAUDE", "CHATGPT"}
     assert abs(b.probabilities["CLAUDE"] + b.probabilities["CHATGPT"] - 1) < 1e-6
+    (c,) = load_model().attribute(texts[:1], among="CHATGPT, claude")  # one comma-separated string
+    assert c.probabilities == b.probabilities
 
 
 @pytest.mark.parametrize("among", [["CLAUDE"], ["CLAUDE", "CLAUDE"], ["CLAUDE", "MISTRAL"], []])

@@ -60,10 +60,10 @@ def _full_probs(model, p: Sequence[float]) -> dict[str, float]:
 
 
 def check_among(model, among: Sequence[str]) -> tuple[str, ...]:
-    """``among`` as the model's labels it names (upper-cased, in the model's order); a one-line
-    error unless it names at least two of them and nothing else."""
+    """``among`` (labels, or one comma-separated string) as the model's labels it names (upper-cased,
+    in the model's order); a one-line error unless it names at least two of them and nothing else."""
     classes = [str(c) for c in model.classes_]
-    asked = [str(a).strip().upper() for a in among]
+    asked = [str(a).strip().upper() for a in (among.split(",") if isinstance(among, str) else among)]
     unknown = [a for a in asked if a not in classes]
     if unknown or len(set(asked)) < 2:
         raise WhowroteError(f"among: give two or more of {', '.join(classes)}"
