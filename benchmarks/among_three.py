@@ -33,29 +33,21 @@ import time
 from pathlib import Path
 
 import numpy as np
-from external_answers import N_BOOT, read_answers
-from multi_turn import read_conversations, view_texts
-from trial_noise import topic_weights
+from external_answers import N_BOOT, read_answers, scores
+from multi_turn import read_conversations, scored, view_texts
+from trial_noise import topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.style.calibration import expected_calibration_error
 from whowrote.types import LABELS, OTHER, PROVIDERS
 
 THREE = tuple(PROVIDERS)
 
 
-def scored(model, texts: list[str], among: tuple[str, ...] | None) -> tuple[np.ndarray, np.ndarray]:
-    found = model.attribute(texts, n_tells=0, among=among)
-    return np.array([[a.probabilities[c] for c in LABELS] for a in found]), np.array([a.uncertain for a in found])
-
-
 def mode_scores(P: np.ndarray, unsure: np.ndarray, y: np.ndarray) -> dict:
-    yi = np.array([LABELS.index(v) for v in y])
-    right = P.argmax(axis=1) == yi
-    recalls = [float(right[yi == i].mean()) for i in range(len(LABELS)) if (yi == i).any()]
-    return {"n": int(len(y)), "accuracy": float(right.mean()), "mean_recall": float(np.mean(recalls)),
-            "ece": expected_calibration_error(P, yi), "uncertain": float(unsure.mean()),
-            "accuracy_not_uncertain": float(right[~unsure].mean()) if (~unsure).any() else None}
+    """What a user sees of ``external_answers.scores``, with the mean of the labels' recalls."""
+    s = scores(P, unsure, y)
+    return {"n": s["n"], "accuracy": s["accuracy"], "mean_recall": float(np.mean(list(s["recall"].values()))),
+            "ece": s["ece"], "uncertain": s["uncertain"], "accuracy_not_uncertain": s["accuracy_not_uncertain"]}
 
 
 def compare(model, texts: list[str], y: np.ndarray, groups: np.ndarray, other_texts: list[str]) -> dict:
@@ -63,8 +55,7 @@ def compare(model, texts: list[str], y: np.ndarray, groups: np.ndarray, other_te
     P3, u3 = scored(model, texts, THREE)
     yi = np.array([LABELS.index(v) for v in y])
     d = (P3.argmax(1) == yi).astype(float) - (P4.argmax(1) == yi)
-    w = topic_weights(groups, N_BOOT, np.random.default_rng(0))
-    boot = (w @ d) / w.sum(axis=1)
+    boot = weighted_mean(d, topic_weights(groups, N_BOOT, np.random.default_rng(0)))
     P_other, _ = scored(model, other_texts, THREE) if other_texts else (np.zeros((0, 4)), None)
     called = P_other.argmax(1) if len(P_other) else np.zeros(0, int)
     return {"four_way": mode_scores(P4, u4, y), "among_three": mode_scores(P3, u3, y),

@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 from external_answers import MIN_WORDS, N_BOOT, corpus_versions, normalise, scores
-from trial_noise import topic_weights
+from trial_noise import topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
@@ -94,12 +94,19 @@ def messages(conv: dict) -> list[dict[str, str]]:
 
 def view_texts(conv: dict) -> dict[str, str]:
     (ask1, ask2), (ans1, ans2) = conv["asks"], conv["answers"]
-    record = conversation_turns(messages(conv))
+    turns = messages(conv)
+    record = conversation_turns(turns)
     assert record is not None
     return {"record": record[0],
             "transcript": f"User: {ask1}\n\nAssistant: {ans1}\n\nUser: {ask2}\n\nAssistant: {ans2}",
-            "json_log": json.dumps(messages(conv), ensure_ascii=False),
+            "json_log": json.dumps(turns, ensure_ascii=False),
             "turn1": ans1, "turn2": ans2, "with_user_turns": f"{ask1}\n\n{ans1}\n\n{ask2}\n\n{ans2}"}
+
+
+def scored(model, texts: list[str], among: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, uncertain)`` of ``texts`` as ``predict`` gives them: probabilities in ``LABELS`` order."""
+    found = model.attribute(texts, n_tells=0, among=among)
+    return np.array([[a.probabilities[c] for c in LABELS] for a in found]), np.array([a.uncertain for a in found])
 
 
 def paired(P_a: np.ndarray, P_b: np.ndarray, y: np.ndarray, weights: np.ndarray) -> dict:
@@ -114,8 +121,7 @@ def paired(P_a: np.ndarray, P_b: np.ndarray, y: np.ndarray, weights: np.ndarray)
             ("accuracy", P_a.argmax(1) == yi, P_b.argmax(1) == yi, np.ones(len(y), bool)),
             ("accuracy_3way", P_a[:, :3].argmax(1) == yi, P_b[:, :3].argmax(1) == yi, three)):
         d = right_a[mask].astype(float) - right_b[mask]
-        w = weights[:, mask]
-        boot = (w @ d) / w.sum(axis=1)
+        boot = weighted_mean(d, weights[:, mask])
         out[name] = [round(100 * float(d.mean()), 2), *(round(100 * float(v), 2) for v in np.percentile(boot, (2.5, 97.5)))]
     if 0 < is_other.sum() < len(y):
         oth = LABELS.index(OTHER)
@@ -186,10 +192,8 @@ def main() -> None:
     texts = [view_texts(c) for c in convs]
     P, unsure = {}, {}
     for v in VIEWS:
-        found = model.attribute([t[v] for t in texts], n_tells=0)
-        P[v] = np.array([[a.probabilities[c] for c in LABELS] for a in found])
-        unsure[v] = np.array([a.uncertain for a in found])
-        print(f"{v}: {len(found):,} conversations scored ({time.time() - t0:.0f} s)", file=sys.stderr)
+        P[v], unsure[v] = scored(model, [t[v] for t in texts])
+        print(f"{v}: {len(texts):,} conversations scored ({time.time() - t0:.0f} s)", file=sys.stderr)
     questions = np.array([c["question"] for c in convs])
     weights = topic_weights(questions, N_BOOT, np.random.default_rng(0))
     is_seen = np.array([normalise(c["model"]) in seen for c in convs]) & (y != OTHER)
@@ -198,6 +202,12 @@ def main() -> None:
               "assistants, unseen versions": ~is_seen & (y != OTHER),
               **{f"category {c}": cats == c for c in sorted(set(cats))}}
     models = np.array([c["model"] for c in convs])
+    per_model = {}
+    for m in sorted(set(models)):
+        rows = models == m
+        s = scores(P["record"][rows], unsure["record"][rows], y[rows])
+        per_model[m] = {"provider": str(y[rows][0]), "seen": bool(is_seen[rows][0]),
+                        **{k: s.get(k) for k in ("n", "accuracy", "accuracy_3way", "uncertain", "predicted")}}
     result = {
         "n_conversations": len(convs), "n_models": len(set(models)),
         "providers": {p: int((y == p).sum()) for p in LABELS},
@@ -206,10 +216,7 @@ def main() -> None:
                            for v in ("transcript", "json_log")},
         "paired": {f"{a} - {b}": paired(P[a], P[b], y, weights) for a, b in PAIRS},
         "groups": {g: scores(P["record"][m], unsure["record"][m], y[m]) for g, m in groups.items() if m.any()},
-        "per_model": {m: {"provider": str(y[models == m][0]), "seen": bool(is_seen[models == m][0]),
-                          **{k: s.get(k) for k in ("n", "accuracy", "accuracy_3way", "uncertain", "predicted")
-                             for s in [scores(P["record"][models == m], unsure["record"][models == m], y[models == m])]}}
-                      for m in sorted(set(models))},
+        "per_model": per_model,
         "seconds": round(time.time() - t0, 1),
     }
     args.out.mkdir(parents=True, exist_ok=True)

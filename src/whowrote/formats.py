@@ -86,7 +86,7 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
 )
-SAVE_AS_TEXT = "save or export it as plain text, Markdown or HTML first"
+_SAVE_AS_TEXT = "save or export it as plain text, Markdown or HTML first"
 
 
 def document_kind(head: bytes) -> str | None:
@@ -96,13 +96,15 @@ def document_kind(head: bytes) -> str | None:
     return next((kind for magic, kind in DOCUMENT_MAGIC if start.startswith(magic)), None)
 
 
-def not_text(head: bytes) -> str | None:
+def not_text(head: bytes, utf16_ok: bool = True) -> str | None:
     """Why a file of these first bytes cannot be read as text (a named document format, or binary
-    data), or None when it may be text."""
+    data), or None when it may be text; ``utf16_ok=False``: a UTF-16 BOM does not excuse NULs (the
+    bytes were already tried as UTF-16)."""
     kind = document_kind(head)
     if kind:
-        return f"{kind}, not text ({SAVE_AS_TEXT})"
-    return "binary file, not text" if is_binary(head) else None
+        return f"{kind}, not text ({_SAVE_AS_TEXT})"
+    binary = is_binary(head) if utf16_ok else b"\x00" in head
+    return "binary file, not text" if binary else None
 
 
 class JSONError(ValueError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from whowrote.formats import BINARY_PROBE, SAVE_AS_TEXT, UTF16_BOMS, document_kind
+from whowrote.formats import BINARY_PROBE, UTF16_BOMS, not_text
 
 
 @dataclass
@@ -35,11 +35,9 @@ def decode(raw: bytes, name: str) -> Item:
             return Item(name, raw.decode("utf-16"))
         except UnicodeDecodeError:
             pass
-    kind = document_kind(raw)
-    if kind:
-        return Item(name, error=f"{kind}, not text ({SAVE_AS_TEXT})")
-    if b"\x00" in raw[:BINARY_PROBE]:  # binary (or UTF-16 that does not decode)
-        return Item(name, error="binary file, not text")
+    reason = not_text(raw[:BINARY_PROBE], utf16_ok=False)  # a document format, binary, or UTF-16 that does not decode
+    if reason:
+        return Item(name, error=reason)
     try:  # = raw.decode("utf-8-sig"), without that codec's Python-level wrapper
         return Item(name, (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8"))
     except UnicodeDecodeError:

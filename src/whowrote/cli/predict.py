@@ -43,9 +43,10 @@ def _positive(value: str) -> int:
 
 
 def _labels(value: str) -> tuple[str, ...]:
-    labels = tuple(v.strip().upper() for v in value.split(",") if v.strip())
-    unknown = [v for v in labels if v not in LABELS]
-    if unknown or len(set(labels)) < 2:
+    from whowrote.style.verdict import among_labels  # (the model's own labels are checked once it is loaded)
+
+    labels, unknown = among_labels(value, LABELS)
+    if unknown or len(labels) < 2:
         raise argparse.ArgumentTypeError(f"two or more of {','.join(LABELS)}, comma-separated, not {value!r}")
     return labels
 

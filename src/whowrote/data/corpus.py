@@ -182,8 +182,8 @@ def normalise(
 
 def _assistant_sides(column: pd.Series) -> tuple[pd.Series, int]:
     """A column of chat-format records (lists of turns or a ChatGPT export's tree,
-    :func:`whowrote.formats.conversation_turns`)
-    as their assistant turns, and how many were; any other value is left for :func:`_text_column`."""
+    :func:`whowrote.formats.conversation_turns`) as their assistant turns, and how many were; any
+    other value is left for :func:`_text_column`."""
     as_lists = [v.tolist() if type(v).__name__ == "ndarray" else v for v in column]  # Parquet lists
     if not any(isinstance(v, list | dict) for v in as_lists):
         return column, 0

@@ -42,6 +42,13 @@ def temperatures(distances: np.ndarray, t0: float, slope: float) -> np.ndarray:
     return t0 * np.power(1.0 + np.maximum(np.asarray(distances, dtype=np.float64), 0.0), slope)
 
 
+def conditioned(P: np.ndarray, classes, labels) -> np.ndarray:
+    """``P`` (columns ``classes``) conditioned on the label being one of ``labels``: the other
+    columns 0, each row renormalised (``P(c | x, c in labels)``; the order within ``labels`` kept)."""
+    P = np.where(np.isin([str(c) for c in classes], list(labels)), P, 0.0)
+    return P / P.sum(axis=1, keepdims=True)
+
+
 def scaled_softmax(logits: np.ndarray, temps: np.ndarray) -> np.ndarray:
     """Softmax of each row's logits divided by its own temperature."""
     return softmax(np.asarray(logits, dtype=np.float64) / np.asarray(temps, dtype=np.float64)[:, None])

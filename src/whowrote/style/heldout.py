@@ -15,6 +15,7 @@ import numpy as np
 
 from whowrote.style.calibration import (
     brier,
+    conditioned,
     expected_calibration_error,
     fit_shift_temperature,
     scaled_softmax,
@@ -23,6 +24,10 @@ from whowrote.style.calibration import (
 from whowrote.style.edits import edits
 from whowrote.style.ood import THRESHOLDS, choose_abstain, selective
 from whowrote.types import OTHER, PROVIDERS
+
+# A held-out genre's scores in logo_report, in the model card's column order (each also as mean_<key>).
+LOGO_SCORES = ("accuracy", "accuracy_3way", "other_auroc", "ece", "coverage", "selective_accuracy", "among3_ece",
+               "among3_coverage", "among3_selective_accuracy")
 
 
 def three_way(model, P: np.ndarray) -> np.ndarray:
@@ -123,11 +128,9 @@ def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarr
         if OTHER in cls and 0 < (y == OTHER).sum() < len(y):
             row["other_auroc"] = float(roc_auc_score(y == OTHER, P[:, cls.index(OTHER)]))
         if three.any():  # `--among` the three assistants, on their texts: P conditioned, the same rule
-            cols = [cls.index(c) for c in PROVIDERS if c in cls]
-            P3 = P[three][:, cols] / P[three][:, cols].sum(axis=1, keepdims=True)
-            y3 = np.array([cols.index(cls.index(v)) for v in y[three]])
-            acc3, cov3 = selective(P3, y3, (P3.max(axis=1) >= cut) & (dist[three] <= far))
-            row.update({"among3_ece": expected_calibration_error(P3, y3), "among3_coverage": cov3,
+            P3 = conditioned(P[three], cls, PROVIDERS)
+            acc3, cov3 = selective(P3, yi[three], (P3.max(axis=1) >= cut) & (dist[three] <= far))
+            row.update({"among3_ece": expected_calibration_error(P3, yi[three]), "among3_coverage": cov3,
                         "among3_selective_accuracy": acc3})
         out[genre] = row
         for i, t in enumerate(THRESHOLDS):
@@ -135,8 +138,7 @@ def logo_report(folds: Sequence[tuple[str, Any, np.ndarray, np.ndarray, np.ndarr
             curve_kept[i] += kept.sum()
             curve_hits[i] += (P[kept].argmax(axis=1) == yi[kept]).sum()
         n_total += len(y)
-    for key in ("accuracy", "accuracy_3way", "ece", "coverage", "selective_accuracy", "other_auroc", "among3_ece",
-                "among3_coverage", "among3_selective_accuracy"):
+    for key in LOGO_SCORES:
         vals = [v[key] for v in out.values() if isinstance(v, dict) and v.get(key) is not None]
         if vals:
             out[f"mean_{key}"] = float(np.mean(vals))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from whowrote.style.edits import edits as edit_names
+from whowrote.style.heldout import LOGO_SCORES
 
 _WEIGHTING = {
     "cell": "Rows are weighted so each (genre, provider) cell counts equally.",
@@ -40,15 +41,9 @@ def model_card(model) -> str:
     fo = model.metrics_.get("length_falloff") or {}
     falloff = "\n".join(f"| {n} | {a:.3f} |" for n, a in sorted(fo.items(), key=lambda kv: int(kv[0])))
     lg = model.metrics_.get("leave_one_genre_out") or {}
-    logo = "\n".join(f"| {g} | {v['n']} | {_f(v.get('accuracy'))} | {_f(v.get('accuracy_3way'))} | "
-                     f"{_f(v.get('other_auroc'))} | {_f(v.get('ece'))} | {_f(v.get('coverage'))} | "
-                     f"{_f(v.get('selective_accuracy'))} | {_f(v.get('among3_ece'))} | {_f(v.get('among3_coverage'))} | "
-                     f"{_f(v.get('among3_selective_accuracy'))} |"
+    logo = "\n".join(f"| {g} | {v['n']} | " + " | ".join(_f(v.get(k)) for k in LOGO_SCORES) + " |"
                      for g, v in sorted(lg.items()) if isinstance(v, dict) and "n" in v)
-    logo += (f"\n| **mean** | | {_f(lg.get('mean_accuracy'))} | {_f(lg.get('mean_accuracy_3way'))} | "
-             f"{_f(lg.get('mean_other_auroc'))} | {_f(lg.get('mean_ece'))} | {_f(lg.get('mean_coverage'))} | "
-             f"{_f(lg.get('mean_selective_accuracy'))} | {_f(lg.get('mean_among3_ece'))} | "
-             f"{_f(lg.get('mean_among3_coverage'))} | {_f(lg.get('mean_among3_selective_accuracy'))} |") if lg else ""
+    logo += ("\n| **mean** | | " + " | ".join(_f(lg.get(f"mean_{k}")) for k in LOGO_SCORES) + " |") if lg else ""
     edit_rows = [("topic hold-out", model.metrics_.get("topic_holdout_edits") or {})]
     edit_rows += [(f"LOGO {g}", v) for g, v in sorted((lg.get("edits") or {}).items())]
     names = [e for e in edit_names() if any(e in r for _, r in edit_rows)]

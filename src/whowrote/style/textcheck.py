@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from whowrote.formats import SAVE_AS_TEXT, document_kind
+from whowrote.formats import not_text
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
@@ -167,9 +167,9 @@ def inspect_text(text: str) -> TextCheck:
     force = False
     if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
-    kind = document_kind(text[:64].encode("utf-8", "surrogatepass"))  # e.g. an RTF file's source pasted
-    if kind:
-        return TextCheck("", 0, [f"{kind}, not text ({SAVE_AS_TEXT}): no attribution"], True, True)
+    reason = not_text(text[:64].encode("utf-8", "surrogatepass"))  # e.g. an RTF file's source pasted
+    if reason:
+        return TextCheck("", 0, [f"{reason}: no attribution"], True, True)
     if len(text) > MAX_CHARS:
         warnings.append(f"very long text ({len(text):,} characters): only the first {MAX_CHARS:,} are used")
         text = text[:MAX_CHARS]

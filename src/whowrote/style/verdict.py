@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from whowrote.style.calibration import conditioned
 from whowrote.style.decision import decision_support
 from whowrote.style.explain import Tell, tells_of_rows, typography_tells
 from whowrote.style.textcheck import inspect_text
@@ -59,16 +60,22 @@ def _full_probs(model, p: Sequence[float]) -> dict[str, float]:
     return rounded
 
 
-def check_among(model, among: Sequence[str]) -> tuple[str, ...]:
-    """``among`` (labels, or one comma-separated string) as the model's labels it names (upper-cased,
-    in the model's order); a one-line error unless it names at least two of them and nothing else."""
-    classes = [str(c) for c in model.classes_]
+def among_labels(among: Sequence[str] | str, classes: Sequence[str]) -> tuple[tuple[str, ...], list[str]]:
+    """``among`` (labels, or one comma-separated string; any case) as the ``classes`` it names, in
+    their order, and the names it gives that are not classes."""
     asked = [str(a).strip().upper() for a in (among.split(",") if isinstance(among, str) else among)]
-    unknown = [a for a in asked if a not in classes]
-    if unknown or len(set(asked)) < 2:
+    return tuple(c for c in classes if c in asked), [a for a in asked if a and a not in classes]
+
+
+def check_among(model, among: Sequence[str] | str) -> tuple[str, ...]:
+    """:func:`among_labels` of the model's classes; a one-line error unless ``among`` names at least
+    two of them and nothing else."""
+    classes = [str(c) for c in model.classes_]
+    labels, unknown = among_labels(among, classes)
+    if unknown or len(labels) < 2:
         raise WhowroteError(f"among: give two or more of {', '.join(classes)}"
                             + (f" (not {', '.join(unknown)})" if unknown else ""))
-    return tuple(c for c in classes if c in asked)
+    return labels
 
 
 def attribute(model, texts: Sequence[str], n_tells: int = 5, among: Sequence[str] | None = None) -> list[Attribution]:
@@ -81,8 +88,7 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5, among: Sequence[str
     X = model.features([c.text for c in checks])
     P, far, leaves = model.proba_distance(X, leaves=n_tells > 0)  # the tells' credits read the same leaves
     if assumed is not None:  # conditioned on the assumption: the other labels get 0
-        P = np.where(np.isin([str(c) for c in model.classes_], assumed), P, 0.0)
-        P = P / P.sum(axis=1, keepdims=True)
+        P = conditioned(P, model.classes_, assumed)
     uncertain = model.uncertain(P, X, far)
     order = np.argsort(-P, axis=1)
     S = T = None
