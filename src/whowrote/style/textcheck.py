@@ -140,7 +140,9 @@ _YAML_KEY = re.compile(r"[A-Za-z_][\w .-]{0,60}:(?:[ \t]|\r?$)")
 def frontmatter_end(text: str) -> int:
     """Where the body starts when ``text`` opens with a YAML frontmatter block (its blank lines after
     it skipped), else 0. The block is metadata (title, date, tags), not the writing: no corpus text
-    has one. Reads at most :data:`FRONTMATTER_LINES` lines."""
+    has one. Reads at most :data:`FRONTMATTER_LINES` lines. (The corpus loader keeps the research
+    rule, :func:`whowrote.data.clean.split_frontmatter`: any block up to the next ``---`` line, parsed
+    with PyYAML for its metadata; predict's input needs a stricter test, and no PyYAML.)"""
     if not _FENCE_LINE.match(text):
         return 0
     pos, keys = text.index("\n") + 1, 0
