@@ -1,0 +1,201 @@
+"""Texts written by people (issue 17, "the texts users actually bring"): what the bundled model says
+when the writer is none of the three assistants, nor any model.
+
+OTHER means "none of them" (README), but every OTHER text the model was trained and measured on is
+by a language model: the corpus has no human writing. People will paste their own writing, or a
+colleague's, to check it; a tool that names an assistant for a person's text accuses them. This
+benchmark measures how often that happens. Nothing is fitted, chosen or tuned on these texts; the
+bundled model (or ``--model``) is scored once.
+
+Protocol, fixed before the first run (this file was committed before it ran):
+
+- Inputs.
+  - ``--m4``: M4's English ``*_llama2.jsonl`` files (mbzuai-nlp/M4 at 3045ae6; Wang et al. 2024):
+    ``human_text`` from Reddit ELI5 answers, WikiHow articles, Wikipedia articles and arXiv
+    abstracts, all written before 2023, and ``machine_text``, LLaMA-2-70B-chat's text for the same
+    prompt (an open model of 2023: OTHER by the provider rules), 100 of each per source.
+  - ``--blogs``: a folder of personal and team blog posts (Markdown sources from the blogs' public
+    repositories, dated before 2022-11-30, ChatGPT's release) with a ``MANIFEST.tsv`` (``blog``,
+    ``path`` relative to the folder, ``date``). Each post is read as ``whowrote predict`` reads a
+    file (``whowrote.cli.inputs.read_file``, then ``attribute``: YAML frontmatter dropped, Markdown as
+    written).
+- Every text is kept (the abstain rule already calls texts under 100 words uncertain).
+- Per group (each M4 source, M4 all, each blog, blogs all, LLaMA-2 all and per source):
+  - ``attributed``: the share a user is told is by one of the three assistants (not ``uncertain``,
+    verdict CLAUDE, CHATGPT or GEMINI); ``attributed_confident``: the same with confidence >= 0.9.
+    For human texts every such verdict is wrong; this is the headline number.
+  - ``other``: the share given the verdict OTHER and not uncertain (right); ``uncertain``: the
+    share flagged; ``called``: the top label of every text, uncertain or not.
+  - ``p_other``: mean probability of OTHER; ``distance``: median distance to the training data and
+    the share beyond the model's distance threshold (those are uncertain with a warning).
+  - ``among3_attributed``: the share not uncertain when read with ``--among CLAUDE,CHATGPT,GEMINI``
+    (every verdict is then one of the three, so every such verdict on a human text is wrong).
+  - 95 % intervals (1,000 draws) of ``attributed`` and ``among3_attributed``: M4 resamples texts
+    (each text answers its own prompt), blogs resample whole blogs (an author's posts are not
+    independent).
+- Reported whatever they show; a figure of the shares per group.
+
+::
+
+    OMP_NUM_THREADS=1 python benchmarks/human_texts.py --m4 /tmp/m4 --blogs /tmp/human_blogs \\
+        --out results/human_texts --figure docs/figures/human_texts.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from external_answers import N_BOOT
+from trial_noise import topic_weights, weighted_mean
+
+from whowrote.cli.inputs import read_file
+from whowrote.data.generate.store import atomic_write
+from whowrote.types import LABELS, OTHER
+
+THREE = tuple(c for c in LABELS if c != OTHER)
+M4_SOURCES = {"eli5": "Reddit ELI5 answers", "wikihow": "WikiHow articles",
+              "wikipedia-20220301.en": "Wikipedia articles", "arxiv": "arXiv abstracts"}
+
+
+def read_m4(folder: Path) -> list[dict]:
+    """One dict per text: ``text``, ``writer`` (``human`` / ``llama-2-70b-chat``), ``source``, ``cluster``."""
+    rows = []
+    for path in sorted(folder.glob("*_llama2.jsonl")):
+        with open(path, encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                r = json.loads(line)
+                source = M4_SOURCES.get(r["source"], r["source"])
+                rows.append({"text": r["human_text"], "writer": "human", "source": source, "cluster": f"{path.stem}:{i}"})
+                rows.append({"text": r["machine_text"], "writer": r["model"], "source": source, "cluster": f"{path.stem}:{i}"})
+    return rows
+
+
+def read_blogs(folder: Path) -> list[dict]:
+    """One dict per post of ``MANIFEST.tsv``, read as ``predict`` reads the file."""
+    rows = []
+    with open(folder / "MANIFEST.tsv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            item = read_file(folder / r["path"])
+            if item.error:
+                sys.exit(f"error: {r['path']}: {item.error}")
+            rows.append({"text": item.text, "writer": "human", "source": f"blog: {r['blog']}", "cluster": r["blog"],
+                         "date": r["date"]})
+    return rows
+
+
+def shares(found: list, among3: list, threshold: float) -> dict:
+    """The group's numbers (see the protocol)."""
+    n = len(found)
+    called = {c: sum(a.provider == c for a in found) / n for c in LABELS}
+    attributed = np.array([not a.uncertain and a.provider in THREE for a in found])
+    return {"n": n, "words_median": float(np.median([a.n_words for a in found])),
+            "attributed": float(attributed.mean()),
+            "attributed_confident": float(np.mean([bool(x) and a.confidence >= 0.9 for x, a in zip(attributed, found, strict=True)])),
+            "attributed_by_label": {c: float(np.mean([not a.uncertain and a.provider == c for a in found])) for c in THREE},
+            "other": float(np.mean([not a.uncertain and a.provider == OTHER for a in found])),
+            "uncertain": float(np.mean([a.uncertain for a in found])), "called": called,
+            "p_other": float(np.mean([a.probabilities[OTHER] for a in found])),
+            "distance_median": float(np.median([a.distance for a in found])),
+            "beyond_distance": float(np.mean([a.distance > threshold for a in found])),
+            "among3_attributed": float(np.mean([not a.uncertain for a in among3]))}
+
+
+def interval(flags: np.ndarray, clusters: np.ndarray) -> list[float]:
+    boot = weighted_mean(flags, topic_weights(clusters, N_BOOT, np.random.default_rng(0)))
+    return [round(float(v), 4) for v in np.percentile(boot, (2.5, 97.5))]
+
+
+def figure(groups: dict, out: Path) -> None:
+    """Per group: the shares attributed to each assistant, called OTHER and uncertain (bars), and
+    the share attributed under ``--among`` the three (dots)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(groups)
+    fig, ax = plt.subplots(figsize=(10, 0.34 * len(names) + 1.6))
+    y = np.arange(len(names))
+    left = np.zeros(len(names))
+    colours = {"CLAUDE": "#d97757", "CHATGPT": "#10a37f", "GEMINI": "#4285f4"}
+    for c in THREE:
+        vals = np.array([groups[g]["attributed_by_label"][c] for g in names])
+        ax.barh(y, vals, left=left, color=colours[c], label=f"told {c}")
+        left += vals
+    for key, colour, label in (("other", "#999999", "told OTHER"), ("uncertain", "#dddddd", "uncertain")):
+        vals = np.array([groups[g][key] for g in names])
+        ax.barh(y, vals, left=left, color=colour, label=label)
+        left += vals
+    ax.plot([groups[g]["among3_attributed"] for g in names], y, "kx", label="told one of the three\nwith --among the three")
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{g} ({groups[g]['n']})" for g in names], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of texts")
+    ax.set_title("Texts by people (and LLaMA-2-70B-chat): what the bundled model tells the user", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--m4", type=Path, required=True, help="folder of M4's *_llama2.jsonl files")
+    ap.add_argument("--blogs", type=Path, default=None, help="folder of blog posts with MANIFEST.tsv")
+    ap.add_argument("--model", default=None, help="a model directory (default: the bundled model)")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
+    args = ap.parse_args()
+    from whowrote.style import load_model
+
+    t0 = time.time()
+    rows = read_m4(args.m4) + (read_blogs(args.blogs) if args.blogs else [])
+    if not rows:
+        sys.exit("error: no texts read")
+    model = load_model(args.model)
+    texts = [r["text"] for r in rows]
+    found = model.attribute(texts, n_tells=0)
+    among3 = model.attribute(texts, n_tells=0, among=THREE)
+    print(f"{len(rows):,} texts scored twice ({time.time() - t0:.0f} s)", file=sys.stderr)
+    writer = np.array([r["writer"] for r in rows])
+    source = np.array([r["source"] for r in rows])
+    clusters = np.array([r["cluster"] for r in rows])
+    masks = {}
+    for who, prefix in (("human", "people"), ("llama-2-70b-chat", "LLaMA-2-70B-chat")):
+        m4 = (writer == who) & ~np.char.startswith(source.astype(str), "blog: ")
+        if m4.any():
+            masks[f"{prefix}: M4, all"] = m4
+            masks.update({f"{prefix}: {s}": m4 & (source == s) for s in M4_SOURCES.values() if (m4 & (source == s)).any()})
+    blog = np.char.startswith(source.astype(str), "blog: ")
+    if blog.any():
+        masks["people: blogs, all"] = blog
+        masks.update({s: source == s for s in sorted(set(source[blog].tolist()))})
+    groups = {}
+    threshold = float(model.ood_threshold_)
+    for name, m in masks.items():
+        idx = np.flatnonzero(m)
+        g = shares([found[i] for i in idx], [among3[i] for i in idx], threshold)
+        flags = np.array([not found[i].uncertain and found[i].provider in THREE for i in idx])
+        flags3 = np.array([not among3[i].uncertain for i in idx])
+        g["attributed_ci"] = interval(flags, clusters[idx])
+        g["among3_attributed_ci"] = interval(flags3, clusters[idx])
+        groups[name] = g
+        print(f"{name} (n {g['n']}): attributed {g['attributed']:.3f} {g['attributed_ci']}, OTHER {g['other']:.3f}, "
+              f"uncertain {g['uncertain']:.3f}, >=0.9 attributed {g['attributed_confident']:.3f}, "
+              f"among-3 attributed {g['among3_attributed']:.3f}", file=sys.stderr)
+    result = {"model": args.model or "bundled", "distance_threshold": threshold, "groups": groups,
+              "seconds": round(time.time() - t0, 1)}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "results.json", json.dumps(result, indent=1) + "\n")
+    if args.figure:
+        figure(groups, args.figure)
+
+
+if __name__ == "__main__":
+    main()
