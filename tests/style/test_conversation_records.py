@@ -236,6 +236,7 @@ def test_the_assistants_data_exports_read_as_their_assistant_turns(tmp_path, exp
     path.write_text(json.dumps(export), encoding="utf-8")
     (item,) = iter_items([str(path)])
     assert item.error is None and item.text == ANSWER.strip() + "\n\n" + SECOND.strip()
+    assert item.id == export[0].get("id", export[0].get("uuid"))  # ChatGPT's id, Claude's uuid
     assert item.warnings == [f"a conversation record ({column!r}): only the assistant's 2 turn(s) were "
                              "attributed, not the user's 2"]
 

@@ -239,7 +239,8 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
         elif (col := _pick_column(rec, column)) is None:
             yield Item(where, error=f"no text column ({_wanted(column)}); use --column")
         else:
-            value, ident = rec.get(col), rec.get("id")
+            value = rec.get(col)
+            ident = rec.get("id", rec.get("uuid"))  # Claude's data export names its conversations by uuid
             ident = None if ident is None else str(ident)
             if isinstance(value, str):
                 yield Item(where, value, warnings=[*row.warnings, *_turn_warning(rec)], id=ident)
