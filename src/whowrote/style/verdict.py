@@ -88,6 +88,7 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5, among: Sequence[str
     X = model.features([c.text for c in checks])
     P, far, leaves = model.proba_distance(X, leaves=n_tells > 0)  # the tells' credits read the same leaves
     if assumed is not None:  # conditioned on the assumption: the other labels get 0
+        free = P  # the unconditioned reading, quoted when the assumption overrules it
         P = conditioned(P, model.classes_, assumed)
     uncertain = model.uncertain(P, X, far)
     order = np.argsort(-P, axis=1)
@@ -107,7 +108,10 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5, among: Sequence[str
         warnings = list(chk.warnings)
         if assumed is not None:
             warnings.append(f"assumed to be by one of {', '.join(assumed)} (among): a text by any other "
-                            "model is still given one of them")
+                            "model, or by a person, is still given one of them")
+            k = int(np.argmax(free[i]))
+            if str(model.classes_[k]) not in assumed:  # e.g. a person's text: most of them read as OTHER
+                warnings.append(f"without that assumption it reads as {model.classes_[k]} ({free[i][k]:.2f})")
         unsure = bool(chk.force_uncertain or unsure_rows[i])
         if dist[i] > model.ood_threshold_:
             warnings.append(f"unlike the training texts (distance {dist[i]:.2f} > {model.ood_threshold_:.2f}): "
