@@ -14,11 +14,13 @@ Protocol, fixed before the first run (this file was committed before it ran):
     ``human_text`` from Reddit ELI5 answers, WikiHow articles, Wikipedia articles and arXiv
     abstracts, all written before 2023, and ``machine_text``, LLaMA-2-70B-chat's text for the same
     prompt (an open model of 2023: OTHER by the provider rules), 100 of each per source.
-  - ``--blogs``: a folder of personal and team blog posts (Markdown sources from the blogs' public
-    repositories, dated before 2022-11-30, ChatGPT's release) with a ``MANIFEST.tsv`` (``blog``,
-    ``path`` relative to the folder, ``date``). Each post is read as ``whowrote predict`` reads a
-    file (``whowrote.cli.inputs.read_file``, then ``attribute``: YAML frontmatter dropped, Markdown as
-    written).
+  - ``--blogs``: personal and team blog posts (Markdown sources from the blogs' public
+    repositories, dated before 2022-11-30, ChatGPT's release), listed in a manifest
+    (``results/human_texts/blogs.tsv``: ``blog``, ``repo``, ``commit``, ``path``, ``date``,
+    ``words``, ``sha256``) and read from the repositories' mirrors (``--mirror``; each file's bytes
+    checked against its sha256). Each post is read as ``whowrote predict`` reads a file (its bytes
+    decoded by ``whowrote.cli.decoding.decode``, then ``attribute``: YAML frontmatter dropped,
+    Markdown as written).
 - Every text is kept (the abstain rule already calls texts under 100 words uncertain).
 - Per group (each M4 source, M4 all, each blog, blogs all, LLaMA-2 all and per source):
   - ``attributed``: the share a user is told is by one of the three assistants (not ``uncertain``,
@@ -35,17 +37,27 @@ Protocol, fixed before the first run (this file was committed before it ran):
     independent).
 - Reported whatever they show; a figure of the shares per group.
 
+Added after the first run (M4 only, before the blogs were collected), descriptive, nothing chosen on
+them: ``--arena`` adds a reference group, the assistants' answers to Arena-Hard-Auto's half-B prompts
+(``external_answers.read_answers``; never trained on), with ``attributed_right`` (told the right
+assistant); and every group gets ``among3_reads_other``, the share told one of the three under
+``--among`` whose result also says "without that assumption it reads as OTHER" (the four-way top
+label is OTHER), the note ``predict`` adds since this benchmark's first run.
+
 ::
 
-    OMP_NUM_THREADS=1 python benchmarks/human_texts.py --m4 /tmp/m4 --blogs /tmp/human_blogs \\
-        --out results/human_texts --figure docs/figures/human_texts.png
+    OMP_NUM_THREADS=1 python benchmarks/human_texts.py --m4 /tmp/m4 --blogs results/human_texts/blogs.tsv \\
+        --arena /tmp/arena/data/arena-hard-v0.1/model_answer --out results/human_texts \\
+        --figure docs/figures/human_texts.png
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -54,7 +66,7 @@ import numpy as np
 from external_answers import N_BOOT
 from trial_noise import topic_weights, weighted_mean
 
-from whowrote.cli.inputs import read_file
+from whowrote.cli.decoding import decode
 from whowrote.data.generate.store import atomic_write
 from whowrote.types import LABELS, OTHER
 
@@ -76,20 +88,38 @@ def read_m4(folder: Path) -> list[dict]:
     return rows
 
 
-def read_blogs(folder: Path) -> list[dict]:
-    """One dict per post of ``MANIFEST.tsv``, read as ``predict`` reads the file."""
+def read_blogs(manifest: Path, mirror: Path) -> list[dict]:
+    """One dict per post of the manifest: its file at its commit in the blog's mirror (a bare git
+    directory, ``<mirror>/<owner>+<name>/repo``), checked against its sha256 and decoded as
+    ``predict`` decodes a file."""
     rows = []
-    with open(folder / "MANIFEST.tsv", encoding="utf-8", newline="") as f:
+    with open(manifest, encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f, delimiter="\t"):
-            item = read_file(folder / r["path"])
+            where = f"{r['repo']}@{r['commit'][:7]}:{r['path']}"
+            git_dir = mirror / r["repo"].replace("/", "+") / "repo"
+            got = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{r['commit']}:{r['path']}"],
+                                 capture_output=True, check=False)
+            if got.returncode or hashlib.sha256(got.stdout).hexdigest() != r["sha256"]:
+                sys.exit(f"error: {where}: not in the mirror or changed (fetch github:{r['repo']})")
+            item = decode(got.stdout, where)
             if item.error:
-                sys.exit(f"error: {r['path']}: {item.error}")
+                sys.exit(f"error: {where}: {item.error}")
             rows.append({"text": item.text, "writer": "human", "source": f"blog: {r['blog']}", "cluster": r["blog"],
                          "date": r["date"]})
     return rows
 
 
-def shares(found: list, among3: list, threshold: float) -> dict:
+def read_arena(folder: Path) -> list[dict]:
+    """The assistants' answers to Arena-Hard-Auto's half-B prompts (the reference group)."""
+    from external_answers import read_answers
+
+    frame = read_answers(folder)
+    frame = frame[~frame.half_a & (frame.provider != OTHER)]
+    return [{"text": t, "writer": p, "source": "assistants: Arena-Hard half B", "cluster": q}
+            for t, p, q in zip(frame.text, frame.provider, frame.question, strict=True)]
+
+
+def shares(found: list, among3: list, threshold: float, writers: list[str]) -> dict:
     """The group's numbers (see the protocol)."""
     n = len(found)
     called = {c: sum(a.provider == c for a in found) / n for c in LABELS}
@@ -103,10 +133,17 @@ def shares(found: list, among3: list, threshold: float) -> dict:
             "p_other": float(np.mean([a.probabilities[OTHER] for a in found])),
             "distance_median": float(np.median([a.distance for a in found])),
             "beyond_distance": float(np.mean([a.distance > threshold for a in found])),
-            "among3_attributed": float(np.mean([not a.uncertain for a in among3]))}
+            "among3_attributed": float(np.mean([not a.uncertain for a in among3])),
+            "among3_reads_other": float(np.mean([not b.uncertain and a.provider == OTHER
+                                                 for a, b in zip(found, among3, strict=True)])),
+            "attributed_right": float(np.mean([not a.uncertain and a.provider == w
+                                               for a, w in zip(found, writers, strict=True)]))}
 
 
-def interval(flags: np.ndarray, clusters: np.ndarray) -> list[float]:
+def interval(flags: np.ndarray, clusters: np.ndarray) -> list[float] | None:
+    """95 % interval resampling ``clusters``; None for one cluster (one blog: no resampling)."""
+    if len(set(clusters.tolist())) < 2:
+        return None
     boot = weighted_mean(flags, topic_weights(clusters, N_BOOT, np.random.default_rng(0)))
     return [round(float(v), 4) for v in np.percentile(boot, (2.5, 97.5))]
 
@@ -139,7 +176,7 @@ def figure(groups: dict, out: Path) -> None:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of texts")
     ax.set_title("Texts by people (and LLaMA-2-70B-chat): what the bundled model tells the user", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=3)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
@@ -147,7 +184,9 @@ def figure(groups: dict, out: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--m4", type=Path, required=True, help="folder of M4's *_llama2.jsonl files")
-    ap.add_argument("--blogs", type=Path, default=None, help="folder of blog posts with MANIFEST.tsv")
+    ap.add_argument("--blogs", type=Path, default=None, help="the blog posts' manifest (results/human_texts/blogs.tsv)")
+    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"), help="where the blogs' repositories are mirrored")
+    ap.add_argument("--arena", type=Path, default=None, help="Arena-Hard-Auto's model_answer folder (reference group)")
     ap.add_argument("--model", default=None, help="a model directory (default: the bundled model)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
@@ -155,7 +194,7 @@ def main() -> None:
     from whowrote.style import load_model
 
     t0 = time.time()
-    rows = read_m4(args.m4) + (read_blogs(args.blogs) if args.blogs else [])
+    rows = read_m4(args.m4) + (read_blogs(args.blogs, args.mirror) if args.blogs else []) + (read_arena(args.arena) if args.arena else [])
     if not rows:
         sys.exit("error: no texts read")
     model = load_model(args.model)
@@ -176,11 +215,13 @@ def main() -> None:
     if blog.any():
         masks["people: blogs, all"] = blog
         masks.update({s: source == s for s in sorted(set(source[blog].tolist()))})
+    if args.arena:
+        masks["assistants: Arena-Hard half B"] = source == "assistants: Arena-Hard half B"
     groups = {}
     threshold = float(model.ood_threshold_)
     for name, m in masks.items():
         idx = np.flatnonzero(m)
-        g = shares([found[i] for i in idx], [among3[i] for i in idx], threshold)
+        g = shares([found[i] for i in idx], [among3[i] for i in idx], threshold, writer[idx].tolist())
         flags = np.array([not found[i].uncertain and found[i].provider in THREE for i in idx])
         flags3 = np.array([not among3[i].uncertain for i in idx])
         g["attributed_ci"] = interval(flags, clusters[idx])
@@ -188,7 +229,8 @@ def main() -> None:
         groups[name] = g
         print(f"{name} (n {g['n']}): attributed {g['attributed']:.3f} {g['attributed_ci']}, OTHER {g['other']:.3f}, "
               f"uncertain {g['uncertain']:.3f}, >=0.9 attributed {g['attributed_confident']:.3f}, "
-              f"among-3 attributed {g['among3_attributed']:.3f}", file=sys.stderr)
+              f"among-3 attributed {g['among3_attributed']:.3f} (reads OTHER {g['among3_reads_other']:.3f})",
+              file=sys.stderr)
     result = {"model": args.model or "bundled", "distance_threshold": threshold, "groups": groups,
               "seconds": round(time.time() - t0, 1)}
     args.out.mkdir(parents=True, exist_ok=True)
