@@ -117,7 +117,8 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     track = rows[0].find_element(By.CSS_SELECTOR, ".bar-track").size["width"]
     assert max(widths) > 0.2 * track  # the winning bar is drawn
     assert abs(sum(float(r.find_element(By.CSS_SELECTOR, ".bar-value").text.rstrip("%")) for r in rows) - 100) < 0.5
-    assert browser.find_element(By.ID, "verdict").text
+    verdict, badge = browser.find_element(By.ID, "verdict").text, browser.find_element(By.ID, "uncertain")
+    assert verdict and verdict.startswith("Cannot tell (leans ") == badge.is_displayed()
 
     marks = browser.find_elements(By.CSS_SELECTOR, "#marked mark.hl")
     legend = browser.find_elements(By.CSS_SELECTOR, "#legend .legend-item")
@@ -138,6 +139,9 @@ def test_page_shows_bars_and_highlights(server, browser, blog_texts, tmp_path):
     wait.until(lambda d: "<img" in d.find_element(By.ID, "marked").text)
     assert not browser.find_elements(By.CSS_SELECTOR, "#marked img, #marked script")
     assert browser.title != "pwned"
+    # a text that repeats itself is uncertain: the page says it cannot tell before naming the lean
+    assert browser.find_element(By.ID, "verdict").text.startswith("Cannot tell (leans ")
+    assert browser.find_element(By.ID, "uncertain").is_displayed()
 
     # An error from the API is shown on the page, and the page keeps working.
     browser.execute_script("arguments[0].value = '   ';", area)

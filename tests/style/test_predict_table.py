@@ -69,7 +69,9 @@ def test_the_table_is_aligned_and_holds_every_tell_and_warning(records, width, m
     assert marked > 0  # the corpus blog posts' markup makes some tells fragile
     # the mark is explained once, under the table, within the width
     assert legend and legend[0].startswith("[fragile]:") and all(len(x) <= max(width, 40) for x in legend)
-    assert _cells(out, 1) == "".join(r["provider"] + ("(uncertain)" if r["uncertain"] else "") for r in records)
+    assert _cells(out, 1) == "".join(f"uncertain(leans{r['provider']})" if r["uncertain"] else r["provider"]
+                                     for r in records)
+    assert any(r["uncertain"] for r in records) and not all(r["uncertain"] for r in records)
     assert sum(line.startswith("├") for line in lines) == len(records) - 1  # a rule between rows with tells
 
 

@@ -118,10 +118,11 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
     for r in records:
         tells = [t["sentence"] + (" [fragile]" if _marked_fragile(t) else "") for t in r["tells"][:explain]]
         warns = [f"! {w}" for w in r["warnings"]]
-        verdict = r["provider"] + (" (uncertain)" if r["uncertain"] else "")
+        # uncertain first: its label is a lean, not a verdict (most texts by people get one, see docs/predict.md)
+        verdict = f"uncertain\n(leans {r['provider']})" if r["uncertain"] else r["provider"]
         rows.append([_clean(r["path"]), verdict, f"{r['probabilities'][r['provider']]:.2f}", str(r["n_words"]),
                      "\n".join(tells + warns)])
-        rgb = COLOURS.get(r["provider"])
+        rgb = None if r["uncertain"] else COLOURS.get(r["provider"])
         provider = "\x1b[38;2;{};{};{}m".format(*rgb) if colour and rgb else ""
         styles.append([[], [provider], [], [], [""] * len(tells) + [_YELLOW if colour else ""] * len(warns)])
     total = shutil.get_terminal_size((80, 24)).columns

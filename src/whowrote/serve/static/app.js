@@ -132,10 +132,11 @@ function show(text, result) {
     if (counts.get(t.feature) && !colourOf.has(t.feature)) colourOf.set(t.feature, colourOf.size % N_COLOURS);
   }
 
-  $("verdict").textContent = result.provider === "OTHER"
-    ? "Not one of Claude, ChatGPT or Gemini (OTHER)"
-    : `Most likely ${NAMES[result.provider] || result.provider}`;
-  $("verdict").className = `p-text-${String(result.provider).toLowerCase()}`;
+  const name = result.provider === "OTHER" ? "none of the three" : (NAMES[result.provider] || result.provider);
+  // uncertain first: its label is a lean, not a verdict (most texts by people get one)
+  $("verdict").textContent = result.uncertain ? `Cannot tell (leans ${name})`
+    : result.provider === "OTHER" ? "Not one of Claude, ChatGPT or Gemini (OTHER)" : `Most likely ${name}`;
+  $("verdict").className = result.uncertain ? "" : `p-text-${String(result.provider).toLowerCase()}`;
   $("uncertain").hidden = !result.uncertain;
   $("words").textContent = `${Number(result.n_words || 0).toLocaleString()} words`;
   const warnings = $("warnings");
