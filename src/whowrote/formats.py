@@ -34,7 +34,7 @@ COLUMN_CANDIDATES: dict[str, tuple[str, ...]] = {
     "category": ("category", "domain", "subject"),
     "topic": ("topic", "prompt_id", "proposition_id", "title"),
     "genre": ("genre", "corpus", "register"),
-    "id": ("id", "uid", "doc_id", "path"),
+    "id": ("id", "uid", "uuid", "doc_id", "path"),
 }
 GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 
@@ -151,9 +151,10 @@ _SHOWN_CONTENT = ("text", "multimodal_text")  # ChatGPT export: a message's writ
 
 def mapping_turns(mapping: dict) -> list[dict] | None:
     """The turns of a ChatGPT data export's conversation tree (``mapping``: node id -> ``{"message",
-    "parent", "children"}``) as ``{"role", "content"}`` turns, from the root taking each node's last
-    child (the latest edit or regeneration, which the window shows); None when it is not such a
-    tree. Each node is visited once."""
+    "parent", "children"}``) as ``{"role", "content"}`` turns (and ``"model"``, the message's
+    ``model_slug``, where it names one), from the root taking each node's last child (the latest
+    edit or regeneration, which the window shows); None when it is not such a tree. Each node is
+    visited once."""
     root = next((k for k, n in mapping.items() if isinstance(n, dict) and "children" in n and n.get("parent") is None),
                 None)
     if root is None:
@@ -167,8 +168,10 @@ def mapping_turns(mapping: dict) -> list[dict] | None:
             role = author.get("role") if isinstance(author, dict) else None
             if isinstance(role, str) and isinstance(content, dict) and content.get("content_type") in _SHOWN_CONTENT:
                 parts = content.get("parts")
+                meta = message.get("metadata")
+                slug = meta.get("model_slug") if isinstance(meta, dict) else None
                 turns.append({"role": role, "content": [p for p in parts if isinstance(p, str)]
-                              if isinstance(parts, list) else ""})
+                              if isinstance(parts, list) else "", **({"model": slug} if isinstance(slug, str) else {})})
         children = node.get("children")
         key = children[-1] if isinstance(children, list) and children else None
     return turns

@@ -241,6 +241,38 @@ def test_the_assistants_data_exports_read_as_their_assistant_turns(tmp_path, exp
                              "attributed, not the user's 2"]
 
 
+def test_the_assistants_data_exports_are_labelled_corpora(tmp_path) -> None:
+    """`load_corpus` (train-probe, data audit/split) reads an export as chat texts labelled by their
+    maker: ChatGPT's by the model most of the shown answers name (a regenerated answer's slug does
+    not count; a slug the rules would not read as ChatGPT's is prefixed), Claude's as `claude`."""
+    pytest.importorskip("pandas")
+    import copy
+
+    from whowrote.data import load_corpus
+
+    chatgpt = [copy.deepcopy(CHATGPT_EXPORT[0]) for _ in range(3)]
+    for conv, slugs in zip(chatgpt, [("gpt-4o", "o1", "o1"), ("gpt-4o", "o1", "gpt-4o"), ("auto", "auto", "auto")],
+                           strict=True):
+        for node, slug in zip(("old", "a1", "a2"), slugs, strict=True):
+            conv["mapping"][node]["message"]["metadata"] = {"model_slug": slug}
+    chatgpt[0]["id"], chatgpt[1]["id"], chatgpt[2]["id"] = "c1", "c2", "c3"
+    chatgpt[1]["mapping"]["a1"]["message"]["metadata"] = {}  # no slug here: the rest decide
+    chatgpt[1]["default_model_slug"] = "gpt-4"
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(chatgpt), encoding="utf-8")
+    corpus = load_corpus([path])
+    assert list(corpus.model) == ["o1", "gpt-4o", "chatgpt auto"]
+    assert set(corpus.provider) == {"CHATGPT"} and set(corpus.genre) == {"chat"}
+    assert list(corpus.id) == ["c1", "c2", "c3"] and set(corpus.text) == {ANSWER.strip() + "\n\n" + SECOND.strip()}
+    assert any("ChatGPT's data export: each conversation labelled by its maker" in n for n in corpus.attrs["load_notes"])
+    path.write_text(json.dumps(CLAUDE_EXPORT), encoding="utf-8")
+    claude = load_corpus([path])
+    assert list(claude.provider) == ["CLAUDE"] and list(claude.model) == ["claude"] and list(claude.id) == ["c2"]
+    labelled = [{**CLAUDE_EXPORT[0], "model": "claude-3-opus-20240229"}]  # a model column of the user's own wins
+    path.write_text(json.dumps(labelled), encoding="utf-8")
+    assert list(load_corpus([path]).model) == ["claude-3-opus-20240229"]
+
+
 def test_a_chatgpt_tree_with_a_cycle_or_no_root_ends() -> None:
     from whowrote.formats import mapping_turns
 

@@ -8,6 +8,7 @@ understood too (``info`` keys are flattened into columns).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -16,7 +17,13 @@ import pandas as pd
 from whowrote.data.clean import strip_frontmatter
 from whowrote.data.providers import ProviderMap
 from whowrote.data.readers import expand_sources, read_source
-from whowrote.formats import COLUMN_CANDIDATES, CONVERSATION_COLUMNS, conversation_turns
+from whowrote.formats import (
+    CHAT_ASSISTANT_ROLES,
+    COLUMN_CANDIDATES,
+    CONVERSATION_COLUMNS,
+    conversation_turns,
+    mapping_turns,
+)
 from whowrote.types import CORPUS_COLUMNS, LABELS, OTHER, WhowroteError
 
 # Provider columns sometimes hold company names.
@@ -24,6 +31,8 @@ PROVIDER_ALIASES = {"ANTHROPIC": "CLAUDE", "OPENAI": "CHATGPT", "GPT": "CHATGPT"
 # A row longer than this is a dump, not a document (the longest real texts are ~100k characters).
 MAX_TEXT_CHARS = 2_000_000
 
+# The assistants' data exports (conversations.json), by the column that holds their turns.
+EXPORT_MAKERS = {"mapping": "ChatGPT", "chat_messages": "Claude"}
 # File stems of the shared corpus -> the genre name used in leave-one-genre-out splits.
 GENRE_OF_STEM = {"blogs": "blog", "debates": "debate", "fiction": "fiction", "longform": "longform"}
 
@@ -90,6 +99,12 @@ def normalise(
     chosen = _choose_columns(raw, columns or {}, source)
     out = pd.DataFrame(index=raw.index)
     notes: list[str] = []
+    if chosen["text"] in EXPORT_MAKERS and not chosen.get("model") and not chosen.get("provider"):
+        raw = raw.assign(model=_export_models(raw, chosen["text"], provider_map))  # an assistant's own export labels itself
+        chosen["model"] = "model"
+        raw.attrs["genre"] = raw.attrs.get("genre") or "chat"
+        notes.append(f"{source}: {EXPORT_MAKERS[chosen['text']]}'s data export: each conversation labelled by "
+                     "its maker" + (" and the model most of its answers name" if chosen["text"] == "mapping" else ""))
     text, n_conversations = _assistant_sides(raw[chosen["text"]])
     if n_conversations:
         notes.append(f"{source}: {n_conversations} chat-format records ({chosen['text']!r}) read by their "
@@ -178,6 +193,23 @@ def normalise(
     out = out[[*CORPUS_COLUMNS, *[c for c in out.columns if c not in CORPUS_COLUMNS]]]
     out.attrs["load_notes"] = notes
     return out
+
+
+def _export_models(raw: pd.DataFrame, column: str, provider_map: ProviderMap) -> pd.Series:
+    """The model of each conversation of a data export: a ChatGPT conversation's most common
+    ``model_slug`` among its shown answers (else its ``default_model_slug``), prefixed ``chatgpt``
+    where the provider rules would not read it as ChatGPT's (``auto``, ``research``); Claude's export
+    names no model: ``claude``."""
+    if column == "chat_messages":
+        return pd.Series("claude", index=raw.index)
+    defaults = raw["default_model_slug"] if "default_model_slug" in raw.columns else pd.Series(None, index=raw.index)
+    out = []
+    for tree, default in zip(raw[column], defaults, strict=True):
+        turns = (mapping_turns(tree) or []) if isinstance(tree, dict) else []
+        slugs = Counter(t["model"] for t in turns if "model" in t and t["role"] in CHAT_ASSISTANT_ROLES)
+        slug = slugs.most_common(1)[0][0] if slugs else default if isinstance(default, str) and default else ""
+        out.append(slug if slug and provider_map(slug) == "CHATGPT" else f"chatgpt {slug}".strip())
+    return pd.Series(out, index=raw.index)
 
 
 def _assistant_sides(column: pd.Series) -> tuple[pd.Series, int]:
