@@ -70,6 +70,23 @@ test and each LOGO genre is reported beside it, not part of the rule::
 
 Result (session 39): the rule's (a) failed (LOGO mean 0.716 -> 0.710; the detector gives an unseen
 genre's texts the right kind 62-87 % of the time), so **the bundled data stays**.
+
+Fifth challenger, ``--arm balance`` (added 2026-12-06, session 49, before its run). ``plain`` showed
+the answers' layout is both their gain on answers and their blog cost; removing it removed both.
+In half A the layout is also unevenly spread over the labels (Markdown headings in 45 % of CHATGPT's
+answers, 41 % of GEMINI's, 30 % of OTHER's, 17 % of CLAUDE's), and the corpus's blog posts all have
+headings, Claude's and ChatGPT's alike. ``balance`` keeps every ``all`` answer as written but
+weights it so that, among the added answers, each label has the same layout profile: a text's
+profile is three flags (a Markdown heading line, a list line, ``**`` bold; :func:`layout_profile`),
+eight strata; an answer of label ``c`` in stratum ``s`` weighs ``P(s) / P(s | c)`` (``P(s)`` over all
+the added answers), clipped to [0.25, 4] (:func:`balance_weights`); its training copies weigh the
+same times the recipe's copy weight; corpus rows weigh 1. So "has headings" no longer tells the
+labels apart among the answers, while how each label writes its headings, lists and prose stays.
+Same splits, tests and rule, with ``balance`` in the place of ``cap``::
+
+    OMP_NUM_THREADS=1 python benchmarks/arena_cap.py --arm balance --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_balance \\
+        --figure docs/figures/arena_balance.png
 """
 
 from __future__ import annotations
@@ -108,6 +125,25 @@ def capped(rows: pd.DataFrame, cap: int, seed: int) -> pd.DataFrame:
 
 
 CHAT_KINDS = ("chat", GENRE)  # the genres the kind detector calls chat answers
+WEIGHT_CLIP = (0.25, 4.0)
+_HEADING = r"(?m)^#{1,6} "
+_LIST = r"(?m)^ {0,3}(?:[-*+]|\d{1,3}[.)]) "
+_BOLD = r"\*\*\S"
+
+
+def layout_profile(texts: pd.Series) -> pd.Series:
+    """Each text's layout stratum, 0-7: a Markdown heading line (4), a list line (2), ``**`` bold (1)."""
+    flags = [texts.str.contains(rx, regex=True) for rx in (_HEADING, _LIST, _BOLD)]
+    return flags[0].astype(int) * 4 + flags[1].astype(int) * 2 + flags[2].astype(int)
+
+
+def balance_weights(rows: pd.DataFrame) -> np.ndarray:
+    """``P(s) / P(s | label)`` per row (``s``: :func:`layout_profile`), clipped to ``WEIGHT_CLIP``."""
+    strata = layout_profile(rows.text)
+    pooled = strata.value_counts(normalize=True)
+    within = strata.groupby(rows.provider).value_counts(normalize=True)
+    w = [pooled[s] / within[(c, s)] for c, s in zip(rows.provider, strata, strict=True)]
+    return np.clip(np.asarray(w, dtype=np.float64), *WEIGHT_CLIP)
 
 
 @dataclass
@@ -148,6 +184,8 @@ def fitter(feats: Features, arm: str, seed: int):
     a :class:`Routed` pair and its detector."""
     def fit(train: pd.DataFrame, add: pd.DataFrame):
         both = pd.concat([train, add])
+        if arm == "balance":
+            return fit_recipe(feats, "default", both, seed, row_weight=np.r_[np.ones(len(train)), balance_weights(add)])
         if arm != "route":
             return fit_recipe(feats, "default", both, seed)
         return Routed(fit_recipe(feats, "default", both, seed), fit_recipe(feats, "default", train, seed),
@@ -200,7 +238,7 @@ def figure(res: dict, path: Path) -> None:
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-external")
     ap.add_argument("--answers", type=Path, required=True)
-    ap.add_argument("--arm", choices=("cap", "plain", "both", "route"), default="cap",
+    ap.add_argument("--arm", choices=("cap", "plain", "both", "route", "balance"), default="cap",
                     help="the challenger of all the answers")
     ap.add_argument("--figure", type=Path, help="also draw the results here (PNG)")
     ap.add_argument("--replot", action="store_true", help="only redraw --figure from --out's results.json")
@@ -233,7 +271,7 @@ def main() -> None:
         challenger = stripped
     elif args.arm == "both":
         challenger = pd.concat([add_all, stripped])
-    else:  # route: the same answers, read by kind
+    else:  # route: the same answers, read by kind; balance: the same answers, weighted by layout
         challenger = add_all
     adds = {"all": add_all, args.arm: challenger}
     log(f"inner train {len(inner['train']):,}, inner val {len(inner['val']):,}; answers added: all "
@@ -257,6 +295,14 @@ def main() -> None:
     log(f"T3 combined drop: all {res['T3 combined drop']['all']['diff']:.1f}, "
         f"{args.arm} {res['T3 combined drop'][args.arm]['diff']:.1f}")
     res["LOGO"] = logo_block(feats, outer, adds, args.seed, log, fit)
+    if args.arm == "balance":  # beside the rule: the layout profile per label, before and after the weights
+        strata, w = layout_profile(add_all.text), balance_weights(add_all)
+        res["heading share"] = {c: {"before": float((strata[add_all.provider == c] >= 4).mean()),
+                                    "after": float(np.average(strata[add_all.provider == c] >= 4,
+                                                              weights=w[(add_all.provider == c).to_numpy()]))}
+                                for c in sorted(set(add_all.provider))}
+        res["weights"] = {"min": float(w.min()), "max": float(w.max()), "clipped": float(np.isin(w, WEIGHT_CLIP).mean())}
+        log(f"heading share {res['heading share']}; weights {res['weights']}")
     if args.arm == "route":  # beside the rule: how often the detector names the kind right
         res["kind accuracy"] = {name: kind_accuracy(fits["route"].kind, feats, t) for name, t in tests.items()}
         for genre, train, test in leave_one_genre_out(outer):

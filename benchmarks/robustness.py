@@ -190,11 +190,12 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
     return out, fitted
 
 
-def fit_recipe(feats: Features, recipe: str, train, seed: int) -> StyleModel:
-    """A recipe fitted as ``train-probe`` fits it (with its training copies), uncalibrated, on ``train``'s rows."""
+def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.ndarray | None = None) -> StyleModel:
+    """A recipe fitted as ``train-probe`` fits it (with its training copies), uncalibrated, on ``train``'s rows
+    (``row_weight``: each row's, and its copies', weight; default 1)."""
     r = train["row_idx"].to_numpy()
     return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
-                         train["genre"], topic_keys(train), calibrate=False,
+                         train["genre"], topic_keys(train), calibrate=False, row_weight=row_weight,
                          aug_weight=AUG_WEIGHT if recipe != "legacy" else LEGACY_AUG_WEIGHT, seed=seed,
                          **RECIPES[recipe])
 

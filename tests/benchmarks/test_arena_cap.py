@@ -119,3 +119,34 @@ def test_kind_detector_calls_the_chat_genre_and_the_answers_chat_answers() -> No
     swapped = rows.assign(genre=rows.genre.map({"blog": "chat", "fiction": "arena-hard", "chat": "blog",
                                                 "arena-hard": "fiction"}))
     assert arena_cap.kind_accuracy(kind, feats, swapped) == 0.0
+
+
+def test_layout_profile_reads_headings_lists_and_bold() -> None:
+    texts = pd.Series(["## Title\n\nProse.", "Intro:\n\n- one\n- two", "1. first\n\nA **bold** word.",
+                       "Plain prose, no layout. #hashtag and * a star.", "# H\n\n* item\n\n**Note**"])
+    assert arena_cap.layout_profile(texts).tolist() == [4, 2, 3, 0, 7]
+
+
+def test_balance_weights_give_every_label_the_pooled_layout_profile() -> None:
+    """Weighted, each label's share of answers with headings (and every other stratum) is the
+    pooled share, and each label keeps its total weight (no weight clipped here)."""
+    heading, plain = "## Step\n\nDo it.", "Just do it."
+    rows = pd.DataFrame({"provider": ["CHATGPT"] * 6 + ["CLAUDE"] * 6,
+                         "text": [heading] * 4 + [plain] * 2 + [heading] * 2 + [plain] * 4})
+    w = arena_cap.balance_weights(rows)
+    has = arena_cap.layout_profile(rows.text).to_numpy() >= 4
+    for c in ("CHATGPT", "CLAUDE"):
+        m = (rows.provider == c).to_numpy()
+        assert np.average(has[m], weights=w[m]) == pytest.approx(0.5)  # pooled: 6 of 12
+        assert w[m].sum() == pytest.approx(m.sum())
+    skewed = pd.DataFrame({"provider": ["CHATGPT"] * 20 + ["CLAUDE"] * 20,
+                           "text": [heading] * 19 + [plain] + [plain] * 20})
+    assert arena_cap.balance_weights(skewed).max() == arena_cap.WEIGHT_CLIP[1]  # a rare stratum is clipped
+
+
+def test_row_weight_scales_a_row_and_its_copies() -> None:
+    from whowrote.style.train import augmented_rows
+
+    X, Xa = np.zeros((3, 2)), np.zeros((3, 2, 2))
+    _, _, _, _, w = augmented_rows(X, Xa, ["A", "B", "A"], ["g"] * 3, aug_weight=0.3, row_weight=np.array([1.0, 2.0, 0.5]))
+    assert w.tolist() == pytest.approx([1.0, 2.0, 0.5, 0.3, 0.6, 0.15, 0.3, 0.6, 0.15])

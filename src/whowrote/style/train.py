@@ -112,27 +112,31 @@ def augmented_features(model: StyleModel, texts: Sequence[str], seed: int = 0,
     return X, Xa
 
 
-def augmented_rows(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT
+def augmented_rows(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT,
+                   row_weight: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
     """``(rows, y, genres, groups, sample_weight)`` as :func:`fit_augmented` fits them: the rows ``X``,
     then each kind of edited copy ``Xa`` (``(rows, features)`` for one copy per row, ``(rows, copies,
-    features)`` for several), the copies at ``aug_weight``."""
+    features)`` for several), the copies at ``aug_weight``; ``row_weight`` (default 1) scales a row
+    and its copies alike."""
     Xa = Xa[:, None, :] if Xa.ndim == 2 else Xa
     if Xa.shape[0] != len(X):
         raise ValueError(f"copies of {Xa.shape[0]} rows for {len(X)} rows")
     k = Xa.shape[1]
     y, genres = np.asarray(y, dtype=object), np.asarray(genres, dtype=object)
     w = np.r_[np.ones(len(X)), np.full(k * len(X), aug_weight)]
+    if row_weight is not None:
+        w = w * np.tile(np.asarray(row_weight, dtype=np.float64), k + 1)
     g2 = None if groups is None else np.tile(np.asarray(groups, dtype=object), k + 1)
     stacked = np.vstack([X, *(Xa[:, j] for j in range(k))])
     return stacked, np.tile(y, k + 1), np.tile(genres, k + 1), g2, w
 
 
 def fit_augmented(X: np.ndarray, Xa: np.ndarray, y, genres, groups=None, aug_weight: float = AUG_WEIGHT,
-                  **params) -> StyleModel:
+                  row_weight: np.ndarray | None = None, **params) -> StyleModel:
     """Fit a :class:`StyleModel` on rows ``X`` plus their edited copies ``Xa``, weight ``aug_weight``
-    each (:func:`augmented_rows`)."""
-    rows, y2, g2, groups2, w = augmented_rows(X, Xa, y, genres, groups, aug_weight)
+    each (:func:`augmented_rows`; ``row_weight`` scales a row and its copies)."""
+    rows, y2, g2, groups2, w = augmented_rows(X, Xa, y, genres, groups, aug_weight, row_weight)
     return StyleModel(**params).fit(rows, y2, genres=g2, groups=groups2, sample_weight=w)
 
 
