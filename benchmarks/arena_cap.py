@@ -87,6 +87,9 @@ Same splits, tests and rule, with ``balance`` in the place of ``cap``::
     OMP_NUM_THREADS=1 python benchmarks/arena_cap.py --arm balance --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/arena_balance \\
         --figure docs/figures/arena_balance.png
+
+Result (session 49): the rule's (a), (b) and (c) all failed (LOGO mean 0.716 -> 0.708, blog 0.516 ->
+0.510; T1 / T2 mean recall -3.1 / -4.1; T3 -0.7), so **the bundled data stays**.
 """
 
 from __future__ import annotations
