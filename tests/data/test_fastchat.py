@@ -61,6 +61,15 @@ def test_load_corpus_keeps_the_folder_one_genre_and_prompts_as_topics(folder: Pa
     assert set(corpus[corpus.model == "claude-3-opus-20240229"].topic) == {"q1", "q2"}
 
 
+def test_mt_bench_turns_are_plain_strings(tmp_path: Path) -> None:
+    """MT-Bench's first release writes each turn as a string, not ``{"content": ...}``."""
+    row = {"question_id": 81, "model_id": "claude-v1", "choices": [{"index": 0, "turns": [" First. ", WORDS, None]}]}
+    folder = write_folder(tmp_path, {"claude-v1": [row]})
+    (text,) = read_fastchat_answers(folder).text
+    assert text == "First.\n\n" + WORDS.strip()
+    assert list(load_corpus([folder]).provider) == ["CLAUDE"]
+
+
 def test_plain_jsonl_folders_are_still_split_per_file(tmp_path: Path) -> None:
     for name in ("blogs", "chat"):
         (tmp_path / f"{name}.jsonl").write_text(json.dumps({"text": WORDS, "model": "gpt-4"}) + "\n", encoding="utf-8")

@@ -184,7 +184,7 @@ def run(argv: list[str]) -> int:
 
 
 def register(app) -> None:
-    """Add ``predict`` (arguments handed to :func:`run`) and ``train-probe`` to the Typer app."""
+    """Add ``predict`` (arguments handed to :func:`run`), ``train-probe`` and ``score`` to the Typer app."""
     from typing import Annotated
 
     import typer
@@ -230,6 +230,53 @@ def register(app) -> None:
                         log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter, blend_iter=blend_iter,
                         copies=groups)
         print(json.dumps(metrics, indent=1))
+
+    _register_score(app)
+
+
+def _register_score(app) -> None:
+    """Add ``score``: the style model against labelled texts of the user's own."""
+    import typer
+
+    from whowrote.cli import data as cli_data
+
+    @app.command("score")
+    def score(
+        paths: list[str] = typer.Argument(..., help=cli_data.PATHS_HELP + " Labelled: a model or provider column, "
+                                          "or an assistant's data export."),
+        model_path: Path = typer.Option(None, "--model", help="A model directory from train-probe (default: the bundled one)."),
+        among: str = typer.Option(None, "--among", help="Read every text as by one of these labels, as predict --among."),
+        json_out: str = typer.Option(None, "--json", help="Also write the scores as JSON to this file ('-': stdout, "
+                                     "with the tables on stderr)."),
+        rules: list[str] = cli_data._RULES,
+        text_column: str = cli_data._TEXT_COL, model_column: str = cli_data._MODEL_COL,
+        provider_column: str = cli_data._PROVIDER_COL,
+    ) -> None:
+        """Score the style model on labelled texts of your own: accuracy, calibration, what the abstain
+        rule keeps, confusion, per genre and per model."""
+        from whowrote.style import load_model
+        from whowrote.style.scorecard import render_scorecard, score_attributions
+        from whowrote.style.verdict import check_among
+
+        cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
+        corpus = cli_data._load(paths, rules, text_column, model_column, provider_column, None, None)
+        model = load_model(model_path)
+        found = model.attribute(corpus["text"].tolist(), n_tells=0, among=among)
+        card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])
+        card["model"] = str(model_path) if model_path else "bundled"
+        if among:
+            card["among"] = list(check_among(model, among))
+        to_stdout = json_out == "-"
+        console = cli_data._console(stderr=to_stdout)
+        for note in corpus.attrs.get("load_notes", []):
+            console.print(f"note: {note}", markup=False, highlight=False)
+        render_scorecard(card, console, among=card.get("among"))
+        if json_out:
+            text = json.dumps(card, indent=1) + "\n"
+            if to_stdout:
+                sys.stdout.write(text)
+            else:
+                cli_data._atomic_text(Path(json_out), text)
 
 
 def _same_dir(a: Path, b: Path) -> bool:

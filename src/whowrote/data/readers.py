@@ -327,7 +327,8 @@ def read_fastchat_answers(path: Path) -> pd.DataFrame:
             if "question_id" not in row or not isinstance(choices, list):
                 raise WhowroteError(f"{file}:{lineno}: not a FastChat answer (needs question_id and a choices list)")
             turns = choices[0].get("turns", []) if choices and isinstance(choices[0], dict) else []
-            parts = [t.get("content") if isinstance(t, dict) else None for t in turns]
+            # Arena-Hard-Auto's turns are {"content": ...}; MT-Bench's first release's plain strings
+            parts = [t.get("content") if isinstance(t, dict) else t for t in turns]
             text = "\n\n".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
             model = str(row.get("model_id") or file.stem)
             question = str(row["question_id"])
