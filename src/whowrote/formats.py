@@ -42,11 +42,13 @@ GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 # ``{"role", "content"}`` (content a string or a list of ``{"type": "text", "text"}`` parts),
 # ShareGPT ``{"from", "value"}``, Gemini ``{"role": "model", "parts": [{"text"}]}``, Claude's data
 # export ``chat_messages: [{"sender", "text", "content"}]``, or as ChatGPT's data export's tree of
-# nodes (``mapping``). Read when a row has no text column (or ``--column`` names the list); only the
-# assistant's side is the writing. (The roles of a record's turns; a *pasted* transcript's role lines
-# are whowrote.style.transcript's.)
+# nodes (``mapping``), or Gemini's (Google Takeout's "My Activity.json" of Gemini Apps: an entry per
+# prompt, its answer as HTML in ``safeHtmlItem: [{"html"}]``, a regenerated answer after the first).
+# Read when a row has no text column (or ``--column`` names the list); only the assistant's side is
+# the writing. (The roles of a record's turns; a *pasted* transcript's role lines are
+# whowrote.style.transcript's.)
 CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents", "chat_messages",
-                                         "mapping")
+                                         "mapping", "safeHtmlItem")
 CHAT_ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
 CHAT_USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})
 CHAT_OTHER_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})  # neither side
@@ -186,6 +188,9 @@ def conversation_turns(value: object) -> tuple[str, int, int] | None:
         value = mapping_turns(value)
     if not isinstance(value, list) or not value:
         return None
+    if all(isinstance(v, dict) and "html" in v and turn_role(v) is None for v in value):  # Gemini's safeHtmlItem
+        answers = [v["html"] for v in value if isinstance(v["html"], str) and v["html"].strip()]
+        return (answers[-1].strip(), 1, 0) if answers else ("", 0, 0)  # the last: a regeneration follows the first
     texts, n_assistant, n_user = [], 0, 0
     for turn in value:
         if not isinstance(turn, dict):
@@ -206,5 +211,7 @@ def conversation_turns(value: object) -> tuple[str, int, int] | None:
 
 def conversation_warning(column: str, n_assistant: int, n_user: int) -> str:
     """The warning an attribution of a chat-format record carries (``predict`` and ``serve`` alike)."""
+    if not n_user:  # Gemini's activity entry: the prompt is not a turn of the record
+        return f"a conversation record ({column!r}): the assistant's {n_assistant} turn(s) were attributed"
     return (f"a conversation record ({column!r}): only the assistant's {n_assistant} turn(s) were "
             f"attributed, not the user's {n_user}")

@@ -227,6 +227,36 @@ CLAUDE_EXPORT = [{"uuid": "c2", "name": "Gardens", "chat_messages": [
 ]}]
 
 
+# Gemini's (Google Takeout, "My Activity.json" of Gemini Apps): an entry per prompt, the answer as
+# HTML, a regenerated answer after the first; feedback entries carry no answer.
+GEMINI_ANSWER_HTML = f"<h2>Planting</h2><p>{ANSWER}</p><ul><li>in autumn</li><li>deep</li></ul><p>{SECOND}</p>"
+GEMINI_EXPORT = [
+    {"header": "Gemini Apps", "title": f"Prompted {ASK}", "time": "2025-06-01T10:00:00.000Z",
+     "products": ["Gemini Apps"], "activityControls": ["Gemini Apps Activity"],
+     "safeHtmlItem": [{"html": "<p>A first answer the user regenerated.</p>"}, {"html": GEMINI_ANSWER_HTML}]},
+    {"header": "Gemini Apps", "title": "Gave feedback: Good response", "time": "2025-06-01T10:01:00.000Z",
+     "products": ["Gemini Apps"], "activityControls": ["Gemini Apps Activity"]},
+]
+
+
+def test_gemini_activity_entries_read_as_their_answer(tmp_path) -> None:
+    """`whowrote predict "My Activity.json"`: an entry's last answer, its HTML read as the Markdown it
+    displays; an entry with no answer is named as such."""
+    from whowrote.style import load_model
+
+    path = tmp_path / "My Activity.json"
+    path.write_text(json.dumps(GEMINI_EXPORT), encoding="utf-8")
+    answer, feedback = iter_items([str(path)])
+    assert answer.error is None and answer.text == GEMINI_ANSWER_HTML
+    assert answer.warnings == ["a conversation record ('safeHtmlItem'): the assistant's 1 turn(s) were attributed"]
+    assert feedback.error == "a Gemini Apps activity entry with no answer (feedback, a chosen draft, a setting)"
+    from whowrote.style.html_reader import html_to_markdown
+
+    a, b = load_model().attribute([answer.text, html_to_markdown(answer.text)])
+    assert any(w.startswith("input looks like HTML") for w in a.warnings)
+    assert a.probabilities == b.probabilities and a.n_words == b.n_words  # read as the Markdown it displays
+
+
 @pytest.mark.parametrize(("export", "column"), [(CHATGPT_EXPORT, "mapping"), (CLAUDE_EXPORT, "chat_messages")],
                          ids=["chatgpt", "claude"])
 def test_the_assistants_data_exports_read_as_their_assistant_turns(tmp_path, export, column) -> None:
@@ -244,7 +274,8 @@ def test_the_assistants_data_exports_read_as_their_assistant_turns(tmp_path, exp
 def test_the_assistants_data_exports_are_labelled_corpora(tmp_path) -> None:
     """`load_corpus` (train-probe, data audit/split) reads an export as chat texts labelled by their
     maker: ChatGPT's by the model most of the shown answers name (a regenerated answer's slug does
-    not count; a slug the rules would not read as ChatGPT's is prefixed), Claude's as `claude`."""
+    not count; a slug the rules would not read as ChatGPT's is prefixed), Claude's as `claude`,
+    Gemini's as `gemini` (its HTML answers marked, and read as Markdown by train-probe)."""
     pytest.importorskip("pandas")
     import copy
 
@@ -268,6 +299,15 @@ def test_the_assistants_data_exports_are_labelled_corpora(tmp_path) -> None:
     path.write_text(json.dumps(CLAUDE_EXPORT), encoding="utf-8")
     claude = load_corpus([path])
     assert list(claude.provider) == ["CLAUDE"] and list(claude.model) == ["claude"] and list(claude.id) == ["c2"]
+    path.write_text(json.dumps(GEMINI_EXPORT), encoding="utf-8")
+    gemini = load_corpus([path])  # the feedback entry has no answer: dropped as empty
+    assert list(gemini.provider) == ["GEMINI"] and list(gemini.model) == ["gemini"] and list(gemini.genre) == ["chat"]
+    assert list(gemini.text) == [GEMINI_ANSWER_HTML] and list(gemini.markup) == ["html"]
+    assert list(gemini.topic) == [f"Prompted {ASK}".strip()]
+    from whowrote.style.train import training_corpus  # train-probe reads the HTML as the Markdown it displays
+
+    (text,) = training_corpus([path]).text
+    assert text.startswith("## Planting\n\n") and "<p>" not in text and "- in autumn" in text
     labelled = [{**CLAUDE_EXPORT[0], "model": "claude-3-opus-20240229"}]  # a model column of the user's own wins
     path.write_text(json.dumps(labelled), encoding="utf-8")
     assert list(load_corpus([path]).model) == ["claude-3-opus-20240229"]

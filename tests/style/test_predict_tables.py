@@ -63,7 +63,8 @@ def test_text_column_missing_or_mixed(tmp_path, capsys):
     path.write_text('{"id": 1, "story": "x"}\n', encoding="utf-8")
     _one_line_error(["predict", str(path), "--json"], capsys,
                     f"{path}: no text column (one of text, content, question, body, blog, completion, response, output, "
-                    "or a conversation's turns: messages, conversations, conversation, contents, chat_messages, mapping) "
+                    "or a conversation's turns: messages, conversations, conversation, contents, chat_messages, mapping, "
+                    "safeHtmlItem) "
                     "in its only row; use --column")
     path.write_text('{"id": 1, "story": "x"}\n{"id": 2, "body": ""}\n', encoding="utf-8")
     _one_line_error(["predict", str(path), "--column", "body"], capsys,

@@ -256,10 +256,11 @@ def _register_score(app) -> None:
         rule keeps, confusion, per genre and per model."""
         from whowrote.style import load_model
         from whowrote.style.scorecard import render_scorecard, score_attributions
+        from whowrote.style.train import read_markup
         from whowrote.style.verdict import check_among
 
         cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
-        corpus = cli_data._load(paths, rules, text_column, model_column, provider_column, None, None)
+        corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None))
         model = load_model(model_path)
         found = model.attribute(corpus["text"].tolist(), n_tells=0, among=among)
         card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])

@@ -237,7 +237,8 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
         elif not isinstance(rec, dict):
             yield Item(where, error="row is not an object or a string")
         elif (col := _pick_column(rec, column)) is None:
-            yield Item(where, error=f"no text column ({_wanted(column)}); use --column")
+            yield Item(where, error="a Gemini Apps activity entry with no answer (feedback, a chosen draft, a setting)"
+                       if rec.get("header") == "Gemini Apps" else f"no text column ({_wanted(column)}); use --column")
         else:
             value = rec.get(col)
             ident = rec.get("id", rec.get("uuid"))  # Claude's data export names its conversations by uuid

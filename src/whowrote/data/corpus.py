@@ -32,7 +32,7 @@ PROVIDER_ALIASES = {"ANTHROPIC": "CLAUDE", "OPENAI": "CHATGPT", "GPT": "CHATGPT"
 MAX_TEXT_CHARS = 2_000_000
 
 # The assistants' data exports (conversations.json), by the column that holds their turns.
-EXPORT_MAKERS = {"mapping": "ChatGPT", "chat_messages": "Claude"}
+EXPORT_MAKERS = {"mapping": "ChatGPT", "chat_messages": "Claude", "safeHtmlItem": "Gemini"}
 # File stems of the shared corpus -> the genre name used in leave-one-genre-out splits.
 GENRE_OF_STEM = {"blogs": "blog", "debates": "debate", "fiction": "fiction", "longform": "longform"}
 
@@ -102,6 +102,8 @@ def normalise(
     if chosen["text"] in EXPORT_MAKERS and not chosen.get("model") and not chosen.get("provider"):
         raw = raw.assign(model=_export_models(raw, chosen["text"], provider_map))  # an assistant's own export labels itself
         chosen["model"] = "model"
+        if chosen["text"] == "safeHtmlItem":  # Gemini's answers are HTML: train-probe reads them as Markdown
+            raw = raw.assign(markup="html")
         raw.attrs["genre"] = raw.attrs.get("genre") or "chat"
         notes.append(f"{source}: {EXPORT_MAKERS[chosen['text']]}'s data export: each conversation labelled by "
                      "its maker" + (" and the model most of its answers name" if chosen["text"] == "mapping" else ""))
@@ -199,9 +201,9 @@ def _export_models(raw: pd.DataFrame, column: str, provider_map: ProviderMap) ->
     """The model of each conversation of a data export: a ChatGPT conversation's most common
     ``model_slug`` among its shown answers (else its ``default_model_slug``), prefixed ``chatgpt``
     where the provider rules would not read it as ChatGPT's (``auto``, ``research``); Claude's export
-    names no model: ``claude``."""
-    if column == "chat_messages":
-        return pd.Series("claude", index=raw.index)
+    names no model: ``claude``; nor does Gemini's: ``gemini``."""
+    if column in ("chat_messages", "safeHtmlItem"):
+        return pd.Series("claude" if column == "chat_messages" else "gemini", index=raw.index)
     defaults = raw["default_model_slug"] if "default_model_slug" in raw.columns else pd.Series(None, index=raw.index)
     out = []
     for tree, default in zip(raw[column], defaults, strict=True):
@@ -258,7 +260,7 @@ def _choose_columns(raw: pd.DataFrame, overrides: Mapping[str, str], source: str
         else:
             chosen[field] = next((lower[c] for c in candidates if c in lower), None)
     if chosen["text"] is None and "text" not in overrides:  # a chat log: its turns (see _assistant_sides)
-        chosen["text"] = next((lower[c] for c in CONVERSATION_COLUMNS if c in lower), None)
+        chosen["text"] = next((lower[c.lower()] for c in CONVERSATION_COLUMNS if c.lower() in lower), None)
     if chosen["text"] is None:
         raise WhowroteError(f"{source}: no text column found (looked for {', '.join(COLUMN_CANDIDATES['text'])}, "
                             f"and a chat log's {', '.join(CONVERSATION_COLUMNS)}; "

@@ -243,9 +243,22 @@ def training_corpus(paths: Sequence[str | Path]):
     the generations cut off at their output budget (``truncated``, from ``whowrote data generate``)."""
     from whowrote.data import load_corpus
 
-    corpus = load_corpus(list(paths)).reset_index(drop=True)
+    corpus = read_markup(load_corpus(list(paths)).reset_index(drop=True))
     if "truncated" in corpus.columns:
         corpus = corpus[~corpus["truncated"].eq(True)].reset_index(drop=True)
+    return corpus
+
+
+def read_markup(corpus):
+    """The corpus with the rows a loader marked ``markup == "html"`` (Gemini's exported answers) read
+    as the Markdown their HTML displays, as ``predict`` reads an HTML page."""
+    if "markup" not in corpus.columns or not corpus["markup"].eq("html").any():
+        return corpus
+    from whowrote.style.html_reader import html_to_markdown
+
+    html = corpus["markup"].eq("html")
+    corpus = corpus.copy()
+    corpus.loc[html, "text"] = corpus.loc[html, "text"].map(html_to_markdown)
     return corpus
 
 
