@@ -40,6 +40,10 @@ def test_the_scores_agree_with_the_verdicts(rows) -> None:
     sure = ~np.array([a.uncertain for a in found])
     assert card["accuracy_not_uncertain"] == pytest.approx(right[sure].mean())
     assert 0 <= card["ece"] <= 1 and "other_auroc" in card
+    assert sum(b["count"] for b in card["reliability"]) == len(texts)
+    cover = [c["coverage"] for c in card["coverage_curve"]]
+    assert cover == sorted(cover, reverse=True) and cover[0] == 1.0  # every verdict is >= 0.25 sure
+    assert card["coverage_curve"][0]["accuracy"] == pytest.approx(card["accuracy"])
     assert all(s["n"] >= MIN_GROUP for s in card["per_model"].values())
     assert set(card["per_genre"]) == set(rows.genre)
     assert card["per_genre"]["blog"]["n"] == (rows.genre == "blog").sum() + 1
@@ -50,8 +54,9 @@ def test_score_on_the_command_line(rows, tmp_path, capsys) -> None:
     path.write_text("".join(json.dumps({"text": t, "model": m}) + "\n" for t, m in zip(rows.text, rows.model, strict=True)),
                     encoding="utf-8")
     with pytest.raises(SystemExit) as e:
-        main(["score", str(path), "--json", "-"])
+        main(["score", str(path), "--json", "-", "--figure", str(tmp_path / "score.png")])
     assert e.value.code in (0, None)
+    assert (tmp_path / "score.png").stat().st_size > 10_000  # a drawn figure
     cap = capsys.readouterr()
     card = json.loads(cap.out)
     assert card["n"] == len(rows) and card["model"] == "bundled"

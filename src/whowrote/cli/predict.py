@@ -248,6 +248,8 @@ def _register_score(app) -> None:
         among: str = typer.Option(None, "--among", help="Read every text as by one of these labels, as predict --among."),
         json_out: str = typer.Option(None, "--json", help="Also write the scores as JSON to this file ('-': stdout, "
                                      "with the tables on stderr)."),
+        figure: Path = typer.Option(None, "--figure", help="Also draw reliability and accuracy against coverage "
+                                    "(PNG; needs matplotlib)."),
         rules: list[str] = cli_data._RULES,
         text_column: str = cli_data._TEXT_COL, model_column: str = cli_data._MODEL_COL,
         provider_column: str = cli_data._PROVIDER_COL,
@@ -255,11 +257,12 @@ def _register_score(app) -> None:
         """Score the style model on labelled texts of your own: accuracy, calibration, what the abstain
         rule keeps, confusion, per genre and per model."""
         from whowrote.style import load_model
-        from whowrote.style.scorecard import render_scorecard, score_attributions
+        from whowrote.style.scorecard import render_scorecard, score_attributions, scorecard_figure
         from whowrote.style.train import read_markup
         from whowrote.style.verdict import check_among
 
         cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
+        cli_data._refuse_input_as_output(figure, paths, "--figure")
         corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None))
         model = load_model(model_path)
         found = model.attribute(corpus["text"].tolist(), n_tells=0, among=among)
@@ -278,6 +281,8 @@ def _register_score(app) -> None:
                 sys.stdout.write(text)
             else:
                 cli_data._atomic_text(Path(json_out), text)
+        if figure:
+            scorecard_figure(card, figure)
 
 
 def _same_dir(a: Path, b: Path) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from whowrote.style.calibration import reliability
 from whowrote.style.heldout import evaluate_proba
 from whowrote.types import LABELS, PROVIDERS
 
@@ -40,6 +41,12 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
                                          for c in LABELS if (y == c).any()}}
     calib = evaluate_proba(np.asarray(LABELS, dtype=object), P, y, np.asarray(genres, dtype=object))
     out.update({k: calib[k] for k in ("ece", "brier", "macro_f1", "other_auroc") if k in calib})
+    known = np.isin(y, LABELS)
+    out["reliability"] = reliability(P[known], np.array([LABELS.index(v) for v in y[known]]), 10)
+    top = P.max(axis=1)
+    out["coverage_curve"] = [{"threshold": float(t), "coverage": float((top >= t).mean()),
+                              "accuracy": float(right[top >= t].mean()) if (top >= t).any() else None}
+                             for t in np.round(np.arange(0.25, 0.951, 0.05), 2)]
     for key, groups in (("per_genre", genres), ("per_model", models)):
         groups = np.asarray(groups, dtype=object)
         out[key] = {str(g): {"n": int(m.sum()), "accuracy": float(right[m].mean()),
@@ -84,3 +91,38 @@ def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None 
         for g, s in card[key].items():  # Text: names come from the data, not rich markup
             table.add_row(Text(g), str(s["n"]), _pct(s["accuracy"]), _pct(s["accuracy_3way"]), f"{s['uncertain']:.0%}")
         console.print(table)
+
+
+def scorecard_figure(card: dict[str, Any], path) -> None:
+    """Reliability (verdicts' confidence against their accuracy) and accuracy against coverage when
+    only verdicts above a confidence threshold are kept, on the scored texts."""
+    try:
+        import matplotlib
+    except ImportError:
+        from whowrote.formats import install_hint
+        from whowrote.types import WhowroteError
+
+        raise WhowroteError(f"--figure needs matplotlib: {install_hint('study')}") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    bins = card["reliability"]
+    ax.plot([0, 1], [0, 1], ":", color="grey")
+    ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], "o-")
+    for b in bins:
+        ax.annotate(str(b["count"]), (b["confidence"], b["accuracy"]), fontsize=7, xytext=(3, -9),
+                    textcoords="offset points")
+    ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="confidence of the verdict", ylabel="accuracy",
+           title=f"reliability (ECE {card.get('ece', float('nan')):.3f}; texts per bin)")
+    curve = [c for c in card["coverage_curve"] if c["accuracy"] is not None]
+    ax2.plot([c["coverage"] for c in curve], [c["accuracy"] for c in curve], "o-")
+    for c in curve[::2]:
+        ax2.annotate(f"{c['threshold']:.2f}", (c["coverage"], c["accuracy"]), fontsize=7, xytext=(3, 3),
+                     textcoords="offset points")
+    ax2.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="share of texts kept (confidence >= threshold)",
+            ylabel="accuracy of the kept texts", title="accuracy against coverage (thresholds marked)")
+    fig.suptitle(f"{card['n']:,} labelled texts, model {card.get('model', '')}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
