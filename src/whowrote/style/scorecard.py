@@ -56,7 +56,7 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
     return out
 
 
-def _pct(v: float | None) -> str:
+def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
@@ -66,12 +66,12 @@ def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None 
     from rich.text import Text
 
     head = (f"[bold]{card['n']:,} labelled texts[/bold]"
-            + (f" (read as by one of {', '.join(among)})" if among else "") + f": accuracy {_pct(card['accuracy'])}"
-            + (f", 3-way {_pct(card['accuracy_3way'])}" if card.get("accuracy_3way") is not None else "")
+            + (f" (read as by one of {', '.join(among)})" if among else "") + f": accuracy {_fmt(card['accuracy'])}"
+            + (f", 3-way {_fmt(card['accuracy_3way'])}" if card.get("accuracy_3way") is not None else "")
             + (f", ECE {card['ece']:.3f}" if "ece" in card else "")
             + (f", OTHER AUROC {card['other_auroc']:.3f}" if "other_auroc" in card else ""))
     console.print(head)
-    console.print(f"uncertain {card['uncertain']:.1%}; accuracy of the rest {_pct(card['accuracy_not_uncertain'])}",
+    console.print(f"uncertain {card['uncertain']:.1%}; accuracy of the rest {_fmt(card['accuracy_not_uncertain'])}",
                   highlight=False)
     conf = Table(title="Confusion (rows: label, columns: verdict, uncertain ones included)", title_justify="left",
                  show_edge=False)
@@ -80,7 +80,7 @@ def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None 
         conf.add_column(c, justify="right")
     conf.add_column("recall", justify="right")
     for c, row in card["confusion"].items():
-        conf.add_row(c, *[str(row[p]) for p in LABELS], _pct(card["recall"][c]))
+        conf.add_row(c, *[str(row[p]) for p in LABELS], _fmt(card["recall"][c]))
     console.print(conf)
     for key, name in (("per_genre", "genre"), ("per_model", "model")):
         if not card[key] or (key == "per_genre" and len(card[key]) < 2):
@@ -89,7 +89,7 @@ def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None 
         for col in (name, "n", "accuracy", "3-way", "uncertain"):
             table.add_column(col, justify="left" if col == name else "right")
         for g, s in card[key].items():  # Text: names come from the data, not rich markup
-            table.add_row(Text(g), str(s["n"]), _pct(s["accuracy"]), _pct(s["accuracy_3way"]), f"{s['uncertain']:.0%}")
+            table.add_row(Text(g), str(s["n"]), _fmt(s["accuracy"]), _fmt(s["accuracy_3way"]), f"{s['uncertain']:.0%}")
         console.print(table)
 
 
