@@ -42,7 +42,9 @@ them: ``--arena`` adds a reference group, the assistants' answers to Arena-Hard-
 (``external_answers.read_answers``; never trained on), with ``attributed_right`` (told the right
 assistant); and every group gets ``among3_reads_other``, the share told one of the three under
 ``--among`` whose result also says "without that assumption it reads as OTHER" (the four-way top
-label is OTHER), the note ``predict`` adds since this benchmark's first run.
+label is OTHER), the note ``predict`` adds since this benchmark's first run. Later the same day, also
+descriptive: ``attributed_tells``, the top three tells of the people's texts told an assistant (which
+cues, and how many are marked fragile).
 
 ::
 
@@ -60,6 +62,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -231,8 +234,16 @@ def main() -> None:
               f"uncertain {g['uncertain']:.3f}, >=0.9 attributed {g['attributed_confident']:.3f}, "
               f"among-3 attributed {g['among3_attributed']:.3f} (reads OTHER {g['among3_reads_other']:.3f})",
               file=sys.stderr)
+    people = [i for i, a in enumerate(found) if writer[i] == "human" and not a.uncertain and a.provider in THREE]
+    told = model.attribute([texts[i] for i in people], n_tells=3)
+    cues = Counter(f"{a.provider}: {t.feature}" for a in told for t in a.tells)
     result = {"model": args.model or "bundled", "distance_threshold": threshold, "groups": groups,
+              "attributed_tells": {"texts": len(told), "tells": sum(len(a.tells) for a in told),
+                                   "fragile": sum(t.fragile for a in told for t in a.tells),
+                                   "texts_with_a_fragile_tell": sum(any(t.fragile for t in a.tells) for a in told),
+                                   "cues": dict(cues.most_common(15))},
               "seconds": round(time.time() - t0, 1)}
+    print(f"people's texts told an assistant: {result['attributed_tells']}", file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(result, indent=1) + "\n")
     if args.figure:
