@@ -62,6 +62,15 @@ def test_score_on_the_command_line(rows, tmp_path, capsys) -> None:
     assert card["n"] == len(rows) and card["model"] == "bundled"
     assert set(card["confusion"]) == set(rows.provider) and set(card["recall"]) <= set(LABELS)
     assert "labelled texts: accuracy" in cap.err and "Confusion" in cap.err
+    with pytest.raises(SystemExit) as e:  # --edits: typography never moves a verdict; a crop does
+        main(["score", str(path), "--edits", "smart_quotes, first_800_chars", "--json", "-"])
+    edited = json.loads(capsys.readouterr().out)["edits"]
+    assert list(edited) == ["smart_quotes", "first_800_chars"]
+    assert edited["smart_quotes"] == {"accuracy": card["accuracy"], "changed": 0.0}
+    assert edited["first_800_chars"]["changed"] > 0
+    with pytest.raises(SystemExit) as e:
+        main(["score", str(path), "--edits", "bold_everything"])
+    assert e.value.code == 1 and "unknown edit(s) bold_everything (choose from to_ascii" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:  # --among: every verdict one of the labels named
         main(["score", str(path), "--among", "claude,chatgpt,gemini", "--json", "-"])
     three = json.loads(capsys.readouterr().out)

@@ -250,6 +250,8 @@ def _register_score(app) -> None:
                                      "with the tables on stderr)."),
         figure: Path = typer.Option(None, "--figure", help="Also draw reliability and accuracy against coverage "
                                     "(PNG; needs matplotlib)."),
+        edits: str = typer.Option(None, "--edits", help="Also score the texts under these everyday edits, comma-"
+                                  "separated (e.g. strip_markdown,first_800_chars), or 'all'."),
         rules: list[str] = cli_data._RULES,
         text_column: str = cli_data._TEXT_COL, model_column: str = cli_data._MODEL_COL,
         provider_column: str = cli_data._PROVIDER_COL,
@@ -257,7 +259,8 @@ def _register_score(app) -> None:
         """Score the style model on labelled texts of your own: accuracy, calibration, what the abstain
         rule keeps, confusion, per genre and per model."""
         from whowrote.style import load_model
-        from whowrote.style.scorecard import render_scorecard, score_attributions, scorecard_figure
+        from whowrote.style.edits import edits as edit_suite
+        from whowrote.style.scorecard import edit_rows, render_scorecard, score_attributions, scorecard_figure
         from whowrote.style.train import read_markup
         from whowrote.style.verdict import check_among
 
@@ -265,8 +268,13 @@ def _register_score(app) -> None:
         cli_data._refuse_input_as_output(figure, paths, "--figure")
         corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None))
         model = load_model(model_path)
-        found = model.attribute(corpus["text"].tolist(), n_tells=0, among=among)
+        texts = corpus["text"].tolist()
+        found = model.attribute(texts, n_tells=0, among=among)
         card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])
+        if edits:
+            names = [n for n in edit_suite() if n != "raw"] if edits.strip() == "all" else \
+                [n.strip() for n in edits.split(",") if n.strip()]
+            card["edits"] = edit_rows(model, texts, corpus["provider"], found, names, among=among)
         card["model"] = str(model_path) if model_path else "bundled"
         if among:
             card["among"] = list(check_among(model, among))

@@ -56,6 +56,28 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
     return out
 
 
+def edit_rows(model, texts: Sequence[str], y: Sequence[str], found: Sequence, names: Sequence[str],
+              among=None, seed: int = 0) -> dict[str, dict[str, Any]]:
+    """Per everyday edit (:func:`whowrote.style.edits.edits`), the texts' accuracy once edited and
+    the share of verdicts the edit changes (a label, or sure to uncertain and back)."""
+    from whowrote.style.edits import edits
+
+    suite = edits(seed)
+    unknown = [n for n in names if n not in suite]
+    if unknown:
+        from whowrote.types import WhowroteError
+
+        raise WhowroteError(f"unknown edit(s) {', '.join(unknown)} (choose from {', '.join(n for n in suite if n != 'raw')})")
+    y = np.asarray(y, dtype=object)
+    before = [(a.provider, a.uncertain) for a in found]
+    out = {}
+    for name in names:
+        after = model.attribute([suite[name](t) for t in texts], n_tells=0, among=among)
+        out[name] = {"accuracy": float(np.mean([a.provider == v for a, v in zip(after, y, strict=True)])),
+                     "changed": float(np.mean([(a.provider, a.uncertain) != b for a, b in zip(after, before, strict=True)]))}
+    return out
+
+
 def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
@@ -82,6 +104,14 @@ def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None 
     for c, row in card["confusion"].items():
         conf.add_row(c, *[str(row[p]) for p in LABELS], _fmt(card["recall"][c]))
     console.print(conf)
+    if card.get("edits"):
+        table = Table(title="Everyday edits (accuracy once edited; verdicts the edit changes)", title_justify="left",
+                      show_edge=False)
+        for col in ("edit", "accuracy", "change", "verdicts changed"):
+            table.add_column(col, justify="left" if col == "edit" else "right")
+        for name, e in card["edits"].items():
+            table.add_row(name, _fmt(e["accuracy"]), f"{100 * (e['accuracy'] - card['accuracy']):+.1f}", f"{e['changed']:.1%}")
+        console.print(table)
     for key, name in (("per_genre", "genre"), ("per_model", "model")):
         if not card[key] or (key == "per_genre" and len(card[key]) < 2):
             continue
