@@ -248,6 +248,7 @@ def test_gemini_activity_entries_read_as_their_answer(tmp_path) -> None:
     path.write_text(json.dumps(GEMINI_EXPORT), encoding="utf-8")
     answer, feedback = iter_items([str(path)])
     assert answer.error is None and answer.text == GEMINI_ANSWER_HTML
+    assert answer.id == "2025-06-01T10:00:00.000Z"  # an entry's only name is its time
     assert answer.warnings == ["a conversation record ('safeHtmlItem'): the assistant's 1 turn(s) were attributed"]
     assert feedback.error == "a Gemini Apps activity entry with no answer (feedback, a chosen draft, a setting)"
     from whowrote.style.html_reader import html_to_markdown

@@ -241,7 +241,8 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
                        if rec.get("header") == "Gemini Apps" else f"no text column ({_wanted(column)}); use --column")
         else:
             value = rec.get(col)
-            ident = rec.get("id", rec.get("uuid"))  # Claude's data export names its conversations by uuid
+            # Claude's data export names its conversations by uuid; Gemini's entries have only their time
+            ident = rec.get("id", rec.get("uuid", rec.get("time") if rec.get("header") == "Gemini Apps" else None))
             ident = None if ident is None else str(ident)
             if isinstance(value, str):
                 yield Item(where, value, warnings=[*row.warnings, *_turn_warning(rec)], id=ident)
