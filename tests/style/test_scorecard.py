@@ -71,6 +71,7 @@ def test_score_on_the_command_line(rows, tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as e:
         main(["score", str(path), "--edits", "bold_everything"])
     assert e.value.code == 1 and "unknown edit(s) bold_everything (choose from to_ascii" in capsys.readouterr().err
+    assert "bold" not in capsys.readouterr().out  # failed before scoring anything
     with pytest.raises(SystemExit) as e:  # --among: every verdict one of the labels named
         main(["score", str(path), "--among", "claude,chatgpt,gemini", "--json", "-"])
     three = json.loads(capsys.readouterr().out)

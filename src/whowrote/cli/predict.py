@@ -259,21 +259,25 @@ def _register_score(app) -> None:
         """Score the style model on labelled texts of your own: accuracy, calibration, what the abstain
         rule keeps, confusion, per genre and per model."""
         from whowrote.style import load_model
-        from whowrote.style.edits import edits as edit_suite
-        from whowrote.style.scorecard import edit_rows, render_scorecard, score_attributions, scorecard_figure
+        from whowrote.style.scorecard import (
+            edit_names,
+            edit_rows,
+            render_scorecard,
+            score_attributions,
+            scorecard_figure,
+        )
         from whowrote.style.train import read_markup
         from whowrote.style.verdict import check_among
 
         cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
         cli_data._refuse_input_as_output(figure, paths, "--figure")
+        names = edit_names(edits) if edits else []  # a bad name fails before the corpus is read
         corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None))
         model = load_model(model_path)
         texts = corpus["text"].tolist()
         found = model.attribute(texts, n_tells=0, among=among)
         card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])
-        if edits:
-            names = [n for n in edit_suite() if n != "raw"] if edits.strip() == "all" else \
-                [n.strip() for n in edits.split(",") if n.strip()]
+        if names:
             card["edits"] = edit_rows(model, texts, corpus["provider"], found, names, among=among)
         card["model"] = str(model_path) if model_path else "bundled"
         if among:

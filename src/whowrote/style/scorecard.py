@@ -56,18 +56,28 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
     return out
 
 
+def edit_names(spec: str) -> list[str]:
+    """``--edits``: comma-separated names of the robustness suite's edits, or ``all``; a one-line
+    error for a name it does not have."""
+    from whowrote.style.edits import edits
+    from whowrote.types import WhowroteError
+
+    known = [n for n in edits() if n != "raw"]
+    names = known if spec.strip() == "all" else [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise WhowroteError(f"unknown edit(s) {', '.join(unknown) or repr(spec)} (choose from {', '.join(known)}, or all)")
+    return names
+
+
 def edit_rows(model, texts: Sequence[str], y: Sequence[str], found: Sequence, names: Sequence[str],
               among=None, seed: int = 0) -> dict[str, dict[str, Any]]:
-    """Per everyday edit (:func:`whowrote.style.edits.edits`), the texts' accuracy once edited and
-    the share of verdicts the edit changes (a label, or sure to uncertain and back)."""
+    """Per everyday edit (:func:`whowrote.style.edits.edits`; ``names`` from :func:`edit_names`), the
+    texts' accuracy once edited and the share of verdicts the edit changes (a label, or sure to
+    uncertain and back)."""
     from whowrote.style.edits import edits
 
     suite = edits(seed)
-    unknown = [n for n in names if n not in suite]
-    if unknown:
-        from whowrote.types import WhowroteError
-
-        raise WhowroteError(f"unknown edit(s) {', '.join(unknown)} (choose from {', '.join(n for n in suite if n != 'raw')})")
     y = np.asarray(y, dtype=object)
     before = [(a.provider, a.uncertain) for a in found]
     out = {}
