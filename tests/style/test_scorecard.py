@@ -49,7 +49,7 @@ def test_the_scores_agree_with_the_verdicts(rows) -> None:
     assert card["per_genre"]["blog"]["n"] == (rows.genre == "blog").sum() + 1
 
 
-def test_score_on_the_command_line(rows, tmp_path, capsys) -> None:
+def test_score_on_the_command_line(rows, tmp_path, capsys, monkeypatch) -> None:
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps({"text": t, "model": m}) + "\n" for t, m in zip(rows.text, rows.model, strict=True)),
                     encoding="utf-8")
@@ -68,11 +68,16 @@ def test_score_on_the_command_line(rows, tmp_path, capsys) -> None:
     assert list(edited) == ["smart_quotes", "first_800_chars"]
     assert edited["smart_quotes"] == {"accuracy": card["accuracy"], "changed": 0.0}
     assert edited["first_800_chars"]["changed"] > 0
+    import whowrote.style
+
+    def no_model(*_args, **_kwargs):
+        raise AssertionError("a bad --edits name should fail before the model is loaded")
+
+    monkeypatch.setattr(whowrote.style, "load_model", no_model)
     with pytest.raises(SystemExit) as e:
         main(["score", str(path), "--edits", "bold_everything"])
-    cap = capsys.readouterr()
-    assert e.value.code == 1 and "unknown edit(s) bold_everything (choose from to_ascii" in cap.err
-    assert "labelled texts" not in cap.out + cap.err  # it failed before scoring anything
+    assert e.value.code == 1 and "unknown edit(s) bold_everything (choose from to_ascii" in capsys.readouterr().err
+    monkeypatch.undo()
     with pytest.raises(SystemExit) as e:  # --among: every verdict one of the labels named
         main(["score", str(path), "--among", "claude,chatgpt,gemini", "--json", "-"])
     three = json.loads(capsys.readouterr().out)
