@@ -62,6 +62,13 @@ def test_score_on_the_command_line(rows, tmp_path, capsys, monkeypatch) -> None:
     assert card["n"] == len(rows) and card["model"] == "bundled"
     assert set(card["confusion"]) == set(rows.provider) and set(card["recall"]) <= set(LABELS)
     assert "labelled texts: accuracy" in cap.err and "Confusion" in cap.err
+    import whowrote.cli.predict as cli_predict
+
+    monkeypatch.setattr(cli_predict, "SCORE_CHUNK", 7)  # attributed 7 texts at a time: the same scores
+    with pytest.raises(SystemExit):
+        main(["score", str(path), "--json", "-"])
+    assert json.loads(capsys.readouterr().out) == card
+    monkeypatch.undo()
     with pytest.raises(SystemExit) as e:  # --edits: typography never moves a verdict; a crop does
         main(["score", str(path), "--edits", "smart_quotes, first_800_chars", "--json", "-"])
     edited = json.loads(capsys.readouterr().out)["edits"]

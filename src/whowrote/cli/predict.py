@@ -234,6 +234,9 @@ def register(app) -> None:
     _register_score(app)
 
 
+SCORE_CHUNK = 2000  # texts per attribute() call in `score` (a progress step; the verdicts do not depend on it)
+
+
 def _register_score(app) -> None:
     """Add ``score``: the style model against labelled texts of the user's own."""
     import typer
@@ -258,6 +261,7 @@ def _register_score(app) -> None:
     ) -> None:
         """Score the style model on labelled texts of your own: accuracy, calibration, what the abstain
         rule keeps, confusion, per genre and per model."""
+        from whowrote.study.progress import Steps
         from whowrote.style import load_model
         from whowrote.style.scorecard import (
             edit_names,
@@ -272,13 +276,24 @@ def _register_score(app) -> None:
         cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
         cli_data._refuse_input_as_output(figure, paths, "--figure")
         names = edit_names(edits) if edits else []  # a bad name fails before the corpus is read
-        corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None))
-        model = load_model(model_path)
-        texts = corpus["text"].tolist()
-        found = model.attribute(texts, n_tells=0, among=among)
-        card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])
-        if names:
-            card["edits"] = edit_rows(model, texts, corpus["provider"], found, names, among=among)
+        with Steps() as steps:
+            corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None,
+                                                steps))
+            model = load_model(model_path)
+
+            def attribute(batch: list[str], what: str) -> list:  # in chunks, for the progress bar
+                with steps.step(what, total=len(batch)) as advance:
+                    out = []
+                    for i in range(0, len(batch), SCORE_CHUNK):
+                        out += model.attribute(batch[i:i + SCORE_CHUNK], n_tells=0, among=among)
+                        advance(len(batch[i:i + SCORE_CHUNK]))
+                    return out
+
+            texts = corpus["text"].tolist()
+            found = attribute(texts, "attributing")
+            card = score_attributions(found, corpus["provider"], corpus["genre"], corpus["model"])
+            if names:
+                card["edits"] = edit_rows(attribute, texts, corpus["provider"], found, names)
         card["model"] = str(model_path) if model_path else "bundled"
         if among:
             card["among"] = list(check_among(model, among))

@@ -9,7 +9,7 @@ abstain rule keeps, a confusion matrix, and the accuracy per genre and per model
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,11 +70,12 @@ def edit_names(spec: str) -> list[str]:
     return names
 
 
-def edit_rows(model, texts: Sequence[str], y: Sequence[str], found: Sequence, names: Sequence[str],
-              among=None, seed: int = 0) -> dict[str, dict[str, Any]]:
+def edit_rows(attribute: Callable[[list[str], str], list], texts: Sequence[str], y: Sequence[str], found: Sequence,
+              names: Sequence[str], seed: int = 0) -> dict[str, dict[str, Any]]:
     """Per everyday edit (:func:`whowrote.style.edits.edits`; ``names`` from :func:`edit_names`), the
     texts' accuracy once edited and the share of verdicts the edit changes (a label, or sure to
-    uncertain and back)."""
+    uncertain and back); ``attribute(texts, name)`` gives the edited texts' verdicts as ``found``
+    was given (the CLI's shows progress)."""
     from whowrote.style.edits import edits
 
     suite = edits(seed)
@@ -82,7 +83,7 @@ def edit_rows(model, texts: Sequence[str], y: Sequence[str], found: Sequence, na
     before = [(a.provider, a.uncertain) for a in found]
     out = {}
     for name in names:
-        after = model.attribute([suite[name](t) for t in texts], n_tells=0, among=among)
+        after = attribute([suite[name](t) for t in texts], name)
         out[name] = {"accuracy": float(np.mean([a.provider == v for a, v in zip(after, y, strict=True)])),
                      "changed": float(np.mean([(a.provider, a.uncertain) != b for a, b in zip(after, before, strict=True)]))}
     return out
