@@ -314,6 +314,23 @@ def test_the_assistants_data_exports_are_labelled_corpora(tmp_path) -> None:
     assert list(load_corpus([path]).model) == ["claude-3-opus-20240229"]
 
 
+def test_an_export_pasted_whole_reads_every_conversation_as_one_text() -> None:
+    """An export piped to `predict -` or pasted on the page is one text: every conversation's
+    assistant turns (before: its JSON source, the user's turns and metadata included), and a warning
+    that says how many conversations it held and how to get one result each."""
+    from whowrote.style.textcheck import inspect_text
+
+    both = ANSWER.strip() + "\n\n" + SECOND.strip()
+    check = inspect_text(json.dumps(CHATGPT_EXPORT + CLAUDE_EXPORT))
+    assert check.text == both + "\n\n" + both
+    assert check.warnings[0].startswith("a data export of 2 conversations, read as one text: the assistant's 4 turn(s), "
+                                        "not the user's 4")
+    gemini = inspect_text(json.dumps(GEMINI_EXPORT))  # the feedback entry holds no conversation: skipped
+    assert gemini.text.startswith("## Planting") and "<p>" not in gemini.text
+    one = inspect_text(json.dumps(CLAUDE_EXPORT))  # one conversation: the usual chat-log warning
+    assert one.text == both and one.warnings[0].startswith("looks like a pasted conversation (a JSON chat log)")
+
+
 def test_a_chatgpt_tree_with_a_cycle_or_no_root_ends() -> None:
     from whowrote.formats import mapping_turns
 

@@ -124,6 +124,10 @@ REPEAT_DISTINCT = 0.25
 
 
 def _read_turns(conversation: Conversation) -> str:
+    if conversation.records > 1:
+        return (f"a data export of {conversation.records} conversations, read as one text: the assistant's "
+                f"{conversation.assistant_turns} turn(s), not the user's {conversation.user_turns} (give the file "
+                "to `whowrote predict` for one result per conversation)")
     return (f"looks like a pasted conversation{' (a JSON chat log)' if conversation.json_log else ''}: "
             f"only the assistant's {conversation.assistant_turns} turn(s) were attributed, not the user's "
             f"{conversation.user_turns}" + (f"; the transcript itself labels the assistant {conversation.named} "

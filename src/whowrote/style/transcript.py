@@ -14,6 +14,9 @@ caller says so in a warning, and the verdict still comes from the writing alone.
 A chat log pasted as JSON (a list of turns, or an object holding one under ``messages`` and the
 other :data:`whowrote.formats.CONVERSATION_COLUMNS`, read by :func:`whowrote.formats.conversation_turns`)
 is a conversation too: before, its source (braces, keys, the user's turns) was attributed as prose.
+So is an assistant's whole data export pasted or piped as one text (a list of such objects): every
+conversation's assistant turns, read as one text, and the warning says how many conversations
+(``whowrote predict`` on the file gives one result each).
 Only a text that starts with ``[`` or ``{`` is parsed (once, linear time). Its turns have no spans
 (JSON escapes move the offsets), so a highlight marks nothing in it. ``inspect_text`` reads a JSON
 log (:func:`json_chat_log`) before its HTML check, so a turn holding HTML does not turn the JSON
@@ -86,6 +89,7 @@ class Conversation:
     named: str | None  # the product the transcript labels the assistant with, if any
     spans: tuple[tuple[int, int], ...] = ()  # where those turns stand in the pasted text (start, end)
     json_log: bool = False  # pasted as a JSON chat log, not as role lines
+    records: int = 1  # conversations in it (an assistant's data export pasted whole: more than one)
 
 
 def json_chat_log(text: str) -> Conversation | None:
@@ -97,12 +101,21 @@ def json_chat_log(text: str) -> Conversation | None:
         value = parse_json(text)
     except JSONError:
         return None
-    if isinstance(value, dict):
-        value = next((value[c] for c in CONVERSATION_COLUMNS if isinstance(value.get(c), list | dict)), None)
-    turns = conversation_turns(value)
-    if turns is None or not turns[1]:
+    held = [r for v in value if (r := _record(v)) is not None] if isinstance(value, list) else []
+    # a list of records holding conversations (an export; a Gemini export's feedback entries hold none)
+    read = [conversation_turns(r) for r in held] if held else [conversation_turns(_record(value) or value)]
+    read = [t for t in read if t is not None and t[1]]
+    if not read:
         return None
-    return Conversation(turns[0], turns[1], turns[2], None, (), json_log=True)
+    return Conversation("\n\n".join(t[0] for t in read), sum(t[1] for t in read), sum(t[2] for t in read), None, (),
+                        json_log=True, records=len(read))
+
+
+def _record(value: object) -> object:
+    """A record's conversation (its first :data:`CONVERSATION_COLUMNS` value), else None."""
+    if not isinstance(value, dict):
+        return None
+    return next((value[c] for c in CONVERSATION_COLUMNS if isinstance(value.get(c), list | dict)), None)
 
 
 def assistant_turns(text: str) -> Conversation | None:
