@@ -122,11 +122,16 @@ def read_arena(folder: Path) -> list[dict]:
             for t, p, q in zip(frame.text, frame.provider, frame.question, strict=True)]
 
 
+def told(a) -> bool:
+    """The user is told one of the three assistants wrote it (the protocol's ``attributed``)."""
+    return not a.uncertain and a.provider in THREE
+
+
 def shares(found: list, among3: list, threshold: float, writers: list[str]) -> dict:
     """The group's numbers (see the protocol)."""
     n = len(found)
     called = {c: sum(a.provider == c for a in found) / n for c in LABELS}
-    attributed = np.array([not a.uncertain and a.provider in THREE for a in found])
+    attributed = np.array([told(a) for a in found])
     return {"n": n, "words_median": float(np.median([a.n_words for a in found])),
             "attributed": float(attributed.mean()),
             "attributed_confident": float(np.mean([bool(x) and a.confidence >= 0.9 for x, a in zip(attributed, found, strict=True)])),
@@ -209,12 +214,12 @@ def main() -> None:
     source = np.array([r["source"] for r in rows])
     clusters = np.array([r["cluster"] for r in rows])
     masks = {}
+    blog = np.char.startswith(source.astype(str), "blog: ")
     for who, prefix in (("human", "people"), ("llama-2-70b-chat", "LLaMA-2-70B-chat")):
-        m4 = (writer == who) & ~np.char.startswith(source.astype(str), "blog: ")
+        m4 = (writer == who) & ~blog
         if m4.any():
             masks[f"{prefix}: M4, all"] = m4
             masks.update({f"{prefix}: {s}": m4 & (source == s) for s in M4_SOURCES.values() if (m4 & (source == s)).any()})
-    blog = np.char.startswith(source.astype(str), "blog: ")
     if blog.any():
         masks["people: blogs, all"] = blog
         masks.update({s: source == s for s in sorted(set(source[blog].tolist()))})
@@ -225,7 +230,7 @@ def main() -> None:
     for name, m in masks.items():
         idx = np.flatnonzero(m)
         g = shares([found[i] for i in idx], [among3[i] for i in idx], threshold, writer[idx].tolist())
-        flags = np.array([not found[i].uncertain and found[i].provider in THREE for i in idx])
+        flags = np.array([told(found[i]) for i in idx])
         flags3 = np.array([not among3[i].uncertain for i in idx])
         g["attributed_ci"] = interval(flags, clusters[idx])
         g["among3_attributed_ci"] = interval(flags3, clusters[idx])
@@ -234,13 +239,13 @@ def main() -> None:
               f"uncertain {g['uncertain']:.3f}, >=0.9 attributed {g['attributed_confident']:.3f}, "
               f"among-3 attributed {g['among3_attributed']:.3f} (reads OTHER {g['among3_reads_other']:.3f})",
               file=sys.stderr)
-    people = [i for i, a in enumerate(found) if writer[i] == "human" and not a.uncertain and a.provider in THREE]
-    told = model.attribute([texts[i] for i in people], n_tells=3)
-    cues = Counter(f"{a.provider}: {t.feature}" for a in told for t in a.tells)
+    people = [i for i, a in enumerate(found) if writer[i] == "human" and told(a)]
+    named = model.attribute([texts[i] for i in people], n_tells=3)
+    cues = Counter(f"{a.provider}: {t.feature}" for a in named for t in a.tells)
     result = {"model": args.model or "bundled", "distance_threshold": threshold, "groups": groups,
-              "attributed_tells": {"texts": len(told), "tells": sum(len(a.tells) for a in told),
-                                   "fragile": sum(t.fragile for a in told for t in a.tells),
-                                   "texts_with_a_fragile_tell": sum(any(t.fragile for t in a.tells) for a in told),
+              "attributed_tells": {"texts": len(named), "tells": sum(len(a.tells) for a in named),
+                                   "fragile": sum(t.fragile for a in named for t in a.tells),
+                                   "texts_with_a_fragile_tell": sum(any(t.fragile for t in a.tells) for a in named),
                                    "cues": dict(cues.most_common(15))},
               "seconds": round(time.time() - t0, 1)}
     print(f"people's texts told an assistant: {result['attributed_tells']}", file=sys.stderr)

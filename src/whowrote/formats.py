@@ -49,6 +49,7 @@ GOLD_COLUMNS: tuple[str, ...] = COLUMN_CANDIDATES["provider"]
 # whowrote.style.transcript's.)
 CONVERSATION_COLUMNS: tuple[str, ...] = ("messages", "conversations", "conversation", "contents", "chat_messages",
                                          "mapping", "safeHtmlItem")
+GEMINI_ACTIVITY = "Gemini Apps"  # the ``header`` of a Gemini Apps entry in Takeout's "My Activity.json"
 CHAT_ASSISTANT_ROLES: frozenset[str] = frozenset({"assistant", "gpt", "model", "bot", "chatbot", "ai"})
 CHAT_USER_ROLES: frozenset[str] = frozenset({"user", "human", "prompter"})
 CHAT_OTHER_ROLES: frozenset[str] = frozenset({"system", "developer", "tool", "function", "ipython"})  # neither side

@@ -275,17 +275,18 @@ def _register_score(app) -> None:
 
         cli_data._refuse_input_as_output(Path(json_out) if json_out and json_out != "-" else None, paths, "--json")
         cli_data._refuse_input_as_output(figure, paths, "--figure")
-        names = edit_names(edits) if edits else []  # a bad name fails before the corpus is read
+        names = edit_names(edits) if edits else []  # a bad name or label fails before the corpus is read
+        model = load_model(model_path)
+        assumed = check_among(model, among) if among else None
         with Steps() as steps:
             corpus = read_markup(cli_data._load(paths, rules, text_column, model_column, provider_column, None, None,
                                                 steps))
-            model = load_model(model_path)
 
             def attribute(batch: list[str], what: str) -> list:  # in chunks, for the progress bar
                 with steps.step(what, total=len(batch)) as advance:
                     out = []
                     for i in range(0, len(batch), SCORE_CHUNK):
-                        out += model.attribute(batch[i:i + SCORE_CHUNK], n_tells=0, among=among)
+                        out += model.attribute(batch[i:i + SCORE_CHUNK], n_tells=0, among=assumed)
                         advance(len(batch[i:i + SCORE_CHUNK]))
                     return out
 
@@ -295,13 +296,13 @@ def _register_score(app) -> None:
             if names:
                 card["edits"] = edit_rows(attribute, texts, corpus["provider"], found, names)
         card["model"] = str(model_path) if model_path else "bundled"
-        if among:
-            card["among"] = list(check_among(model, among))
+        if assumed:
+            card["among"] = list(assumed)
         to_stdout = json_out == "-"
         console = cli_data._console(stderr=to_stdout)
         for note in corpus.attrs.get("load_notes", []):
             console.print(f"note: {note}", markup=False, highlight=False)
-        render_scorecard(card, console, among=card.get("among"))
+        render_scorecard(card, console)
         if json_out:
             text = json.dumps(card, indent=1) + "\n"
             if to_stdout:

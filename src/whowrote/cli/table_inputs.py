@@ -23,6 +23,7 @@ from whowrote.formats import (
     CHAT_USER_ROLES,
     CONVERSATION_COLUMNS,
     DATA_EXTRA,
+    GEMINI_ACTIVITY,
     PARQUET_SUFFIXES,
     UTF16_BOMS,
     JSONError,
@@ -238,12 +239,9 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
             yield Item(where, error="row is not an object or a string")
         elif (col := _pick_column(rec, column)) is None:
             yield Item(where, error="a Gemini Apps activity entry with no answer (feedback, a chosen draft, a setting)"
-                       if rec.get("header") == "Gemini Apps" else f"no text column ({_wanted(column)}); use --column")
+                       if rec.get("header") == GEMINI_ACTIVITY else f"no text column ({_wanted(column)}); use --column")
         else:
-            value = rec.get(col)
-            # Claude's data export names its conversations by uuid; Gemini's entries have only their time
-            ident = rec.get("id", rec.get("uuid", rec.get("time") if rec.get("header") == "Gemini Apps" else None))
-            ident = None if ident is None else str(ident)
+            value, ident = rec.get(col), _row_id(rec)
             if isinstance(value, str):
                 yield Item(where, value, warnings=[*row.warnings, *_turn_warning(rec)], id=ident)
             elif value is None:
@@ -252,6 +250,14 @@ def _items(path: Path, rows: Iterable[_Row], column: str | None) -> Iterator[Ite
                 yield _conversation_item(where, col, value, row.warnings, ident)
             else:
                 yield Item(where, error=f"column {col!r} holds {_kind(value)}, not text", id=ident)
+
+
+def _row_id(rec: dict) -> str | None:
+    """A row's ``id``; Claude's data export names its conversations by ``uuid``, and a Gemini Apps
+    entry has only its ``time``."""
+    keys = ("id", "uuid", "time") if rec.get("header") == GEMINI_ACTIVITY else ("id", "uuid")
+    ident = next((rec[k] for k in keys if k in rec), None)
+    return None if ident is None else str(ident)
 
 
 def _kind(value: object) -> str:

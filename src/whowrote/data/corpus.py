@@ -33,6 +33,7 @@ MAX_TEXT_CHARS = 2_000_000
 
 # The assistants' data exports (conversations.json), by the column that holds their turns.
 EXPORT_MAKERS = {"mapping": "ChatGPT", "chat_messages": "Claude", "safeHtmlItem": "Gemini"}
+EXPORT_MODEL = {"chat_messages": "claude", "safeHtmlItem": "gemini"}  # exports that name no model version
 # File stems of the shared corpus -> the genre name used in leave-one-genre-out splits.
 GENRE_OF_STEM = {"blogs": "blog", "debates": "debate", "fiction": "fiction", "longform": "longform"}
 
@@ -106,7 +107,7 @@ def normalise(
             raw = raw.assign(markup="html")
         raw.attrs["genre"] = raw.attrs.get("genre") or "chat"
         notes.append(f"{source}: {EXPORT_MAKERS[chosen['text']]}'s data export: each conversation labelled by "
-                     "its maker" + (" and the model most of its answers name" if chosen["text"] == "mapping" else ""))
+                     "its maker" + ("" if chosen["text"] in EXPORT_MODEL else " and the model most of its answers name"))
     text, n_conversations = _assistant_sides(raw[chosen["text"]])
     if n_conversations:
         notes.append(f"{source}: {n_conversations} chat-format records ({chosen['text']!r}) read by their "
@@ -202,8 +203,8 @@ def _export_models(raw: pd.DataFrame, column: str, provider_map: ProviderMap) ->
     ``model_slug`` among its shown answers (else its ``default_model_slug``), prefixed ``chatgpt``
     where the provider rules would not read it as ChatGPT's (``auto``, ``research``); Claude's export
     names no model: ``claude``; nor does Gemini's: ``gemini``."""
-    if column in ("chat_messages", "safeHtmlItem"):
-        return pd.Series("claude" if column == "chat_messages" else "gemini", index=raw.index)
+    if column in EXPORT_MODEL:
+        return pd.Series(EXPORT_MODEL[column], index=raw.index)
     defaults = raw["default_model_slug"] if "default_model_slug" in raw.columns else pd.Series(None, index=raw.index)
     out = []
     for tree, default in zip(raw[column], defaults, strict=True):

@@ -93,13 +93,13 @@ def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def render_scorecard(card: dict[str, Any], console, among: Sequence[str] | None = None) -> None:
+def render_scorecard(card: dict[str, Any], console) -> None:
     """The scorecard as rich tables on ``console``."""
     from rich.table import Table
     from rich.text import Text
 
     head = (f"[bold]{card['n']:,} labelled texts[/bold]"
-            + (f" (read as by one of {', '.join(among)})" if among else "") + f": accuracy {_fmt(card['accuracy'])}"
+            + (f" (read as by one of {', '.join(card['among'])})" if card.get("among") else "") + f": accuracy {_fmt(card['accuracy'])}"
             + (f", 3-way {_fmt(card['accuracy_3way'])}" if card.get("accuracy_3way") is not None else "")
             + (f", ECE {card['ece']:.3f}" if "ece" in card else "")
             + (f", OTHER AUROC {card['other_auroc']:.3f}" if "other_auroc" in card else ""))
