@@ -69,7 +69,11 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
                                 "plain_text+single_newlines", "combined+single_newlines"),),
                "layout_extra": (*AUGMENTATIONS, ("single_newlines",)),
                # session 46 (benchmarks/layout_answers.py): and a third copy, the text's first 300-3,000 characters
-               "layout_extra_chars": (*AUGMENTATIONS, ("single_newlines",), ("first_chars",))}
+               "layout_extra_chars": (*AUGMENTATIONS, ("single_newlines",), ("first_chars",)),
+               # session 50 (benchmarks/drop_ends_copies.py): the text without its first and last paragraphs,
+               # one copy in four, or a second copy of every text
+               "drop_ends_group": (("truncated", "plain_text", "combined", "drop_ends"),),
+               "drop_ends_extra": (*AUGMENTATIONS, ("drop_ends",))}
 RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
 # a blend's settings and other training copies change the fit, not the features of a text: these

@@ -11,6 +11,7 @@ from whowrote.style.edits import (
     canonical,
     combined,
     crlf,
+    drop_ends,
     edits,
     first_chars,
     first_words,
@@ -141,7 +142,17 @@ def test_combined_composes_the_content_keeping_edits():
 def test_suite_order():
     assert list(edits()) == ["raw", "to_ascii", "smart_quotes", "crlf", "strip_markdown", "markdown_html", "html_file",
                              "star_bullets",
-                             "single_newlines", "lower", "first_800_chars", "first_300_words", "sent_shuffle", "combined"]
+                             "single_newlines", "lower", "first_800_chars", "first_300_words", "drop_ends", "sent_shuffle",
+                             "combined"]
+
+
+def test_drop_ends_cuts_the_first_and_last_paragraphs_only():
+    answer = "Sure! Here's a post:\n\n# Title\n\nBody one.\nStill one.\n\n\n- a\n- b\n\nLet me know!\n"
+    assert drop_ends(answer) == "# Title\n\nBody one.\nStill one.\n\n\n- a\n- b"
+    # blank lines with spaces or "\r" in them are paragraph breaks too; leading/trailing space is not a paragraph
+    assert drop_ends("\n\n  Hi!\r\n \r\nkept\r\n\t\r\nBye.  \n") == "kept"
+    for short in ("one paragraph only", "two\n\nparagraphs", "line\nbreaks\nonly\n", ""):
+        assert drop_ends(short) == short  # fewer than three paragraphs: nothing to cut
 
 
 def test_bullets_change_marker_and_nothing_else():
@@ -156,7 +167,8 @@ def test_bullets_change_marker_and_nothing_else():
 ADVERSARIAL = ["\n* " * 70_000 + "x", "\n- " * 70_000 + "x", "* " * 100_000 + "*", "\n- -" * 60_000,
                "\n" * 200_000, "-" * 200_000 + "x", "[" * 200_000, "\\(" * 100_000, "\\[" * 100_000,
                "*" * 200_000, "**a" * 70_000, '"' * 200_000, " " * 200_000 + "x", "|-" * 100_000 + "x",
-               "```" * 70_000, "![" * 100_000, "[a](" * 50_000, " \u2014" * 100_000, "_a" * 100_000, "#" * 200_000]
+               "```" * 70_000, "![" * 100_000, "[a](" * 50_000, " \u2014" * 100_000, "_a" * 100_000, "#" * 200_000,
+               "\n" + " \t\r" * 66_000 + "x", "\n \r" * 66_000 + "x"]
 
 
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=[repr(t[:4]) for t in ADVERSARIAL])

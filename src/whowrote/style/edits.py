@@ -230,6 +230,22 @@ def first_words(text: str, n: int) -> str:
     return text
 
 
+# A paragraph break: a line break, then one or more (blank line, line break) runs; "\r" counts as space.
+_PARAGRAPH_BREAK = re.compile(r"\r?\n(?:[ \t\r]*\n)+")
+
+
+def drop_ends(text: str) -> str:
+    """The text without its first and last paragraphs (blank-line separated blocks) when it has at
+    least three: what a user cuts when pasting an assistant's answer elsewhere (the opening "Sure!
+    Here's ..." and the closing "Let me know if ..."), or a title and a sign-off. Shorter texts are
+    unchanged: there is nothing to cut without cutting the text itself."""
+    breaks = list(_PARAGRAPH_BREAK.finditer(text.strip()))
+    if len(breaks) < 2:
+        return text
+    stripped = text.strip()
+    return stripped[breaks[0].end() : breaks[-1].start()]
+
+
 _SENT_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -321,6 +337,7 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "lower": lower,
         "first_800_chars": first_chars,
         "first_300_words": lambda t: first_words(t, 300),
+        "drop_ends": drop_ends,
         "sent_shuffle": lambda t: sent_shuffle(t, seed=seed),
         "combined": lambda t: combined(t, seed=seed),
     }

@@ -27,6 +27,7 @@ import numpy as np
 from whowrote.data.outdir import check_own_folder, claim_folder
 from whowrote.style.edits import (
     combined,
+    drop_ends,
     first_chars,
     first_words,
     markdown_html_roundtrip,
@@ -63,6 +64,8 @@ COPY_EDITS: dict[str, Callable[[str, int], str]] = {
     "truncated+single_newlines": lambda t, n: single_newlines(first_words(t, n)),
     "plain_text+single_newlines": lambda t, n: single_newlines(strip_markdown(t)),
     "combined+single_newlines": lambda t, n: single_newlines(combined(t, seed=n)),
+    # session 50's trial (benchmarks/drop_ends_copies.py): the first and last paragraphs cut
+    "drop_ends": lambda t, n: drop_ends(t),
 }
 # Each training text gets one copy per group, its edit drawn at random from the group, at weight
 # AUG_WEIGHT each. The bundled model's recipe: one copy (truncated, plain text or all combined).
