@@ -37,6 +37,12 @@ Round 2, declared before round 1's results: every arm refitted on another assign
 the 5 in-genre folds (seed 1, ``tree_settings.topic_folds``); run only if a variant passes round 1,
 which counts as robust only if it passes here too.
 
+Result (round 1): neither passes. ``drop_ends_extra``: the ``drop_ends`` drop 6.5 -> 3.1, LOGO +1.4
+(blog +7.0), raw -0.72 [-1.28, -0.12], the single-newlines drop +0.51 (fails (b), (c));
+``drop_ends_group``: the drop 6.5 -> 4.6, raw level, the first-300-words drop +1.05, longform -2.6
+(fails (b), (d)). Round 2 was not run (docs/predict-trials.md, "A training copy without the opening
+and closing paragraphs").
+
 ::
 
     OMP_NUM_THREADS=1 nice -n 10 python benchmarks/drop_ends_copies.py --answers /tmp/arena/data/arena-hard-v0.1/model_answer \\

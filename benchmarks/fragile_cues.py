@@ -28,6 +28,15 @@ verdict with the markup columns set to 0 (a cheap stand-in for a paste; hits and
 
     OMP_NUM_THREADS=1 python benchmarks/fragile_cues.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --flips --per-genre 400 --seed 1 --out results/fragile_flips.json
+
+``--ends`` (session 50) measures the other per-text flag: a stock-phrase tell is also fragile when most
+of its occurrences lie in the text's first and last paragraphs (``explain.ends_carry``), which cutting
+them (``edits.drop_ends``) erases. Per genre, the share of the model's five tells marked fragile without and
+with that check, the cues it adds, and the AUROC with which the share of a verdict's tell support it
+marks ranks the verdicts the cut flips, beside the top-two margin's.
+
+    OMP_NUM_THREADS=1 python benchmarks/fragile_cues.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --ends --per-genre 300 --seed 2 --out results/fragile_ends.json
 """
 
 from __future__ import annotations
@@ -104,6 +113,43 @@ def flip_ranking(model, texts: list[str]) -> dict:
     return out
 
 
+def ends_fragile(model, texts: list[str], genres: list[str], n_tells: int = 5) -> dict:
+    """Cues carried by the first and last paragraphs (``explain.ends_carry``) as a fragile flag: per genre, the
+    share of the model's tells marked fragile without and with it, the cues it adds, and how well the
+    share of a verdict's tell support it marks ranks the verdicts the cut flips (AUROC), against the
+    margin between the top two probabilities."""
+    from collections import Counter
+
+    from whowrote.style.edits import drop_ends
+    from whowrote.style.explain import tells_of_rows
+
+    X = model.features(texts)
+    P = model.predict_proba(X)
+    order = np.argsort(-P, axis=1)
+    S = decision_support(model, X, order[:, 0], order[:, 1])
+    before = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
+    after = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells, texts)
+    flip = model.predict_proba([drop_ends(t) for t in texts]).argmax(1) != P.argmax(1)
+    names = list(model.feature_names_)
+    by_cut = np.array([sum(S[i, names.index(a.feature)] for a, b in zip(after[i], before[i], strict=True)
+                           if a.fragile and not b.fragile) / max(sum(S[i, names.index(a.feature)] for a in after[i]), 1e-12)
+                       for i in range(len(texts))])
+    top2 = np.sort(P, axis=1)[:, -2:]
+    genres_a = np.asarray(genres, dtype=object)
+    out: dict = {"n_texts": len(texts), "n_tells": n_tells, "flips": int(flip.sum()),
+                 "auroc_cut_share": _auroc(flip, by_cut), "auroc_low_margin": _auroc(flip, top2[:, 0] - top2[:, 1]),
+                 "added_cues": dict(Counter(a.cue for i in range(len(texts)) for a, b in zip(after[i], before[i], strict=True)
+                                            if a.fragile and not b.fragile).most_common(12)),
+                 "per_genre": {}}
+    for g in sorted(set(genres)):
+        rows = np.nonzero(genres_a == g)[0]
+        n = sum(len(after[i]) for i in rows)
+        out["per_genre"][g] = {"texts": len(rows), "tells": n, "flips": int(flip[rows].sum()),
+                               "fragile_without_cut": round(sum(t.fragile for i in rows for t in before[i]) / n, 4),
+                               "fragile_with_cut": round(sum(t.fragile for i in rows for t in after[i]) / n, 4)}
+    return out
+
+
 def figure(out: dict, path: Path) -> None:
     """Per markup-sensitive feature, the share of texts with block markup that each edit moves; the rule's line."""
     import matplotlib
@@ -135,6 +181,7 @@ def main() -> None:
     ap.add_argument("--per-genre", type=int, default=300)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--flips", action="store_true", help="rank the verdicts an edit flips (see the docstring)")
+    ap.add_argument("--ends", action="store_true", help="the first and last paragraphs' cut as a fragile flag (see the docstring)")
     ap.add_argument("--model", default=None, help="a train-probe model folder (default: the bundled model)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--plot", type=Path, help="draw the markup-sensitive features' shares (not with --flips)")
@@ -146,9 +193,16 @@ def main() -> None:
         raise SystemExit(f"error: {e}") from None
     rng = np.random.default_rng(args.seed)
     texts: list[str] = []
-    for _, sub in frame.groupby("genre"):
+    genres: list[str] = []
+    for genre, sub in frame.groupby("genre"):
         idx = rng.choice(len(sub), min(args.per_genre, len(sub)), replace=False)
         texts += sub["text"].iloc[np.sort(idx)].tolist()
+        genres += [str(genre)] * len(idx)
+    if args.ends:
+        got = ends_fragile(model, texts, genres)
+        atomic_write(args.out, json.dumps(got, indent=1) + "\n")
+        print(json.dumps(got, indent=1))
+        return
     if args.flips:
         got = flip_ranking(model, texts)
         atomic_write(args.out, json.dumps(got, indent=1) + "\n")

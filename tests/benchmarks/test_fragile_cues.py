@@ -59,3 +59,19 @@ def test_the_figure_is_drawn_from_a_results_record(tmp_path):
            "features": {"hyphen": {"with_block_markup": shares}, "period": {"with_block_markup": {**shares, "star_bullets": 0.1}}}}
     figure(out, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_ends_fragile_counts_the_tells_the_cut_adds(corpus):
+    """Chat answers with a closing paragraph: the cut's check can only add fragile tells, and the
+    framing phrases are among the cues it adds on a text that closes with them."""
+    from fragile_cues import ends_fragile
+
+    chat = corpus[corpus["genre"] == "chat"].head(40)["text"].tolist()
+    closing = ("Gardening rewards patience. Soil takes years to build.\n\nWater in the morning. Mulch in the "
+               "autumn.\n\nIn summary, let me know if you'd like more tips: I'm happy to help!")
+    got = ends_fragile(load_model(), ["Sure! Here's a piece:\n\n" + closing] + chat, ["framed"] + ["chat"] * len(chat))
+    assert got["n_texts"] == len(chat) + 1 and 0 <= got["flips"] <= got["n_texts"]
+    for g in got["per_genre"].values():
+        assert 0 <= g["fragile_without_cut"] <= g["fragile_with_cut"] <= 1
+    assert got["per_genre"]["framed"]["fragile_with_cut"] > got["per_genre"]["framed"]["fragile_without_cut"]
+    assert "ph_let_me" in got["added_cues"]

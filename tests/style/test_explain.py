@@ -74,3 +74,68 @@ def test_attribute_no_attribution_is_uniform():
     att = load_model().attribute([""])[0].to_dict()
     assert att["uncertain"] and att["provider"] == "OTHER" and att["tells"] == []
     assert np.allclose(list(att["probabilities"].values()), 0.25)
+
+
+GARDEN = ("Gardening rewards patience. Soil takes years to build, and the best beds are the ones left alone.\n\n"
+          "Water in the morning. Mulch in the autumn. Plant what grows well where you live.")
+THANKS = "In summary, let me know if you'd like more tips: I'm happy to help!"
+
+
+def test_a_cue_carried_by_the_closing_paragraph_is_fragile_and_the_same_cue_inside_is_not():
+    """The phrases of a closing "let me know" paragraph are erased by cutting the first and last
+    paragraphs (edits.drop_ends): fragile. The same sentence inside the middle paragraph survives the
+    cut (its rate only rises as the text shrinks): the same tells, not fragile."""
+    model = load_model()
+    at_end = "Sure! Here's a short piece on gardening:\n\n" + GARDEN + "\n\n" + THANKS
+    first, middle = GARDEN.split("\n\n")
+    inside = first + "\n\n" + middle.replace("Mulch", THANKS + " Mulch") + "\n\nPlant it, and the beds reward you."
+    ends = {t.cue: t.fragile for t in model.attribute([at_end])[0].tells}
+    mid = {t.cue: t.fragile for t in model.attribute([inside])[0].tells}
+    assert ends["ph_let_me"] and ends["ph_in_summary"]
+    assert mid["ph_let_me"] is False and mid["ph_in_summary"] is False
+    # without the cut's evidence the phrases are not fragile cues of any kind
+    from whowrote.style.explain import is_fragile
+
+    assert not is_fragile(model, "ph_let_me", True) and not is_fragile(model, "ph_in_summary", True)
+
+
+def test_ends_carry_counts_the_pattern_in_the_first_and_last_paragraphs():
+    from whowrote.style.explain import ends_carry
+    from whowrote.typography import paragraph_ends
+
+    parts = paragraph_ends("Let me start.\n\nlet me say, let me add.\n\nLet me know! Let me go.".lower())
+    assert parts == ("let me start.", "let me say, let me add.", "let me know! let me go.")
+    assert ends_carry(parts, "ph_let_me")                        # 3 at the ends, 2 inside
+    assert not ends_carry(("x", "let me, let me", "let me"), "ph_let_me")  # 1 at the ends, 2 inside
+    assert not ends_carry(("x", "", "y"), "ph_let_me")            # none anywhere
+    assert not ends_carry(("Let me.", "", ""), "avg_sent_len_words")  # not a counted pattern
+
+
+def test_no_feature_pattern_matches_an_empty_string():
+    """ends_carry counts matches with findall, which would count empty ones too."""
+    import re as regex
+
+    from whowrote.style import FEATURES
+
+    text = "Sure! Here's a **bold** list:\n\n- one, two; three: (four) \u2014 'five' \"six\"...\n\n# Head\n\nLet me know.\n"
+    for name, spec in FEATURES.items():
+        if spec.pattern:
+            assert all(m.end() > m.start() for m in regex.finditer(spec.pattern, text)), name
+            assert regex.search(spec.pattern, "") is None, name
+
+
+def test_the_ends_patterns_match_lower_cased_text_as_the_features_match_any_case(corpus):
+    """ends_carry matches the checked families' patterns without "(?i)" against lower-cased text."""
+    import re as regex
+
+    from whowrote.style import FEATURES
+    from whowrote.style.explain import ENDS_FAMILIES, _ends_pattern
+
+    texts = corpus.groupby("genre").head(15)["text"].tolist() + ["HERE'S THE KEY: Let Me Know. In Summary, However!"]
+    checked = [n for n, s in FEATURES.items() if s.family in ENDS_FAMILIES and s.pattern]
+    assert len(checked) >= 25
+    for name in checked:
+        pattern = FEATURES[name].pattern
+        assert pattern.startswith("(?i)") and not any(c.isupper() for c in pattern[4:]), name
+        for text in texts:
+            assert len(_ends_pattern(name).findall(text.lower())) == len(regex.findall(pattern, text)), name

@@ -128,8 +128,9 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
     total = shutil.get_terminal_size((80, 24)).columns
     stream.write(render(header, rows, styles, lines_between=explain > 0, total=total))
     if any(_marked_fragile(t) for r in records for t in r["tells"][:explain]):
-        stream.write(textwrap.fill("[fragile]: an everyday edit (pasting as plain text, re-rendering the Markdown) "
-                                   "can erase or move this tell", width=max(total, 40)) + "\n")
+        stream.write(textwrap.fill("[fragile]: an everyday edit (pasting as plain text, re-rendering the Markdown, "
+                                   "cutting the opening and closing paragraphs) can erase or move this tell",
+                                   width=max(total, 40)) + "\n")
 
 
 def _marked_fragile(tell: dict) -> bool:

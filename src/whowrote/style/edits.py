@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from whowrote.style.canonical import canonical as canonical  # re-exported: the form these edits cannot move
 from whowrote.style.canonical import to_ascii
+from whowrote.typography import paragraph_ends
 
 # ---- typography (to_ascii and canonical live in style.canonical: predict needs only them) -----
 _DOUBLE_HYPHEN = re.compile(r"(?<!-)--(?!-)")  # "---" rules and longer runs stay as they are
@@ -230,20 +231,13 @@ def first_words(text: str, n: int) -> str:
     return text
 
 
-# A paragraph break: a line break, then one or more (blank line, line break) runs; "\r" counts as space.
-_PARAGRAPH_BREAK = re.compile(r"\r?\n(?:[ \t\r]*\n)+")
-
-
 def drop_ends(text: str) -> str:
-    """The text without its first and last paragraphs (blank-line separated blocks) when it has at
-    least three: what a user cuts when pasting an assistant's answer elsewhere (the opening "Sure!
-    Here's ..." and the closing "Let me know if ..."), or a title and a sign-off. Shorter texts are
-    unchanged: there is nothing to cut without cutting the text itself."""
-    breaks = list(_PARAGRAPH_BREAK.finditer(text.strip()))
-    if len(breaks) < 2:
-        return text
-    stripped = text.strip()
-    return stripped[breaks[0].end() : breaks[-1].start()]
+    """The text without its first and last paragraphs when it has at least three: what a user cuts
+    when pasting an assistant's answer elsewhere (the opening "Sure! Here's ..." and the closing "Let
+    me know if ..."), or a title and a sign-off. Shorter texts are unchanged: there is nothing to cut
+    without cutting the text itself."""
+    parts = paragraph_ends(text)
+    return text if parts is None else parts[1]
 
 
 _SENT_END = re.compile(r"(?<=[.!?])\s+")

@@ -13,7 +13,9 @@ shown when its sentence is true of the text and of the norms it cites:
 ``fragile`` marks cues that an everyday edit erases or flips (Markdown structure disappears when
 the text is pasted as plain text; typography changes with the editor); on a text with block markup
 (headings, lists, tables) so are the plain-text features those edits measurably move
-(``MARKUP_SENSITIVE``). Typography itself is never
+(``MARKUP_SENSITIVE``), and on any text so is a stock phrase whose occurrences sit mostly in its
+first and last paragraphs (:func:`ends_carry`), which a user cuts with the opening "Sure! Here's ..."
+and the closing "Let me know ..." (``edits.drop_ends``). Typography itself is never
 evidence for the verdict (the model reads the canonical form of a text); where the training data
 showed a typographic habit that agrees with the verdict, it is listed last, fragile, with
 contribution 0.
@@ -22,13 +24,17 @@ contribution 0.
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
 from whowrote.style.features import FEATURES
 from whowrote.style.textcheck import TextCheck, utf8_parts
+from whowrote.typography import paragraph_ends
 
 MIN_NORM_GAP = 0.1  # in log1p units: norms closer than ~10 % say nothing about who wrote it
 UNIT_SHORT = {"fraction of characters": "of characters", "ratio": "", "words": "words", "characters": "characters"}
@@ -147,6 +153,40 @@ def sentence(label: str, value: float, unit: str, fav: str, n_fav: float, vs: st
     return None
 
 
+# A stock phrase ("let me", "in summary", "here's") is also fragile on a text when most of its
+# occurrences sit in the text's first and last paragraphs, where an answer greets and offers more:
+# the lines a user cuts when pasting it elsewhere (edits.drop_ends). Counted with the feature's own
+# pattern, only where its evidence is "more" (a cut cannot erase an absence) and only on texts of
+# three or more paragraphs. Hedges, intensifiers and register words were checked too at first, but
+# their case-blind alternations cost batch chat answers ~5 % (issue 11's speed target); function
+# words and punctuation are everywhere. The phrases alone cost nothing measurable.
+ENDS_FAMILIES = frozenset({"phrases"})
+
+
+def ends_carry(parts: tuple[str, str, str], name: str) -> bool:
+    """More than half of the matches of feature ``name``'s pattern lie in the first and last of
+    ``parts`` (``whowrote.typography.paragraph_ends`` of the *lower-cased* text); False for a feature outside
+    ``ENDS_FAMILIES``."""
+    rx = _ends_pattern(name)
+    if rx is None:
+        return False
+    at_ends = len(rx.findall(parts[0])) + len(rx.findall(parts[2]))  # no feature pattern matches "" (tested)
+    if at_ends == 0:
+        return False
+    # fewer matches in the middle than at the ends; a long middle is scanned only until it has as many
+    return next(islice(rx.finditer(parts[1]), at_ends - 1, None), None) is None
+
+
+@functools.lru_cache(maxsize=256)
+def _ends_pattern(name: str) -> re.Pattern[str] | None:
+    spec = FEATURES[name]
+    if spec.family not in ENDS_FAMILIES or spec.pattern is None:
+        return None
+    # Every pattern of these families is "(?i)" with no capitals (tested), so it is matched without the
+    # flag against lower-cased text: the same matches, and re's case-blind alternations cost 2.5x more.
+    return re.compile(spec.pattern.removeprefix("(?i)"))
+
+
 def tell_label(model, name: str) -> str:
     """The words a tell uses for feature ``name`` (the canonical reading has its own labels)."""
     return CANONICAL_LABELS.get(name, FEATURES[name].label) if model.canonical else FEATURES[name].label
@@ -189,10 +229,12 @@ def make_tells(model, x: np.ndarray, attributions: np.ndarray, target: int, vers
     return tells_of_rows(model, x[None, :], support, [target], [versus], n)[0]
 
 
-def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) -> list[list[Tell]]:
+def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int,
+                  texts: Sequence[str] | None = None) -> list[list[Tell]]:
     """:func:`make_tells` of each row of ``X`` given ``S`` (per row and feature, how much the
     decision favours ``targets[i]`` over ``versus[i]``; see
-    :func:`whowrote.style.decision.decision_support`), the cues of all rows totalled
+    :func:`whowrote.style.decision.decision_support`); ``texts``: the rows' texts, whose first and
+    last paragraphs mark the cues they carry fragile (:func:`ends_carry`). The cues of all rows totalled
     and ranked with a few numpy calls. A cue's total is its positive supports summed in feature
     order (one ``bincount``: the additions a left-to-right sum makes), and cues rank by total,
     ties in the order of their first positive feature (what a stable sort of the cues gives)."""
@@ -216,6 +258,7 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
         fav, vs = classes[target], classes[vs_k]
         x = X[i]
+        ends = ... if texts is not None else None  # the text's paragraph_ends, split when first needed
         tells: list[Tell] = []
         for cue in rank[i, :n_present[i]].tolist():
             if len(tells) >= n:
@@ -227,10 +270,16 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int) 
                 said = sentence(tell_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                                 model.norms_[vs_k, j])
                 if said:
+                    fragile = is_fragile(model, names[j], markup[i])
+                    if (not fragile and ends is not None and spec.family in ENDS_FAMILIES
+                            and model.norms_[target, j] > model.norms_[vs_k, j]):
+                        if ends is ...:
+                            ends = paragraph_ends(texts[i].lower())
+                        fragile = ends is not None and ends_carry(ends, names[j])
                     norms = dict(rounded[j])
                     tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
                                       round(float(tot[cue]), 4), said, cue_names[cue], vs,
-                                      is_fragile(model, names[j], markup[i])))
+                                      fragile))
                     break
         out.append(tells)
     return out

@@ -95,7 +95,7 @@ def attribute(model, texts: Sequence[str], n_tells: int = 5, among: Sequence[str
     S = T = None
     if n_tells > 0:
         S = decision_support(model, X, order[:, 0], order[:, 1], leaves)
-        T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
+        T = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells, [c.text for c in checks])
     out = []
     # per text, Python numbers (the same values and formatting as the arrays' scalars, cheaper)
     rows, dist, unsure_rows, top2 = P.tolist(), far.tolist(), uncertain.tolist(), order[:, :2].tolist()
