@@ -52,17 +52,9 @@ and closing paragraphs").
 
 from __future__ import annotations
 
-import time
-
-import pandas as pd
 from copy_types import GAIN, guard_checks, verdicts
-from joblib import Parallel, delayed
+from layout_answers import copy_trial
 from plain_route import SLACK
-from robustness import fit_recipe, timed_log
-from subclass_labels import answer_args, answer_folds, score_folds
-from tree_settings import write_round
-
-from whowrote.types import LABELS
 
 ARMS = {"current": "default", "drop_ends_group": "drop_ends_group", "drop_ends_extra": "drop_ends_extra"}  # arm -> recipe
 FOLD_SEEDS = {1: None, 2: 1}  # round -> the in-genre folds' assignment (tree_settings.topic_folds)
@@ -82,26 +74,7 @@ def decide(inner: dict, logo: dict) -> dict:
 
 
 def main() -> None:
-    args = answer_args(__doc__, FOLD_SEEDS, 1, "1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
-    log, t0 = timed_log(), time.perf_counter()
-    outer, add, feats, folds, n_inner = answer_folds(args, log, FOLD_SEEDS[args.round])
-    for recipe in ARMS.values():  # every row's copies cached here, before the workers read them
-        feats.get(recipe, outer.row_idx.to_numpy(), "train_copy", args.seed)
-
-    def task(arm: str, name: str, train: pd.DataFrame):
-        return arm, name, fit_recipe(feats, ARMS[arm], pd.concat([train, add]), args.seed)
-
-    log(f"{len(ARMS) * len(folds)} fits in {args.jobs} processes")
-    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(arm, name, tr) for name, tr, _ in folds for arm in ARMS)
-    models = {(arm, name): m for arm, name, m in done}
-    if any(list(m.classes_) != list(LABELS) for m in models.values()):
-        raise SystemExit("error: a fold model's classes are not the four labels in order")
-    inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, ARMS,
-                                    lambda v, name, X: models[v, name].predict_proba(X),
-                                    lambda name: models["current", name])
-    res = {"n_outer_train": len(outer), "n_added": len(add), "recipes": ARMS, "fold_seed": FOLD_SEEDS[args.round],
-           "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
-    write_round(args.out, args.round, res, rows, log)
+    copy_trial(__doc__, ARMS, FOLD_SEEDS, decide)
 
 
 if __name__ == "__main__":

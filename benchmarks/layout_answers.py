@@ -66,27 +66,34 @@ ARMS = {"current": "default", "layout_extra": "layout_extra", "layout_extra_char
 FOLD_SEEDS = {1: None, 2: 1}  # round -> the in-genre folds' assignment (tree_settings.topic_folds)
 
 
-def main() -> None:
-    args = answer_args(__doc__, FOLD_SEEDS, 1, "1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
+def copy_trial(doc: str, arms: dict[str, str], fold_seeds: dict[int, int | None], decide) -> None:
+    """One round of a trial whose arms differ by their training copies (``arms``: arm -> recipe of
+    ``robustness.COPY_GROUPS``), on this protocol; ``decide(inner, logo)`` is the trial's rule. Shared
+    with ``drop_ends_copies.py``."""
+    args = answer_args(doc, fold_seeds, 1, "1: GroupKFold's topic folds; 2: the topics dealt to the folds with seed 1")
     log, t0 = timed_log(), time.perf_counter()
-    outer, add, feats, folds, n_inner = answer_folds(args, log, FOLD_SEEDS[args.round])
-    for recipe in ARMS.values():  # every row's copies cached here, before the workers read them
+    outer, add, feats, folds, n_inner = answer_folds(args, log, fold_seeds[args.round])
+    for recipe in arms.values():  # every row's copies cached here, before the workers read them
         feats.get(recipe, outer.row_idx.to_numpy(), "train_copy", args.seed)
 
     def task(arm: str, name: str, train: pd.DataFrame):
-        return arm, name, fit_recipe(feats, ARMS[arm], pd.concat([train, add]), args.seed)
+        return arm, name, fit_recipe(feats, arms[arm], pd.concat([train, add]), args.seed)
 
-    log(f"{len(ARMS) * len(folds)} fits in {args.jobs} processes")
-    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(arm, name, tr) for name, tr, _ in folds for arm in ARMS)
+    log(f"{len(arms) * len(folds)} fits in {args.jobs} processes")
+    done = Parallel(n_jobs=args.jobs, verbose=10)(delayed(task)(arm, name, tr) for name, tr, _ in folds for arm in arms)
     models = {(arm, name): m for arm, name, m in done}
     if any(list(m.classes_) != list(LABELS) for m in models.values()):
         raise SystemExit("error: a fold model's classes are not the four labels in order")
-    inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, ARMS,
+    inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, arms,
                                     lambda v, name, X: models[v, name].predict_proba(X),
                                     lambda name: models["current", name])
-    res = {"n_outer_train": len(outer), "n_added": len(add), "recipes": ARMS, "fold_seed": FOLD_SEEDS[args.round],
+    res = {"n_outer_train": len(outer), "n_added": len(add), "recipes": arms, "fold_seed": fold_seeds[args.round],
            "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
     write_round(args.out, args.round, res, rows, log)
+
+
+def main() -> None:
+    copy_trial(__doc__, ARMS, FOLD_SEEDS, decide)
 
 
 if __name__ == "__main__":
