@@ -73,7 +73,8 @@ def test_score_on_the_command_line(rows, tmp_path, capsys, monkeypatch) -> None:
         main(["score", str(path), "--edits", "smart_quotes, first_800_chars", "--json", "-"])
     edited = json.loads(capsys.readouterr().out)["edits"]
     assert list(edited) == ["smart_quotes", "first_800_chars"]
-    assert edited["smart_quotes"] == {"accuracy": card["accuracy"], "changed": 0.0}
+    assert edited["smart_quotes"] == {"accuracy": card["accuracy"], "accuracy_3way": card["accuracy_3way"], "changed": 0.0}
+    assert card["accuracy_3way"] is not None and 0 <= edited["first_800_chars"]["accuracy_3way"] <= 1
     assert edited["first_800_chars"]["changed"] > 0
     import whowrote.style
 

@@ -80,13 +80,23 @@ def edit_rows(attribute: Callable[[list[str], str], list], texts: Sequence[str],
 
     suite = edits(seed)
     y = np.asarray(y, dtype=object)
+    three = np.isin(y, PROVIDERS)
     before = [(a.provider, a.uncertain) for a in found]
     out = {}
     for name in names:
         after = attribute([suite[name](t) for t in texts], name)
         out[name] = {"accuracy": float(np.mean([a.provider == v for a, v in zip(after, y, strict=True)])),
+                     "accuracy_3way": _three_way(after, y, three),
                      "changed": float(np.mean([(a.provider, a.uncertain) != b for a, b in zip(after, before, strict=True)]))}
     return out
+
+
+def _three_way(found: Sequence, y: np.ndarray, three: np.ndarray) -> float | None:
+    """3-way accuracy of ``found`` on the three assistants' texts: the most probable of the three."""
+    if not three.any():
+        return None
+    pick = [max(PROVIDERS, key=a.probabilities.__getitem__) for a, keep in zip(found, three, strict=True) if keep]
+    return float(np.mean([p == v for p, v in zip(pick, y[three], strict=True)]))
 
 
 def _fmt(v: float | None) -> str:
@@ -118,10 +128,14 @@ def render_scorecard(card: dict[str, Any], console) -> None:
     if card.get("edits"):
         table = Table(title="Everyday edits (accuracy once edited; verdicts the edit changes)", title_justify="left",
                       show_edge=False)
-        for col in ("edit", "accuracy", "change", "verdicts changed"):
+        three = card.get("accuracy_3way") is not None
+        for col in ("edit", "accuracy", "change", *(("3-way", "change") if three else ()), "verdicts changed"):
             table.add_column(col, justify="left" if col == "edit" else "right")
         for name, e in card["edits"].items():
-            table.add_row(name, _fmt(e["accuracy"]), f"{100 * (e['accuracy'] - card['accuracy']):+.1f}", f"{e['changed']:.1%}")
+            row = [name, _fmt(e["accuracy"]), f"{100 * (e['accuracy'] - card['accuracy']):+.1f}"]
+            if three:
+                row += [_fmt(e["accuracy_3way"]), f"{100 * (e['accuracy_3way'] - card['accuracy_3way']):+.1f}"]
+            table.add_row(*row, f"{e['changed']:.1%}")
         console.print(table)
     for key, name in (("per_genre", "genre"), ("per_model", "model")):
         if not card[key] or (key == "per_genre" and len(card[key]) < 2):
