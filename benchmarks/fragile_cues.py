@@ -130,16 +130,15 @@ def ends_fragile(model, texts: list[str], genres: list[str], n_tells: int = 5) -
     before = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells)
     after = tells_of_rows(model, X, S, order[:, 0], order[:, 1], n_tells, texts)
     flip = model.predict_proba([drop_ends(t) for t in texts]).argmax(1) != P.argmax(1)
-    names = list(model.feature_names_)
-    by_cut = np.array([sum(S[i, names.index(a.feature)] for a, b in zip(after[i], before[i], strict=True)
-                           if a.fragile and not b.fragile) / max(sum(S[i, names.index(a.feature)] for a in after[i]), 1e-12)
+    col = {name: j for j, name in enumerate(model.feature_names_)}
+    added = [[a for a, b in zip(after[i], before[i], strict=True) if a.fragile and not b.fragile] for i in range(len(texts))]
+    by_cut = np.array([sum(S[i, col[a.feature]] for a in added[i]) / max(sum(S[i, col[a.feature]] for a in after[i]), 1e-12)
                        for i in range(len(texts))])
     top2 = np.sort(P, axis=1)[:, -2:]
     genres_a = np.asarray(genres, dtype=object)
     out: dict = {"n_texts": len(texts), "n_tells": n_tells, "flips": int(flip.sum()),
                  "auroc_cut_share": _auroc(flip, by_cut), "auroc_low_margin": _auroc(flip, top2[:, 0] - top2[:, 1]),
-                 "added_cues": dict(Counter(a.cue for i in range(len(texts)) for a, b in zip(after[i], before[i], strict=True)
-                                            if a.fragile and not b.fragile).most_common(12)),
+                 "added_cues": dict(Counter(a.cue for tells in added for a in tells).most_common(12)),
                  "per_genre": {}}
     for g in sorted(set(genres)):
         rows = np.nonzero(genres_a == g)[0]

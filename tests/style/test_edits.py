@@ -155,6 +155,27 @@ def test_drop_ends_cuts_the_first_and_last_paragraphs_only():
         assert drop_ends(short) == short  # fewer than three paragraphs: nothing to cut
 
 
+def test_paragraph_ends_walks_back_to_the_break_the_regex_would_find():
+    """paragraph_ends finds the last break by walking back from the end (a long middle is not
+    scanned); on any text it must split where every break found left to right would."""
+    import random
+    import re
+
+    from whowrote.typography import paragraph_ends
+
+    breaks = re.compile(r"\r?\n(?:[ \t\r]*\n)+")
+
+    def by_regex(text):
+        s = text.strip()
+        found = list(breaks.finditer(s))
+        return None if len(found) < 2 else (s[: found[0].start()], s[found[0].end() : found[-1].start()], s[found[-1].end() :])
+
+    rng = random.Random(0)
+    for _ in range(20_000):
+        text = "".join(rng.choice("ab \n\t\r") for _ in range(rng.randint(0, 30)))
+        assert paragraph_ends(text) == by_regex(text), repr(text)
+
+
 def test_bullets_change_marker_and_nothing_else():
     s = "Intro - with a dash.\n\n- one\n  - nested\n+ plus\n- **Bold** lead\n\n- - -\n---\n-1 below zero\n"
     starred = star_bullets(s)

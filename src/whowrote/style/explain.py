@@ -177,6 +177,14 @@ def ends_carry(parts: tuple[str, str, str], name: str) -> bool:
     return next(islice(rx.finditer(parts[1]), at_ends - 1, None), None) is None
 
 
+def _carried_by_ends(splits: dict[int, tuple[str, str, str] | None], texts: Sequence[str], i: int, name: str) -> bool:
+    """:func:`ends_carry` of row ``i``'s text, its lower-cased paragraphs split once into ``splits``."""
+    if i not in splits:
+        splits[i] = paragraph_ends(texts[i].lower())
+    parts = splits[i]
+    return parts is not None and ends_carry(parts, name)
+
+
 @functools.lru_cache(maxsize=256)
 def _ends_pattern(name: str) -> re.Pattern[str] | None:
     spec = FEATURES[name]
@@ -253,12 +261,12 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int,
     classes = [str(c) for c in model.classes_]
     rounded = _rounded_norms(model.norms_, tuple(classes))
     markup = markup_rows(model, X).tolist()
+    splits: dict[int, tuple[str, str, str] | None] = {}  # row -> paragraph_ends of its text, split on first need
     out = []
     for i in range(m):
         target, vs_k, sup, tot = int(targets[i]), int(versus[i]), support[i], totals[i]
         fav, vs = classes[target], classes[vs_k]
         x = X[i]
-        ends = ... if texts is not None else None  # the text's paragraph_ends, split when first needed
         tells: list[Tell] = []
         for cue in rank[i, :n_present[i]].tolist():
             if len(tells) >= n:
@@ -270,16 +278,13 @@ def tells_of_rows(model, X: np.ndarray, S: np.ndarray, targets, versus, n: int,
                 said = sentence(tell_label(model, names[j]), x[j], unit, fav, model.norms_[target, j], vs,
                                 model.norms_[vs_k, j])
                 if said:
-                    fragile = is_fragile(model, names[j], markup[i])
-                    if (not fragile and ends is not None and spec.family in ENDS_FAMILIES
-                            and model.norms_[target, j] > model.norms_[vs_k, j]):
-                        if ends is ...:
-                            ends = paragraph_ends(texts[i].lower())
-                        fragile = ends is not None and ends_carry(ends, names[j])
+                    fragile = is_fragile(model, names[j], markup[i]) or bool(
+                        texts is not None and spec.family in ENDS_FAMILIES
+                        and model.norms_[target, j] > model.norms_[vs_k, j]  # "more" is the evidence
+                        and _carried_by_ends(splits, texts, i, names[j]))
                     norms = dict(rounded[j])
                     tells.append(Tell(names[j], tell_label(model, names[j]), float(x[j]), spec.unit, norms, fav,
-                                      round(float(tot[cue]), 4), said, cue_names[cue], vs,
-                                      fragile))
+                                      round(float(tot[cue]), 4), said, cue_names[cue], vs, fragile))
                     break
         out.append(tells)
     return out

@@ -32,8 +32,14 @@ LOGO_SCORES = ("accuracy", "accuracy_3way", "other_auroc", "ece", "coverage", "s
 
 def three_way(model, P: np.ndarray) -> np.ndarray:
     """The most probable of the three providers (what "3-way accuracy" scores on their texts)."""
-    cols = [list(model.classes_).index(c) for c in PROVIDERS if c in model.classes_]
-    return model.classes_[np.asarray(cols)[P[:, cols].argmax(axis=1)]]
+    return most_probable_provider(model.classes_, P)
+
+
+def most_probable_provider(classes, P: np.ndarray) -> np.ndarray:
+    """Per row of ``P`` (columns ``classes``), the most probable of the three providers among them."""
+    classes = np.asarray(classes)
+    cols = [list(classes).index(c) for c in PROVIDERS if c in classes]
+    return classes[np.asarray(cols)[P[:, cols].argmax(axis=1)]]
 
 
 def accuracies(model, X: np.ndarray, y: np.ndarray) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from whowrote.style.calibration import reliability
-from whowrote.style.heldout import evaluate_proba
+from whowrote.style.heldout import evaluate_proba, most_probable_provider
 from whowrote.types import LABELS, PROVIDERS
 
 MIN_GROUP = 5  # per-genre / per-model rows with fewer texts are left out of the tables
@@ -25,13 +25,12 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
     """Scores of ``found`` (:class:`~whowrote.style.verdict.Attribution` s, as ``attribute`` gave
     them, "cannot tell" results included as the uncertain OTHER they are) against the labels ``y``."""
     y = np.asarray(y, dtype=object)
-    P = np.array([[a.probabilities[c] for c in LABELS] for a in found], dtype=np.float64)
+    P = _probabilities(found)
     pred = np.array([a.provider for a in found], dtype=object)
     unsure = np.array([a.uncertain for a in found], dtype=bool)
     right = pred == y
     three = np.isin(y, PROVIDERS)
-    cols = [LABELS.index(c) for c in PROVIDERS]
-    pick3 = np.asarray(PROVIDERS, dtype=object)[P[:, cols].argmax(axis=1)]
+    pick3 = most_probable_provider(LABELS, P)
     out: dict[str, Any] = {"n": int(len(y)), "accuracy": float(right.mean()),
                            "accuracy_3way": float((pick3[three] == y[three]).mean()) if three.any() else None,
                            "uncertain": float(unsure.mean()),
@@ -54,6 +53,11 @@ def score_attributions(found: Sequence, y: Sequence[str], genres: Sequence[str],
                              "uncertain": float(unsure[m].mean())}
                     for g in sorted(set(groups.tolist())) if (m := groups == g).sum() >= MIN_GROUP}
     return out
+
+
+def _probabilities(found: Sequence) -> np.ndarray:
+    """The attributions' probabilities, one row each, columns in ``LABELS`` order."""
+    return np.array([[a.probabilities[c] for c in LABELS] for a in found], dtype=np.float64)
 
 
 def edit_names(spec: str) -> list[str]:
@@ -86,17 +90,11 @@ def edit_rows(attribute: Callable[[list[str], str], list], texts: Sequence[str],
     for name in names:
         after = attribute([suite[name](t) for t in texts], name)
         out[name] = {"accuracy": float(np.mean([a.provider == v for a, v in zip(after, y, strict=True)])),
-                     "accuracy_3way": _three_way(after, y, three),
+                     "accuracy_3way": float((most_probable_provider(LABELS, _probabilities(after))[three] == y[three]).mean())
+                     if three.any() else None,
                      "changed": float(np.mean([(a.provider, a.uncertain) != b for a, b in zip(after, before, strict=True)]))}
     return out
 
-
-def _three_way(found: Sequence, y: np.ndarray, three: np.ndarray) -> float | None:
-    """3-way accuracy of ``found`` on the three assistants' texts: the most probable of the three."""
-    if not three.any():
-        return None
-    pick = [max(PROVIDERS, key=a.probabilities.__getitem__) for a, keep in zip(found, three, strict=True) if keep]
-    return float(np.mean([p == v for p, v in zip(pick, y[three], strict=True)]))
 
 
 def _fmt(v: float | None) -> str:
