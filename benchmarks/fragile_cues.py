@@ -4,7 +4,8 @@
 For up to ``--per-genre`` texts of each genre (seed 0), the features the model reads are computed on
 the text as it is and after each edit that changes a text's markup but not its words:
 ``strip_markdown`` (pasted as plain text), ``markdown_html_roundtrip`` (rendered and copied back),
-``star_bullets`` (another list marker). A feature *moves* on a text when an edit changes its value by
+``star_bullets`` (another list marker), and since session 51 ``docx_file`` (pasted into Word and read
+back as ``whowrote predict`` reads a .docx). A feature *moves* on a text when an edit changes its value by
 more than 10 % (relative; values under 1e-9 count as 0). Texts are split three ways
 (``whowrote.style.explain.has_markup``): block markup (headings, lists, code blocks, rules, tables),
 inline markup only (emphasis, bold, links, ``$``…), no markup.
@@ -51,11 +52,12 @@ from whowrote.data import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import load_model
 from whowrote.style.decision import decision_support
-from whowrote.style.edits import markdown_html_roundtrip, star_bullets, strip_markdown
+from whowrote.style.edits import markdown_docx_file, markdown_html_roundtrip, star_bullets, strip_markdown
 from whowrote.style.explain import MARKUP_SENSITIVE, is_fragile, markup_columns, markup_rows
 from whowrote.types import WhowroteError
 
-EDITS = {"strip_markdown": strip_markdown, "markdown_html": markdown_html_roundtrip, "star_bullets": star_bullets}
+EDITS = {"strip_markdown": strip_markdown, "markdown_html": markdown_html_roundtrip, "star_bullets": star_bullets,
+         "docx_file": markdown_docx_file}  # docx_file: session 51 (a Word round trip), the same rule
 MOVE = 0.10  # a relative change that a reader would call a different value
 RULE = 0.10  # share of texts with markup on which the feature moves
 
@@ -161,7 +163,9 @@ def figure(out: dict, path: Path) -> None:
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(10, 3.6))
     for i, e in enumerate(EDITS):
-        ax.bar(x + (i - 1) * 0.27, [out["features"][n]["with_block_markup"][e] for n in names], 0.27, label=e)
+        width = 0.8 / len(EDITS)
+        ax.bar(x + (i - (len(EDITS) - 1) / 2) * width, [out["features"][n]["with_block_markup"].get(e, 0.0) for n in names],
+               width, label=e)
     ax.axhline(RULE, color="black", linestyle="--", linewidth=1, label=f"rule ({RULE:.0%} of texts)")
     ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(f"texts moved > {MOVE:.0%}")

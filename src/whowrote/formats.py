@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
-# What `whowrote predict` looks for in a folder: texts, and saved web pages, whose visible text is
-# attributed as the Markdown it displays (whowrote.style.html_reader, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm")
+# What `whowrote predict` looks for in a folder: texts, saved web pages and Word documents, whose
+# visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# whowrote.style.docx_reader, with a warning). Corpus folders stay texts only.
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -81,7 +82,7 @@ def is_binary(head: bytes) -> bool:
 # first 8 KB hold no NUL, or an RTF (all ASCII), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "a PDF document"),
-    (b"PK\x03\x04", "a ZIP archive (a .docx, .odt or .epub is one)"),
+    (b"PK\x03\x04", "a ZIP archive (an .odt or .epub is one)"),  # a .docx is read (whowrote.style.docx_reader)
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
@@ -89,7 +90,8 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
 )
-_SAVE_AS_TEXT = "save or export it as plain text, Markdown or HTML first"
+SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML or .docx first"
+ZIP_MAGIC = b"PK\x03\x04"  # a .docx (read by whowrote predict), .odt, .epub ...
 
 
 def document_kind(head: bytes) -> str | None:
@@ -105,7 +107,7 @@ def not_text(head: bytes, utf16_ok: bool = True) -> str | None:
     bytes were already tried as UTF-16)."""
     kind = document_kind(head)
     if kind:
-        return f"{kind}, not text ({_SAVE_AS_TEXT})"
+        return f"{kind}, not text ({SAVE_AS_TEXT})"
     binary = is_binary(head) if utf16_ok else b"\x00" in head
     return "binary file, not text" if binary else None
 

@@ -9,6 +9,8 @@ import time
 import pytest
 from serve_fakes import FakeModel
 
+from whowrote.serve.app import DOCX_TYPE
+
 TEXT = (
     "# A heading\n\nThis is **bold** — and perhaps it is very clear. "
     "It might be, arguably, a truly deeply hedged sentence — with dashes.\n"
@@ -264,3 +266,22 @@ def test_read_html_gives_the_markdown_the_model_reads(client):
         assert bad.status_code == 422 and list(bad.json()) == ["error"]
     big = json.dumps({"html": "<p>word</p>" * 30_000}).encode()  # over the fixture app's 200 kB body limit
     assert client.post("/v1/read-html", content=big, headers={"Content-Type": "application/json"}).status_code == 413
+
+
+def test_read_docx_gives_the_markdown_predict_reads(client):
+    """The page sends a dropped .docx through /v1/read-docx: the answer is what `whowrote predict`
+    reads for that file; anything else is one 422 line, and the body limit holds."""
+    from whowrote.style.docx_reader import docx_to_markdown
+    from whowrote.style.docx_writer import markdown_docx
+
+    raw = markdown_docx("## Plan\n\n- **First** step\n- Second & last\n\nA closing line.")
+    r = client.post("/v1/read-docx", content=raw, headers={"Content-Type": DOCX_TYPE})
+    assert r.status_code == 200 and r.json() == {"text": docx_to_markdown(raw)}
+    assert r.json()["text"] == "## Plan\n\n- **First** step\n- Second & last\n\nA closing line."
+    for body in (b"", b"plain text", b"PK\x03\x04broken", raw.replace(b"word/document.xml", b"word/elsewhere.xm")):
+        bad = client.post("/v1/read-docx", content=body, headers={"Content-Type": DOCX_TYPE})
+        assert bad.status_code == 422 and list(bad.json()) == ["error"] and "\n" not in bad.json()["error"]
+    empty = markdown_docx("")
+    assert client.post("/v1/read-docx", content=empty, headers={"Content-Type": DOCX_TYPE}).status_code == 422
+    big = raw + b"\0" * 250_000  # over the fixture app's 200 kB body limit
+    assert client.post("/v1/read-docx", content=big, headers={"Content-Type": DOCX_TYPE}).status_code == 413

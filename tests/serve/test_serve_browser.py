@@ -201,3 +201,31 @@ def test_formatted_paste_keeps_its_markdown(server, browser):
         browser.execute_script(paste, area, flavours)
         time.sleep(0.5)  # (a handled paste would fill the box after its request)
         assert area.get_attribute("value") == ""
+
+
+def test_opened_word_document_is_read_as_its_markdown(server, browser, tmp_path):
+    """A .docx opened or dropped on the page goes through /v1/read-docx: the textarea holds the
+    Markdown `whowrote predict` reads for the file, and the page attributes it; a broken one is a
+    status line, and the page keeps working."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from whowrote.style.docx_reader import docx_to_markdown
+    from whowrote.style.docx_writer import markdown_docx
+
+    post = (Path(__file__).resolve().parents[2] / "examples" / "post.md").read_text(encoding="utf-8")
+    essay = tmp_path / "essay.docx"
+    essay.write_bytes(markdown_docx(post))
+    browser.get(server + "/")
+    browser.find_element(By.ID, "file").send_keys(str(essay))
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: d.execute_script("return document.getElementById('marked').textContent;")
+               == docx_to_markdown(essay))
+    assert browser.find_element(By.ID, "text").get_attribute("value") == docx_to_markdown(essay)
+    assert browser.find_element(By.ID, "verdict").text  # attributed (the status line is the run's by now)
+
+    broken = tmp_path / "broken.docx"
+    broken.write_bytes(b"PK\x03\x04 not really a document")
+    browser.find_element(By.ID, "file").send_keys(str(broken))
+    wait.until(lambda d: "cannot be read" in d.find_element(By.ID, "status").text)
+    assert browser.find_element(By.ID, "text").get_attribute("value") == docx_to_markdown(essay)

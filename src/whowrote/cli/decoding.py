@@ -2,14 +2,16 @@
 decoding of a file's bytes into text (:func:`decode`), shared by the file and table readers.
 
 Bytes are UTF-8 (one BOM dropped) or UTF-16 with a BOM; a document or image format is refused by
-name, binary data as binary; a few undecodable bytes are replaced with a warning.
+name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document
+(a file or stdin, never a table's bytes) is read as Markdown by :func:`read_docx`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from whowrote.formats import BINARY_PROBE, UTF16_BOMS, not_text
+from whowrote.formats import BINARY_PROBE, SAVE_AS_TEXT, UTF16_BOMS, not_text
 
 
 @dataclass
@@ -46,3 +48,15 @@ def decode(raw: bytes, name: str) -> Item:
         if bad > max(16, len(text) // 20):
             return Item(name, error=f"not UTF-8 text ({bad} undecodable bytes)")
         return Item(name, text, warnings=[replaced_warning(bad)])
+
+
+def read_docx(source: bytes | Path | str, name: str) -> Item:
+    """A Word document (its bytes, or its path when it is over the read cap) as the Markdown its
+    formatting shows (:mod:`whowrote.style.docx_reader`, imported only here), with a warning; any
+    other ZIP archive, or a broken one, is refused by name."""
+    from whowrote.style.docx_reader import DOCX_WARNING, DocxError, docx_to_markdown
+
+    try:
+        return Item(name, docx_to_markdown(source), warnings=[DOCX_WARNING])
+    except DocxError as e:
+        return Item(name, error=f"{e} ({SAVE_AS_TEXT})")

@@ -1,4 +1,4 @@
-"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html), globs, ``-``.
+"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx), globs, ``-``.
 
 :func:`expand` turns each argument into the files it names, in order (folders and globs
 sorted), ``-`` into :data:`STDIN`, and an argument that names no file into a :class:`Missing`;
@@ -39,7 +39,7 @@ def warn(message: str) -> None:
 
 
 class TextFile(str):
-    """The path of a text file found in a folder (.md/.txt/.html, a regular file): read as text, never as a table."""
+    """The path of a text file found in a folder (.md/.txt/.html/.docx, a regular file): read as a text, never as a table."""
 
 
 def _folder_files(top: str, warn: Callable[[str], None]) -> Iterator[TextFile]:
@@ -61,7 +61,8 @@ def _folder_files(top: str, warn: Callable[[str], None]) -> Iterator[TextFile]:
     files.sort(key=lambda e: e.name)
     prefix = str(Path(top))  # paths spelled as Path(root, name) spells them ("./a.md" is "a.md")
     for e in files:
-        if e.name.lower().endswith(FOLDER_SUFFIXES):
+        # "~$essay.docx": the lock file Word keeps beside a document while it is open, not a document
+        if e.name.lower().endswith(FOLDER_SUFFIXES) and not e.name.startswith("~$"):
             found = e.name if prefix == "." else os.path.join(prefix, e.name)
             if _entry_is_regular(e, found):
                 yield TextFile(found)
@@ -80,7 +81,7 @@ def _entry_is_regular(entry: os.DirEntry, path: str) -> bool:
 
 
 def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator[Path | TextFile | Missing | str]:
-    """Arguments -> files (folders recurse into .md/.txt/.html; globs expand); ``-`` stays :data:`STDIN`;
+    """Arguments -> files (folders recurse into .md/.txt/.html/.docx; globs expand); ``-`` stays :data:`STDIN`;
     an argument that names no file is a :class:`Missing`.
 
     Inside folders and globs only regular files are taken (a FIFO named ``*.md`` is skipped with

@@ -14,12 +14,12 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from whowrote.formats import conversation_turns, conversation_warning
+from whowrote.formats import ZIP_MAGIC, conversation_turns, conversation_warning
 from whowrote.serve.card import model_card
 from whowrote.serve.limits import BodyLimitMiddleware, SecurityHeadersMiddleware, install_error_handlers
 from whowrote.serve.pool import DEFAULT_QUEUE, PoolSettings, WorkerPool, usable_cores
@@ -34,12 +34,14 @@ from whowrote.serve.schemas import (
     ReadHtmlResult,
 )
 from whowrote.serve.work import ApiError, check_text
+from whowrote.style.docx_reader import DocxError, docx_to_markdown
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.types import WhowroteError
 
 DEFAULT_MAX_BODY_BYTES = 2_000_000
 DEFAULT_TIMEOUT_S = 30.0
 STATIC_DIR = files("whowrote.serve") / "static"
+DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -127,6 +129,23 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         (a browser's plain-text copy drops them). Linear in the body, which the body limit bounds."""
         check_text(payload.html, "html")
         return {"text": await run_in_threadpool(html_to_markdown, payload.html)}
+
+    @app.post("/v1/read-docx", response_model=ReadHtmlResult, summary="A Word document read as the Markdown it shows",
+              responses=ERROR_RESPONSES, openapi_extra={"requestBody": {"required": True, "content": {
+                  DOCX_TYPE: {"schema": {"type": "string", "format": "binary"}}}}})
+    async def read_docx(request: Request) -> dict[str, str]:
+        """The body is a .docx file's bytes; the answer is its text as ``whowrote predict`` reads
+        a .docx (headings, lists, emphasis, tables, code and links as Markdown). The page sends a
+        dropped or opened .docx through this. Bounded by the body limit and the reader's caps."""
+        raw = await request.body()
+        if not raw.startswith(ZIP_MAGIC):
+            raise ApiError(422, "the body is not a Word document (.docx): send the file's bytes")
+        try:
+            text = await run_in_threadpool(docx_to_markdown, raw)
+        except DocxError as e:
+            raise ApiError(422, str(e)) from None
+        check_text(text, "the document's text")
+        return {"text": text}
 
     @app.get("/v1/model", response_model=ModelCard, summary="Model card")
     async def get_model() -> dict[str, Any]:

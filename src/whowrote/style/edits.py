@@ -211,6 +211,15 @@ def markdown_html_file(text: str) -> str:
     return html_to_markdown(markdown_page(text))
 
 
+def markdown_docx_file(text: str) -> str:
+    """The Markdown as a rendered answer pasted into Word (:func:`whowrote.style.docx_writer.markdown_docx`)
+    read back as ``whowrote predict`` reads a ``.docx`` (:func:`whowrote.style.docx_reader.docx_to_markdown`)."""
+    from whowrote.style.docx_reader import docx_to_markdown
+    from whowrote.style.docx_writer import markdown_docx
+
+    return docx_to_markdown(markdown_docx(text))
+
+
 # ---- length and order -------------------------------------------------------------------------
 def first_chars(text: str, n_chars: int = 800) -> str:
     return text[:n_chars]
@@ -326,6 +335,7 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "strip_markdown": strip_markdown,
         "markdown_html": markdown_html_roundtrip,
         "html_file": markdown_html_file,
+        "docx_file": markdown_docx_file,
         "star_bullets": star_bullets,
         "single_newlines": single_newlines,
         "lower": lower,
