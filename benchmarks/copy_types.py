@@ -92,6 +92,25 @@ def verdicts(checks: dict[str, dict[str, bool]], best) -> dict:
     return out
 
 
+def aimed_rule(edit: str):
+    """The rule of a trial aimed at one edit (the tree trials' (a)-(d), with (a) aimed at ``edit``):
+    per variant against ``current``, (a) that edit's drop down by >= 1 point or the LOGO 3-way mean
+    up by >= 1, (b) no other edit's drop up by more than 0.5, and :func:`guard_checks`; the pick is
+    the passing variant with the smaller drop. Shared by ``drop_ends_copies.py`` and ``list_spacing.py``."""
+    def decide(inner: dict, logo: dict) -> dict:
+        base, mean = inner["current"], logo["mean"]
+        checks = {v: {f"{edit}_drop_down_1pt_or_logo_up_1pt":
+                      inner[v]["drops"][edit] <= base["drops"][edit] - GAIN
+                      or mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] + GAIN,
+                      "no_other_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in inner[v]["drops"].items()
+                                                    if e != edit),
+                      **guard_checks(inner, logo, v)}
+                  for v in inner if v != "current"}
+        return verdicts(checks, lambda vs: min(vs, key=lambda v: inner[v]["drops"][edit]))
+
+    return decide
+
+
 def decide(inner: dict, logo: dict) -> dict:
     """Per single-kind variant, the rule's checks against ``current``, and the pick (or None)."""
     mean, base = logo["mean"], inner["current"]

@@ -52,25 +52,12 @@ and closing paragraphs").
 
 from __future__ import annotations
 
-from copy_types import GAIN, guard_checks, verdicts
+from copy_types import aimed_rule
 from layout_answers import copy_trial
-from plain_route import SLACK
 
 ARMS = {"current": "default", "drop_ends_group": "drop_ends_group", "drop_ends_extra": "drop_ends_extra"}  # arm -> recipe
 FOLD_SEEDS = {1: None, 2: 1}  # round -> the in-genre folds' assignment (tree_settings.topic_folds)
-EDIT = "drop_ends"
-
-
-def decide(inner: dict, logo: dict) -> dict:
-    """Per variant, this trial's rule against ``current`` (see the module's docstring), and the pick."""
-    base, mean = inner["current"], logo["mean"]
-    checks = {v: {"drop_ends_drop_down_1pt_or_logo_up_1pt":
-                  inner[v]["drops"][EDIT] <= base["drops"][EDIT] - GAIN
-                  or mean[v]["accuracy_3way"] >= mean["current"]["accuracy_3way"] + GAIN,
-                  "no_other_drop_up_0.5pt": all(d <= base["drops"][e] + SLACK for e, d in inner[v]["drops"].items() if e != EDIT),
-                  **guard_checks(inner, logo, v)}
-              for v in inner if v != "current"}
-    return verdicts(checks, lambda vs: min(vs, key=lambda v: inner[v]["drops"][EDIT]))
+decide = aimed_rule("drop_ends")  # this trial's rule (see the module's docstring)
 
 
 def main() -> None:

@@ -86,7 +86,7 @@ def copy_trial(doc: str, arms: dict[str, str], fold_seeds: dict[int, int | None]
         raise SystemExit("error: a fold model's classes are not the four labels in order")
     inner, logo, rows = score_folds(outer, feats, folds, n_inner, args.seed, arms,
                                     lambda v, name, X: models[v, name].predict_proba(X),
-                                    lambda name: models["current", name])
+                                    lambda name: models["current", name], reading=arms)
     res = {"n_outer_train": len(outer), "n_added": len(add), "recipes": arms, "fold_seed": fold_seeds[args.round],
            "inner": inner, "logo": logo, "decision": decide(inner, logo), "wall_seconds": time.perf_counter() - t0}
     write_round(args.out, args.round, res, rows, log)

@@ -60,7 +60,8 @@ from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, copy_features, fit_a
 RECIPES = {"default": {"canonical": True}, "same_lists": {"canonical": True, "canonical_lists": True},
            "legacy": {"canonical": False}, "blend75": {"canonical": True, "blend_iter": 75},
            "blend300": {"canonical": True, "blend_iter": 300},
-           "paragraphs": {"canonical": True, "canonical_paragraphs": True}}
+           "paragraphs": {"canonical": True, "canonical_paragraphs": True},
+           "tight_lists": {"canonical": True, "canonical_list_spacing": True}}  # session 51: list_spacing.py
 # recipes whose training copies differ from AUGMENTATIONS (session 32, benchmarks/layout_copies.py):
 # one copy in four with its paragraphs separated by single line breaks, half of every kind of copy,
 # or a second copy of every text: the text itself with single line breaks

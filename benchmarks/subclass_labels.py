@@ -76,7 +76,7 @@ from copy_types import logo_means, logo_scores
 from external_training import answers_table, trained_answers
 from joblib import Parallel, delayed
 from plain_route import edit_scores, scores
-from robustness import Features, corpus_args, fit_recipe, timed_log
+from robustness import FEATURES_OF, Features, corpus_args, fit_recipe, timed_log
 from tree_settings import decide, topic_folds, write_round
 
 from whowrote.data.generations import generation
@@ -176,20 +176,22 @@ def answer_folds(args: argparse.Namespace, log, fold_seed: int | None = None
 
 def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner: int, seed: int,
                 variants, proba: Callable[[str, str, np.ndarray], np.ndarray],
-                base: Callable[[str], StyleModel]) -> tuple[dict, dict, dict[str, np.ndarray]]:
+                base: Callable[[str], StyleModel], reading: dict[str, str] | None = None) -> tuple[dict, dict, dict[str, np.ndarray]]:
     """Every variant's in-genre scores (each outer-train text by its fold's fit, raw and under every
     edit of ``edits(seed)``, features from ``feats``), its LOGO scores, and the per-text rows for ``trial_noise.py``; ``proba(variant, fold,
     X)`` gives probabilities over the assistants in ``LABELS`` order, ``base(fold)`` the fold's
-    ``current`` fit (whose classes the scores read)."""
+    ``current`` fit (whose classes the scores read). ``reading``: variant -> the recipe whose features
+    it reads (a variant that reads texts another way, e.g. ``tight_lists``); default ``default``."""
     pos = pd.Series(np.arange(len(outer)), index=outer.row_idx.to_numpy())
-    edited = {e: feats.get("default", outer.row_idx.to_numpy(), e) for e in edits(seed)}  # "raw" among them
+    recipe = {v: FEATURES_OF.get(r, r) for v in variants for r in [(reading or {}).get(v, "default")]}
+    edited = {r: {e: feats.get(r, outer.row_idx.to_numpy(), e) for e in edits(seed)} for r in set(recipe.values())}
     y = outer.provider.to_numpy(object)
     rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}
     inner = {}
     first = base(folds[0][0])  # every variant's columns are the assistants in LABELS order
     for v in variants:
         ed = {}
-        for e, Xe in edited.items():
+        for e, Xe in edited[recipe[v]].items():
             P = np.zeros((len(outer), len(LABELS)))
             for name, _, te in folds[:n_inner]:
                 i = pos[te.row_idx.to_numpy()].to_numpy()
@@ -201,12 +203,12 @@ def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner
     for name, _, te in folds[n_inner:]:
         yt = te.provider.to_numpy(object)
         three = yt != OTHER
-        X = feats.get("default", te.row_idx.to_numpy(), "raw")
+        X = {r: feats.get(r, te.row_idx.to_numpy(), "raw") for r in edited}
         rows[f"logo_topic|{name}"] = te.topic.to_numpy(str)[three]
         logo[name] = {}
         m = base(name)
         for v in variants:
-            P = proba(v, name, X)
+            P = proba(v, name, X[recipe[v]])
             logo[name][v] = logo_scores(m, P, yt)
             rows[f"logo|{name}|{v}"] = three_way(m, P)[three] == yt[three]
     logo["mean"] = logo_means(logo, variants)

@@ -211,3 +211,19 @@ def test_single_newlines_and_its_reverse_reading():
     assert one_blank_line(s) == "Title\n\nFirst para.\n\nstill first.\n\n- one\n\n- two\n\nEnd"
     assert one_blank_line(single_newlines(s)) == one_blank_line(s) == one_blank_line(crlf(s))
     assert one_blank_line("no breaks at all") == "no breaks at all"
+
+
+def test_tight_lists_drops_only_the_blank_lines_between_list_items():
+    from whowrote.style.edits import tight_lists
+
+    text = ("Intro:\n\n1. **A**: one.\n\n2. **B**: two.\n   more\n\n   an indented paragraph of B\n\n3. C\n\n"
+            "Outro paragraph.\n\n- x\n\n\n- y\n\nEnd.\n")
+    assert tight_lists(text) == ("Intro:\n\n1. **A**: one.\n2. **B**: two.\n   more\n\n   an indented paragraph of B\n3. C\n\n"
+                                 "Outro paragraph.\n\n- x\n- y\n\nEnd.\n")
+    assert tight_lists(tight_lists(text)) == tight_lists(text)
+    assert tight_lists("- a\n\n- b\n\n1. c\n\n2. d\n\n  - nested\n\n3. e") == "- a\n- b\n\n1. c\n2. d\n  - nested\n3. e"
+    for same in ("No lists here.\n\nJust paragraphs.", "1. one\n2. two", "Para.\n\n- only item\n\nPara.", ""):
+        assert tight_lists(same) == same
+    start = time.perf_counter()  # linear: a long loose list and a long run of blank lines
+    tight_lists("- item\n\n" * 100_000 + "\n" * 100_000 + "x" * 100_000)
+    assert time.perf_counter() - start < 2.0

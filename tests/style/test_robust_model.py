@@ -168,3 +168,21 @@ def test_paragraph_reading_undoes_single_newlines_and_is_saved(corpus, tmp_path)
     save_model(literal.fit(texts, y), tmp_path / "l")
     assert "canonical_paragraphs" not in json.loads((tmp_path / "l" / "model.json").read_text())["params"]
     assert not load_model(tmp_path / "l").canonical_paragraphs and not load_model().canonical_paragraphs
+
+
+def test_list_spacing_reading_undoes_a_word_round_trip_of_lists_and_is_saved(tmp_path):
+    # the session-51 trial's reading: every list read tight, after the canonical form
+    from whowrote.style.edits import markdown_docx_file, tight_lists
+
+    loose = [f"Intro {i}:\n\n1. **Point {i}**: a sentence about it.\n\n2. Another point, with more words.\n\n"
+             f"- a bullet\n\n- another bullet\n\nA closing paragraph that is not a list item, number {i}." for i in range(12)]
+    tight = [tight_lists(t) for t in loose]
+    assert all(t != x and markdown_docx_file(x) == t for t, x in zip(tight, loose, strict=True))  # what Word keeps
+    y = np.array(["CLAUDE", "CHATGPT", "GEMINI", "OTHER"] * 3)
+    model = StyleModel(tree_iter=5, calibrate=False, canonical_list_spacing=True).fit(loose, y)
+    np.testing.assert_array_equal(model.features([markdown_docx_file(t) for t in loose]), model.features(loose))
+    literal = StyleModel(tree_iter=5, calibrate=False)
+    assert not np.array_equal(literal.features(tight), literal.features(loose))
+    save_model(model, tmp_path / "t")
+    assert json.loads((tmp_path / "t" / "model.json").read_text())["params"]["canonical_list_spacing"] is True
+    assert load_model(tmp_path / "t").canonical_list_spacing and not load_model().canonical_list_spacing

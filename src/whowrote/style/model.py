@@ -47,13 +47,13 @@ PARAM_TYPES: dict[str, type] = {
     "feature_set": str, "canonical": bool, "canonical_lists": bool, "canonical_paragraphs": bool, "C": float, "use_trees": bool, "tree_iter": int, "tree_leaves": int,
     "tree_weight": float, "weighting": str, "seed": int, "calibrate": bool, "abstain_below": float,
     "ood_quantile": float, "target_accuracy": float, "min_words": int, "blend_iter": int,
-    "blend_min_samples_leaf": int,
+    "blend_min_samples_leaf": int, "canonical_list_spacing": bool,
 }
 # Settings added after model files existed, each with the setting that switches it on: recorded (model
 # file; the served card, the blend's) only when on, so a model without them reads as before they existed
 # (older loaders refuse unknown settings).
 SWITCHED_PARAMS = {"blend_iter": "blend_iter", "blend_min_samples_leaf": "blend_iter",
-                   "canonical_paragraphs": "canonical_paragraphs"}
+                   "canonical_paragraphs": "canonical_paragraphs", "canonical_list_spacing": "canonical_list_spacing"}
 BLEND_PARAMS = ("blend_iter", "blend_min_samples_leaf")  # the second tree ensemble's
 
 
@@ -71,11 +71,13 @@ class StyleModel:
                  tree_iter: int = 300, tree_leaves: int = 15, tree_weight: float = 0.85, weighting: str = "sqrt",
                  seed: int = 0, calibrate: bool = True, abstain_below: float = -1.0, ood_quantile: float = 0.9,
                  target_accuracy: float = 0.9, min_words: int = 100, blend_iter: int = 0,
-                 blend_min_samples_leaf: int = 1000, canonical_paragraphs: bool = False) -> None:
+                 blend_min_samples_leaf: int = 1000, canonical_paragraphs: bool = False,
+                 canonical_list_spacing: bool = False) -> None:
         self.feature_set = feature_set
         self.canonical = canonical
         self.canonical_lists = canonical_lists
         self.canonical_paragraphs = canonical_paragraphs
+        self.canonical_list_spacing = canonical_list_spacing
         self.C = C
         self.use_trees = use_trees
         self.tree_iter = tree_iter
@@ -151,6 +153,10 @@ class StyleModel:
             from whowrote.style.edits import one_blank_line
 
             texts = [one_blank_line(t) for t in texts]
+        if self.canonical_list_spacing:  # every list read tight (issue 17 trial, session 51)
+            from whowrote.style.edits import tight_lists
+
+            texts = [tight_lists(t) for t in texts]
         return extract(texts, self.feature_set)
 
     # ---- fitting --------------------------------------------------------------------------
