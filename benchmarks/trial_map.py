@@ -17,7 +17,7 @@ A file whose schema does not fit is skipped and listed with the reason (never gu
 ``docs/figures/issue17_trials.png`` and writes ``results/trial_map.json``.
 
 The later trials score five topic folds of the whole outer train part instead (9,563 texts;
-``tree_settings`` rounds 5-19, ``subclass_labels``, ``layout_answers`` and ``drop_ends_copies``), each with 95 % paired
+``tree_settings`` rounds 5-19, ``subclass_labels``, ``layout_answers``, ``drop_ends_copies`` and ``list_spacing``), each with 95 % paired
 topic-bootstrap intervals from ``trial_noise.py``. ``FOLD_TRIALS`` lists their ``round*.json``; for
 every variant the map reads its ``*_noise.json`` (raw, the first-800 drop and the LOGO 3-way mean,
 minus ``current``, with intervals) and the round's verdict, prints a second table and draws
@@ -73,8 +73,9 @@ FOLD_TRIALS: list[tuple[str, str]] = [
     ("subclass_labels r3", "results/subclass_labels/round3.json"),
     ("layout_answers r1", "results/layout_answers/round1.json"),
     ("drop_ends_copies r1", "results/drop_ends_copies/round1.json"),
+    ("list_spacing r1", "results/list_spacing/round1.json"),
 ]
-WITH_ANSWERS = ("subclass_labels", "layout_answers", "drop_ends_copies")  # trials whose every fit adds the Arena-Hard answers
+WITH_ANSWERS = ("subclass_labels", "layout_answers", "drop_ends_copies", "list_spacing")  # trials whose every fit adds the Arena-Hard answers
 FOLD_KEYS = {"raw": "raw", "first800": "drop first_800_chars", "logo3": "LOGO 3-way mean"}
 WINDOW = (-5.0, 6.5)  # the fold figure's LOGO axis (points); a variant outside it is named in the caption
 

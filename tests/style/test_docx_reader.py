@@ -151,6 +151,8 @@ def test_other_editors_structure_is_read_too():
            + '<w:r><w:rPr><w:rStyle w:val="Code"/></w:rPr><w:t>mono</w:t></w:r>' + _r(" word, ")
            + '<w:r><w:rPr><w:b w:val="0"/></w:rPr><w:t>not bold</w:t></w:r>' + _r(", ")
            + '<w:del><w:r><w:delText>deleted </w:delText></w:r></w:del>' + '<w:ins>' + _r("inserted") + "</w:ins>"
+           + '<w:moveFrom>' + _r(" moved away") + "</w:moveFrom>" + '<w:moveTo>' + _r(" moved here") + "</w:moveTo>"
+           + _r(" hidden", "<w:vanish/>")
            + '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r>'
            + '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
            + _r(" and a ") + '<w:hyperlink r:id="rId9">' + _r("site", "<w:u/>") + "</w:hyperlink>"
@@ -166,8 +168,15 @@ def test_other_editors_structure_is_read_too():
     assert md == ("## Styled by id\n\n## Inherited heading\n\n### By outline level\n\nIn a loop of styles\n\n"
                   "- first bullet\n  1. numbered under it\n  2. numbered again\n- second bullet\n\n1. roman one\n\n"
                   "not numbered (numId 0)\n\n"
-                  "A **strong** and `mono` word, not bold, inserted and a [site](https://example.org/) tabbed\nnext line\n\n"
+                  "A **strong** and `mono` word, not bold, inserted moved here and a [site](https://example.org/) tabbed\nnext line\n\n"
                   "Inside a content control\n\n| x\\|y | two lines |\n| --- | --- |")
+
+
+def test_a_link_keeps_the_spaces_around_it_and_a_bare_url_shows_as_itself():
+    rels = f'<Relationship Id="rId9" Type="{R_NS}/hyperlink" Target="https://example.org/" TargetMode="External"/>'
+    link = '<w:hyperlink r:id="rId9">{}</w:hyperlink>'
+    body = _p(_r("see ") + link.format(_r("the site ")) + _r("now, ") + link.format(_r("https://example.org/")))
+    assert docx_to_markdown(_docx(body, rels=rels)) == "see [the site](https://example.org/) now, https://example.org/"
 
 
 def test_a_path_and_bytes_read_alike(tmp_path):

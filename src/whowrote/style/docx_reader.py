@@ -181,6 +181,8 @@ def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
         tag = child.tag
         if tag == f"{W}r":
             rpr = child.find(f"{W}rPr")
+            if rpr is not None and (_on(rpr.find(f"{W}vanish")) or _on(rpr.find(f"{W}webHidden"))):
+                continue  # hidden text is not shown
             char = styles.get(rpr.find(f"{W}rStyle").get(f"{W}val", "")) if rpr is not None and \
                 rpr.find(f"{W}rStyle") is not None else None
             bold = _on(rpr.find(f"{W}b")) if rpr is not None and rpr.find(f"{W}b") is not None else \
@@ -203,7 +205,7 @@ def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
         elif tag == f"{W}hyperlink":
             target = links.get(child.get(_REL_ID, ""))
             yield from _runs(child, styles, links, target or link)
-        elif tag in (f"{W}ins", f"{W}smartTag", f"{W}fldSimple", f"{W}customXml", f"{W}dir", f"{W}bdo"):
+        elif tag in (f"{W}ins", f"{W}moveTo", f"{W}smartTag", f"{W}fldSimple", f"{W}customXml", f"{W}dir", f"{W}bdo"):
             yield from _runs(child, styles, links, link)
         elif tag == f"{W}sdt":
             content = child.find(f"{W}sdtContent")
@@ -228,8 +230,9 @@ def _inline(runs: list[tuple[str, bool, bool, bool, str | None]], code_line: boo
             mark = "`" if mono else "***" if bold and italic else "**" if bold else "*"
             lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
             text = f"{lead}{mark}{core}{mark}{tail}"
-        if link and core and not code_line:
-            text = f"[{text.strip()}]({link})" if link != text.strip() else text
+        if link and core and not code_line and link != text.strip():  # (a bare URL shows as itself)
+            lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+            text = f"{lead}[{text.strip()}]({link}){tail}"
         out.append(text)
     return "".join(out)
 
