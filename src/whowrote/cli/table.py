@@ -128,7 +128,7 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
     total = shutil.get_terminal_size((80, 24)).columns
     stream.write(render(header, rows, styles, lines_between=explain > 0, total=total))
     if any(_marked_fragile(t) for r in records for t in r["tells"][:explain]):
-        stream.write(textwrap.fill("[fragile]: an everyday edit (pasting as plain text, re-rendering the Markdown, "
+        stream.write(textwrap.fill("[fragile]: an everyday edit (pasting as plain text or into Word, re-rendering the Markdown, "
                                    "cutting the opening and closing paragraphs) can erase or move this tell",
                                    width=max(total, 40)) + "\n")
 

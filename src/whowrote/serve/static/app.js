@@ -90,7 +90,7 @@ function drawLegend(result, colourOf, counts) {
       `favours ${NAMES[tell.favours] || tell.favours}`));
     if (tell.fragile) {
       const badge = el("span", "fragile", "fragile");
-      badge.title = "An everyday edit (pasting as plain text, re-rendering the Markdown, an editor's smart quotes, cutting the opening and closing paragraphs) can erase or move this tell.";
+      badge.title = "An everyday edit (pasting as plain text or into Word, re-rendering the Markdown, an editor's smart quotes, cutting the opening and closing paragraphs) can erase or move this tell.";
       head.appendChild(badge);
     }
     body.appendChild(head);
