@@ -129,6 +129,7 @@ STYLES = ('<w:style w:type="paragraph" w:styleId="Kop2"><w:name w:val="heading 2
           '<w:style w:type="paragraph" w:styleId="Mine"><w:name w:val="My Heading"/><w:basedOn w:val="Kop2"/></w:style>'
           '<w:style w:type="character" w:styleId="Strong"><w:name w:val="Strong"/></w:style>'
           '<w:style w:type="character" w:styleId="Code"><w:name w:val="Code Char"/><w:rPr><w:rFonts w:ascii="Consolas"/></w:rPr></w:style>'
+          '<w:style w:type="paragraph" w:styleId="BlockText"><w:name w:val="Block Text"/></w:style>'  # pandoc's quotes
           '<w:style w:type="paragraph" w:styleId="LoopA"><w:name w:val="loop a"/><w:basedOn w:val="LoopB"/></w:style>'
           '<w:style w:type="paragraph" w:styleId="LoopB"><w:name w:val="loop b"/><w:basedOn w:val="LoopA"/></w:style>')
 
@@ -158,6 +159,7 @@ def test_other_editors_structure_is_read_too():
            + _r(" and a ") + '<w:hyperlink r:id="rId9">' + _r("site", "<w:u/>") + "</w:hyperlink>"
            + "<w:r><w:tab/><w:t>tabbed</w:t><w:br/><w:t>next line</w:t></w:r>"),
         '<w:sdt><w:sdtContent>' + _p(_r("Inside a content control")) + "</w:sdtContent></w:sdt>",
+        _p(_r("Quoted, as pandoc writes it"), '<w:pStyle w:val="BlockText"/>'),
         '<w:tbl><w:tr><w:tc>' + _p(_r("x|y")) + "</w:tc><w:tc>" + _p(_r("two")) + _p(_r("lines"))
         + "</w:tc></w:tr></w:tbl>",
         "<w:sectPr/>",
@@ -169,7 +171,7 @@ def test_other_editors_structure_is_read_too():
                   "- first bullet\n  1. numbered under it\n  2. numbered again\n- second bullet\n\n1. roman one\n\n"
                   "not numbered (numId 0)\n\n"
                   "A **strong** and `mono` word, not bold, inserted moved here and a [site](https://example.org/) tabbed\nnext line\n\n"
-                  "Inside a content control\n\n| x\\|y | two lines |\n| --- | --- |")
+                  "Inside a content control\n\n> Quoted, as pandoc writes it\n\n| x\\|y | two lines |\n| --- | --- |")
 
 
 def test_a_link_keeps_the_spaces_around_it_and_a_bare_url_shows_as_itself():
@@ -177,6 +179,11 @@ def test_a_link_keeps_the_spaces_around_it_and_a_bare_url_shows_as_itself():
     link = '<w:hyperlink r:id="rId9">{}</w:hyperlink>'
     body = _p(_r("see ") + link.format(_r("the site ")) + _r("now, ") + link.format(_r("https://example.org/")))
     assert docx_to_markdown(_docx(body, rels=rels)) == "see [the site](https://example.org/) now, https://example.org/"
+
+
+def test_a_document_pandoc_wrote_reads_as_ours_does():
+    """Another program's Word document (pandoc 3.9: its own list, code and quote styles; tests/fixtures/docx)."""
+    assert docx_to_markdown(ROOT / "tests" / "fixtures" / "docx" / "pandoc-3.9.docx") == READ_BACK
 
 
 def test_a_path_and_bytes_read_alike(tmp_path):

@@ -269,7 +269,7 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
         count[num[1] + 1:] = [0] * (8 - num[1])
         marker = "-" if fmt == "bullet" else f"{count[num[1]]}."
         return _Block("item", f"{'  ' * depth}{marker} {text}", (depth, fmt == "bullet"))
-    if "quote" in style.name:
+    if "quote" in style.name or style.name == "block text":  # Word's Quote / Intense Quote; pandoc's Block Text
         return _Block("quote", "> " + text.replace("\n", "\n> "))
     return _Block("para", text)
 
