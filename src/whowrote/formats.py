@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
-# What `whowrote predict` looks for in a folder: texts, saved web pages and Word documents, whose
-# visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
-# whowrote.style.docx_reader, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx")
+# What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
+# whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# whowrote.style.documents, with a warning). Corpus folders stay texts only.
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -82,7 +82,7 @@ def is_binary(head: bytes) -> bool:
 # first 8 KB hold no NUL, or an RTF (all ASCII), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "a PDF document"),
-    (b"PK\x03\x04", "a ZIP archive (an .odt or .epub is one)"),  # a .docx is read (whowrote.style.docx_reader)
+    (b"PK\x03\x04", "a ZIP archive (an .epub is one)"),  # a .docx or .odt is read (whowrote.style.documents)
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
@@ -90,8 +90,8 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
 )
-SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML or .docx first"
-ZIP_MAGIC = b"PK\x03\x04"  # a .docx (read by whowrote predict), .odt, .epub ...
+SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx or .odt first"
+ZIP_MAGIC = b"PK\x03\x04"  # a .docx or .odt (read by whowrote predict), an .epub ...
 
 
 def document_kind(head: bytes) -> str | None:

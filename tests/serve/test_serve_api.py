@@ -268,20 +268,27 @@ def test_read_html_gives_the_markdown_the_model_reads(client):
     assert client.post("/v1/read-html", content=big, headers={"Content-Type": "application/json"}).status_code == 413
 
 
-def test_read_docx_gives_the_markdown_predict_reads(client):
-    """The page sends a dropped .docx through /v1/read-docx: the answer is what `whowrote predict`
+def test_read_document_gives_the_markdown_predict_reads(client):
+    """The page sends a dropped .docx or .odt through /v1/read-document: the answer is what `whowrote predict`
     reads for that file; anything else is one 422 line, and the body limit holds."""
     from whowrote.style.docx_reader import docx_to_markdown
     from whowrote.style.docx_writer import markdown_docx
 
     raw = markdown_docx("## Plan\n\n- **First** step\n- Second & last\n\nA closing line.")
-    r = client.post("/v1/read-docx", content=raw, headers={"Content-Type": DOCX_TYPE})
+    r = client.post("/v1/read-document", content=raw, headers={"Content-Type": DOCX_TYPE})
     assert r.status_code == 200 and r.json() == {"text": docx_to_markdown(raw)}
     assert r.json()["text"] == "## Plan\n\n- **First** step\n- Second & last\n\nA closing line."
     for body in (b"", b"plain text", b"PK\x03\x04broken", raw.replace(b"word/document.xml", b"word/elsewhere.xm")):
-        bad = client.post("/v1/read-docx", content=body, headers={"Content-Type": DOCX_TYPE})
+        bad = client.post("/v1/read-document", content=body, headers={"Content-Type": DOCX_TYPE})
         assert bad.status_code == 422 and list(bad.json()) == ["error"] and "\n" not in bad.json()["error"]
     empty = markdown_docx("")
-    assert client.post("/v1/read-docx", content=empty, headers={"Content-Type": DOCX_TYPE}).status_code == 422
+    assert client.post("/v1/read-document", content=empty, headers={"Content-Type": DOCX_TYPE}).status_code == 422
     big = raw + b"\0" * 250_000  # over the fixture app's 200 kB body limit
-    assert client.post("/v1/read-docx", content=big, headers={"Content-Type": DOCX_TYPE}).status_code == 413
+    assert client.post("/v1/read-document", content=big, headers={"Content-Type": DOCX_TYPE}).status_code == 413
+    from pathlib import (
+        Path,  # an OpenDocument text (pandoc's, tests/fixtures/documents) reads as predict reads it
+    )
+
+    odt = (Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9.odt").read_bytes()
+    r = client.post("/v1/read-document", content=odt, headers={"Content-Type": "application/vnd.oasis.opendocument.text"})
+    assert r.status_code == 200 and r.json()["text"].startswith("# A title\n\nIntro with **bold**")

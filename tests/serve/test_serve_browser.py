@@ -204,7 +204,7 @@ def test_formatted_paste_keeps_its_markdown(server, browser):
 
 
 def test_opened_word_document_is_read_as_its_markdown(server, browser, tmp_path):
-    """A .docx opened or dropped on the page goes through /v1/read-docx: the textarea holds the
+    """A .docx opened or dropped on the page goes through /v1/read-document: the textarea holds the
     Markdown `whowrote predict` reads for the file, and the page attributes it; a broken one is a
     status line, and the page keeps working."""
     from selenium.webdriver.common.by import By

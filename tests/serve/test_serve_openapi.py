@@ -21,7 +21,7 @@ def _response_schema(spec: dict, path: str, method: str, status: int) -> dict:
 def test_paths_are_the_api(client):
     spec = client.get("/openapi.json").json()
     assert spec["openapi"].startswith("3.")
-    assert set(spec["paths"]) == {"/v1/predict", "/v1/read-html", "/v1/read-docx", "/v1/model", "/healthz"}
+    assert set(spec["paths"]) == {"/v1/predict", "/v1/read-html", "/v1/read-document", "/v1/model", "/healthz"}
     assert set(spec["paths"]["/v1/predict"]) == {"post"}
     for path, item in spec["paths"].items():  # no path or query parameters anywhere
         for op in item.values():

@@ -13,9 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from whowrote.cli import app
-from whowrote.style.docx_reader import DOCX_WARNING, MAX_PART_BYTES, DocxError, docx_to_markdown
+from whowrote.style.documents import DOCX_WARNING, DocumentError
+from whowrote.style.docx_reader import docx_to_markdown
 from whowrote.style.docx_writer import markdown_docx
 from whowrote.style.edits import markdown_docx_file
+from whowrote.style.office_xml import MAX_PART_BYTES
 
 runner = CliRunner()
 
@@ -158,8 +160,8 @@ def test_a_link_keeps_the_spaces_around_it_and_a_bare_url_shows_as_itself():
 
 
 def test_a_document_pandoc_wrote_reads_as_ours_does():
-    """Another program's Word document (pandoc 3.9: its own list, code and quote styles; tests/fixtures/docx)."""
-    assert docx_to_markdown(ROOT / "tests" / "fixtures" / "docx" / "pandoc-3.9.docx") == READ_BACK
+    """Another program's Word document (pandoc 3.9: its own list, code and quote styles; tests/fixtures/documents)."""
+    assert docx_to_markdown(ROOT / "tests" / "fixtures" / "documents" / "pandoc-3.9.docx") == READ_BACK
 
 
 def test_a_path_and_bytes_read_alike(tmp_path):
@@ -174,7 +176,7 @@ def test_a_path_and_bytes_read_alike(tmp_path):
     (_docx("<w:p><w:r><w:t>unclosed"), "not well-formed XML"),
 ])
 def test_broken_or_other_archives_are_one_line_reasons(raw, reason):
-    with pytest.raises(DocxError, match=reason) as e:
+    with pytest.raises(DocumentError, match=reason) as e:
         docx_to_markdown(raw)
     assert "\n" not in str(e.value)
 
@@ -186,7 +188,7 @@ def test_a_dtd_is_refused_before_parsing():
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zf:
         zf.writestr("word/document.xml", bomb)
-    with pytest.raises(DocxError, match="declares a DTD"):
+    with pytest.raises(DocumentError, match="declares a DTD"):
         docx_to_markdown(out.getvalue())
 
 
@@ -197,13 +199,13 @@ def test_a_zip_bomb_stops_at_the_part_cap():
         zf.writestr("word/document.xml", b"<" + b"a" * (MAX_PART_BYTES + 10))
     raw = out.getvalue()
     assert len(raw) < 200_000
-    with pytest.raises(DocxError, match="over 32 MB inflated"):
+    with pytest.raises(DocumentError, match="over 32 MB inflated"):
         docx_to_markdown(raw)
     lying = bytearray(raw)  # the same archive with both headers claiming 100 bytes
     for sig, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
         i = lying.find(sig)
         lying[i + at:i + at + 4] = (100).to_bytes(4, "little")
-    with pytest.raises(DocxError):
+    with pytest.raises(DocumentError):
         docx_to_markdown(bytes(lying))
 
 
@@ -211,7 +213,7 @@ def test_deep_nesting_is_a_reason_not_a_crash():
     deep = "<w:ins>" * 50_000 + _r("x") + "</w:ins>" * 50_000
     try:
         md = docx_to_markdown(_docx(_p(deep)))
-    except DocxError as e:
+    except DocumentError as e:
         assert "nested too deeply" in str(e)
     else:
         assert md == "x"

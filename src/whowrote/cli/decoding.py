@@ -3,7 +3,8 @@ decoding of a file's bytes into text (:func:`decode`), shared by the file and ta
 
 Bytes are UTF-8 (one BOM dropped) or UTF-16 with a BOM; a document or image format is refused by
 name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document
-(a file or stdin, never a table's bytes) is read as Markdown by :func:`read_docx`.
+or an OpenDocument text (a file or stdin, never a table's bytes) is read as Markdown by
+:func:`read_document`.
 """
 
 from __future__ import annotations
@@ -50,13 +51,14 @@ def decode(raw: bytes, name: str) -> Item:
         return Item(name, text, warnings=[replaced_warning(bad)])
 
 
-def read_docx(source: bytes | Path | str, name: str) -> Item:
-    """A Word document (its bytes, or its path when it is over the read cap) as the Markdown its
-    formatting shows (:mod:`whowrote.style.docx_reader`, imported only here), with a warning; any
-    other ZIP archive, or a broken one, is refused by name."""
-    from whowrote.style.docx_reader import DOCX_WARNING, DocxError, docx_to_markdown
+def read_document(source: bytes | Path | str, name: str) -> Item:
+    """A Word document or an OpenDocument text (its bytes, or its path when it is over the read cap)
+    as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only here), with
+    a warning; any other ZIP archive, or a broken one, is refused by name."""
+    from whowrote.style.documents import DocumentError, document_to_markdown
 
     try:
-        return Item(name, docx_to_markdown(source), warnings=[DOCX_WARNING])
-    except DocxError as e:
+        text, warning = document_to_markdown(source)
+        return Item(name, text, warnings=[warning])
+    except DocumentError as e:
         return Item(name, error=f"{e} ({SAVE_AS_TEXT})")

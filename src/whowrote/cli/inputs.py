@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from whowrote.cli.decoding import Item, decode, read_docx
+from whowrote.cli.decoding import Item, decode, read_document
 from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.cli.table_inputs import read_table
@@ -57,8 +57,8 @@ def read_file(path: Path | str) -> Item:
     except OSError as e:
         return Item(name, error=f"cannot read: {e.strerror or e}")
     size = st.st_size
-    if raw.startswith(ZIP_MAGIC):  # a Word document; one over the cap is read from its path (a ZIP ends in its index)
-        return read_docx(raw if len(raw) >= size else name, name)
+    if raw.startswith(ZIP_MAGIC):  # an office document; one over the cap is read from its path (a ZIP ends in its index)
+        return read_document(raw if len(raw) >= size else name, name)
     return _capped(raw, size, name, f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
 
 
@@ -98,7 +98,7 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
         elif target == STDIN:
             raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_BYTES + 1)
             if raw.startswith(ZIP_MAGIC):
-                yield read_docx(raw, STDIN)
+                yield read_document(raw, STDIN)
             else:
                 yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")
         elif table_suffix(target) in TABLE_SUFFIXES:

@@ -34,7 +34,7 @@ from whowrote.serve.schemas import (
     ReadHtmlResult,
 )
 from whowrote.serve.work import ApiError, check_text
-from whowrote.style.docx_reader import DocxError, docx_to_markdown
+from whowrote.style.documents import DocumentError, document_to_markdown
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.types import WhowroteError
 
@@ -42,6 +42,7 @@ DEFAULT_MAX_BODY_BYTES = 2_000_000
 DEFAULT_TIMEOUT_S = 30.0
 STATIC_DIR = files("whowrote.serve") / "static"
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+ODT_TYPE = "application/vnd.oasis.opendocument.text"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -130,19 +131,20 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         check_text(payload.html, "html")
         return {"text": await run_in_threadpool(html_to_markdown, payload.html)}
 
-    @app.post("/v1/read-docx", response_model=ReadHtmlResult, summary="A Word document read as the Markdown it shows",
+    @app.post("/v1/read-document", response_model=ReadHtmlResult, summary="A Word or OpenDocument text read as the Markdown it shows",
               responses=ERROR_RESPONSES, openapi_extra={"requestBody": {"required": True, "content": {
-                  DOCX_TYPE: {"schema": {"type": "string", "format": "binary"}}}}})
-    async def read_docx(request: Request) -> dict[str, str]:
-        """The body is a .docx file's bytes; the answer is its text as ``whowrote predict`` reads
-        a .docx (headings, lists, emphasis, tables, code and links as Markdown). The page sends a
-        dropped or opened .docx through this. Bounded by the body limit and the reader's caps."""
+                  kind: {"schema": {"type": "string", "format": "binary"}} for kind in (DOCX_TYPE, ODT_TYPE)}}})
+    async def read_document(request: Request) -> dict[str, str]:
+        """The body is a .docx or .odt file's bytes; the answer is its text as ``whowrote predict``
+        reads the file (headings, lists, emphasis, tables, code and links as Markdown). The page
+        sends a dropped or opened document through this. Bounded by the body limit and the
+        reader's caps."""
         raw = await request.body()
         if not raw.startswith(ZIP_MAGIC):
-            raise ApiError(422, "the body is not a Word document (.docx): send the file's bytes")
+            raise ApiError(422, "the body is not a Word or OpenDocument text (.docx, .odt): send the file's bytes")
         try:
-            text = await run_in_threadpool(docx_to_markdown, raw)
-        except DocxError as e:
+            text, _ = await run_in_threadpool(document_to_markdown, raw)
+        except DocumentError as e:
             raise ApiError(422, str(e)) from None
         check_text(text, "the document's text")
         return {"text": text}

@@ -8,16 +8,14 @@ level) as ``## ``, a numbered or bulleted paragraph (its own numbering or its st
 ``- ``, bold and italic runs as ``**`` and ``*``, runs in a monospaced font as ``code`` (a paragraph
 all in one as a fenced line), a ``Quote`` style as ``> ``, table rows as ``| a | b |``, hyperlinks as
 ``[text](url)``. Tracked deletions, field codes, headers, footers, footnotes and drawings are not
-the writing and are left out. Standard library only (``zipfile``, ``xml.etree``).
-
-Untrusted files: each part is read through a size cap (a ZIP bomb stops at :data:`MAX_PART_BYTES`),
-XML with a DTD (the way to entity-expansion attacks) is refused, and the style chain and numbering
-levels are bounded, so reading is linear in the parts' size.
+the writing and are left out. Standard library only (``zipfile``, ``xml.etree``); what the Word and
+OpenDocument readers share (size caps, DTDs refused, inline marks, the blocks' layout) is in
+:mod:`whowrote.style.office_xml`. The style chain and numbering levels are bounded, so reading is
+linear in the parts' size.
 """
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 from collections.abc import Iterator
@@ -25,21 +23,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from whowrote.style.office_xml import (
+    MAX_STYLE_CHAIN,
+    Block,
+    DocumentError,
+    Run,
+    fence_code,
+    header_rule,
+    inline_markdown,
+    is_mono,
+    join_blocks,
+    open_zip,
+    read_part,
+    table_row,
+)
+
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 DOCUMENT = "word/document.xml"
-MAX_PART_BYTES = 32 * 1024 * 1024  # one XML part, inflated (a 3,000-word document is ~0.3 MB)
-MAX_STYLE_CHAIN = 16  # basedOn links followed (a loop in a broken file ends here)
-_MONO_FONTS = ("courier", "consolas", "menlo", "monaco", "mono", "lucida console", "source code")
+WORD = "a Word document"  # how reasons name it
 _HEADING_NAME = re.compile(r"heading ([1-9])")
 _LIST_DEPTH = re.compile(r"list (?:bullet|number|continue|paragraph) ([2-9])")
 _OFF = ("0", "false", "off", "none")
-DOCX_WARNING = ("a Word document: its text was attributed, with its headings, lists, emphasis, tables, "
-                "code and links read as Markdown")
-
-
-class DocxError(ValueError):
-    """Why a file cannot be read as a Word document (one line)."""
 
 
 @dataclass(frozen=True)
@@ -52,36 +57,6 @@ class _Style:
     mono: bool = False
 
 
-@dataclass
-class _Block:
-    kind: str  # "para", "item", "quote", "code", "row"
-    text: str
-    group: object = None  # blocks of one list, table or code run share it: joined by one line break
-
-
-def _part(zf: zipfile.ZipFile, name: str) -> ET.Element | None:
-    """A part's XML root, or None when the document has no such part."""
-    try:
-        info = zf.getinfo(name)
-    except KeyError:
-        return None
-    if info.file_size > MAX_PART_BYTES:
-        raise DocxError(f"a Word document whose {name} is over {MAX_PART_BYTES >> 20} MB inflated")
-    try:
-        with zf.open(info) as f:
-            data = f.read(MAX_PART_BYTES + 1)
-    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError) as e:
-        raise DocxError(f"a Word document whose {name} cannot be inflated ({e})") from None
-    if len(data) > MAX_PART_BYTES:  # the header's size lied
-        raise DocxError(f"a Word document whose {name} is over {MAX_PART_BYTES >> 20} MB inflated")
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise DocxError(f"a Word document whose {name} declares a DTD (a Word document never does)")
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError as e:
-        raise DocxError(f"a Word document whose {name} is not well-formed XML ({e})") from None
-
-
 def _on(el: ET.Element | None) -> bool:
     """A toggle property (``<w:b/>``, ``<w:b w:val="0"/>``): present and not switched off."""
     return el is not None and el.get(f"{W}val", "1").lower() not in _OFF
@@ -89,10 +64,7 @@ def _on(el: ET.Element | None) -> bool:
 
 def _mono(rpr: ET.Element | None) -> bool:
     fonts = rpr.find(f"{W}rFonts") if rpr is not None else None
-    if fonts is None:
-        return False
-    face = (fonts.get(f"{W}ascii") or fonts.get(f"{W}hAnsi") or "").lower()
-    return any(m in face for m in _MONO_FONTS)
+    return fonts is not None and is_mono(fonts.get(f"{W}ascii") or fonts.get(f"{W}hAnsi") or "")
 
 
 def _styles(root: ET.Element | None) -> dict[str, _Style]:
@@ -175,7 +147,7 @@ def _numbering(root: ET.Element | None) -> dict[str, dict[int, str]]:
 
 
 def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
-          link: str | None = None) -> Iterator[tuple[str, bool, bool, bool, str | None]]:
+          link: str | None = None) -> Iterator[Run]:
     """(text, bold, italic, monospaced, link) of each run in a paragraph, in reading order."""
     for child in el:
         tag = child.tag
@@ -214,31 +186,8 @@ def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
         # w:del, w:moveFrom (tracked deletions), w:pPr, bookmarks, comments: not the writing
 
 
-def _inline(runs: list[tuple[str, bool, bool, bool, str | None]], code_line: bool) -> str:
-    """The runs as Markdown: neighbours of one format merged, marks around their non-space core."""
-    merged: list[list] = []
-    for text, bold, italic, mono, link in runs:
-        key = (bold, italic, mono and not code_line, link)
-        if merged and merged[-1][0] == key:
-            merged[-1][1] += text
-        else:
-            merged.append([key, text])
-    out = []
-    for (bold, italic, mono, link), text in merged:
-        core = text.strip()
-        if core and (bold or italic or mono) and not code_line:
-            mark = "`" if mono else "***" if bold and italic else "**" if bold else "*"
-            lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
-            text = f"{lead}{mark}{core}{mark}{tail}"
-        if link and core and not code_line and link != text.strip():  # (a bare URL shows as itself)
-            lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
-            text = f"{lead}[{text.strip()}]({link}){tail}"
-        out.append(text)
-    return "".join(out)
-
-
 def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, dict[int, str]],
-               links: dict[str, str], counters: dict[str, list[int]]) -> _Block | None:
+               links: dict[str, str], counters: dict[str, list[int]]) -> Block | None:
     ppr = p.find(f"{W}pPr")
     sid = ppr.find(f"{W}pStyle").get(f"{W}val", "") if ppr is not None and ppr.find(f"{W}pStyle") is not None else ""
     style = styles.get(sid, _Style())
@@ -247,13 +196,13 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
     if not visible:
         return None  # an empty paragraph is spacing, not a paragraph
     code = style.mono or "code" in style.name or "preformatted" in style.name or all(r[3] for r in visible)
-    text = _inline(runs, code)
+    text = inline_markdown(runs, code)
     if code:
-        return _Block("code", text.replace("\n", " ") if "\n" not in text.strip() else text, "code")
+        return Block("code", text.replace("\n", " ") if "\n" not in text.strip() else text, "code")
     text = " ".join(line.strip() for line in text.strip().split("\n")) if style.heading else text.strip()
     heading = _outline(ppr) or style.heading
     if heading:
-        return _Block("para", f"{'#' * min(heading, 6)} {text}")
+        return Block("para", f"{'#' * min(heading, 6)} {text}")
     num = _num_pr(ppr) or style.num
     levels = numbering.get(num[0]) if num else None
     if num and levels is not None and num[0] != "0":
@@ -263,35 +212,29 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
             depth = int(named.group(1)) - 1
         fmt = levels.get(num[1], "decimal")
         if fmt == "none":
-            return _Block("para", text)
+            return Block("para", text)
         count = counters.setdefault(num[0], [0] * 9)
         count[num[1]] += 1
         count[num[1] + 1:] = [0] * (8 - num[1])
         marker = "-" if fmt == "bullet" else f"{count[num[1]]}."
-        return _Block("item", f"{'  ' * depth}{marker} {text}", (depth, fmt == "bullet"))
+        return Block("item", f"{'  ' * depth}{marker} {text}", (depth, fmt == "bullet"))
     if "quote" in style.name or style.name == "block text":  # Word's Quote / Intense Quote; pandoc's Block Text
-        return _Block("quote", "> " + text.replace("\n", "\n> "))
-    return _Block("para", text)
+        return Block("quote", "> " + text.replace("\n", "\n> "))
+    return Block("para", text)
 
 
-def _table(tbl: ET.Element, styles: dict[str, _Style], links: dict[str, str]) -> list[_Block]:
+def _table(tbl: ET.Element, styles: dict[str, _Style], links: dict[str, str]) -> list[Block]:
     rows = []
     for tr in tbl.findall(f"{W}tr"):
-        cells = []
-        for tc in tr.findall(f"{W}tc"):
-            texts = (_inline(list(_runs(p, styles, links)), False).strip() for p in tc.iter(f"{W}p"))
-            cells.append(" ".join(" ".join(t.split()) for t in texts if t).replace("|", "\\|"))
+        cells = [" ".join(t for p in tc.iter(f"{W}p") if (t := inline_markdown(_runs(p, styles, links), False).strip()))
+                 for tc in tr.findall(f"{W}tc")]
         if cells:
-            rows.append("| " + " | ".join(cells) + " |")
-    if not rows:
-        return []
-    width = rows[0].count(" | ") + 1
-    rows.insert(1, "| " + " | ".join(["---"] * width) + " |")
-    return [_Block("row", row, tbl) for row in rows]
+            rows.append(table_row(cells))
+    return [Block("row", row, tbl) for row in header_rule(rows)]
 
 
 def _blocks(body: ET.Element, styles: dict[str, _Style], numbering: dict[str, dict[int, str]],
-            links: dict[str, str]) -> Iterator[_Block]:
+            links: dict[str, str]) -> Iterator[Block]:
     counters: dict[str, list[int]] = {}
     stack = [iter(body)]
     while stack:  # (an explicit stack: content controls nest without recursion limits)
@@ -310,42 +253,6 @@ def _blocks(body: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
                 stack.append(iter(content))
 
 
-def _markdown(blocks: Iterator[_Block]) -> str:
-    """Blocks joined by a blank line; the rows of one table and the items of one list by a line
-    break (a top-level item whose marker kind changes, bullets to numbers, starts another list)."""
-    out: list[str] = []
-    previous: _Block | None = None
-    top: bool | None = None  # the current list's top-level marker: a bullet (True) or a number
-    for block in blocks:
-        if block.kind == "item":
-            depth, bullet = block.group  # type: ignore[misc]
-            same = previous is not None and previous.kind == "item" and (depth > 0 or top is None or top == bullet)
-            top = bullet if depth == 0 or not same else top
-        else:
-            same = previous is not None and block.group is not None and block.group is previous.group
-            top = None
-        if previous is not None:
-            out.append("\n" if same else "\n\n")
-        out.append(block.text)
-        previous = block
-    return "".join(out)
-
-
-def _fenced(blocks: Iterator[_Block]) -> Iterator[_Block]:
-    """Runs of code lines as one fenced block."""
-    lines: list[str] = []
-    for block in blocks:
-        if block.kind == "code":
-            lines.append(block.text)
-            continue
-        if lines:
-            yield _Block("para", "```\n" + "\n".join(lines) + "\n```")
-            lines = []
-        yield block
-    if lines:
-        yield _Block("para", "```\n" + "\n".join(lines) + "\n```")
-
-
 def _links(root: ET.Element | None) -> dict[str, str]:
     """Relationship id -> URL of the document's external hyperlinks."""
     if root is None:
@@ -354,29 +261,25 @@ def _links(root: ET.Element | None) -> dict[str, str]:
             if rel.get("TargetMode") == "External" and rel.get("Type", "").endswith("/hyperlink")}
 
 
-def is_docx(zf: zipfile.ZipFile) -> bool:
-    return DOCUMENT in zf.NameToInfo
+def docx_markdown(zf: zipfile.ZipFile) -> str:
+    """The body of the Word document in ``zf`` as Markdown (module docstring)."""
+    document = read_part(zf, DOCUMENT, WORD)
+    styles = _styles(read_part(zf, "word/styles.xml", WORD))
+    numbering = _numbering(read_part(zf, "word/numbering.xml", WORD))
+    links = _links(read_part(zf, "word/_rels/document.xml.rels", WORD))
+    body = document.find(f"{W}body") if document is not None else None
+    if body is None:
+        raise DocumentError(f"{WORD} whose {DOCUMENT} has no body")
+    try:
+        return join_blocks(fence_code(_blocks(body, styles, numbering, links)))
+    except RecursionError:  # runs nested thousands deep (tracked insertions in insertions ...)
+        raise DocumentError(f"{WORD} whose {DOCUMENT} is nested too deeply") from None
 
 
 def docx_to_markdown(source: bytes | str | Path) -> str:
-    """The document body of a ``.docx`` (its bytes, or its path) as Markdown (module docstring).
-
-    Raises :class:`DocxError` with a one-line reason when it is not a readable Word document."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
-    except (zipfile.BadZipFile, OSError, EOFError) as e:
-        raise DocxError(f"a ZIP archive that cannot be read ({e})") from None
-    with zf:
-        if not is_docx(zf):
-            raise DocxError("a ZIP archive but not a Word document (an .odt or .epub is one)")
-        document = _part(zf, DOCUMENT)
-        styles = _styles(_part(zf, "word/styles.xml"))
-        numbering = _numbering(_part(zf, "word/numbering.xml"))
-        links = _links(_part(zf, "word/_rels/document.xml.rels"))
-    body = document.find(f"{W}body") if document is not None else None
-    if body is None:
-        raise DocxError(f"a Word document whose {DOCUMENT} has no body")
-    try:
-        return _markdown(_fenced(_blocks(body, styles, numbering, links)))
-    except RecursionError:  # runs nested thousands deep (tracked insertions in insertions ...)
-        raise DocxError(f"a Word document whose {DOCUMENT} is nested too deeply") from None
+    """A ``.docx`` (its bytes, or its path) as Markdown; :class:`DocumentError` with a one-line
+    reason when it is not a readable Word document."""
+    with open_zip(source) as zf:
+        if DOCUMENT not in zf.NameToInfo:
+            raise DocumentError(f"a ZIP archive but not {WORD}")
+        return docx_markdown(zf)

@@ -1,6 +1,6 @@
 // whowrote page: paste or drop a text, POST /v1/predict, draw bars, legend and marked text.
 // Formatted text pasted from a web page is read as Markdown first (POST /v1/read-html), a dropped
-// .docx too (POST /v1/read-docx).
+// .docx or .odt too (POST /v1/read-document).
 // User text is only ever put into the page as text nodes (never parsed as HTML).
 "use strict";
 
@@ -205,20 +205,20 @@ async function pasteFormatted(e) {
   setStatus(note);
 }
 
-// A Word document: its bytes read as Markdown by the server (POST /v1/read-docx), as
-// `whowrote predict` reads a .docx, then attributed like a pasted text.
-async function readDocx(file) {
+// A Word or OpenDocument text: its bytes read as Markdown by the server (POST /v1/read-document),
+// as `whowrote predict` reads the file, then attributed like a pasted text.
+async function readDocument(file) {
   try {
-    const r = await fetch("/v1/read-docx", {
+    const r = await fetch("/v1/read-document", {
       method: "POST",
-      headers: { "Content-Type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+      headers: { "Content-Type": file.type || "application/octet-stream" },
       body: await file.arrayBuffer(),
     });
     const body = await r.json();
     if (!r.ok) { setStatus(`${file.name}: ${body.error || r.statusText}`, true); return; }
     $("text").value = body.text;
     updateCount();
-    setStatus(`Loaded ${file.name} (a Word document: its headings, lists and emphasis read as Markdown)`);
+    setStatus(`Loaded ${file.name} (a document: its headings, lists and emphasis read as Markdown)`);
     run();
   } catch (err) { setStatus(`Could not read ${file.name}`, true); }
 }
@@ -226,11 +226,11 @@ async function readDocx(file) {
 function readFile(file) {
   if (!file) return;
   // .json: one chat log (a list of turns or a "messages" record), read by its assistant turns.
-  if (!/\.(md|markdown|txt|html?|json|docx)$/i.test(file.name) && !/^text\//.test(file.type)) {
-    setStatus(`${file.name}: only .md, .txt, .html, .docx and .json (a chat log) files`, true); return;
+  if (!/\.(md|markdown|txt|html?|json|docx|odt)$/i.test(file.name) && !/^text\//.test(file.type)) {
+    setStatus(`${file.name}: only .md, .txt, .html, .docx, .odt and .json (a chat log) files`, true); return;
   }
   if (file.size > MAX_FILE_BYTES) { setStatus(`${file.name} is larger than 2 MB`, true); return; }
-  if (/\.docx$/i.test(file.name)) { readDocx(file); return; }
+  if (/\.(docx|odt)$/i.test(file.name)) { readDocument(file); return; }
   const reader = new FileReader();
   reader.onload = () => { $("text").value = String(reader.result); updateCount(); setStatus(`Loaded ${file.name}`); run(); };
   reader.onerror = () => setStatus(`Could not read ${file.name}`, true);

@@ -1,0 +1,38 @@
+"""Office documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks
+the reader, Word (:mod:`whowrote.style.docx_reader`) or OpenDocument (:mod:`whowrote.style.odt_reader`);
+what they share is :mod:`whowrote.style.office_xml`. Used by ``whowrote predict`` (a ``.docx`` or
+``.odt`` file, or its bytes on stdin) and by the page's ``POST /v1/read-document``.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from whowrote.style.docx_reader import DOCUMENT, docx_markdown
+from whowrote.style.odt_reader import odt_markdown
+from whowrote.style.office_xml import DocumentError, open_zip
+
+_READ_AS = "its text was attributed, with its headings, lists, emphasis, tables, code and links read as Markdown"
+DOCX_WARNING = f"a Word document: {_READ_AS}"
+ODT_WARNING = f"an OpenDocument text: {_READ_AS}"
+ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
+
+
+def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
+    """A Word document (``.docx``) or an OpenDocument text (``.odt``), its bytes or its path, as
+    ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
+    with open_zip(source) as zf:
+        if DOCUMENT in zf.NameToInfo:
+            return docx_markdown(zf), DOCX_WARNING
+        if "content.xml" in zf.NameToInfo and _mimetype(zf).startswith(ODT_MIMETYPE):
+            return odt_markdown(zf), ODT_WARNING
+    raise DocumentError("a ZIP archive but not a Word or OpenDocument text (an .epub or a spreadsheet is one)")
+
+
+def _mimetype(zf: zipfile.ZipFile) -> bytes:
+    try:
+        with zf.open("mimetype") as f:
+            return f.read(100).strip()
+    except (KeyError, zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
+        return b""

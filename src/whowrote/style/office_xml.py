@@ -1,0 +1,152 @@
+"""What the Word (``docx_reader``) and OpenDocument (``odt_reader``) readers share: reading an XML part
+of the ZIP safely, inline marks, and the layout of the body's blocks as Markdown.
+
+Both formats are ZIP archives of XML parts. A reader turns the body into :class:`Block` s (a
+paragraph, a list item, a quote, a code line, a table row) whose inline text it writes with
+:func:`inline_markdown`; :func:`fence_code` and :func:`join_blocks` lay them out as Markdown, so both
+formats read alike (a test reads the same text written by pandoc as either to the same Markdown).
+
+Untrusted files: each part is read through a size cap (a ZIP bomb stops at :data:`MAX_PART_BYTES`,
+even when its headers lie), XML with a DTD (the way to entity-expansion attacks) is refused, and every
+reason is one line (:class:`DocumentError`). Standard library only (``zipfile``, ``xml.etree``).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+MAX_PART_BYTES = 32 * 1024 * 1024  # one XML part, inflated (a 3,000-word document is ~0.3 MB)
+MAX_STYLE_CHAIN = 16  # parent-style links followed (a loop in a broken file ends here)
+MONO_FONTS = ("courier", "consolas", "menlo", "monaco", "mono", "lucida console", "source code")
+
+# (text, bold, italic, monospaced, link URL or None): one run of a paragraph's text
+Run = tuple[str, bool, bool, bool, str | None]
+
+
+class DocumentError(ValueError):
+    """Why a file cannot be read as a document (one line)."""
+
+
+@dataclass
+class Block:
+    kind: str  # "para", "item", "quote", "code", "row"
+    text: str
+    group: object = None  # rows of one table share it (joined by one line break); an item: (depth, bullet)
+
+
+def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
+    """A part's XML root, or None when the archive has no such part; ``what`` names the document
+    in the reasons ("a Word document")."""
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        return None
+    if info.file_size > MAX_PART_BYTES:
+        raise DocumentError(f"{what} whose {name} is over {MAX_PART_BYTES >> 20} MB inflated")
+    try:
+        with zf.open(info) as f:
+            data = f.read(MAX_PART_BYTES + 1)
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError) as e:
+        raise DocumentError(f"{what} whose {name} cannot be inflated ({e})") from None
+    if len(data) > MAX_PART_BYTES:  # the header's size lied
+        raise DocumentError(f"{what} whose {name} is over {MAX_PART_BYTES >> 20} MB inflated")
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise DocumentError(f"{what} whose {name} declares a DTD (an office document never does)")
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as e:
+        raise DocumentError(f"{what} whose {name} is not well-formed XML ({e})") from None
+
+
+def is_mono(face: str) -> bool:
+    """A font face that sets code (Courier New, Consolas, ... Mono)."""
+    face = face.lower()
+    return any(m in face for m in MONO_FONTS)
+
+
+def _around(text: str) -> tuple[str, str, str]:
+    core = text.strip()
+    return text[:len(text) - len(text.lstrip())], core, text[len(text.rstrip()):] if core else ""
+
+
+def inline_markdown(runs: Iterable[Run], code_line: bool) -> str:
+    """The runs as Markdown: neighbours of one format merged, marks around their non-space core;
+    ``code_line``: the paragraph is code, written as it is."""
+    merged: list[list] = []
+    for text, bold, italic, mono, link in runs:
+        key = (bold, italic, mono and not code_line, link)
+        if merged and merged[-1][0] == key:
+            merged[-1][1] += text
+        else:
+            merged.append([key, text])
+    out = []
+    for (bold, italic, mono, link), text in merged:
+        lead, core, tail = _around(text)
+        if core and (bold or italic or mono) and not code_line:
+            mark = "`" if mono else "***" if bold and italic else "**" if bold else "*"
+            text = f"{lead}{mark}{core}{mark}{tail}"
+        if link and core and not code_line and link != text.strip():  # (a bare URL shows as itself)
+            lead, core, tail = _around(text)
+            text = f"{lead}[{core}]({link}){tail}"
+        out.append(text)
+    return "".join(out)
+
+
+def fence_code(blocks: Iterable[Block]) -> Iterator[Block]:
+    """Runs of code lines as one fenced block."""
+    lines: list[str] = []
+    for block in blocks:
+        if block.kind == "code":
+            lines.append(block.text)
+            continue
+        if lines:
+            yield Block("para", "```\n" + "\n".join(lines) + "\n```")
+            lines = []
+        yield block
+    if lines:
+        yield Block("para", "```\n" + "\n".join(lines) + "\n```")
+
+
+def join_blocks(blocks: Iterable[Block]) -> str:
+    """Blocks joined by a blank line; the rows of one table and the items of one list by a line
+    break (a top-level item whose marker kind changes, bullets to numbers, starts another list)."""
+    out: list[str] = []
+    previous: Block | None = None
+    top: bool | None = None  # the current list's top-level marker: a bullet (True) or a number
+    for block in blocks:
+        if block.kind == "item":
+            depth, bullet = block.group  # type: ignore[misc]
+            same = previous is not None and previous.kind == "item" and (depth > 0 or top is None or top == bullet)
+            top = bullet if depth == 0 or not same else top
+        else:
+            same = previous is not None and block.group is not None and block.group is previous.group
+            top = None
+        if previous is not None:
+            out.append("\n" if same else "\n\n")
+        out.append(block.text)
+        previous = block
+    return "".join(out)
+
+
+def table_row(cells: Iterable[str]) -> str:
+    """One Markdown table row; a cell's own ``|`` escaped, its line breaks spaces."""
+    return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
+
+
+def header_rule(rows: list[str]) -> list[str]:
+    """Table rows with the rule under the first (``| --- | --- |``), as Markdown tables have."""
+    if rows:
+        rows.insert(1, "| " + " | ".join(["---"] * (rows[0].count(" | ") + 1)) + " |")
+    return rows
+
+
+def open_zip(source: bytes | str | Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise DocumentError(f"a ZIP archive that cannot be read ({e})") from None
