@@ -46,6 +46,8 @@ STYLES = ('<style:style style:name="Standard" style:family="paragraph"/>'
           '<style:style style:name="Preformatted_20_Text" style:display-name="Preformatted Text" style:family="paragraph"/>'
           '<style:style style:name="Strong_20_Emphasis" style:display-name="Strong Emphasis" style:family="text">'
           '<style:text-properties fo:font-weight="bold"/></style:style>'
+          '<style:style style:name="Source_20_Text" style:family="text">'  # its face is declared in content.xml
+          '<style:text-properties style:font-name="Code Face"/></style:style>'
           '<style:style style:name="LoopA" style:family="paragraph" style:parent-style-name="LoopB"/>'
           '<style:style style:name="LoopB" style:family="paragraph" style:parent-style-name="LoopA"/>')
 FACES = '<style:font-face style:name="Code Face" svg:font-family="\'DejaVu Sans Mono\'"/>'
@@ -69,7 +71,8 @@ def test_libreoffice_structure_is_read():
         '<text:h text:outline-level="2">A   heading\n  over lines</text:h>',
         '<text:p text:style-name="Standard">A <text:span text:style-name="T1">bold</text:span> and '
         '<text:span text:style-name="T2">italic</text:span> and <text:span text:style-name="T3">mono</text:span> '
-        'and <text:span text:style-name="Strong_20_Emphasis">strong</text:span> word,<text:s text:c="3"/>spaced,'
+        'and <text:span text:style-name="Strong_20_Emphasis">strong</text:span> '
+        '<text:span text:style-name="Source_20_Text">src</text:span> word,<text:s text:c="3"/>spaced,'
         '<text:tab/>tabbed<text:line-break/>next line<text:note><text:note-body><text:p>a footnote</text:p>'
         '</text:note-body></text:note><office:annotation><text:p>a comment</text:p></office:annotation>'
         ' and a <text:a xlink:href="https://example.org/">link</text:a>.</text:p>',
@@ -93,7 +96,7 @@ def test_libreoffice_structure_is_read():
     ])
     md, _ = document_to_markdown(_odt(body, AUTOMATIC, STYLES, FACES))
     assert md == ("## A heading over lines\n\n"
-                  "A **bold** and *italic* and `mono` and **strong** word,   spaced, tabbed\nnext line and a "
+                  "A **bold** and *italic* and `mono` and **strong** `src` word,   spaced, tabbed\nnext line and a "
                   "[link](https://example.org/).\n\n"
                   "- bullet one\n  1. number under it\n  2. and another\n- bullet two\n\nits second paragraph\n\n"
                   "1. first\n2. second\n\n> A quotation.\n\nIn a section, in a loop of styles.\n\n```\nx = 1\n```\n\n"

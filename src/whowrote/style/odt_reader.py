@@ -63,13 +63,11 @@ class _Style:
 def _styles(parts: list[ET.Element | None]) -> dict[str, _Style]:
     """Style name -> its resolved style (``style:parent-style-name`` followed), from every part's
     named and automatic styles; fonts by their face declarations."""
-    faces: dict[str, str] = {}
+    roots = [root for root in parts if root is not None]
+    # a style may name a face that the other part declares
+    faces = {face.get(f"{S}name", ""): face.get(SVG_FAMILY, "") for root in roots for face in root.iter(f"{S}font-face")}
     raw: dict[str, tuple[str | None, dict[str, object]]] = {}
-    for root in parts:
-        if root is None:
-            continue
-        for face in root.iter(f"{S}font-face"):
-            faces[face.get(f"{S}name", "")] = face.get(SVG_FAMILY, "")
+    for root in roots:
         for st in root.iter(f"{S}style"):
             name = st.get(f"{S}name", "")
             props: dict[str, object] = {"name": (st.get(f"{S}display-name") or name.replace("_20_", " ")).lower()}
