@@ -24,12 +24,12 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from whowrote.style.office_xml import (
-    MAX_STYLE_CHAIN,
     Block,
     DocumentError,
     Run,
     fence_code,
     header_rule,
+    inherit,
     inline_markdown,
     is_mono,
     join_blocks,
@@ -92,20 +92,9 @@ def _styles(root: ET.Element | None) -> dict[str, _Style]:
             if rpr.find(f"{W}rFonts") is not None:
                 props["mono"] = _mono(rpr)
         raw[sid] = (based.get(f"{W}val") if based is not None else None, props)
-    resolved: dict[str, _Style] = {}
-    for sid in raw:
-        merged: dict[str, object] = {}
-        at: str | None = sid
-        for _ in range(MAX_STYLE_CHAIN):  # own properties first, then its bases'
-            if at not in raw:
-                break
-            at, props = raw[at]
-            for key, value in props.items():
-                merged.setdefault(key, value)
-        resolved[sid] = _Style(str(raw[sid][1]["name"]), int(merged.get("heading", 0)),  # type: ignore[call-overload]
-                               merged.get("num"), bool(merged.get("bold")),  # type: ignore[arg-type]
-                               bool(merged.get("italic")), bool(merged.get("mono")))
-    return resolved
+    return {sid: _Style(chain[0], int(merged.get("heading", 0)), merged.get("num"),  # type: ignore[call-overload,arg-type]
+                        bool(merged.get("bold")), bool(merged.get("italic")), bool(merged.get("mono")))
+            for sid, (merged, chain) in inherit(raw).items()}
 
 
 def _outline(ppr: ET.Element | None) -> int:
@@ -198,7 +187,7 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
     code = style.mono or "code" in style.name or "preformatted" in style.name or all(r[3] for r in visible)
     text = inline_markdown(runs, code)
     if code:
-        return Block("code", text.replace("\n", " ") if "\n" not in text.strip() else text, "code")
+        return Block("code", text.strip("\n"))  # (a line break at a code line's ends is no line of code)
     text = " ".join(line.strip() for line in text.strip().split("\n")) if style.heading else text.strip()
     heading = _outline(ppr) or style.heading
     if heading:

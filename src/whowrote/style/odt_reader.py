@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
 from whowrote.style.office_xml import (
-    MAX_STYLE_CHAIN,
     Block,
     DocumentError,
     Run,
     fence_code,
     header_rule,
+    inherit,
     inline_markdown,
     is_mono,
     join_blocks,
@@ -84,21 +84,9 @@ def _styles(parts: list[ET.Element | None]) -> dict[str, _Style]:
             if st.get(f"{S}list-style-name"):
                 props["list_style"] = st.get(f"{S}list-style-name")
             raw[name] = (st.get(f"{S}parent-style-name"), props)
-    resolved: dict[str, _Style] = {}
-    for name in raw:
-        merged: dict[str, object] = {}
-        chain: list[str] = []  # its own name and its parents' ("p4 / quotations / standard")
-        at: str | None = name
-        for _ in range(MAX_STYLE_CHAIN):  # own properties first, then its parents'
-            if at not in raw:
-                break
-            at, props = raw[at]
-            chain.append(str(props["name"]))
-            for key, value in props.items():
-                merged.setdefault(key, value)
-        resolved[name] = _Style(" / ".join(chain), bool(merged.get("bold")), bool(merged.get("italic")),
-                                bool(merged.get("mono")), str(merged.get("list_style", "")))
-    return resolved
+    return {name: _Style(" / ".join(chain), bool(merged.get("bold")), bool(merged.get("italic")),
+                         bool(merged.get("mono")), str(merged.get("list_style", "")))
+            for name, (merged, chain) in inherit(raw).items()}
 
 
 def _list_kinds(parts: list[ET.Element | None]) -> dict[str, dict[int, bool]]:

@@ -63,6 +63,26 @@ def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
         raise DocumentError(f"{what} whose {name} is not well-formed XML ({e})") from None
 
 
+def inherit(raw: dict[str, tuple[str | None, dict[str, object]]]) -> dict[str, tuple[dict[str, object], list[str]]]:
+    """Per style (``raw``: name -> (its parent's name, its own properties)), its properties merged
+    with its parents' (its own first) and the ``"name"`` of each style along the chain, which ends
+    at a missing parent or after :data:`MAX_STYLE_CHAIN` links (a loop in a broken file)."""
+    out = {}
+    for name in raw:
+        merged: dict[str, object] = {}
+        chain: list[str] = []
+        at: str | None = name
+        for _ in range(MAX_STYLE_CHAIN):
+            if at not in raw:
+                break
+            at, props = raw[at]
+            chain.append(str(props.get("name", "")))
+            for key, value in props.items():
+                merged.setdefault(key, value)
+        out[name] = (merged, chain)
+    return out
+
+
 def is_mono(face: str) -> bool:
     """A font face that sets code (Courier New, Consolas, ... Mono)."""
     face = face.lower()
