@@ -327,7 +327,7 @@ _LIST_ITEM = re.compile(r"[ \t]{0,12}(?:[-*+\u2022]|\d{1,9}[.)])[ \t]+\S")
 
 def tight_lists(text: str) -> str:
     """The blank lines between the items of a list removed: a "loose" list read as a tight one, which
-    is all a Word document (:func:`markdown_docx_file`) or a page's list can keep of it.
+    is all a Word or OpenDocument text can keep of it (:func:`markdown_docx_file`).
     ``StyleModel(canonical_list_spacing=True)`` reads texts this way (issue 17 trial, session 51:
     docs/predict-trials.md). A list goes on from an item through indented lines and ends at a
     paragraph that is neither an item nor indented; a blank line before such a paragraph stays, and
