@@ -183,7 +183,9 @@ def score_folds(outer: pd.DataFrame, feats: Features, folds: list[Fold], n_inner
     ``current`` fit (whose classes the scores read). ``reading``: variant -> the recipe whose features
     it reads (a variant that reads texts another way, e.g. ``tight_lists``); default ``default``."""
     pos = pd.Series(np.arange(len(outer)), index=outer.row_idx.to_numpy())
-    recipe = {v: FEATURES_OF.get(r, r) for v in variants for r in [(reading or {}).get(v, "default")]}
+    reading = reading or {}
+    # the features each variant reads: its reading's, or the default's for a recipe of other copies
+    recipe = {v: FEATURES_OF.get(reading.get(v, "default"), reading.get(v, "default")) for v in variants}
     edited = {r: {e: feats.get(r, outer.row_idx.to_numpy(), e) for e in edits(seed)} for r in set(recipe.values())}
     y = outer.provider.to_numpy(object)
     rows: dict[str, np.ndarray] = {"inner_topic": topic_keys(outer).to_numpy(str)}

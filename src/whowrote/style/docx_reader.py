@@ -28,14 +28,14 @@ from whowrote.style.office_xml import (
     DocumentError,
     Run,
     fence_code,
-    header_rule,
     inherit,
     inline_markdown,
+    is_code,
     is_mono,
     join_blocks,
     open_zip,
     read_part,
-    table_row,
+    table_blocks,
 )
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -57,13 +57,25 @@ class _Style:
     mono: bool = False
 
 
-def _on(el: ET.Element | None) -> bool:
-    """A toggle property (``<w:b/>``, ``<w:b w:val="0"/>``): present and not switched off."""
-    return el is not None and el.get(f"{W}val", "1").lower() not in _OFF
+def _prop(parent: ET.Element | None, tag: str) -> ET.Element | None:
+    """The ``w:tag`` child of an element that may be absent (a ``w:pPr`` or ``w:rPr`` most often)."""
+    return None if parent is None else parent.find(f"{W}{tag}")
+
+
+def _val(parent: ET.Element | None, tag: str, default: str = "") -> str:
+    """The ``w:val`` of that child; ``default`` when the child or its value is absent."""
+    el = _prop(parent, tag)
+    return default if el is None else el.get(f"{W}val", default)
+
+
+def _toggle(parent: ET.Element | None, tag: str) -> bool | None:
+    """A toggle property (``<w:b/>``, ``<w:b w:val="0"/>``): on, off, or None when it is not set."""
+    el = _prop(parent, tag)
+    return None if el is None else el.get(f"{W}val", "1").lower() not in _OFF
 
 
 def _mono(rpr: ET.Element | None) -> bool:
-    fonts = rpr.find(f"{W}rFonts") if rpr is not None else None
+    fonts = _prop(rpr, "rFonts")
     return fonts is not None and is_mono(fonts.get(f"{W}ascii") or fonts.get(f"{W}hAnsi") or "")
 
 
@@ -74,9 +86,8 @@ def _styles(root: ET.Element | None) -> dict[str, _Style]:
         sid = st.get(f"{W}styleId")
         if not sid:
             continue
-        name_el, based = st.find(f"{W}name"), st.find(f"{W}basedOn")
         ppr, rpr = st.find(f"{W}pPr"), st.find(f"{W}rPr")
-        name = (name_el.get(f"{W}val", "") if name_el is not None else "").lower()
+        name = _val(st, "name").lower()
         props: dict[str, object] = {"name": name}
         named = _HEADING_NAME.fullmatch(name)
         level = int(named.group(1)) if named else 1 if name == "title" else _outline(ppr)
@@ -85,13 +96,12 @@ def _styles(root: ET.Element | None) -> dict[str, _Style]:
         num = _num_pr(ppr)
         if num is not None:
             props["num"] = num
-        if rpr is not None:
-            for key, tag in (("bold", "b"), ("italic", "i")):
-                if rpr.find(f"{W}{tag}") is not None:
-                    props[key] = _on(rpr.find(f"{W}{tag}"))
-            if rpr.find(f"{W}rFonts") is not None:
-                props["mono"] = _mono(rpr)
-        raw[sid] = (based.get(f"{W}val") if based is not None else None, props)
+        for key, tag in (("bold", "b"), ("italic", "i")):
+            if (on := _toggle(rpr, tag)) is not None:
+                props[key] = on
+        if _prop(rpr, "rFonts") is not None:
+            props["mono"] = _mono(rpr)
+        raw[sid] = (_val(st, "basedOn") or None, props)
     return {sid: _Style(chain[0], int(merged.get("heading", 0)), merged.get("num"),  # type: ignore[call-overload,arg-type]
                         bool(merged.get("bold")), bool(merged.get("italic")), bool(merged.get("mono")))
             for sid, (merged, chain) in inherit(raw).items()}
@@ -99,19 +109,16 @@ def _styles(root: ET.Element | None) -> dict[str, _Style]:
 
 def _outline(ppr: ET.Element | None) -> int:
     """The heading level an outline level gives a paragraph (``w:outlineLvl`` 0-8), 0 for body text."""
-    outline = ppr.find(f"{W}outlineLvl") if ppr is not None else None
-    val = outline.get(f"{W}val", "") if outline is not None else ""
+    val = _val(ppr, "outlineLvl")
     return int(val) + 1 if val.isdigit() and int(val) < 9 else 0
 
 
 def _num_pr(ppr: ET.Element | None) -> tuple[str, int] | None:
-    num = ppr.find(f"{W}numPr") if ppr is not None else None
+    num = _prop(ppr, "numPr")
     if num is None:
         return None
-    num_id, ilvl = num.find(f"{W}numId"), num.find(f"{W}ilvl")
-    nid = num_id.get(f"{W}val", "") if num_id is not None else ""
-    lvl = ilvl.get(f"{W}val", "0") if ilvl is not None else "0"
-    return (nid, min(int(lvl), 8) if lvl.isdigit() else 0)
+    lvl = _val(num, "ilvl", "0")
+    return (_val(num, "numId"), min(int(lvl), 8) if lvl.isdigit() else 0)
 
 
 def _numbering(root: ET.Element | None) -> dict[str, dict[int, str]]:
@@ -122,10 +129,9 @@ def _numbering(root: ET.Element | None) -> dict[str, dict[int, str]]:
     for ab in root.iter(f"{W}abstractNum"):
         levels = {}
         for lvl in ab.iter(f"{W}lvl"):
-            fmt = lvl.find(f"{W}numFmt")
             ilvl = lvl.get(f"{W}ilvl", "0")
             if ilvl.isdigit():
-                levels[int(ilvl)] = fmt.get(f"{W}val", "decimal") if fmt is not None else "decimal"
+                levels[int(ilvl)] = _val(lvl, "numFmt", "decimal")
         abstract[ab.get(f"{W}abstractNumId")] = levels
     nums = {}
     for num in root.iter(f"{W}num"):
@@ -142,15 +148,13 @@ def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
         tag = child.tag
         if tag == f"{W}r":
             rpr = child.find(f"{W}rPr")
-            if rpr is not None and (_on(rpr.find(f"{W}vanish")) or _on(rpr.find(f"{W}webHidden"))):
+            if _toggle(rpr, "vanish") or _toggle(rpr, "webHidden"):
                 continue  # hidden text is not shown
-            char = styles.get(rpr.find(f"{W}rStyle").get(f"{W}val", "")) if rpr is not None and \
-                rpr.find(f"{W}rStyle") is not None else None
-            bold = _on(rpr.find(f"{W}b")) if rpr is not None and rpr.find(f"{W}b") is not None else \
-                bool(char and (char.bold or char.name == "strong"))
-            italic = _on(rpr.find(f"{W}i")) if rpr is not None and rpr.find(f"{W}i") is not None else \
-                bool(char and (char.italic or char.name == "emphasis"))
-            mono = _mono(rpr) or bool(char and char.mono)
+            char = styles.get(_val(rpr, "rStyle"), _Style())  # a character style (Strong, Emphasis, Code)
+            bold, italic = _toggle(rpr, "b"), _toggle(rpr, "i")  # set on the run, else its style's
+            bold = char.bold or char.name == "strong" if bold is None else bold
+            italic = char.italic or char.name == "emphasis" if italic is None else italic
+            mono = _mono(rpr) or char.mono
             parts = []
             for piece in child:
                 if piece.tag == f"{W}t":
@@ -178,13 +182,11 @@ def _runs(el: ET.Element, styles: dict[str, _Style], links: dict[str, str],
 def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, dict[int, str]],
                links: dict[str, str], counters: dict[str, list[int]]) -> Block | None:
     ppr = p.find(f"{W}pPr")
-    sid = ppr.find(f"{W}pStyle").get(f"{W}val", "") if ppr is not None and ppr.find(f"{W}pStyle") is not None else ""
-    style = styles.get(sid, _Style())
+    style = styles.get(_val(ppr, "pStyle"), _Style())
     runs = list(_runs(p, styles, links))
-    visible = [r for r in runs if r[0].strip()]
-    if not visible:
+    if not any(r[0].strip() for r in runs):
         return None  # an empty paragraph is spacing, not a paragraph
-    code = style.mono or "code" in style.name or "preformatted" in style.name or all(r[3] for r in visible)
+    code = is_code(style.name, style.mono, runs)
     text = inline_markdown(runs, code)
     if code:
         return Block("code", text.strip("\n"))  # (a line break at a code line's ends is no line of code)
@@ -213,13 +215,10 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
 
 
 def _table(tbl: ET.Element, styles: dict[str, _Style], links: dict[str, str]) -> list[Block]:
-    rows = []
-    for tr in tbl.findall(f"{W}tr"):
-        cells = [" ".join(t for p in tc.iter(f"{W}p") if (t := inline_markdown(_runs(p, styles, links), False).strip()))
-                 for tc in tr.findall(f"{W}tc")]
-        if cells:
-            rows.append(table_row(cells))
-    return [Block("row", row, tbl) for row in header_rule(rows)]
+    def cell(tc: ET.Element) -> str:
+        return " ".join(t for p in tc.iter(f"{W}p") if (t := inline_markdown(_runs(p, styles, links), False).strip()))
+
+    return table_blocks(([cell(tc) for tc in tr.findall(f"{W}tc")] for tr in tbl.findall(f"{W}tr")), tbl)
 
 
 def _blocks(body: ET.Element, styles: dict[str, _Style], numbering: dict[str, dict[int, str]],

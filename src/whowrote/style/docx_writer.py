@@ -75,14 +75,12 @@ def markdown_docx(text: str) -> bytes:
     from markdown_it import MarkdownIt
 
     document = docx.Document()
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
     lists: list[str] = []  # "bullet" / "ordered", innermost last
     quotes = 0
     first_in_item = False
-    table: list[list[Any]] | None = None
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
+    paragraph: Any = None  # where the next inline token is written
+    table: list[list[Any]] | None = None  # a table's rows of cell tokens, written when it closes
+    for tok in MarkdownIt("commonmark").enable("table").parse(text):
         kind = tok.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             lists.append("bullet" if kind.startswith("bullet") else "ordered")
@@ -96,9 +94,7 @@ def markdown_docx(text: str) -> bytes:
             quotes -= 1
         elif kind == "heading_open":
             paragraph = document.add_paragraph(style=f"Heading {min(int(tok.tag[1]), 9)}")
-            _inline(paragraph, tokens[i + 1])
-            i += 2
-        elif kind == "paragraph_open" and table is None:
+        elif kind == "paragraph_open":
             depth = min(len(lists), 3)
             if lists and first_in_item:
                 name = "List Bullet" if lists[-1] == "bullet" else "List Number"
@@ -109,8 +105,11 @@ def markdown_docx(text: str) -> bytes:
                 style = "Quote" if quotes else None
             first_in_item = False
             paragraph = document.add_paragraph(style=style)
-            _inline(paragraph, tokens[i + 1])
-            i += 2
+        elif kind == "inline":
+            if table is not None:
+                table[-1].append(tok)
+            else:
+                _inline(paragraph, tok)
         elif kind in ("fence", "code_block"):
             for line in tok.content.rstrip("\n").split("\n"):
                 document.add_paragraph().add_run(line).font.name = _MONO
@@ -120,17 +119,14 @@ def markdown_docx(text: str) -> bytes:
             table = []
         elif kind == "tr_open" and table is not None:
             table.append([])
-        elif kind == "inline" and table is not None and table:
-            table[-1].append(tok)
         elif kind == "table_close" and table is not None:
-            rows, width = len(table), max((len(r) for r in table), default=0)
-            if rows and width:
-                grid = document.add_table(rows=rows, cols=width)
+            width = max((len(r) for r in table), default=0)
+            if table and width:
+                grid = document.add_table(rows=len(table), cols=width)
                 for r, cells in enumerate(table):
                     for c, cell in enumerate(cells):
                         _inline(grid.cell(r, c).paragraphs[0], cell)
             table = None
-        i += 1
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()

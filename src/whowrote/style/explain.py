@@ -60,10 +60,11 @@ FRAGILE_FEATURES = frozenset({"bold_bullet", "h4", "hrule", "table_row", "link",
 # numbers, bullet hyphens, headings ending paragraphs): fragile on such texts only. With inline markup
 # only they move on <= 6 %, without markup on <= 1 % (benchmarks/fragile_cues.py, results/fragile_cues.json).
 # (para_len_std left the list in session 45, when the HTML round trip stopped reading the line breaks
-# between a renderer's tags as text, which had made every rendered list item a paragraph.)
+# between a renderer's tags as text, which had made every rendered list item a paragraph; it came back
+# in session 51 with the Word round trip, which reads a loose list back tight.)
 MARKUP_SENSITIVE = frozenset({"avg_sent_len_words", "digit_ratio", "hyphen", "para_len_mean", "para_len_std",
                               "para_per_1k_words", "para_short_frac", "period", "punc_paren", "sent_len_std",
-                              "sent_long_frac", "sent_short_frac", "spaced_hyphen"})  # para_len_std: the Word round trip (session 51)
+                              "sent_long_frac", "sent_short_frac", "spaced_hyphen"})
 # Markup outside the Markdown family (with that family: any markup in a text).
 MARKUP_FEATURES = FRAGILE_FEATURES - {"colon_eol", "newline", "blank_line"}
 # Block markup (any of these above 0): the gate for MARKUP_SENSITIVE.

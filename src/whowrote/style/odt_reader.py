@@ -27,13 +27,13 @@ from whowrote.style.office_xml import (
     DocumentError,
     Run,
     fence_code,
-    header_rule,
     inherit,
     inline_markdown,
+    is_code,
     is_mono,
     join_blocks,
     read_part,
-    table_row,
+    table_blocks,
 )
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -135,9 +135,7 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style]) -> tuple[str, bool]:
     """The paragraph's Markdown text and whether it is a code line."""
     style = styles.get(p.get(f"{T}style-name", ""), _Style())
     runs = list(_runs(p, styles, _Style(mono=style.mono)))
-    visible = [r for r in runs if r[0].strip()]
-    code = bool(visible) and (style.mono or "preformatted" in style.name or "code" in style.name
-                              or all(r[3] for r in visible))
+    code = is_code(style.name, style.mono, runs)
     text = inline_markdown(runs, code)
     return (text if code else text.strip(), code)
 
@@ -182,13 +180,8 @@ def _blocks(body: ET.Element, styles: dict[str, _Style], kinds: dict[str, dict[i
                 quote = "quot" in name or "block text" in name
                 yield Block("quote", "> " + text.replace("\n", "\n> ")) if quote else Block("para", text)
         elif tag == f"{TB}table":
-            rows = []
-            for row in el.iter(f"{TB}table-row"):
-                cells = [" ".join(t for p in cell.iter(f"{T}p") if (t := _paragraph(p, styles)[0].strip()))
-                         for cell in row.findall(f"{TB}table-cell")]
-                if cells:
-                    rows.append(table_row(cells))
-            yield from (Block("row", r, el) for r in header_rule(rows))
+            yield from table_blocks(([" ".join(t for p in cell.iter(f"{T}p") if (t := _paragraph(p, styles)[0].strip()))
+                                      for cell in row.findall(f"{TB}table-cell")] for row in el.iter(f"{TB}table-row")), el)
         elif tag in (f"{T}section", f"{T}index-body", f"{T}table-of-content"):
             stack.append((iter(el), depth, list_style, counter))
         # sequence declarations, forms, drawings at the top level: not the writing

@@ -153,16 +153,26 @@ def join_blocks(blocks: Iterable[Block]) -> str:
     return "".join(out)
 
 
-def table_row(cells: Iterable[str]) -> str:
+def is_code(style_name: str, style_mono: bool, runs: list[Run]) -> bool:
+    """A paragraph is a line of code: its style is monospaced or named for code ("Source Code",
+    "Preformatted Text"), or every run that shows text is monospaced."""
+    visible = [r for r in runs if r[0].strip()]
+    return bool(visible) and (style_mono or "code" in style_name or "preformatted" in style_name
+                              or all(r[3] for r in visible))
+
+
+def _row(cells: list[str]) -> str:
     """One Markdown table row; a cell's own ``|`` escaped, its line breaks spaces."""
     return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
 
 
-def header_rule(rows: list[str]) -> list[str]:
-    """Table rows with the rule under the first (``| --- | --- |``), as Markdown tables have."""
-    if rows:
-        rows.insert(1, "| " + " | ".join(["---"] * (rows[0].count(" | ") + 1)) + " |")
-    return rows
+def table_blocks(rows: Iterable[list[str]], group: object) -> list[Block]:
+    """A table's rows (each its cells' texts) as Markdown rows, the rule under the first (``| --- |``)."""
+    rows = [cells for cells in rows if cells]
+    if not rows:
+        return []
+    lines = [_row(rows[0]), "| " + " | ".join(["---"] * len(rows[0])) + " |", *map(_row, rows[1:])]
+    return [Block("row", line, group) for line in lines]
 
 
 def open_zip(source: bytes | str | Path) -> zipfile.ZipFile:
