@@ -16,7 +16,7 @@ TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
 # whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
 # whowrote.style.documents, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt")
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -81,7 +81,7 @@ def is_binary(head: bytes) -> bool:
 # Files people keep their writing in that are not text: named by their first bytes, so a PDF whose
 # first 8 KB hold no NUL, or an RTF (all ASCII), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"%PDF-", "a PDF document"),
+    (b"%PDF-", "a PDF document"),  # read by whowrote predict as a file or stdin (whowrote.style.documents)
     (b"PK\x03\x04", "a ZIP archive (an .epub is one)"),  # a .docx or .odt is read (whowrote.style.documents)
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
@@ -90,8 +90,15 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "a GIF image"),
     (b"GIF89a", "a GIF image"),
 )
-SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx or .odt first"
+SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx, .odt or .pdf first"
 ZIP_MAGIC = b"PK\x03\x04"  # a .docx or .odt (read by whowrote predict), an .epub ...
+PDF_MAGIC = b"%PDF-"
+
+
+def is_document(head: bytes) -> bool:
+    """Bytes that ``whowrote predict`` reads as a document (:mod:`whowrote.style.documents`): a ZIP
+    archive (a .docx or .odt) or a PDF."""
+    return head.startswith((ZIP_MAGIC, PDF_MAGIC))
 
 
 def document_kind(head: bytes) -> str | None:

@@ -292,3 +292,18 @@ def test_read_document_gives_the_markdown_predict_reads(client):
     odt = (Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9.odt").read_bytes()
     r = client.post("/v1/read-document", content=odt, headers={"Content-Type": "application/vnd.oasis.opendocument.text"})
     assert r.status_code == 200 and r.json()["text"].startswith("# A title\n\nIntro with **bold**")
+
+
+def test_read_document_reads_a_pdf_as_predict_does(client):
+    """A dropped .pdf (Chromium's print of a Markdown page, tests/fixtures/documents) reads as
+    `whowrote predict` reads it; a broken one is one 422 line."""
+    from pathlib import Path
+
+    from whowrote.style.pdf_reader import pdf_markdown
+
+    pdf = (Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "chromium-156.pdf").read_bytes()
+    r = client.post("/v1/read-document", content=pdf, headers={"Content-Type": "application/pdf"})
+    assert r.status_code == 200 and r.json() == {"text": pdf_markdown(pdf)[0]}
+    assert r.json()["text"].startswith("# A title\n\nIntro with **bold**")
+    bad = client.post("/v1/read-document", content=b"%PDF-1.4\nbroken", headers={"Content-Type": "application/pdf"})
+    assert bad.status_code == 422 and bad.json()["error"].startswith("a PDF that cannot be read (")

@@ -2,8 +2,8 @@
 decoding of a file's bytes into text (:func:`decode`), shared by the file and table readers.
 
 Bytes are UTF-8 (one BOM dropped) or UTF-16 with a BOM; a document or image format is refused by
-name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document
-or an OpenDocument text (a file or stdin, never a table's bytes) is read as Markdown by
+name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document,
+an OpenDocument text or a PDF (a file or stdin, never a table's bytes) is read as Markdown by
 :func:`read_document`.
 """
 
@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from whowrote.formats import BINARY_PROBE, SAVE_AS_TEXT, UTF16_BOMS, not_text
+from whowrote.formats import BINARY_PROBE, UTF16_BOMS, not_text
+
+COPY_AS_TEXT = "copy its text into a .md or .txt file instead"  # a document that cannot be read
 
 
 @dataclass
@@ -52,13 +54,14 @@ def decode(raw: bytes, name: str) -> Item:
 
 
 def read_document(source: bytes | Path | str, name: str) -> Item:
-    """A Word document or an OpenDocument text (its bytes, or its path when it is over the read cap)
-    as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only here), with
-    a warning; any other ZIP archive, or a broken one, is refused by name."""
+    """A Word document, an OpenDocument text or a PDF (its bytes, or its path when it is over the
+    read cap) as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only
+    here), with a warning; any other ZIP archive, or a broken, encrypted or image-only document, is
+    refused by name."""
     from whowrote.style.documents import DocumentError, document_to_markdown
 
     try:
         text, warning = document_to_markdown(source)
         return Item(name, text, warnings=[warning])
     except DocumentError as e:
-        return Item(name, error=f"{e} ({SAVE_AS_TEXT})")
+        return Item(name, error=f"{e} ({COPY_AS_TEXT})")

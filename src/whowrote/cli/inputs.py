@@ -21,7 +21,7 @@ from whowrote.cli.decoding import Item, decode, read_document
 from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.cli.table_inputs import read_table
-from whowrote.formats import TABLE_SUFFIXES, ZIP_MAGIC, table_suffix
+from whowrote.formats import TABLE_SUFFIXES, is_document, table_suffix
 
 MAX_BYTES = 10 * 1024 * 1024  # read at most this much of one file (a 50 MB "post" is not a post)
 
@@ -57,7 +57,7 @@ def read_file(path: Path | str) -> Item:
     except OSError as e:
         return Item(name, error=f"cannot read: {e.strerror or e}")
     size = st.st_size
-    if raw.startswith(ZIP_MAGIC):  # an office document; one over the cap is read from its path (a ZIP ends in its index)
+    if is_document(raw):  # one over the cap is read from its path (a ZIP, and a PDF, ends in its index)
         return read_document(raw if len(raw) >= size else name, name)
     return _capped(raw, size, name, f"file is {size / 1e6:.1f} MB: only the first {MAX_BYTES / 1e6:.0f} MB were read")
 
@@ -97,7 +97,7 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
             yield Item(str(target), unread=True) if defer else read_file(target)
         elif target == STDIN:
             raw = (stdin if stdin is not None else sys.stdin.buffer).read(MAX_BYTES + 1)
-            if raw.startswith(ZIP_MAGIC):
+            if is_document(raw):
                 yield read_document(raw, STDIN)
             else:
                 yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")

@@ -1,7 +1,8 @@
-"""Office documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks
-the reader, Word (:mod:`whowrote.style.docx_reader`) or OpenDocument (:mod:`whowrote.style.odt_reader`);
-what they share is :mod:`whowrote.style.office_xml`. Used by ``whowrote predict`` (a ``.docx`` or
-``.odt`` file, or its bytes on stdin) and by the page's ``POST /v1/read-document``.
+"""Documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks the
+reader, Word (:mod:`whowrote.style.docx_reader`), OpenDocument (:mod:`whowrote.style.odt_reader`;
+what these two share is :mod:`whowrote.style.office_xml`) or PDF (:mod:`whowrote.style.pdf_reader`).
+Used by ``whowrote predict`` (a ``.docx``, ``.odt`` or ``.pdf`` file, or its bytes on stdin) and by
+the page's ``POST /v1/read-document``.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from whowrote.formats import PDF_MAGIC
 from whowrote.style.docx_reader import DOCUMENT, docx_markdown
 from whowrote.style.odt_reader import odt_markdown
 from whowrote.style.office_xml import DocumentError, open_zip
@@ -16,18 +18,34 @@ from whowrote.style.office_xml import DocumentError, open_zip
 _READ_AS = "its text was attributed, with its headings, lists, emphasis, tables, code and links read as Markdown"
 DOCX_WARNING = f"a Word document: {_READ_AS}"
 ODT_WARNING = f"an OpenDocument text: {_READ_AS}"
+PDF_WARNING = (f"a PDF: {_READ_AS} from its layout (a PDF keeps no line breaks within a paragraph, "
+               "nor a code block's language)")
 ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
 
 
 def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
-    """A Word document (``.docx``) or an OpenDocument text (``.odt``), its bytes or its path, as
-    ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
+    """A Word document (``.docx``), an OpenDocument text (``.odt``) or a PDF, its bytes or its path,
+    as ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
+    head = source[:8] if isinstance(source, bytes) else _head(source)
+    if head.startswith(PDF_MAGIC):
+        from whowrote.style.pdf_reader import MAX_PAGES, pdf_markdown  # (pypdf loads only for a PDF)
+
+        text, pages = pdf_markdown(source)
+        return text, PDF_WARNING + (f"; its first {MAX_PAGES} of {pages} pages" if pages > MAX_PAGES else "")
     with open_zip(source) as zf:
         if DOCUMENT in zf.NameToInfo:
             return docx_markdown(zf), DOCX_WARNING
         if "content.xml" in zf.NameToInfo and _mimetype(zf).startswith(ODT_MIMETYPE):
             return odt_markdown(zf), ODT_WARNING
     raise DocumentError("a ZIP archive but not a Word or OpenDocument text (an .epub or a spreadsheet is one)")
+
+
+def _head(path: str | Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(8)
+    except OSError as e:
+        raise DocumentError(f"cannot read: {e.strerror or e}") from None
 
 
 def _mimetype(zf: zipfile.ZipFile) -> bytes:

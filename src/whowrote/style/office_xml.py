@@ -37,6 +37,7 @@ class Block:
     kind: str  # "para", "item", "quote", "code", "row"
     text: str
     group: object = None  # rows of one table share it (joined by one line break); an item: (depth, bullet)
+    spaced: bool = False  # an item set apart from the one before (a loose list: a blank line between)
 
 
 def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
@@ -134,7 +135,8 @@ def fence_code(blocks: Iterable[Block]) -> Iterator[Block]:
 
 def join_blocks(blocks: Iterable[Block]) -> str:
     """Blocks joined by a blank line; the rows of one table and the items of one list by a line
-    break (a top-level item whose marker kind changes, bullets to numbers, starts another list)."""
+    break (a top-level item whose marker kind changes, bullets to numbers, starts another list), an
+    item ``spaced`` from the one before by a blank line."""
     out: list[str] = []
     previous: Block | None = None
     top: bool | None = None  # the current list's top-level marker: a bullet (True) or a number
@@ -147,7 +149,7 @@ def join_blocks(blocks: Iterable[Block]) -> str:
             same = previous is not None and block.group is not None and block.group is previous.group
             top = None
         if previous is not None:
-            out.append("\n" if same else "\n\n")
+            out.append("\n" if same and not block.spaced else "\n\n")
         out.append(block.text)
         previous = block
     return "".join(out)

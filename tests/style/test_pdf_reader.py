@@ -1,0 +1,191 @@
+"""PDFs read as the Markdown their layout shows (whowrote.style.pdf_reader), and ``whowrote
+predict`` on .pdf files. The fixtures were printed by Chromium (tests/fixtures/documents/README.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+from test_docx_reader import MD
+from typer.testing import CliRunner
+
+from whowrote.cli import app
+from whowrote.style import pdf_reader
+from whowrote.style.documents import PDF_WARNING, DocumentError, document_to_markdown
+from whowrote.style.pdf_layout import Layout, Line, Span, drop_furniture, line_blocks, mark_tables
+from whowrote.style.pdf_reader import _mark_lists, pdf_markdown
+
+runner = CliRunner()
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
+SHORT = FIXTURES / "chromium-156.pdf"
+TWO_PAGES = FIXTURES / "chromium-156-two-pages.pdf"
+
+# What a browser's page shows of MD once printed: the soft break a space, the fence's language
+# gone (a PDF keeps neither), a nested item indented as this reader writes lists, the table's
+# header rule spaced; headings, emphasis, the link, the quote, code and the rule as written.
+SHORT_READ_BACK = (MD.replace(".\nA soft break", ". A soft break").replace("|---|---|", "| --- | --- |")
+                   .replace("```python", "```").replace("\n  - nested", "\n   - nested"))
+
+SENTENCES = [
+    "The path climbed slowly through a wood of birch and pine, and the morning light came down in long bands.",
+    "Nobody had walked it since the rain, so every step left a clear print in the soft ground.",
+    "I stopped often, partly to rest and partly because the view kept changing in small ways.",
+    "A map is a promise about the world, and the world does not always keep it.",
+    "By noon the clouds had thinned, and the valley below looked close enough to touch.",
+    "It is easy to forget how much of a long walk is simply paying attention.",
+    "The stream at the bottom was louder than I expected, full of snowmelt and small stones.",
+    "I ate lunch on a flat rock and watched two ravens argue over something I could not see.",
+    "Later the trail turned north, and the wind turned with it.",
+    "When I reached the hut the door was open, the stove was cold, and the logbook was full of other people's weather.",
+]
+
+
+def para(start: int, n: int) -> str:
+    return " ".join(SENTENCES[(start + k) % len(SENTENCES)] for k in range(n))
+
+
+# Two printed pages (a paragraph runs across the break; a header and a footer on each page): a
+# loose list, a hard line break, a numbered list, a rule.
+LONG = "\n\n".join([
+    "# Notes from a long walk", para(0, 14), para(3, 9), "## What I carried",
+    "- " + para(1, 2) + "\n\n- " + para(4, 1) + "\n\n- " + para(6, 3),
+    para(2, 16), "A line that ends early  \nand the next line after a hard break.", "### The second day",
+    para(5, 12), "1. " + para(7, 1) + "\n2. " + para(8, 1) + "\n3. " + para(9, 2), para(0, 18), "---",
+    para(4, 15), "The end of the notes.",
+])
+
+
+def test_a_browsers_pdf_reads_back_as_the_markdown_it_shows():
+    text, pages = pdf_markdown(SHORT.read_bytes())
+    assert pages == 1 and text == SHORT_READ_BACK
+
+
+def test_two_pages_with_headers_and_footers_read_as_one_text():
+    """The page furniture Chromium prints (date, title, file address, "1/2") is left out, the
+    paragraph across the page break is one paragraph, the loose list keeps its blank lines and the
+    hard break its line break (a Markdown soft break: a PDF shows no trailing spaces)."""
+    reader = PdfReader(TWO_PAGES)
+    assert len(reader.pages) == 2 and "1/2" in reader.pages[0].extract_text()  # (the furniture is there)
+    text, pages = pdf_markdown(TWO_PAGES)
+    assert pages == 2 and text == LONG.replace("early  \n", "early\n")
+
+
+def test_document_to_markdown_reads_a_pdf_with_its_warning(tmp_path):
+    md, warning = document_to_markdown(SHORT)
+    assert md == SHORT_READ_BACK and warning == PDF_WARNING
+    assert document_to_markdown(SHORT.read_bytes()) == (md, warning)
+
+
+def _pdf(writer: PdfWriter) -> bytes:
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_broken_encrypted_and_image_only_pdfs_are_one_line_reasons():
+    with pytest.raises(DocumentError, match=r"^a PDF that cannot be read \(") as e:
+        pdf_markdown(b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n" + b"x" * 100)
+    assert "\n" not in str(e.value)
+    blank = PdfWriter()
+    blank.add_blank_page(612, 792)
+    with pytest.raises(DocumentError, match="no text to read"):
+        pdf_markdown(_pdf(blank))
+    locked = PdfWriter(clone_from=SHORT)
+    locked.encrypt(user_password="secret", owner_password="owner", algorithm="AES-128")
+    with pytest.raises(DocumentError, match="an encrypted PDF"):
+        pdf_markdown(_pdf(locked))
+    owner_only = PdfWriter(clone_from=SHORT)  # opens without a password: read
+    owner_only.encrypt(user_password="", owner_password="owner", algorithm="AES-128")
+    assert pdf_markdown(_pdf(owner_only))[0] == SHORT_READ_BACK
+
+
+def test_only_the_first_max_pages_are_read_and_the_warning_says_so(monkeypatch):
+    monkeypatch.setattr(pdf_reader, "MAX_PAGES", 1)
+    text, pages = pdf_markdown(TWO_PAGES)
+    assert pages == 2 and text.startswith("# Notes from a long walk") and "The end of the notes." not in text
+    _, warning = document_to_markdown(TWO_PAGES)
+    assert warning == PDF_WARNING + "; its first 1 of 2 pages"
+
+
+def test_reading_time_grows_linearly_with_pages():
+    """A long PDF (the two pages 8 and 32 times) costs its length, not its square."""
+    def pages(times: int) -> bytes:
+        w = PdfWriter()
+        for _ in range(times):
+            w.append(TWO_PAGES)
+        return _pdf(w)
+
+    def cost(raw: bytes) -> float:
+        t = time.perf_counter()
+        pdf_markdown(raw)
+        return time.perf_counter() - t
+
+    small, big = pages(8), pages(32)
+    assert min(cost(big) for _ in range(2)) < 8 * min(cost(small) for _ in range(2))  # linear: ~4x
+
+
+def _line(page: int, y: float, *spans: tuple[float, str], size: float = 12.0, bold: bool = False) -> Line:
+    return Line(page, [Span(text, x, y, size, bold, False, False) for x, text in spans])
+
+
+def test_tables_are_columns_shared_by_rows_not_words_that_line_up_by_chance():
+    rows = [_line(0, 700 - 20 * i, (40, f"cell {i}"), (200, f"value {i}"), (360, f"note {i}")) for i in range(3)]
+    mark_tables(rows, 12.0)
+    assert all(line.table == [40, 200, 360] for line in rows)
+    # a paragraph whose lines each start a styled word somewhere, two of them at x = 150 by chance
+    prose = [_line(0, 500, (40, "A line with "), (150, "bold words"), (230, " in it")),
+             _line(0, 486, (40, "and another "), (150, "styled run"), (260, " here")),
+             _line(0, 472, (40, "then a third "), (310, "emphasis"), (390, " and more"))]
+    mark_tables(prose, 12.0)
+    assert all(line.table is None for line in prose)
+
+
+def test_page_furniture_is_left_out_and_text_is_kept():
+    pages = []
+    for p in range(4):
+        pages.append([_line(p, 760, (30, f"Report draft, {p + 1} December"), size=12.0),
+                      *[_line(p, 700 - 14 * i, (40, f"Body text line {i} on page {p}.")) for i in range(10)],
+                      _line(p, 30, (300, f"Page {p + 1} of 4"))])
+    drop_furniture(pages, 12.0)
+    texts = [line.text for page in pages for line in page]
+    assert len(texts) == 40 and all(t.startswith("Body text line") for t in texts)
+    alone = [[_line(0, 700, (40, "A one-page letter opens with this line.")), _line(0, 686, (40, "It ends here."))]]
+    drop_furniture(alone, 12.0)
+    assert len(alone[0]) == 2  # (a one-page text's own first and last lines are not furniture)
+
+
+def test_predict_reads_a_pdf_file_stdin_and_folder(tmp_path):
+    res = runner.invoke(app, ["predict", str(SHORT), "--jsonl"])
+    (rec,) = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.exit_code == 0 and rec["warnings"][0] == PDF_WARNING and rec["n_words"] > 20
+    via_stdin = runner.invoke(app, ["predict", "-", "--jsonl"], input=SHORT.read_bytes())
+    assert json.loads(via_stdin.stdout)["probabilities"] == rec["probabilities"]
+    (tmp_path / "essay.pdf").write_bytes(TWO_PAGES.read_bytes())
+    (tmp_path / "notes.md").write_text(LONG)
+    found = [json.loads(x) for x in runner.invoke(app, ["predict", str(tmp_path), "--jsonl"]).stdout.splitlines()]
+    assert [Path(r["path"]).name for r in found] == ["essay.pdf", "notes.md"]
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n" + b"garbage " * 40)
+    res = runner.invoke(app, ["predict", str(broken), "--jsonl"])
+    (rec,) = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.exit_code != 0 and rec["error"].startswith("a PDF that cannot be read (")
+    assert rec["error"].endswith("(copy its text into a .md or .txt file instead)")
+
+
+def test_list_markers_set_as_characters_start_items():
+    """A word processor sets its bullets as characters (•, or Symbol's private-use \\uf0b7) and its
+    numbers as text, then a tab: each starts an item, and a marker-like word inside a line does not."""
+    lines = [_line(0, 700, (40, "Shopping, in order:")),
+             _line(0, 686, (58, "•"), (70, "\t"), (76, "bread from the corner shop")),
+             _line(0, 672, (58, "\uf0b7"), (76, "milk")),
+             _line(0, 658, (58, "2."), (76, "eggs, if they have them")),
+             _line(0, 644, (40, "Then home • before the rain."))]
+    _mark_lists(lines, [])
+    assert [line.marker for line in lines] == [None, "-", "-", "2.", None]
+    blocks = line_blocks(lines, Layout(12.0, 14.0, 40.0, 572.0, None))
+    assert [b.text for b in blocks] == ["Shopping, in order:", "- bread from the corner shop", "- milk",
+                                        "2. eggs, if they have them", "Then home • before the rain."]
