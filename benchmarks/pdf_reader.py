@@ -35,13 +35,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-from robustness import RECIPES, Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
+from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from robustness import corpus_args, timed_log
 
 from whowrote.data.generate.store import atomic_write
-from whowrote.data.splits import topic_holdout_split, topic_keys
-from whowrote.style import StyleModel
 from whowrote.style.edits import html_page, markdown_html_file, markdown_page, render_markdown
-from whowrote.style.heldout import proba_accuracies
 from whowrote.style.pdf_reader import pdf_markdown
 
 # a Markdown viewer's look (GitHub's and the chat apps' are alike): what the reader must see through
@@ -103,12 +101,7 @@ def main() -> None:
     ap.add_argument("--pdf-dir", type=Path, default=Path("/tmp/whowrote-pdf"), help="where the printed PDFs are kept")
     args = ap.parse_args()
     log = timed_log()
-    corpus = indexed_corpus(args.corpus)
-    feats = Features(corpus, args.cache, log)
-    split = topic_holdout_split(corpus, seed=args.seed, balance=False)
-    model = fit_recipe(feats, "default", split["train"], args.seed)
-    log(f"fitted on {len(split['train'])} texts")
-    val = split["val"]
+    model, val = fitted_holdout(args, log)
     texts = val["text"].tolist()
     pdfs = print_pdfs([markdown_page(t) for t in texts], args.pdf_dir, log)
     styled = print_pdfs([styled_page(t) for t in texts], args.pdf_dir, log)
@@ -117,51 +110,15 @@ def main() -> None:
                 "pdf_file": [pdf_markdown(p)[0] for p in pdfs], "pdf_styled": [pdf_markdown(p)[0] for p in styled],
                 "pdf_plain": [plain_text(p) for p in pdfs]}
     log("read " + ", ".join(readings))
-    featurise = StyleModel(**RECIPES["default"]).features
-    y = val["provider"].to_numpy(object)
-    P = {name: model.predict_proba(featurise(t)) for name, t in readings.items()}
-    genres = val["genre"].to_numpy(object)
+    P = score_readings(model, readings)
     same = {k: float(np.mean([a == b for a, b in zip(readings["html_file"], t, strict=True)])) for k, t in readings.items()}
-    result = {"n": len(texts), "seed": args.seed,
-              "accuracy": {k: proba_accuracies(model, p, y) for k, p in P.items()},
-              "drops": drop_intervals(model.classes_, P, y, topic_keys(val).to_numpy(), args.seed),
-              "by_genre": {g: {k: proba_accuracies(model, p[genres == g], y[genres == g])["accuracy"] for k, p in P.items()}
-                           for g in sorted(set(genres))},
-              "verdicts_changed": {k: float(np.mean(P[k].argmax(1) != P["raw"].argmax(1))) for k in P},
-              "same_as_html_file": same}
+    result = {"n": len(texts), "seed": args.seed, **readings_result(model, val, P, args.seed), "same_as_html_file": same}
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "pdf_reader.json", json.dumps(result, indent=1) + "\n")
-    print("| reading | 4-way | 3-way | drop (points) [95 % topic bootstrap] | verdicts changed |\n|---|---:|---:|---|---:|")
-    for k, acc in result["accuracy"].items():
-        d = result["drops"].get(k)
-        drop = f"{d['diff']:+.1f} [{d['lo']:+.1f}, {d['hi']:+.1f}]" if d else "—"
-        print(f"| {k} | {acc['accuracy']:.3f} | {acc['accuracy_3way'] or 0:.3f} | {drop} | {result['verdicts_changed'][k]:.1%} |")
-    figure(result, args.out / "pdf_reader.png")
+    print_readings(result)
+    readings_figure(result, args.out / "pdf_reader.png",
+                    "A Markdown text's page printed to PDF by Chromium, read back (benchmarks/pdf_reader.py)")
     log(f"wrote {args.out}")
-
-
-def figure(result: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = list(result["accuracy"])
-    genres = list(result["by_genre"])
-    fig, ax = plt.subplots(figsize=(8.5, 4))
-    width = 0.8 / len(names)
-    for i, k in enumerate(names):
-        ax.bar(np.arange(len(genres) + 1) + width * i, [result["by_genre"][g][k] for g in genres]
-               + [result["accuracy"][k]["accuracy"]], width=width, label=k)
-    ax.set_xticks(np.arange(len(genres) + 1) + 0.4 - width / 2, [*genres, "all"])
-    ax.set_ylim(0, 1.15)
-    ax.set_yticks(np.arange(0, 1.01, 0.2))
-    ax.set_ylabel("4-way accuracy (topic hold-out val)")
-    ax.set_title("A Markdown text's page printed to PDF by Chromium, read back (benchmarks/pdf_reader.py)", fontsize=9)
-    ax.legend(fontsize=7, ncol=len(names), loc="upper center")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

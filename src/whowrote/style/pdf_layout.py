@@ -117,6 +117,7 @@ class Layout:
 
 
 def measure(lines: list[Line], body: float, page_width: float) -> Layout:
+    """The :class:`Layout` of the lines whose body type is ``body`` points, on pages ``page_width`` wide."""
     gaps = [a.y - b.y for a, b in pairwise(lines)
             if a.page == b.page and abs(a.size - body) < 0.5 and abs(b.size - body) < 0.5 and 0 < a.y - b.y < 2.2 * body]
     # the line pitch is the smallest common gap (a short answer's gaps are mostly between paragraphs)
@@ -327,8 +328,6 @@ def mark_rules(lines: list[Line], rules: list[float], body: float) -> None:
             continue
         if line is not None and not line.table and not (line.mono and y - line.y < 2 * line.size):
             line.rule_above = True
-
-
 
 
 def layout_markdown(pages: list[list[Line]], rules: list[list[float]], page_width: float) -> str:
