@@ -100,9 +100,10 @@ def fitted_holdout(args, log) -> tuple[StyleModel, object]:
     return model, split["val"]
 
 
-def score_readings(model: StyleModel, readings: dict[str, list[str]]) -> dict[str, np.ndarray]:
-    """Each reading's class probabilities (the default recipe's features)."""
-    featurise = StyleModel(**RECIPES["default"]).features
+def score_readings(model: StyleModel, readings: dict[str, list[str]], featurise=None) -> dict[str, np.ndarray]:
+    """Each reading's class probabilities (``featurise``: the texts' features; by default the
+    default recipe's)."""
+    featurise = featurise or StyleModel(**RECIPES["default"]).features
     return {name: model.predict_proba(featurise(t)) for name, t in readings.items()}
 
 

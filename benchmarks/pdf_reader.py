@@ -22,6 +22,11 @@ the PDFs are kept in ``--pdf-dir`` (by the page's sha256), so a second run print
     OMP_NUM_THREADS=1 python benchmarks/pdf_reader.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
         --out results/pdf_reader
 
+``--answers DIR`` (a FastChat ``model_answer`` folder, e.g. MT-Bench's) scores the bundled model on
+those answers instead, read the same five ways (drops over bootstrapped questions):
+
+    OMP_NUM_THREADS=1 python benchmarks/pdf_reader.py --answers /tmp/mtbench/model_answer --out results/pdf_reader_mtbench
+
 Writes ``pdf_reader.json`` and ``pdf_reader.png`` under ``--out``.
 """
 
@@ -36,10 +41,12 @@ from pathlib import Path
 
 import numpy as np
 from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
-from robustness import corpus_args, timed_log
+from robustness import timed_log
 
+from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.edits import html_page, markdown_html_file, markdown_page, render_markdown
+from whowrote.style.io import load_model
 from whowrote.style.pdf_reader import pdf_markdown
 
 # a Markdown viewer's look (GitHub's and the chat apps' are alike): what the reader must see through
@@ -97,11 +104,23 @@ def plain_text(path: Path) -> str:
 
 
 def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
+    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pdf-dir", type=Path, default=Path("/tmp/whowrote-pdf"), help="where the printed PDFs are kept")
     args = ap.parse_args()
+    if not (args.corpus or args.answers):
+        ap.error("give --corpus or --answers")
     log = timed_log()
-    model, val = fitted_holdout(args, log)
+    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
+        model, val = load_model(), load_corpus(args.answers)
+        featurise = model.features
+    else:
+        model, val = fitted_holdout(args, log)
+        featurise = None
     texts = val["text"].tolist()
     pdfs = print_pdfs([markdown_page(t) for t in texts], args.pdf_dir, log)
     styled = print_pdfs([styled_page(t) for t in texts], args.pdf_dir, log)
@@ -110,9 +129,10 @@ def main() -> None:
                 "pdf_file": [pdf_markdown(p)[0] for p in pdfs], "pdf_styled": [pdf_markdown(p)[0] for p in styled],
                 "pdf_plain": [plain_text(p) for p in pdfs]}
     log("read " + ", ".join(readings))
-    P = score_readings(model, readings)
+    P = score_readings(model, readings, featurise)
     same = {k: float(np.mean([a == b for a, b in zip(readings["html_file"], t, strict=True)])) for k, t in readings.items()}
-    result = {"n": len(texts), "seed": args.seed, **readings_result(model, val, P, args.seed), "same_as_html_file": same}
+    result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""),
+              **readings_result(model, val, P, args.seed), "same_as_html_file": same}
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "pdf_reader.json", json.dumps(result, indent=1) + "\n")
     print_readings(result)

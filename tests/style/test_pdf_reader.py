@@ -189,3 +189,29 @@ def test_list_markers_set_as_characters_start_items():
     blocks = line_blocks(lines, Layout(12.0, 14.0, 40.0, 572.0, None))
     assert [b.text for b in blocks] == ["Shopping, in order:", "- bread from the corner shop", "- milk",
                                         "2. eggs, if they have them", "Then home • before the rain."]
+
+
+def _page_pdf(content: bytes) -> bytes:
+    """A one-page PDF drawing ``content`` (a content stream) with Helvetica as /F1."""
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(612, 792)
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+    stream = DecodedStreamObject()
+    stream.set_data(content)
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    return _pdf(writer)
+
+
+def test_bullets_drawn_as_shapes_start_items_unless_the_page_is_a_drawing():
+    words = [b"apples", b"pears", b"plums"]
+    text = b"".join(b"BT /F1 12 Tf 90 %d Td (%s) Tj ET\n" % (700 - 14 * i, w) for i, w in enumerate(words))
+    bullets = b"".join(b"78 %d 4 4 re f\n" % (702 - 14 * i) for i in range(3))
+    assert pdf_markdown(_page_pdf(text + bullets))[0] == "- apples\n- pears\n- plums"
+    drawing = b"".join(b"%d %d 3 3 re f\n" % (100 + (i % 50) * 8, 100 + (i // 50) * 8) for i in range(pdf_reader.MAX_SHAPES + 1))
+    t = time.perf_counter()
+    assert pdf_markdown(_page_pdf(text + bullets + drawing))[0] == "apples pears plums"  # (no items; one paragraph)
+    assert time.perf_counter() - t < 5  # (the shapes are not matched to the lines one by one)

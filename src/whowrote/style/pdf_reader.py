@@ -24,6 +24,7 @@ from whowrote.style.office_xml import DocumentError, is_mono
 from whowrote.style.pdf_layout import Line, Span, layout_markdown
 
 MAX_PAGES = 200  # a 3,000-word text is ~10 pages; a book is read for its first 200
+MAX_SHAPES = 2000  # small shapes or rules on one page: more is a drawing (and would make matching them to lines slow)
 BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·–-*o§\uf0b7\uf0a7\uf076\uf0d8\uf0fc")  # \uf0..: Symbol/Wingdings bullets Word writes
 NUMBER_LABEL = re.compile(r"(\d{1,3}|[a-zA-Z]|[ivxlcdm]{1,6})[.)]")
 # ligature glyphs as their letters; a NUL (a glyph the PDF maps to no character) as U+FFFD
@@ -94,14 +95,18 @@ def _page_lines(page, number: int) -> tuple[list[Line], list[tuple[float, float,
             if op != b"n" and path:
                 xs, ys = [p[0] for p in path], [p[1] for p in path]
                 w, h = max(xs) - min(xs), max(ys) - min(ys)
-                if 1.0 <= w <= 12.0 and 0.6 <= w / max(h, 1e-6) <= 1.6:
+                if 1.0 <= w <= 12.0 and 0.6 <= w / max(h, 1e-6) <= 1.6 and len(shapes) <= MAX_SHAPES:
                     shapes.append(((max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2, w))
-                elif w >= 0.4 * width and h <= 3.0:
+                elif w >= 0.4 * width and h <= 3.0 and len(rules) <= MAX_SHAPES:
                     rules.append((max(ys) + min(ys)) / 2)
             path.clear()
 
     page.extract_text(visitor_text=text, visitor_operand_before=operator)
     lines = [line for line in lines if line.text]
+    if len(shapes) > MAX_SHAPES:  # a drawing, not a list's bullets
+        shapes.clear()
+    if len(rules) > MAX_SHAPES:
+        rules.clear()
     for x1, y1, x2, y2, uri in _links(page):
         for line in lines:
             for s in line.spans:
