@@ -229,3 +229,21 @@ def test_opened_word_document_is_read_as_its_markdown(server, browser, tmp_path)
     browser.find_element(By.ID, "file").send_keys(str(broken))
     wait.until(lambda d: "cannot be read" in d.find_element(By.ID, "status").text)
     assert browser.find_element(By.ID, "text").get_attribute("value") == docx_to_markdown(essay)
+
+
+def test_opened_pdf_is_read_as_its_markdown(server, browser, tmp_path):
+    """A .pdf (Chromium's own print of a Markdown page, tests/fixtures/documents) opened on the page
+    goes through /v1/read-document: the textarea holds what `whowrote predict` reads, and the page
+    attributes it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from whowrote.style.pdf_reader import pdf_markdown
+
+    pdf = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "chromium-156-two-pages.pdf"
+    expected = pdf_markdown(pdf)[0]
+    browser.get(server + "/")
+    browser.find_element(By.ID, "file").send_keys(str(pdf))
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
+    assert expected.startswith("# Notes from a long walk")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)
