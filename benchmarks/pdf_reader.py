@@ -12,11 +12,15 @@ and footers on: date, title, file address, page numbers) and scores the val text
 - ``pdf_styled``: the page under a chat app's style sheet (:data:`STYLE_SHEET`: sans-serif type,
   headings underlined by a border, code on a grey ground with padding, bordered tables, a quote's
   bar, a thick rule) printed and read the same way;
+- ``pdf_reportlab``: the Markdown typeset by ReportLab (:func:`reportlab_pdf`: another PDF
+  producer, a document's look: bullets and numbers set as characters, Times body text spaced
+  between paragraphs, page numbers at the foot), read the same way;
 - ``pdf_plain``: the plain page's PDF as pypdf's plain ``extract_text()`` gives it, page after page
   (a PDF-to-text tool's reading: lines, no paragraphs or marks).
 
 Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals. Needs Chromium
-and chromedriver (``apt-get install chromium chromium-driver``) and selenium (the ``dev`` extra);
+and chromedriver (``apt-get install chromium chromium-driver``), selenium (the ``dev`` extra) and
+reportlab (the ``bench`` extra);
 the PDFs are kept in ``--pdf-dir`` (by the page's sha256), so a second run prints nothing.
 
     OMP_NUM_THREADS=1 python benchmarks/pdf_reader.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
@@ -35,12 +39,15 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import io
 import json
 import shutil
+from html import escape
 from pathlib import Path
 
 import numpy as np
 from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from markdown_it import MarkdownIt
 from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
@@ -63,6 +70,129 @@ hr { height: .25em; background: #d1d9e0; border: 0; }"""
 
 def styled_page(text: str) -> str:
     return html_page(render_markdown(text)).replace("</title>", f"</title><style>{STYLE_SHEET}</style>", 1)
+
+
+def _reportlab_inline(tok) -> str:
+    """An inline token's children as ReportLab paragraph markup."""
+    out = []
+    link = False
+    for c in tok.children or []:
+        t = c.type
+        if t == "text":
+            out.append(escape(c.content))
+        elif t == "code_inline":
+            out.append(f'<font face="Courier">{escape(c.content)}</font>')
+        elif t in ("strong_open", "strong_close"):
+            out.append("<b>" if t.endswith("open") else "</b>")
+        elif t in ("em_open", "em_close"):
+            out.append("<i>" if t.endswith("open") else "</i>")
+        elif t == "link_open":  # (ReportLab resolves only absolute links)
+            href = str(c.attrs.get("href", ""))
+            link = href.startswith(("http://", "https://", "mailto:"))
+            out.append(f'<a href="{escape(href)}">' if link else "")
+        elif t == "link_close":
+            out.append("</a>" if link else "")
+        elif t == "softbreak":
+            out.append(" ")
+        elif t == "hardbreak":
+            out.append("<br/>")
+        elif t in ("html_inline",) or t == "image":
+            out.append(escape(c.content))
+    return "".join(out)
+
+
+def reportlab_pdf(text: str) -> bytes:
+    """The Markdown typeset by ReportLab's platypus as a plain document looks: its sample styles
+    (Times body text spaced 6 pt, Helvetica headings), bullets and numbers set as characters, code
+    in Courier, bordered tables, "Page N" centred at the foot of each page."""
+    from reportlab.lib.pagesizes import letter
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.platypus import (
+        HRFlowable,
+        ListFlowable,
+        ListItem,
+        Paragraph,
+        Preformatted,
+        SimpleDocTemplate,
+        Table,
+    )
+
+    ss = getSampleStyleSheet()
+    body = ss["BodyText"]
+    quote = ParagraphStyle("quote", parent=body, leftIndent=24)
+    tight = ParagraphStyle("tight", parent=body, spaceBefore=0)
+    code = ParagraphStyle("code", parent=ss["Code"], fontSize=8.5, leading=10.5)
+    heads = {1: ss["Heading1"], 2: ss["Heading2"], 3: ss["Heading3"], 4: ss["Heading4"], 5: ss["Heading5"], 6: ss["Heading6"]}
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+
+    def blocks(i: int, end_type: str | None, in_quote: bool = False) -> tuple[list, int]:
+        out = []
+        while i < len(tokens):
+            tok = tokens[i]
+            if end_type and tok.type == end_type:
+                return out, i + 1
+            if tok.type == "heading_open":
+                out.append(Paragraph(_reportlab_inline(tokens[i + 1]), heads[int(tok.tag[1])]))
+                i += 3
+            elif tok.type == "paragraph_open":  # (a tight list's item paragraphs are hidden: no space before)
+                style = quote if in_quote else tight if tok.hidden else body
+                out.append(Paragraph(_reportlab_inline(tokens[i + 1]), style))
+                i += 3
+            elif tok.type in ("fence", "code_block"):
+                out.append(Preformatted(tok.content.rstrip("\n"), code))
+                i += 1
+            elif tok.type == "hr":
+                out.append(HRFlowable(width="100%"))
+                i += 1
+            elif tok.type == "blockquote_open":
+                inner, i = blocks(i + 1, "blockquote_close", True)
+                out.extend(inner)
+            elif tok.type in ("bullet_list_open", "ordered_list_open"):
+                ordered = tok.type == "ordered_list_open"
+                close = tok.type.replace("open", "close")
+                items = []
+                i += 1
+                while tokens[i].type == "list_item_open":
+                    inner, i = blocks(i + 1, "list_item_close", in_quote)
+                    items.append(ListItem(inner or [Paragraph("", body)]))
+                start = int(tok.attrs.get("start", 1)) if ordered else None
+                out.append(ListFlowable(items, bulletType="1" if ordered else "bullet", start=start if ordered else "•",
+                                        leftIndent=18, bulletFontName="Helvetica", bulletFormat="%s." if ordered else None))
+                assert tokens[i].type == close
+                i += 1
+            elif tok.type == "table_open":
+                rows = []
+                i += 1
+                while tokens[i].type != "table_close":
+                    if tokens[i].type == "tr_open":
+                        row = []
+                        i += 1
+                        while tokens[i].type != "tr_close":
+                            if tokens[i].type in ("th_open", "td_open"):
+                                row.append(Paragraph(_reportlab_inline(tokens[i + 1]), body))
+                                i += 3
+                            else:
+                                i += 1
+                        rows.append(row)
+                    i += 1
+                out.append(Table(rows, style=[("GRID", (0, 0), (-1, -1), 0.5, (0.6, 0.6, 0.6))]))
+                i += 1
+            elif tok.type == "html_block":
+                out.append(Paragraph(escape(tok.content), body))
+                i += 1
+            else:
+                i += 1
+        return out, i
+
+    story, _ = blocks(0, None)
+
+    def footer(canvas, doc) -> None:
+        canvas.setFont("Helvetica", 8)
+        canvas.drawCentredString(letter[0] / 2, 36, f"Page {doc.page}")
+
+    buf = io.BytesIO()
+    SimpleDocTemplate(buf, pagesize=letter).build(story, onFirstPage=footer, onLaterPages=footer)
+    return buf.getvalue()
 
 
 def print_pdfs(pages: list[str], folder: Path, log) -> list[Path]:
@@ -127,6 +257,7 @@ def main() -> None:
     log(f"{len(pdfs) + len(styled)} PDFs in {args.pdf_dir}")
     readings = {"raw": texts, "html_file": [markdown_html_file(t) for t in texts],
                 "pdf_file": [pdf_markdown(p)[0] for p in pdfs], "pdf_styled": [pdf_markdown(p)[0] for p in styled],
+                "pdf_reportlab": [pdf_markdown(reportlab_pdf(t))[0] for t in texts],
                 "pdf_plain": [plain_text(p) for p in pdfs]}
     log("read " + ", ".join(readings))
     P = score_readings(model, readings, featurise)

@@ -215,3 +215,13 @@ def test_bullets_drawn_as_shapes_start_items_unless_the_page_is_a_drawing():
     t = time.perf_counter()
     assert pdf_markdown(_page_pdf(text + bullets + drawing))[0] == "apples pears plums"  # (no items; one paragraph)
     assert time.perf_counter() - t < 5  # (the shapes are not matched to the lines one by one)
+
+
+def test_a_bullet_set_apart_in_its_own_size_still_starts_its_item():
+    """A producer that sets the bullet in its own text object, larger and 2 pt lower than the item's
+    text, and steps to the next line after each (ReportLab's ``T*``) gives pypdf two lines on one
+    baseline: read as one item."""
+    words = [b"apples", b"pears"]
+    content = b"".join(b"BT /F1 12 Tf 14.4 TL 1 0 0 1 78 %d Tm (-) Tj T* ET BT /F1 10 Tf 12 TL 1 0 0 1 90 %d Tm (%s) Tj T* ET\n"
+                       % (698 - 14 * i, 700 - 14 * i, w) for i, w in enumerate(words))
+    assert pdf_markdown(_page_pdf(content))[0] == "- apples\n- pears"

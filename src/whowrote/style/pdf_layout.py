@@ -135,7 +135,8 @@ def measure(lines: list[Line], body: float, page_width: float) -> Layout:
 
 def _inline(lines: list[Line], layout: Layout, marks: bool = True) -> str:
     """Lines as one Markdown paragraph: a line that wrapped joined to the next by a space (none
-    after a hyphen or dash the line broke at), a line that ended short by a line break."""
+    after a hyphen or dash the line broke at), a line that ended short by a line break;
+    ``marks=False``: no bold or italic (a heading's type is its style's)."""
     runs: list[Run] = []
     for i, line in enumerate(lines):
         if i:
@@ -146,7 +147,7 @@ def _inline(lines: list[Line], layout: Layout, marks: bool = True) -> str:
                       "" if UNSPACED_BREAK.search(before.text) and line.text[:1].isalnum() or line.text.startswith("\u2014")
                       else " ")
             first = line.spans[0]
-            same = (last[1], last[2], last[3], last[4]) == (first.bold and marks, first.italic, first.mono, first.link)
+            same = (last[1], last[2], last[3], last[4]) == (first.bold and marks, first.italic and marks, first.mono, first.link)
             runs.append((joiner, *last[1:]) if same and joiner != "\n" else (joiner, False, False, False, None))
         for j, s in enumerate(line.spans):
             text = s.text.lstrip() if j == 0 else s.text
@@ -155,7 +156,7 @@ def _inline(lines: list[Line], layout: Layout, marks: bool = True) -> str:
                 # a space for the gap an inline code's padding leaves: one at most, none before punctuation
                 text = text.lstrip(" ")
                 text = text if text[:1] in ".,;:!?)]" or runs[-1][0].endswith(" ") else " " + text
-            runs.append((text, s.bold and marks, s.italic, s.mono, s.link))
+            runs.append((text, s.bold and marks, s.italic and marks, s.mono, s.link))
     return inline_markdown(runs, code_line=False)
 
 
@@ -236,7 +237,7 @@ def line_blocks(lines: list[Line], layout: Layout) -> list[Block]:
             return
         first = group[0]
         if kind == "heading":
-            text = _inline(group, layout, marks=False).replace("\n", " ")
+            text = _inline(group, layout, marks=False).replace("\n", " ").strip()
             out.append(Block("para", "#" * _heading_level(first.size, body) + " " + text))
         elif kind == "item":
             depth = next((i for i, x in enumerate(list_xs) if abs(x - first.marker_x) < 0.6 * body), None)

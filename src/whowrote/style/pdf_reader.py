@@ -25,7 +25,8 @@ from whowrote.style.pdf_layout import Line, Span, layout_markdown
 
 MAX_PAGES = 200  # a 3,000-word text is ~10 pages; a book is read for its first 200
 MAX_SHAPES = 2000  # small shapes or rules on one page: more is a drawing (and would make matching them to lines slow)
-BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·–-*o§\uf0b7\uf0a7\uf076\uf0d8\uf0fc")  # \uf0..: Symbol/Wingdings bullets Word writes
+# \uf0..: the Symbol and Wingdings bullets Word writes; \x7f: a bullet whose font maps it to no letter (ReportLab's)
+BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·–-*o§\uf0b7\uf0a7\uf076\uf0d8\uf0fc\x7f")
 NUMBER_LABEL = re.compile(r"(\d{1,3}|[a-zA-Z]|[ivxlcdm]{1,6})[.)]")
 # ligature glyphs as their letters; a NUL (a glyph the PDF maps to no character) as U+FFFD
 LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st", "\x00": "\ufffd"})
@@ -102,7 +103,7 @@ def _page_lines(page, number: int) -> tuple[list[Line], list[tuple[float, float,
             path.clear()
 
     page.extract_text(visitor_text=text, visitor_operand_before=operator)
-    lines = [line for line in lines if line.text]
+    lines = _same_baseline([line for line in lines if line.text])
     if len(shapes) > MAX_SHAPES:  # a drawing, not a list's bullets
         shapes.clear()
     if len(rules) > MAX_SHAPES:
@@ -113,6 +114,19 @@ def _page_lines(page, number: int) -> tuple[list[Line], list[tuple[float, float,
                 if x1 - 1 <= s.x < x2 - 1 and y1 - 1 <= s.y + 0.3 * s.size <= y2 + 1:
                     s.link = uri
     return lines, shapes, rules
+
+
+def _same_baseline(lines: list[Line]) -> list[Line]:
+    """Runs pypdf split into lines that share a baseline, the later to the right (a bullet set in
+    its own size and then its item's text), as one line."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if prev is not None and abs(prev.y - line.y) < 0.5 * min(prev.size, line.size) and line.x > prev.spans[-1].x:
+            prev.spans.extend(line.spans)
+        else:
+            out.append(line)
+    return out
 
 
 def _mark_lists(lines: list[Line], shapes: list[tuple[float, float, float]]) -> None:
