@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
-# What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
-# whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts
+# and PDFs, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
 # whowrote.style.documents, with a warning). Corpus folders stay texts only.
 FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
@@ -78,11 +78,12 @@ def is_binary(head: bytes) -> bool:
     return not head.startswith(UTF16_BOMS) and b"\x00" in head
 
 
-# Files people keep their writing in that are not text: named by their first bytes, so a PDF whose
-# first 8 KB hold no NUL, or an RTF (all ASCII), is refused by name instead of attributed as text.
+# Files people keep their writing in that are not text: named by their first bytes, so an RTF (all
+# ASCII), or a PDF or ZIP that reaches the text decoder (a table's cell; a file or stdin is read as a
+# document first, :func:`is_document`), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"%PDF-", "a PDF document"),  # read by whowrote predict as a file or stdin (whowrote.style.documents)
-    (b"PK\x03\x04", "a ZIP archive (an .epub is one)"),  # a .docx or .odt is read (whowrote.style.documents)
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (an .epub is one)"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),

@@ -225,3 +225,20 @@ def test_a_bullet_set_apart_in_its_own_size_still_starts_its_item():
     content = b"".join(b"BT /F1 12 Tf 14.4 TL 1 0 0 1 78 %d Tm (-) Tj T* ET BT /F1 10 Tf 12 TL 1 0 0 1 90 %d Tm (%s) Tj T* ET\n"
                        % (698 - 14 * i, 700 - 14 * i, w) for i, w in enumerate(words))
     assert pdf_markdown(_page_pdf(content))[0] == "- apples\n- pears"
+
+
+def test_a_malformed_link_or_font_descriptor_is_read_past():
+    """A link annotation with a broken rectangle, or a font descriptor with a non-number weight,
+    costs the link or the descriptor's hints, not the document."""
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, TextStringObject
+
+    raw = _page_pdf(b"BT /F1 12 Tf 90 700 Td (A short note.) Tj ET")
+    writer = PdfWriter(clone_from=io.BytesIO(raw))
+    page = writer.pages[0]
+    page[NameObject("/Annots")] = ArrayObject([DictionaryObject({
+        NameObject("/Subtype"): NameObject("/Link"), NameObject("/Rect"): ArrayObject([TextStringObject("x")] * 4),
+        NameObject("/A"): DictionaryObject({NameObject("/URI"): TextStringObject("https://example.org")})})])
+    font = page["/Resources"]["/Font"]["/F1"].get_object()
+    font[NameObject("/FontDescriptor")] = DictionaryObject({NameObject("/FontWeight"): TextStringObject("heavy"),
+                                                            NameObject("/Flags"): NumberObject(0)})
+    assert pdf_markdown(_pdf(writer))[0] == "A short note."

@@ -18,7 +18,7 @@ from whowrote.style.office_xml import DocumentError, open_zip
 _READ_AS = "its text was attributed, with its headings, lists, emphasis, tables, code and links read as Markdown"
 DOCX_WARNING = f"a Word document: {_READ_AS}"
 ODT_WARNING = f"an OpenDocument text: {_READ_AS}"
-PDF_WARNING = (f"a PDF: {_READ_AS} from its layout (a PDF keeps no line breaks within a paragraph, "
+PDF_WARNING = (f"a PDF: {_READ_AS} from its layout (a PDF keeps no soft line breaks, "
                "nor a code block's language)")
 ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
 

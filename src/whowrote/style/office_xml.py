@@ -1,5 +1,6 @@
 """What the Word (``docx_reader``) and OpenDocument (``odt_reader``) readers share: reading an XML part
-of the ZIP safely, inline marks, and the layout of the body's blocks as Markdown.
+of the ZIP safely, inline marks, and the layout of the body's blocks as Markdown (the PDF layout,
+``pdf_layout``, writes its blocks through the same functions).
 
 Both formats are ZIP archives of XML parts. A reader turns the body into :class:`Block` s (a
 paragraph, a list item, a quote, a code line, a table row) whose inline text it writes with

@@ -9,8 +9,9 @@ A PDF stores positioned glyphs, not paragraphs. pypdf (``PdfReader``, its ``extr
 visitors) gives each run of text with its font and matrices, and each path painted; this module
 reads them into lines (with their list markers) and the page's rules, and
 :mod:`whowrote.style.pdf_layout` lays the lines out as Markdown. Tables are text whose cells start
-at columns that several rows share. Untrusted files: pypdf's own inflate limits (75 MB a stream), at most :data:`MAX_PAGES` pages,
-every failure one line (:class:`DocumentError`).
+at columns that several rows share. Untrusted files: pypdf's own inflate limits (75 MB a stream),
+at most :data:`MAX_PAGES` pages, at most :data:`MAX_SHAPES` shapes matched on a page, every failure
+one line (:class:`DocumentError`).
 """
 
 from __future__ import annotations
@@ -38,31 +39,44 @@ def _apply(m: list[float], x: float, y: float) -> tuple[float, float]:
     return m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]
 
 
+# what a malformed font descriptor or annotation raises (it is read past, not a reason to refuse the file)
+MALFORMED = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+
+
 def _font_style(font: dict | None) -> tuple[bool, bool, bool]:
-    """(bold, italic, monospaced) from the font's name and descriptor."""
+    """(bold, italic, monospaced) from the font's name and descriptor (the name alone when the
+    descriptor is malformed)."""
     if not font:
         return False, False, False
     name = str(font.get("/BaseFont", "")).split("+")[-1].lower()
-    desc = font.get("/FontDescriptor")
-    if desc is None and "/DescendantFonts" in font:
-        desc = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
-    desc = desc.get_object() if desc is not None else {}
-    flags = int(desc.get("/Flags", 0) or 0)
-    weight = float(desc.get("/FontWeight", 400) or 400)
-    bold = any(b in name for b in BOLD) or weight >= 600 or bool(flags & (1 << 18))
-    italic = "italic" in name or "oblique" in name or float(desc.get("/ItalicAngle", 0) or 0) != 0
-    return bold, italic, is_mono(name) or bool(flags & 1)
+    bold, italic, mono = any(b in name for b in BOLD), "italic" in name or "oblique" in name, is_mono(name)
+    try:
+        desc = font.get("/FontDescriptor")
+        if desc is None and "/DescendantFonts" in font:
+            desc = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+        desc = desc.get_object() if desc is not None else {}
+        flags = int(desc.get("/Flags", 0) or 0)
+        bold = bold or float(desc.get("/FontWeight", 400) or 400) >= 600 or bool(flags & (1 << 18))
+        italic = italic or float(desc.get("/ItalicAngle", 0) or 0) != 0
+        mono = mono or bool(flags & 1)
+    except MALFORMED:
+        pass
+    return bold, italic, mono
 
 
 def _links(page) -> list[tuple[float, float, float, float, str]]:
+    """The page's link annotations with a URI, as (x1, y1, x2, y2, uri); a malformed one is skipped."""
     out = []
     for ref in page.get("/Annots") or []:
-        annot = ref.get_object()
-        action = annot.get("/A")
-        action = action.get_object() if action is not None else {}
-        if annot.get("/Subtype") == "/Link" and "/URI" in action and "/Rect" in annot:
-            x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
-            out.append((min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2), str(action["/URI"])))
+        try:
+            annot = ref.get_object()
+            action = annot.get("/A")
+            action = action.get_object() if action is not None else {}
+            if annot.get("/Subtype") == "/Link" and "/URI" in action and "/Rect" in annot:
+                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
+                out.append((min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2), str(action["/URI"])))
+        except MALFORMED:
+            continue
     return out
 
 
