@@ -74,7 +74,7 @@ def test_two_pages_with_headers_and_footers_read_as_one_text():
     assert pages == 2 and text == LONG.replace("early  \n", "early\n")
 
 
-def test_document_to_markdown_reads_a_pdf_with_its_warning(tmp_path):
+def test_document_to_markdown_reads_a_pdf_with_its_warning():
     md, warning = document_to_markdown(SHORT)
     assert md == SHORT_READ_BACK and warning == PDF_WARNING
     assert document_to_markdown(SHORT.read_bytes()) == (md, warning)
