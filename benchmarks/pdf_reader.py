@@ -47,12 +47,17 @@ from pathlib import Path
 
 import numpy as np
 from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
-from markdown_it import MarkdownIt
 from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
-from whowrote.style.edits import html_page, markdown_html_file, markdown_page, render_markdown
+from whowrote.style.edits import (
+    html_page,
+    markdown_html_file,
+    markdown_page,
+    markdown_parser,
+    render_markdown,
+)
 from whowrote.style.io import load_model
 from whowrote.style.pdf_reader import pdf_markdown
 
@@ -123,7 +128,7 @@ def reportlab_pdf(text: str) -> bytes:
     tight = ParagraphStyle("tight", parent=body, spaceBefore=0)
     code = ParagraphStyle("code", parent=ss["Code"], fontSize=8.5, leading=10.5)
     heads = {1: ss["Heading1"], 2: ss["Heading2"], 3: ss["Heading3"], 4: ss["Heading4"], 5: ss["Heading5"], 6: ss["Heading6"]}
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tokens = markdown_parser().parse(text)
 
     def blocks(i: int, end_type: str | None, in_quote: bool = False) -> tuple[list, int]:
         out = []

@@ -78,12 +78,15 @@ def is_binary(head: bytes) -> bool:
     return not head.startswith(UTF16_BOMS) and b"\x00" in head
 
 
+ZIP_MAGIC = b"PK\x03\x04"  # a .docx or .odt (read by whowrote predict), an .epub ...
+PDF_MAGIC = b"%PDF-"
+
 # Files people keep their writing in that are not text: named by their first bytes, so an RTF (all
 # ASCII), or a PDF or ZIP that reaches the text decoder (a table's cell; a file or stdin is read as a
 # document first, :func:`is_document`), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"%PDF-", "a PDF document"),
-    (b"PK\x03\x04", "a ZIP archive (an .epub is one)"),
+    (PDF_MAGIC, "a PDF document"),
+    (ZIP_MAGIC, "a ZIP archive (an .epub is one)"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
@@ -92,8 +95,6 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "a GIF image"),
 )
 SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx, .odt or .pdf first"
-ZIP_MAGIC = b"PK\x03\x04"  # a .docx or .odt (read by whowrote predict), an .epub ...
-PDF_MAGIC = b"%PDF-"
 
 
 def is_document(head: bytes) -> bool:

@@ -72,7 +72,7 @@ def markdown_docx(text: str) -> bytes:
         import docx
     except ImportError:
         raise ImportError(f"writing a Word document needs python-docx: {install_hint('data')}") from None
-    from markdown_it import MarkdownIt
+    from whowrote.style.edits import markdown_parser
 
     document = docx.Document()
     lists: list[str] = []  # "bullet" / "ordered", innermost last
@@ -80,7 +80,7 @@ def markdown_docx(text: str) -> bytes:
     first_in_item = False
     paragraph: Any = None  # where the next inline token is written
     table: list[list[Any]] | None = None  # a table's rows of cell tokens, written when it closes
-    for tok in MarkdownIt("commonmark").enable("table").parse(text):
+    for tok in markdown_parser().parse(text):
         kind = tok.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             lists.append("bullet" if kind.startswith("bullet") else "ordered")

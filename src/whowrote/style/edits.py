@@ -181,11 +181,17 @@ def html_text(html: str) -> str:
     return "".join(out).rstrip(" \n\t").lstrip("\n")
 
 
-def render_markdown(text: str) -> str:
-    """The Markdown's HTML (markdown-it, CommonMark + tables): what a site or a chat window renders."""
+def markdown_parser():
+    """The Markdown parser every rendering of a text here uses (markdown-it, CommonMark + tables):
+    what a site or a chat window renders."""
     from markdown_it import MarkdownIt  # comes with rich; imported here to keep predict's start-up light
 
-    return MarkdownIt("commonmark").enable("table").render(text)
+    return MarkdownIt("commonmark").enable("table")
+
+
+def render_markdown(text: str) -> str:
+    """The Markdown's HTML (:func:`markdown_parser`)."""
+    return markdown_parser().render(text)
 
 
 def markdown_html_roundtrip(text: str) -> str:

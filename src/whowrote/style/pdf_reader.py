@@ -80,9 +80,10 @@ def _links(page) -> list[tuple[float, float, float, float, str]]:
     return out
 
 
-def _page_lines(page, number: int) -> tuple[list[Line], list[tuple[float, float, float]], list[float]]:
-    """A page's lines in content order, the small square-ish shapes painted on it (bullets drawn
-    as paths) as (centre x, centre y, width), and the heights of long thin bars (rules)."""
+def _page_lines(page, number: int) -> tuple[list[Line], list[float]]:
+    """A page's lines in content order, with their list markers (:func:`_mark_lists`, from the
+    small square-ish shapes painted on the page too: bullets drawn as paths), and the heights of
+    long thin bars (rules)."""
     lines = [Line(number)]
     shapes: list[tuple[float, float, float]] = []
     rules: list[float] = []
@@ -122,12 +123,13 @@ def _page_lines(page, number: int) -> tuple[list[Line], list[tuple[float, float,
         shapes.clear()
     if len(rules) > MAX_SHAPES:
         rules.clear()
+    _mark_lists(lines, shapes)
     for x1, y1, x2, y2, uri in _links(page):
         for line in lines:
             for s in line.spans:
                 if x1 - 1 <= s.x < x2 - 1 and y1 - 1 <= s.y + 0.3 * s.size <= y2 + 1:
                     s.link = uri
-    return lines, shapes, rules
+    return lines, rules
 
 
 def _same_baseline(lines: list[Line]) -> list[Line]:
@@ -181,8 +183,7 @@ def pdf_markdown(source: bytes | str | Path) -> tuple[str, int]:
         n_pages = len(reader.pages)
         page_width = float(reader.pages[0].mediabox.right) if n_pages else 0.0
         for number, page in enumerate(reader.pages[:MAX_PAGES]):
-            lines, shapes, page_rules = _page_lines(page, number)
-            _mark_lists(lines, shapes)
+            lines, page_rules = _page_lines(page, number)
             pages.append(lines)
             rules.append(page_rules)
     except DocumentError:
