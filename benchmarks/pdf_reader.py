@@ -51,11 +51,11 @@ from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
+from whowrote.formats import markdown_parser
 from whowrote.style.edits import (
     html_page,
     markdown_html_file,
     markdown_page,
-    markdown_parser,
     render_markdown,
 )
 from whowrote.style.io import load_model

@@ -227,3 +227,11 @@ def conversation_warning(column: str, n_assistant: int, n_user: int) -> str:
         return f"a conversation record ({column!r}): the assistant's {n_assistant} turn(s) were attributed"
     return (f"a conversation record ({column!r}): only the assistant's {n_assistant} turn(s) were "
             f"attributed, not the user's {n_user}")
+
+
+def markdown_parser():
+    """The Markdown parser every rendering of a text uses (markdown-it, CommonMark + tables): what a
+    site or a chat window renders (the edits' HTML pages, the Word writer's paragraphs)."""
+    from markdown_it import MarkdownIt  # comes with rich; imported here to keep predict's start-up light
+
+    return MarkdownIt("commonmark").enable("table")

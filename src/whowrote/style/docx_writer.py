@@ -72,7 +72,7 @@ def markdown_docx(text: str) -> bytes:
         import docx
     except ImportError:
         raise ImportError(f"writing a Word document needs python-docx: {install_hint('data')}") from None
-    from whowrote.style.edits import markdown_parser
+    from whowrote.formats import markdown_parser
 
     document = docx.Document()
     lists: list[str] = []  # "bullet" / "ordered", innermost last

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from whowrote.formats import markdown_parser
 from whowrote.style.canonical import canonical as canonical  # re-exported: the form these edits cannot move
 from whowrote.style.canonical import to_ascii
 from whowrote.typography import paragraph_ends
@@ -181,16 +182,8 @@ def html_text(html: str) -> str:
     return "".join(out).rstrip(" \n\t").lstrip("\n")
 
 
-def markdown_parser():
-    """The Markdown parser every rendering of a text here uses (markdown-it, CommonMark + tables):
-    what a site or a chat window renders."""
-    from markdown_it import MarkdownIt  # comes with rich; imported here to keep predict's start-up light
-
-    return MarkdownIt("commonmark").enable("table")
-
-
 def render_markdown(text: str) -> str:
-    """The Markdown's HTML (:func:`markdown_parser`)."""
+    """The Markdown's HTML (:func:`whowrote.formats.markdown_parser`: what a site or a chat window renders)."""
     return markdown_parser().render(text)
 
 
