@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
-# What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts
-# and PDFs, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
+# PDFs and EPUB e-books, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
 # whowrote.style.documents, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf")
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -78,7 +78,7 @@ def is_binary(head: bytes) -> bool:
     return not head.startswith(UTF16_BOMS) and b"\x00" in head
 
 
-ZIP_MAGIC = b"PK\x03\x04"  # a .docx or .odt (read by whowrote predict), an .epub ...
+ZIP_MAGIC = b"PK\x03\x04"  # a .docx, .odt or .epub (read by whowrote predict), a spreadsheet ...
 PDF_MAGIC = b"%PDF-"
 
 # Files people keep their writing in that are not text: named by their first bytes, so an RTF (all
@@ -86,7 +86,7 @@ PDF_MAGIC = b"%PDF-"
 # document first, :func:`is_document`), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (PDF_MAGIC, "a PDF document"),
-    (ZIP_MAGIC, "a ZIP archive (an .epub is one)"),
+    (ZIP_MAGIC, "a ZIP archive (a .docx, .odt or .epub is one)"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
     (b"{\\rtf", "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
@@ -99,7 +99,7 @@ SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx, .odt or 
 
 def is_document(head: bytes) -> bool:
     """Bytes that ``whowrote predict`` reads as a document (:mod:`whowrote.style.documents`): a ZIP
-    archive (a .docx or .odt) or a PDF."""
+    archive (a .docx, .odt or .epub) or a PDF."""
     return head.startswith((ZIP_MAGIC, PDF_MAGIC))
 
 

@@ -307,3 +307,19 @@ def test_read_document_reads_a_pdf_as_predict_does(client):
     assert r.json()["text"].startswith("# A title\n\nIntro with **bold**")
     bad = client.post("/v1/read-document", content=b"%PDF-1.4\nbroken", headers={"Content-Type": "application/pdf"})
     assert bad.status_code == 422 and bad.json()["error"].startswith("a PDF that cannot be read (")
+
+
+def test_read_document_reads_an_epub_as_predict_does(client):
+    """A dropped .epub (pandoc's, tests/fixtures/documents) reads as `whowrote predict` reads it,
+    chapters in reading order; an archive that is no e-book is one 422 line."""
+    from pathlib import Path
+
+    from whowrote.style.documents import document_to_markdown
+
+    book = (Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9-two-chapters.epub").read_bytes()
+    r = client.post("/v1/read-document", content=book, headers={"Content-Type": "application/epub+zip"})
+    assert r.status_code == 200 and r.json() == {"text": document_to_markdown(book)[0]}
+    assert r.json()["text"].startswith("# Two chapters\n\nA. Writer\n\n# The harbour")
+    no_book = book.replace(b"META-INF/container.xml", b"META-INF/elsewhere.xml")
+    bad = client.post("/v1/read-document", content=no_book, headers={"Content-Type": "application/epub+zip"})
+    assert bad.status_code == 422 and bad.json()["error"].startswith("an EPUB without META-INF/container.xml")

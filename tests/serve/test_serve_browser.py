@@ -247,3 +247,20 @@ def test_opened_pdf_is_read_as_its_markdown(server, browser, tmp_path):
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
     assert expected.startswith("# Notes from a long walk")
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)
+
+
+def test_opened_epub_is_read_as_its_markdown(server, browser):
+    """An .epub (pandoc's, tests/fixtures/documents) opened on the page goes through
+    /v1/read-document: the textarea holds what `whowrote predict` reads, and the page attributes it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from whowrote.style.documents import document_to_markdown
+
+    book = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9-two-chapters.epub"
+    expected = document_to_markdown(book)[0]
+    browser.get(server + "/")
+    browser.find_element(By.ID, "file").send_keys(str(book))
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
+    assert expected.startswith("# Two chapters")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)

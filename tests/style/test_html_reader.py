@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from whowrote.style.edits import markdown_html_file, markdown_html_roundtrip, markdown_page
 from whowrote.style.html_reader import MAX_NEST, html_to_markdown
 from whowrote.style.textcheck import inspect_text, looks_like_html
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 
 MD = """# Title
 
@@ -259,3 +262,59 @@ def test_a_page_with_the_assistants_turns_only_reads_them_with_no_role_line():
             '</div></pre></div></div></div>\n\nSome notes outside the message.')
     assert html_to_markdown(page) == ("### TDD vs BDD\n\nBoth **TDD** and **BDD** are practices.\n\n"
                                       "```python\nassert add(2, 3) == 5\n```")
+
+
+def test_pandocs_standalone_page_reads_back_as_its_markdown():
+    """pandoc 3.9's `-s` page of test_docx_reader's MD (tests/fixtures/documents): its title block,
+    its lines wrapped at 72 characters (soft breaks, as the page's source has them), its highlighted code (line anchors, `sourceCode python` classes, colour rules of `code span.kw`)
+    read as a fence with its language and no links or emphasis inside."""
+    from test_docx_reader import MD as DOC_MD
+
+    page = (FIXTURES / "pandoc-3.9.html").read_text()
+    assert html_to_markdown(page) == "# A page\n\n" + DOC_MD.replace(").\nA soft break.", "). A soft break.").replace(
+        "|---|---|", "| --- | --- |").replace("*italic*, ***both***", "*italic*,\n***both***").strip()  # (pandoc's wrapping)
+    assert html_to_markdown("<pre><b>x</b> <a href='#l1'>y</a></pre>") == "```\nx y\n```"
+    assert html_to_markdown("<p>An <a href='#n1'></a>anchor and <a href='u'><img src='i.png'></a>an image link.</p>") == (
+        "An anchor and an image link.")
+
+
+def test_an_xhtml_pages_xml_declaration_is_not_text():
+    page = '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Hi.</p></body></html>'
+    assert html_to_markdown(page) == "Hi."
+    assert html_to_markdown("<p>a <? b</p>") == "a <? b"  # (an unclosed one is text, as before)
+
+
+# Google Docs' "Download > Web page": every run a span whose weight and slant are class rules in the
+# page's <style> (written here in its layout: c-numbered classes, one rule per class, no spaces)
+DOCS_PAGE = ('<html><head><meta content="text/html; charset=UTF-8" http-equiv="content-type"><style type="text/css">'
+             '@import url(https://themes.googleusercontent.com/fonts/css?kit=x);ul.lst-kix_a-0{list-style-type:none}'
+             '.c1{padding-top:0pt;font-weight:400;font-style:normal}.c4{font-weight:700}.c6{font-style:italic}'
+             '.c2{font-family:"Arial"}/* a comment .c0{font-weight:700} */.title{font-size:26pt}'
+             '@media print{.c2{font-weight:700}}h2{font-weight:400}</style></head><body class="c5 doc-content">'
+             '<h2 class="c3" id="h.1"><span class="c1">A heading</span></h2>'
+             '<p class="c0"><span class="c1">Plain and </span><span class="c4 c2">bold</span><span class="c1"> and </span>'
+             '<span class="c6 c2">italic</span><span class="c1">, </span><span class="c4" style="font-weight:400">not bold</span>.</p>'
+             '<ul class="c7 lst-kix_a-0 start"><li class="c0 li-bullet-0"><span class="c1">an </span><span class="c4">item</span></li></ul>'
+             '</body></html>')
+
+
+def test_emphasis_set_by_a_style_sheets_class_rules():
+    assert html_to_markdown(DOCS_PAGE) == "## A heading\n\nPlain and **bold** and *italic*, not bold.\n\n- an **item**"
+    assert html_to_markdown(DOCS_PAGE, css=".c1{font-weight:bold}") == (  # a linked sheet's rule, before the page's
+        "## A heading\n\nPlain and **bold** and *italic*, not bold.\n\n- an **item**")
+    assert html_to_markdown("<p><span class='x'>a</span> <b class='x'>b</b></p>", css="span.x{font-style:italic}") == "*a* **b**"
+    assert html_to_markdown("<style>.x{font-weight:700}</style><p><span class='x'>no sheet read</span>") == "**no sheet read**"
+
+
+HOSTILE_STYLES = {"unclosed": "<style>" * 100_000 + "<p class='a'>hidden", "comments": "<style>/*" * 100_000 + "<p class='a'>hidden",
+                  "rules": "<style>" + ".a{font-weight:700}" * 200_000 + "</style><p><span class='a'>end",
+                  "classes": "<p>" + "<span class='a b c'>" * 50_000 + "end"}
+
+
+@pytest.mark.parametrize("name", HOSTILE_STYLES)
+def test_style_sheets_stay_linear(name):
+    """An unclosed <style> holds the rest of the page, as a browser reads it (nothing shown)."""
+    t0 = time.perf_counter()
+    out = html_to_markdown(HOSTILE_STYLES[name])
+    assert time.perf_counter() - t0 < 10
+    assert out == ("" if name in ("unclosed", "comments") else "**end" if name == "rules" else "end")  # (a span left open)

@@ -1,8 +1,8 @@
 """Documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks the
 reader, Word (:mod:`whowrote.style.docx_reader`), OpenDocument (:mod:`whowrote.style.odt_reader`;
-what these two share is :mod:`whowrote.style.office_xml`) or PDF (:mod:`whowrote.style.pdf_reader`).
-Used by ``whowrote predict`` (a ``.docx``, ``.odt`` or ``.pdf`` file, or its bytes on stdin) and by
-the page's ``POST /v1/read-document``.
+what these two share is :mod:`whowrote.style.office_xml`), PDF (:mod:`whowrote.style.pdf_reader`) or
+EPUB (:mod:`whowrote.style.epub_reader`). Used by ``whowrote predict`` (a ``.docx``, ``.odt``,
+``.pdf`` or ``.epub`` file, or its bytes on stdin) and by the page's ``POST /v1/read-document``.
 """
 
 from __future__ import annotations
@@ -12,20 +12,23 @@ from pathlib import Path
 
 from whowrote.formats import PDF_MAGIC
 from whowrote.style.docx_reader import DOCUMENT, docx_markdown
+from whowrote.style.epub_reader import EPUB_MIMETYPE, epub_markdown
 from whowrote.style.odt_reader import odt_markdown
 from whowrote.style.office_xml import DocumentError, open_zip
 
 _READ_AS = "its text was attributed, with its headings, lists, emphasis, tables, code and links read as Markdown"
 DOCX_WARNING = f"a Word document: {_READ_AS}"
 ODT_WARNING = f"an OpenDocument text: {_READ_AS}"
+EPUB_WARNING = ("an EPUB e-book: its chapters were attributed in reading order, with their headings, lists, "
+                "emphasis, tables, code and links read as Markdown")
 PDF_WARNING = (f"a PDF: {_READ_AS} from its layout (a PDF keeps no soft line breaks, "
                "nor a code block's language)")
 ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
 
 
 def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
-    """A Word document (``.docx``), an OpenDocument text (``.odt``) or a PDF, its bytes or its path,
-    as ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
+    """A Word document (``.docx``), an OpenDocument text (``.odt``), a PDF or an EPUB, its bytes or
+    its path, as ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
     head = source[:8] if isinstance(source, bytes) else _head(source)
     if head.startswith(PDF_MAGIC):
         from whowrote.style.pdf_reader import MAX_PAGES, pdf_markdown  # (pypdf loads only for a PDF)
@@ -35,9 +38,14 @@ def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
     with open_zip(source) as zf:
         if DOCUMENT in zf.NameToInfo:
             return docx_markdown(zf), DOCX_WARNING
-        if "content.xml" in zf.NameToInfo and _mimetype(zf).startswith(ODT_MIMETYPE):
+        mimetype = _mimetype(zf)
+        if "content.xml" in zf.NameToInfo and mimetype.startswith(ODT_MIMETYPE):
             return odt_markdown(zf), ODT_WARNING
-    raise DocumentError("a ZIP archive but not a Word or OpenDocument text (an .epub or a spreadsheet is one)")
+        if mimetype == EPUB_MIMETYPE or (not mimetype and "META-INF/container.xml" in zf.NameToInfo
+                                         and "content.xml" not in zf.NameToInfo):
+            text, note = epub_markdown(zf)
+            return text, EPUB_WARNING + (f"; {note}" if note else "")
+    raise DocumentError("a ZIP archive but not a Word or OpenDocument text or an EPUB (a spreadsheet or a Pages file is one)")
 
 
 def _head(path: str | Path) -> bytes:

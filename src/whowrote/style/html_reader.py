@@ -9,7 +9,8 @@ model reads a rendered Markdown text nearly as it read the source (docs/predict.
 as Markdown"). Outside ``<pre>`` each run of spaces, and the layout between tags, is one space, as a
 browser shows it; a line break inside a run of text is kept (:func:`_spaced`). A page that marks its
 content (``<main>``, ``<article>``) is read there only, and menus, sidebars, footers and forms are
-dropped (:func:`html_to_markdown`); editors' styles count as emphasis (:func:`emphasis`).
+dropped (:func:`html_to_markdown`); editors' styles count as emphasis (:func:`emphasis`), inline or
+by a style sheet's class rules (:mod:`whowrote.style.html_emphasis`).
 
 Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
 ``html.parser`` would rescan from (Python 3.11: an unclosed ``<p <p ...`` takes minutes at 80 kB
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from whowrote.style.html_emphasis import EMPHASIS, class_styles, declared, emphasis, style_blocks
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
@@ -31,9 +33,6 @@ _CONTENT = re.compile(r"<(?:main|article)\b", re.I)
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure",
                     "figcaption", "dl", "dt", "dd", "form", "details", "summary", "address", "center"})
 _HEADINGS = {f"h{n}": "#" * n for n in range(1, 7)}  # <h2>: "## "
-_EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span: only by its style
-_BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
-                 "font-weight:800", "font-weight:900")
 _CONTAINERS = frozenset({"ul", "ol", "li", "blockquote", "pre", "tr", "td", "th", "table"})
 _ITEMS_ONLY = frozenset({"ul", "ol", "table", "tr"})  # containers whose own text is only layout
 _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table")), "th": (("td", "th"), ("tr", "table")),
@@ -53,32 +52,20 @@ def _spaced(data: str) -> str:
                       _SPACE.sub(" ", last).lstrip(" ")])
 
 
-def emphasis(tag: str, style: str) -> str:
-    """The Markdown mark of an inline element: its tag's, unless its style says otherwise (editors
-    such as Google Docs mark bold as ``<span style="font-weight:700">`` and wrap a whole copy in
-    ``<b style="font-weight:normal">``)."""
-    mark = _EMPHASIS[tag]
-    if "font-" not in style:
-        return mark
-    style = style.lower().replace(" ", "")
-    bold, italic = "**" in mark, mark == "*"
-    if "font-weight:" in style:
-        bold = any(w in style for w in _BOLD_WEIGHTS)
-    if "font-style:" in style:
-        italic = "font-style:italic" in style or "font-style:oblique" in style
-    return ("**" if bold else "") + ("*" if italic else "")
-
-
 def _language(classes: str) -> str:
-    """``x`` of a ``language-x`` class (what Markdown renderers give a fenced block's code), else ""."""
-    return next((c[9:] for c in classes.split() if c.startswith("language-") and c[9:].isalnum()), "")
+    """``x`` of a ``language-x`` class (what Markdown renderers give a fenced block's code) or of
+    ``sourceCode x`` (pandoc's), else ""."""
+    names = classes.split()
+    if "sourceCode" in names:
+        return next((c for c in names if c != "sourceCode" and c.isalnum()), "")
+    return next((c[9:] for c in names if c.startswith("language-") and c[9:].isalnum()), "")
 
 
 def defuse(html: str) -> str:
     """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
     (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
-    an unclosed ``<!--``, and ``<![`` / ``<?`` (marked sections and processing instructions,
-    never visible prose). One pass over the pieces between ``<``s, so linear."""
+    an unclosed ``<!--``, and ``<![`` (marked sections, never visible prose); a processing
+    instruction (``<?xml ...?>``) is dropped. One pass over the pieces between ``<``s, so linear."""
     pieces = html.split("<")
     out = [pieces[0]]
     inside_until = -1  # the '<'s before this offset are inside a comment that is closed
@@ -95,8 +82,10 @@ def defuse(html: str) -> str:
             else:
                 inside_until = end
                 out.append("<" + p)
-        elif ">" not in p or p.startswith(("![", "?")):
+        elif ">" not in p or p.startswith("!["):
             out.append("&lt;" + p)
+        elif p.startswith("?"):  # an XML declaration (an XHTML file's, an e-book's chapter): not shown
+            out.append(p[p.index(">") + 1:])
         else:
             out.append("<" + p)
         pos += 1 + len(p)
@@ -121,10 +110,11 @@ def _indent(text: str, marker: str) -> str:
     return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
-def _parser(scoped: bool, chrome: bool, turns: bool = False):
+def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, str] | None = None):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
     the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
-    window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`)."""
+    window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`);
+    ``classes``: the font declarations of the style sheets' class rules (:func:`class_styles`)."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -274,8 +264,12 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False):
                 self.breaks("\n")
             elif tag == "hr":
                 self.breaks("\n\n---\n\n")
-            elif tag in _EMPHASIS:
-                mark = emphasis(tag, dict(attrs).get("style") or "")
+            elif tag in EMPHASIS:
+                attr = dict(attrs)
+                style = attr.get("style") or ""
+                if classes and attr.get("class"):
+                    style = declared(tag, attr["class"], style, classes)
+                mark = "" if self.in_pre else emphasis(tag, style)  # (a code block has no emphasis)
                 self.marks.setdefault(tag, []).append(mark)
                 self.write(mark)
             elif tag == "code" and not self.in_pre:
@@ -286,7 +280,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False):
                 self.stack[-1].parts.clear()
                 self.stack[-1].lang = _language(dict(attrs).get("class") or "")
             elif tag == "a":
-                href = (dict(attrs).get("href") or "").strip()
+                # (a code block has no links: pandoc's line anchors in highlighted code are not text)
+                href = "" if self.in_pre else (dict(attrs).get("href") or "").strip()
                 self.links.append((href, self.out(), len(self.out())) if href else None)
                 if href:
                     self.write("[")
@@ -315,7 +310,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False):
                 pass  # (the frame and any left open inside it written)
             elif tag in _HEADINGS or tag in _BLOCK or tag in _CONTAINERS:
                 self.breaks("\n\n")
-            elif tag in _EMPHASIS:
+            elif tag in EMPHASIS:
                 opened = self.marks.get(tag)
                 self.write(opened.pop()[::-1] if opened else "")
             elif tag == "code" and not self.in_pre:
@@ -325,7 +320,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False):
                 if link is None:
                     return
                 href, parts, at = link
-                if parts is self.out() and len(parts) == at + 2 and parts[-1] == href:  # a bare URL shows as itself
+                # a link with no text (an anchor) shows nothing; a bare URL shows as itself
+                if parts is self.out() and (len(parts) == at + 1 or (len(parts) == at + 2 and parts[-1] == href)):
                     parts[at] = ""
                 else:
                     self.write(f"]({href})")
@@ -352,9 +348,10 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False):
     return _Markdown()
 
 
-def _read(page: str, scoped: bool, chrome: bool, turns: bool = False) -> str | None:
+def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
+          classes: dict[str, str] | None = None) -> str | None:
     """The page's Markdown; with ``turns``, None when no assistant turn was found."""
-    parser = _parser(scoped, chrome, turns)
+    parser = _parser(scoped, chrome, turns, classes)
     try:
         parser.feed(page)
         parser.close()
@@ -367,7 +364,7 @@ def _read(page: str, scoped: bool, chrome: bool, turns: bool = False) -> str | N
     return parser.text() if ASSISTANT in parser.roles else None
 
 
-def html_to_markdown(html: str) -> str:
+def html_to_markdown(html: str, css: str = "") -> str:
     """The visible text of ``html`` with its structure written as Markdown (module docstring).
 
     A saved page holds the site around the post: when it marks its content (``<main>``,
@@ -375,11 +372,13 @@ def html_to_markdown(html: str) -> str:
     If that leaves nothing (a page that is all "chrome", or a ``<nav>`` left open), the whole
     visible text is read instead. A chat window's saved page (:func:`whowrote.style.transcript.chat_role`)
     is read as its turns, each after a ``User:`` / ``Assistant:`` line; if no assistant turn is
-    found there, as an ordinary page. Three linear passes at most."""
+    found there, as an ordinary page. ``css``: style sheets the page links to (an e-book's); the
+    page's own ``<style>`` is read too. Three linear passes at most."""
     page = defuse(html)
+    classes = class_styles(css + "\n" + style_blocks(page)) if "class=" in page else None
     if CHAT_PAGE.search(page):  # a chat window's page: its turns, each after a role line
-        text = _read(page, False, True, turns=True)
+        text = _read(page, False, True, turns=True, classes=classes)
         if text:
             return text
-    text = _read(page, _CONTENT.search(page) is not None, True)
-    return text if text else _read(page, False, False)
+    text = _read(page, _CONTENT.search(page) is not None, True, classes=classes)
+    return text if text else _read(page, False, False, classes=classes)

@@ -44,6 +44,19 @@ class Block:
 def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
     """A part's XML root, or None when the archive has no such part; ``what`` names the document
     in the reasons ("a Word document")."""
+    data = read_bytes(zf, name, what)
+    if data is None:
+        return None
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise DocumentError(f"{what} whose {name} declares a DTD (which these files never need)")
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as e:
+        raise DocumentError(f"{what} whose {name} is not well-formed XML ({e})") from None
+
+
+def read_bytes(zf: zipfile.ZipFile, name: str, what: str) -> bytes | None:
+    """A part's bytes, inflated through the size cap, or None when the archive has no such part."""
     try:
         info = zf.getinfo(name)
     except KeyError:
@@ -57,12 +70,7 @@ def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
         raise DocumentError(f"{what} whose {name} cannot be inflated ({e})") from None
     if len(data) > MAX_PART_BYTES:  # the header's size lied
         raise DocumentError(f"{what} whose {name} is over {MAX_PART_BYTES >> 20} MB inflated")
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise DocumentError(f"{what} whose {name} declares a DTD (an office document never does)")
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError as e:
-        raise DocumentError(f"{what} whose {name} is not well-formed XML ({e})") from None
+    return data
 
 
 def inherit(raw: dict[str, tuple[str | None, dict[str, object]]]) -> dict[str, tuple[dict[str, object], list[str]]]:

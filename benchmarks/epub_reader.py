@@ -1,0 +1,132 @@
+"""E-books and pandoc's pages read as Markdown (issue 17, session 53): what converting a text costs the verdict.
+
+A user who suspects a self-published e-book was written by an assistant gives ``whowrote predict``
+an ``.epub``; one who saves a text with pandoc (the converter most Markdown tools call) gives it
+pandoc's HTML page. This fits the default recipe on the topic hold-out's train part (as
+``benchmarks/robustness.py`` does, sharing its feature cache), converts each val text with pandoc
+and scores the val texts read five ways:
+
+- ``raw``: the Markdown itself;
+- ``html_file``: the markdown-it page read as an ``.html`` file (the suite's ``html_file`` edit);
+- ``pandoc_html``: pandoc's standalone page (``-s``: its lines wrapped at 72 columns, highlighted
+  code with line anchors) read by this code's input check;
+- ``pandoc_html_before``: the same page read by ``--before-src``'s input check (another checkout's
+  ``src``, e.g. ``f26fc8d``, before the reader dropped a code block's anchors and links);
+- ``pandoc_epub``: pandoc's EPUB 3 (its chapters split at top-level headings, its paragraphs
+  unwrapped: a single line break inside a paragraph is a space) read by ``whowrote predict``
+  (``whowrote.style.epub_reader``).
+
+Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals. Needs pandoc
+(``--pandoc``; pandoc 3.9 is the binary inside the ``pypandoc_binary==1.17`` wheel, not a
+dependency of whowrote). The converted files are kept in ``--convert-dir`` (by the text's sha256),
+so a second run converts nothing.
+
+    git worktree add /tmp/base f26fc8d
+    OMP_NUM_THREADS=1 python benchmarks/epub_reader.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/epub_reader
+
+``--answers DIR`` (a FastChat ``model_answer`` folder, e.g. MT-Bench's) scores the bundled model on
+those answers instead (drops over bootstrapped questions):
+
+    OMP_NUM_THREADS=1 python benchmarks/epub_reader.py --answers /tmp/mtbench/model_answer \\
+        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/epub_reader_mtbench
+
+Writes ``epub_reader.json`` and ``epub_reader.png`` under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from html_reader import (
+    fitted_holdout,
+    print_readings,
+    read_before,
+    readings_figure,
+    readings_result,
+    score_readings,
+)
+from robustness import timed_log
+
+from whowrote.data.corpus import load_corpus
+from whowrote.data.generate.store import atomic_write
+from whowrote.style.documents import document_to_markdown
+from whowrote.style.edits import markdown_html_file
+from whowrote.style.io import load_model
+from whowrote.style.textcheck import inspect_text
+
+# what pandoc is told: the Markdown the corpus is written in, a page title so no warning is printed
+FORMATS = {"html": ["-s", "--metadata", "pagetitle=post"], "epub": ["-t", "epub3"]}
+
+
+def convert(texts: list[str], kind: str, pandoc: str, folder: Path, log, jobs: int = 2) -> list[Path]:
+    """Each text converted by pandoc into ``folder`` (named by the text's sha256 and ``kind``; one
+    already there is kept); ``jobs`` pandoc processes at once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{hashlib.sha256(t.encode()).hexdigest()[:24]}.{kind}" for t in texts]
+    todo = [(t, p) for t, p in zip(texts, paths, strict=True) if not p.exists()]
+
+    def one(item: tuple[str, Path]) -> None:
+        text, path = item
+        part = path.with_suffix(".part")  # (renamed when whole: a stopped run leaves no half file)
+        subprocess.run([pandoc, "-f", "commonmark+pipe_tables", *FORMATS[kind], "-o", str(part)], input=text.encode(),
+                       check=True, capture_output=True)
+        part.replace(path)
+
+    with ThreadPoolExecutor(jobs) as pool:
+        for i, _ in enumerate(pool.map(one, todo)):
+            if (i + 1) % 400 == 0:
+                log(f"converted {i + 1} of {len(todo)} to {kind}")
+    return paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
+    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--pandoc", default="pandoc", help="the pandoc binary")
+    ap.add_argument("--before-src", type=Path, help="another checkout's src/ (its reader is pandoc_html_before)")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--convert-dir", type=Path, default=Path("/tmp/whowrote-pandoc"), help="where the converted files are kept")
+    args = ap.parse_args()
+    if not (args.corpus or args.answers):
+        ap.error("give --corpus or --answers")
+    log = timed_log()
+    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
+        model, val = load_model(), load_corpus(args.answers)
+        featurise = model.features
+    else:
+        model, val = fitted_holdout(args, log)
+        featurise = None
+    texts = val["text"].tolist()
+    pages = [p.read_text(encoding="utf-8") for p in convert(texts, "html", args.pandoc, args.convert_dir, log)]
+    books = convert(texts, "epub", args.pandoc, args.convert_dir, log)
+    log(f"{len(pages) + len(books)} files in {args.convert_dir}")
+    readings = {"raw": texts, "html_file": [markdown_html_file(t) for t in texts],
+                "pandoc_html": [inspect_text(p).text for p in pages]}
+    if args.before_src:
+        readings["pandoc_html_before"] = read_before(pages, args.before_src)
+    readings["pandoc_epub"] = [document_to_markdown(b)[0] for b in books]
+    log("read " + ", ".join(readings))
+    P = score_readings(model, readings, featurise)
+    same = {k: float(np.mean([a == b for a, b in zip(readings["pandoc_html"], t, strict=True)])) for k, t in readings.items()}
+    result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""), "before_src": str(args.before_src or ""),
+              **readings_result(model, val, P, args.seed), "same_as_pandoc_html": same}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "epub_reader.json", json.dumps(result, indent=1) + "\n")
+    print_readings(result)
+    readings_figure(result, args.out / "epub_reader.png",
+                    "A Markdown text converted by pandoc to an HTML page and an EPUB, read back (benchmarks/epub_reader.py)")
+    log(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""The emphasis of an HTML element, for the HTML reader (:mod:`whowrote.style.html_reader`): its tag's
+(``<strong>`` ``**``, ``<em>`` ``*``), unless its styles say otherwise, inline or by a style sheet's
+class rules (:func:`emphasis`).
+
+Editors such as Google Docs mark bold inline, as ``<span style="font-weight:700">``. Some producers
+mark bold and italics only through classes: Google Docs' "Download as web page" writes ``<span
+class="c3">`` with ``.c3{font-weight:700}`` in the page's ``<style>``, and e-book converters (Calibre)
+write ``<span class="bold">`` or ``class="calibre7"`` with the rule in the book's ``stylesheet.css``.
+Without the rules those words read as plain text, as if the Markdown's ``**`` had been stripped.
+:func:`class_styles` keeps, per class, the font declarations of rules whose selector is one class
+(``.c3``, ``span.c3``); descendant, pseudo-class and attribute selectors are not matched (pandoc's
+``code span.kw`` colours code, which has no emphasis). All string methods, no regex: linear in the input.
+"""
+
+from __future__ import annotations
+
+EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span: only by its style
+_BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
+                 "font-weight:800", "font-weight:900")
+_FONT_PROPERTIES = ("font-weight", "font-style")  # what emphasis() reads
+MAX_STYLE_CHARS = 4 * 1024 * 1024  # style sheet text read per page or book (a book's is ~20 kB)
+
+
+def style_blocks(html: str) -> str:
+    """The text of the page's ``<style>`` elements, joined (at most :data:`MAX_STYLE_CHARS`)."""
+    lower = html.lower()
+    parts: list[str] = []
+    size, at = 0, lower.find("<style")
+    while at >= 0 and size < MAX_STYLE_CHARS:
+        start = lower.find(">", at)
+        if start < 0:
+            break
+        end = lower.find("</style", start)
+        end = len(html) if end < 0 else end
+        parts.append(html[start + 1:end])
+        size += end - start
+        at = lower.find("<style", end)
+    return "\n".join(parts)[:MAX_STYLE_CHARS]
+
+
+def _without_comments(css: str) -> str:
+    parts, at = [], 0
+    while (start := css.find("/*", at)) >= 0:
+        parts.append(css[at:start])
+        end = css.find("*/", start + 2)
+        if end < 0:
+            return "".join(parts)
+        at = end + 2
+    parts.append(css[at:])
+    return "".join(parts)
+
+
+def _class_of(selector: str) -> str | None:
+    """``c3`` for the selector ``.c3``, ``span.c3`` for ``span.c3``; None for any other selector."""
+    element, dot, name = selector.strip().partition(".")
+    if not dot or not name or not (element == "" or element.isalnum()):
+        return None
+    if not all(ch.isalnum() or ch in "-_" for ch in name):
+        return None
+    return f"{element.lower()}.{name}" if element else name
+
+
+def class_styles(css: str) -> dict[str, str]:
+    """Per class name (``c3``, or ``span.c3`` for a rule on one element), the font declarations of
+    its one-class rules, as ``"font-weight:700;"`` (lower-case, no spaces; a later rule's after an
+    earlier one's, so it wins in :func:`declared`)."""
+    styles: dict[str, str] = {}
+    for rule in _without_comments(css[:MAX_STYLE_CHARS]).split("}"):
+        selectors, brace, body = rule.partition("{")
+        if not brace or "@" in selectors:  # (an @media block's first rule: its selector is not plain)
+            continue
+        fonts = "".join(d + ";" for d in body.lower().replace(" ", "").split(";")
+                        if d.startswith(_FONT_PROPERTIES) and ":" in d)
+        if not fonts:
+            continue
+        for selector in selectors.split(","):
+            name = _class_of(selector)
+            if name is not None:
+                styles[name] = styles.get(name, "") + fonts
+    return styles
+
+
+def declared(tag: str, classes: str, inline: str, styles: dict[str, str]) -> str:
+    """The font declarations of a ``tag`` element: its classes' rules (a later class's winning: an
+    approximation of the sheet's order), then its inline ``style`` (which wins), one per property,
+    as ``"font-weight:700;font-style:italic"``."""
+    found: dict[str, str] = {}
+    rules = [styles.get(key, "") for c in classes.split() for key in (c, f"{tag}.{c}")]
+    for part in [*rules, inline.lower().replace(" ", "")]:
+        for decl in part.split(";"):
+            prop, colon, value = decl.partition(":")
+            if colon and prop.strip() in _FONT_PROPERTIES:
+                found[prop.strip()] = value.removesuffix("!important").strip()
+    return ";".join(f"{k}:{v}" for k, v in found.items())
+
+
+def emphasis(tag: str, style: str) -> str:
+    """The Markdown mark of an inline element: its tag's, unless its style says otherwise (editors
+    such as Google Docs mark bold as ``<span style="font-weight:700">`` and wrap a whole copy in
+    ``<b style="font-weight:normal">``)."""
+    mark = EMPHASIS[tag]
+    if "font-" not in style:
+        return mark
+    style = style.lower().replace(" ", "")
+    bold, italic = "**" in mark, mark == "*"
+    if "font-weight:" in style:
+        bold = any(w in style for w in _BOLD_WEIGHTS)
+    if "font-style:" in style:
+        italic = "font-style:italic" in style or "font-style:oblique" in style
+    return ("**" if bold else "") + ("*" if italic else "")
