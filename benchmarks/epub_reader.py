@@ -11,7 +11,9 @@ and scores the val texts read five ways:
 - ``pandoc_html``: pandoc's standalone page (``-s``: its lines wrapped at 72 columns, highlighted
   code with line anchors) read by this code's input check;
 - ``pandoc_html_before``: the same page read by ``--before-src``'s input check (another checkout's
-  ``src``, e.g. ``f26fc8d``, before the reader dropped a code block's anchors and links);
+  ``src``, e.g. ``f26fc8d``, before the reader dropped a code block's anchors and links and read a
+  wrapped source's line breaks as spaces), scored with the canonical form's joining of wrapped lines
+  switched off (as the model read it then);
 - ``pandoc_epub``: pandoc's EPUB 3 (its chapters split at top-level headings, its paragraphs
   unwrapped: a single line break inside a paragraph is a space) read by ``whowrote predict``
   (``whowrote.style.epub_reader``).
@@ -42,6 +44,7 @@ import json
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 from html_reader import (
@@ -56,6 +59,7 @@ from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
+from whowrote.style import canonical as canonical_module
 from whowrote.style.documents import document_to_markdown
 from whowrote.style.edits import markdown_html_file
 from whowrote.style.io import load_model
@@ -112,11 +116,13 @@ def main() -> None:
     log(f"{len(pages) + len(books)} files in {args.convert_dir}")
     readings = {"raw": texts, "html_file": [markdown_html_file(t) for t in texts],
                 "pandoc_html": [inspect_text(p).text for p in pages]}
+    readings["pandoc_epub"] = [document_to_markdown(b)[0] for b in books]
+    P = score_readings(model, readings, featurise)
     if args.before_src:
         readings["pandoc_html_before"] = read_before(pages, args.before_src)
-    readings["pandoc_epub"] = [document_to_markdown(b)[0] for b in books]
-    log("read " + ", ".join(readings))
-    P = score_readings(model, readings, featurise)
+        with mock.patch.object(canonical_module, "unwrap", lambda text: (text, None)):  # (before session 53)
+            P["pandoc_html_before"] = score_readings(model, {"k": readings["pandoc_html_before"]}, featurise)["k"]
+    log("read and scored " + ", ".join(readings))
     same = {k: float(np.mean([a == b for a, b in zip(readings["pandoc_html"], t, strict=True)])) for k, t in readings.items()}
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""), "before_src": str(args.before_src or ""),
               **readings_result(model, val, P, args.seed), "same_as_pandoc_html": same}

@@ -142,7 +142,7 @@ def test_combined_composes_the_content_keeping_edits():
 def test_suite_order():
     assert list(edits()) == ["raw", "to_ascii", "smart_quotes", "crlf", "strip_markdown", "markdown_html", "html_file",
                              "docx_file", "star_bullets",
-                             "single_newlines", "lower", "first_800_chars", "first_300_words", "drop_ends", "sent_shuffle",
+                             "single_newlines", "hard_wrap", "lower", "first_800_chars", "first_300_words", "drop_ends", "sent_shuffle",
                              "combined"]
 
 

@@ -318,3 +318,9 @@ def test_style_sheets_stay_linear(name):
     out = html_to_markdown(HOSTILE_STYLES[name])
     assert time.perf_counter() - t0 < 10
     assert out == ("" if name in ("unclosed", "comments") else "**end" if name == "rules" else "end")  # (a span left open)
+
+
+def test_empty_headings_and_emphasis_show_nothing():
+    """pandoc's e-book title page without a title is an empty <h1>; editors leave empty bold runs."""
+    assert html_to_markdown("<h1 class='title'></h1><p>Hi.</p><h2> </h2><p>x <b></b>y <i><b></b></i>z</p>") == "Hi.\n\nx y z"
+    assert html_to_markdown("<h3>A <b>bold</b> one</h3>") == "### A **bold** one"

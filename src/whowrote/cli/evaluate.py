@@ -66,7 +66,7 @@ def eval_command(
                                 help="Local engine for --model: transformers, or vllm (GPU; HF folder or hub id)."),
     edit: str = typer.Option(None, "--edit", help="Apply one everyday edit to every text first (robustness): "
                              "to_ascii, smart_quotes, crlf, strip_markdown, markdown_html, html_file, docx_file, star_bullets, single_newlines, "
-                             "lower, first_800_chars, first_300_words, drop_ends, sent_shuffle or combined."),
+                             "hard_wrap, lower, first_800_chars, first_300_words, drop_ends, sent_shuffle or combined."),
 ) -> None:
     """Evaluate an LLM on naming the assistant that wrote each text; resumable."""
     from whowrote.llm.collapse import detect_collapse

@@ -9,7 +9,8 @@ lower-cases or quotes only the opening. They drive three things:
 - :func:`canonical`, applied before feature extraction: it undoes the typography, case and
   line-ending edits exactly (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) ==
   canonical(t.lower()) == canonical(crlf(t))`` up to the quote/dash spelling), so those edits cannot
-  move the verdict at all.
+  move the verdict at all, and the ``hard_wrap`` edit (a tool's 72-column wrap,
+  :mod:`whowrote.style.line_wrap`) for most texts.
 
 Every regex here runs in linear time on any input: no two adjacent quantifiers over the same
 characters, and bodies of delimited spans exclude their own opener (``[^\\[\\]]``), so a failed
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from whowrote.formats import markdown_parser
 from whowrote.style.canonical import canonical as canonical  # re-exported: the form these edits cannot move
 from whowrote.style.canonical import to_ascii
+from whowrote.style.line_wrap import hard_wrap
 from whowrote.typography import paragraph_ends
 
 # ---- typography (to_ascii and canonical live in style.canonical: predict needs only them) -----
@@ -375,6 +377,7 @@ def edits(seed: int = 0) -> dict[str, Callable[[str], str]]:
         "docx_file": markdown_docx_file,
         "star_bullets": star_bullets,
         "single_newlines": single_newlines,
+        "hard_wrap": hard_wrap,
         "lower": lower,
         "first_800_chars": first_chars,
         "first_300_words": lambda t: first_words(t, 300),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from whowrote.style.html_emphasis import EMPHASIS, class_styles, declared, emphasis, style_blocks
+from whowrote.style.line_wrap import html_source_wrapped
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
 _HIDDEN = frozenset({"script", "style", "title", "template", "noscript"})
@@ -110,11 +111,13 @@ def _indent(text: str, marker: str) -> str:
     return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
-def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, str] | None = None):
+def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, str] | None = None,
+            wrapped: bool = False):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
     the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
     window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`);
-    ``classes``: the font declarations of the style sheets' class rules (:func:`class_styles`)."""
+    ``classes``: the font declarations of the style sheets' class rules (:func:`class_styles`);
+    ``wrapped``: the source's lines were wrapped at a fixed width, so its line breaks are spaces."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -309,10 +312,20 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, 
             elif tag in _CONTAINERS and self.close_frame(tag):
                 pass  # (the frame and any left open inside it written)
             elif tag in _HEADINGS or tag in _BLOCK or tag in _CONTAINERS:
+                if tag in _HEADINGS:  # an empty heading shows nothing (pandoc's title page without a title)
+                    parts = self.out()
+                    while parts and parts[-1] == " ":
+                        parts.pop()
+                    if parts and parts[-1].endswith(_HEADINGS[tag] + " "):
+                        parts[-1] = parts[-1][: -len(_HEADINGS[tag]) - 1]
                 self.breaks("\n\n")
             elif tag in EMPHASIS:
-                opened = self.marks.get(tag)
-                self.write(opened.pop()[::-1] if opened else "")
+                mark = self.marks[tag].pop() if self.marks.get(tag) else ""
+                parts = self.out()
+                if mark and parts and parts[-1] == mark:  # nothing inside: no "****"
+                    parts.pop()
+                else:
+                    self.write(mark[::-1])
             elif tag == "code" and not self.in_pre:
                 self.write("`")
             elif tag == "a" and self.links:
@@ -334,7 +347,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, 
                     return  # (the layout between list items or table cells)
                 # layout between tags (pretty-printed HTML) is one space, as a browser shows it; a
                 # line break inside a run of text is the source's (Markdown's soft breaks)
-                data = " " if data.isspace() else _spaced(data)
+                data = " " if data.isspace() else _SPACE.sub(" ", data) if wrapped else _spaced(data)
                 if self.at_line_start():
                     data = data.lstrip(" ")
             if data:
@@ -349,9 +362,9 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, 
 
 
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
-          classes: dict[str, str] | None = None) -> str | None:
+          classes: dict[str, str] | None = None, wrapped: bool = False) -> str | None:
     """The page's Markdown; with ``turns``, None when no assistant turn was found."""
-    parser = _parser(scoped, chrome, turns, classes)
+    parser = _parser(scoped, chrome, turns, classes, wrapped)
     try:
         parser.feed(page)
         parser.close()
@@ -373,12 +386,15 @@ def html_to_markdown(html: str, css: str = "") -> str:
     visible text is read instead. A chat window's saved page (:func:`whowrote.style.transcript.chat_role`)
     is read as its turns, each after a ``User:`` / ``Assistant:`` line; if no assistant turn is
     found there, as an ordinary page. ``css``: style sheets the page links to (an e-book's); the
-    page's own ``<style>`` is read too. Three linear passes at most."""
+    page's own ``<style>`` is read too. A page whose source lines were wrapped at a fixed width
+    (pandoc's: :func:`whowrote.style.line_wrap.html_source_wrapped`) has its line breaks read as
+    the spaces a browser shows, not as the writer's. Three linear passes at most."""
     page = defuse(html)
     classes = class_styles(css + "\n" + style_blocks(page)) if "class=" in page else None
+    wrapped = html_source_wrapped(page)
     if CHAT_PAGE.search(page):  # a chat window's page: its turns, each after a role line
-        text = _read(page, False, True, turns=True, classes=classes)
+        text = _read(page, False, True, turns=True, classes=classes, wrapped=wrapped)
         if text:
             return text
-    text = _read(page, _CONTENT.search(page) is not None, True, classes=classes)
-    return text if text else _read(page, False, False, classes=classes)
+    text = _read(page, _CONTENT.search(page) is not None, True, classes=classes, wrapped=wrapped)
+    return text if text else _read(page, False, False, classes=classes, wrapped=wrapped)

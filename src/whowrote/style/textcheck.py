@@ -1,5 +1,5 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary, a
-document format's source (RTF, PDF), a Markdown file's YAML frontmatter.
+document format's source (RTF, PDF), a Markdown file's YAML frontmatter, lines a tool wrapped.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
 ``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
@@ -17,6 +17,7 @@ import numpy as np
 
 from whowrote.formats import not_text
 from whowrote.style.html_reader import html_to_markdown
+from whowrote.style.line_wrap import unwrap
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
@@ -196,6 +197,11 @@ def inspect_text(text: str) -> TextCheck:
     if conversation is not None:
         text = conversation.text
         warnings.append(_read_turns(conversation))
+    joined, width = unwrap(text)  # (the model's canonical form joins them too; here the user is told)
+    if width is not None:
+        text = joined
+        warnings.append(f"its lines look wrapped at about {width} columns (by a mail client, an editor or a "
+                        "converter): read with the wrapped lines joined")
     if not text or text.isspace():  # = not text.strip(), without the copy
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     raw, nonascii = utf8_parts(text)

@@ -1,0 +1,99 @@
+"""Hard-wrapped lines joined back (issue 17, session 53): what a tool's line wrapping costs the verdict.
+
+Mail clients, ``fmt``, editors and pandoc's Markdown output wrap every long line at 60–80 columns
+(``whowrote.style.line_wrap.hard_wrap``: the suite's ``hard_wrap`` edit, 72). Since session 53 the
+canonical form the model reads joins a wrapped text's lines back (``line_wrap.unwrap``). This fits
+the default recipe on the topic hold-out's train part (as ``benchmarks/robustness.py`` does,
+sharing its feature cache) and scores the val texts:
+
+- ``raw``; ``wrap60`` / ``wrap72`` / ``wrap80``: wrapped at that width, read as the model reads them
+  now (joined back where the rule fires);
+- ``wrap72_kept``: wrapped at 72 and read with the joining switched off (the model before session 53).
+
+Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals. It also counts
+how often the rule fires: on every corpus text as written (``--corpus`` files, all of them), and on
+the val texts' wrapped copies (and how many of those come back exactly).
+
+    OMP_NUM_THREADS=1 python benchmarks/line_wrap.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --out results/line_wrap
+
+``--answers DIR`` (a FastChat ``model_answer`` folder, e.g. MT-Bench's) scores the bundled model on
+those answers instead (drops over bootstrapped questions):
+
+    OMP_NUM_THREADS=1 python benchmarks/line_wrap.py --answers /tmp/mtbench/model_answer --out results/line_wrap_mtbench
+
+Writes ``line_wrap.json`` and ``line_wrap.png`` under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from unittest import mock
+
+from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from robustness import timed_log
+
+from whowrote.data.corpus import load_corpus
+from whowrote.data.generate.store import atomic_write
+from whowrote.style import canonical as canonical_module
+from whowrote.style.io import load_model
+from whowrote.style.line_wrap import hard_wrap, unwrap
+
+WIDTHS = (60, 72, 80)
+
+
+def firing(texts: list[str]) -> dict:
+    """How often the rule fires on ``texts`` as written and on their wrapped copies, and how many
+    of those come back exactly."""
+    out: dict = {"n": len(texts), "fired_as_written": int(sum(unwrap(t)[1] is not None for t in texts))}
+    for width in WIDTHS:
+        pairs = [(t, hard_wrap(t, width)) for t in texts]
+        changed = [(t, w) for t, w in pairs if w != t]
+        back = [(t, unwrap(w)) for t, w in changed]
+        out[f"wrap{width}"] = {"changed_by_the_wrap": len(changed), "joined": int(sum(j[1] is not None for _, j in back)),
+                               "exactly_back": int(sum(j[0] == t for t, j in back))}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
+    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    if not (args.corpus or args.answers):
+        ap.error("give --corpus or --answers")
+    log = timed_log()
+    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
+        model, val = load_model(), load_corpus(args.answers)
+        featurise = model.features
+        every = None
+    else:
+        model, val = fitted_holdout(args, log)
+        featurise = None
+        every = load_corpus([Path(p) for p in args.corpus])["text"].tolist()
+    texts = val["text"].tolist()
+    readings = {"raw": texts, **{f"wrap{w}": [hard_wrap(t, w) for t in texts] for w in WIDTHS}}
+    P = score_readings(model, readings, featurise)
+    with mock.patch.object(canonical_module, "unwrap", lambda text: (text, None)):  # the reading before session 53
+        P["wrap72_kept"] = score_readings(model, {"k": readings["wrap72"]}, featurise)["k"]
+    log("scored " + ", ".join(P))
+    result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""),
+              **readings_result(model, val, P, args.seed), "firing_val": firing(texts)}
+    if every is not None:
+        result["fired_on_every_corpus_text"] = {"n": len(every), "fired": int(sum(unwrap(t)[1] is not None for t in every))}
+    log("counted firing")
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "line_wrap.json", json.dumps(result, indent=1) + "\n")
+    print_readings(result)
+    print(json.dumps({k: result[k] for k in ("firing_val", "fired_on_every_corpus_text") if k in result}, indent=1))
+    readings_figure(result, args.out / "line_wrap.png", "A text hard-wrapped by a tool, read back (benchmarks/line_wrap.py)")
+    log(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
