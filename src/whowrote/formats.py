@@ -14,9 +14,9 @@ from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
-# PDFs and EPUB e-books, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# PDFs, EPUB e-books and saved emails, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
 # whowrote.style.documents, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub")
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".eml")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 

@@ -323,3 +323,22 @@ def test_read_document_reads_an_epub_as_predict_does(client):
     no_book = book.replace(b"META-INF/container.xml", b"META-INF/elsewhere.xml")
     bad = client.post("/v1/read-document", content=no_book, headers={"Content-Type": "application/epub+zip"})
     assert bad.status_code == 422 and bad.json()["error"].startswith("an EPUB without META-INF/container.xml")
+
+
+def test_a_pasted_or_dropped_email_is_read_as_its_senders_text(real_model, blog_texts):
+    """The page reads a dropped .eml as text and posts it: the API attributes the body the sender
+    wrote, as `whowrote predict` does, and says so (the bundled model: the fakes read raw text)."""
+    from email.message import EmailMessage
+
+    from fastapi.testclient import TestClient
+
+    from whowrote.serve import create_app
+
+    m = EmailMessage()
+    m["From"], m["To"], m["Subject"] = "sam@example.org", "rivera@example.org", "Thanks"
+    m.set_content(blog_texts[0].strip() + "\n\n-- \nSam Lee\nArchivist\n")
+    with TestClient(create_app(real_model, max_body_bytes=2_000_000, timeout_s=30)) as client:
+        body = client.post("/v1/predict", json={"text": m.as_string()}).json()
+        plain = client.post("/v1/predict", json={"text": blog_texts[0].strip()}).json()
+    assert body["probabilities"] == plain["probabilities"]
+    assert body["warnings"][0] == "an email: its text body was attributed (not its headers); the signature left out"

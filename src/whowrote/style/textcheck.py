@@ -1,5 +1,6 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary, a
-document format's source (RTF, PDF), a Markdown file's YAML frontmatter, lines a tool wrapped.
+document format's source (RTF, PDF), a Markdown file's YAML frontmatter, a saved email, lines a
+tool wrapped.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
 ``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from whowrote.formats import not_text
+from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.line_wrap import unwrap
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
@@ -185,6 +187,9 @@ def inspect_text(text: str) -> TextCheck:
         lines = text[:body].rstrip("\r\n").count("\n") + 1
         warnings.append(f"YAML frontmatter ({lines} lines) not attributed: metadata, not the writing")
         text = text[body:]
+    if text[:1].isalpha() and looks_like_email(text):  # a message's source: its body, as the sender wrote it
+        text, note = read_email(text)
+        warnings.append(note)
     log = json_chat_log(text)  # before the HTML check: a turn may hold HTML, the JSON around it is not a page
     if log is not None:
         text = log.text

@@ -226,8 +226,8 @@ async function readDocument(file) {
 function readFile(file) {
   if (!file) return;
   // .json: one chat log (a list of turns or a "messages" record), read by its assistant turns.
-  if (!/\.(md|markdown|txt|html?|json|docx|odt|pdf|epub)$/i.test(file.name) && !/^text\//.test(file.type)) {
-    setStatus(`${file.name}: only .md, .txt, .html, .docx, .odt, .pdf, .epub and .json (a chat log) files`, true); return;
+  if (!/\.(md|markdown|txt|html?|json|docx|odt|pdf|epub|eml)$/i.test(file.name) && !/^text\//.test(file.type)) {
+    setStatus(`${file.name}: only .md, .txt, .html, .docx, .odt, .pdf, .epub, .eml and .json (a chat log) files`, true); return;
   }
   if (file.size > MAX_FILE_BYTES) { setStatus(`${file.name} is larger than 2 MB`, true); return; }
   if (/\.(docx|odt|pdf|epub)$/i.test(file.name)) { readDocument(file); return; }

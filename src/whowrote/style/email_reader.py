@@ -1,0 +1,128 @@
+"""A saved email (``.eml``, or a message's source pasted) read as the text its sender wrote.
+
+Cover letters, cold emails and students' messages are where people most often ask whether an
+assistant wrote something, and a mail client saves or shows the raw message: headers, a
+quoted-printable or base64 body, often two versions of it (``multipart/alternative``: HTML and plain
+text), the reply's quoted history and a signature. :func:`read_email` parses it with the standard
+library (``email``, ``policy.default``), takes the HTML body when there is one (its headings, lists
+and emphasis read as Markdown by :func:`whowrote.style.html_reader.html_to_markdown`) and else the
+plain one (``format=flowed`` soft line breaks joined, RFC 3676), and leaves out what the sender did
+not write in this message: the quoted history at its end (``>`` lines and the "On ... wrote:" line
+before them; a Gmail or Outlook reply's quoted block) and the signature after a ``-- `` line.
+Attachments are not read. :func:`looks_like_email` tells a message's source from prose by its
+first lines (header names a message has, before the first blank line); both are linear.
+"""
+
+from __future__ import annotations
+
+import re
+
+# header names only a message's source opens with (a prose text may open with "Note: ...")
+_HEADERS = frozenset({"from", "to", "cc", "subject", "date", "message-id", "mime-version", "received",
+                      "return-path", "delivered-to", "reply-to", "content-type", "x-mailer", "in-reply-to",
+                      "references", "dkim-signature", "authentication-results", "arc-seal", "x-received"})
+_HEADER = re.compile(r"([A-Za-z][A-Za-z0-9-]{0,60}):[ \t]")  # (match() at a line's start: bounded)
+MAX_HEAD_LINES = 80  # lines of headers looked at to tell a message (its continuation lines included)
+_WROTE = (" wrote", " a écrit", " schrieb", " escribió", " ha scritto")  # "On <date>, <name> wrote:", "<name> wrote on <date>:"
+_REPLY_SEPARATORS = ("-----Original Message-----", "________________________________", "-----Ursprüngliche Nachricht-----")
+# a client's header block over a quoted message ("From: ..." then "Sent:" or "Date:"; bold in HTML replies)
+_FROM_LINE = re.compile(r"(?:\*\*)?From:(?:\*\*)? ")
+_SENT_LINE = re.compile(r"(?:\*\*)?(?:Sent|Date):(?:\*\*)? ")
+
+
+def looks_like_email(text: str) -> bool:
+    """Whether ``text`` opens with a message's headers: its first line is a header, and at least
+    two of the known header names (``From``, ``Subject``, ``Date`` ...) come before the first blank line."""
+    first = _HEADER.match(text)
+    if first is None:
+        return False
+    known = 0
+    for line in text[:8000].split("\n", MAX_HEAD_LINES)[:MAX_HEAD_LINES]:
+        if not line.strip():
+            break
+        header = _HEADER.match(line)
+        if header is not None and header.group(1).lower() in _HEADERS:
+            known += 1
+            if known >= 2:
+                return True
+        elif header is None and not line.startswith((" ", "\t")):
+            return False  # (a line that is neither a header nor a header's continuation: prose)
+    return False
+
+
+def _flowed(text: str, delsp: bool) -> str:
+    """A ``format=flowed`` body's paragraphs: a line ending in a space goes on in the next (RFC 3676;
+    ``delsp=yes``: that space is dropped); space-stuffing undone; ``-- `` stays a signature line."""
+    out: list[str] = []
+    going_on = False
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        if line.startswith(" "):
+            line = line[1:]  # (space-stuffed)
+        soft = line.endswith(" ") and line != "-- "
+        if soft and delsp:
+            line = line[:-1]
+        if going_on:
+            out[-1] += line
+        else:
+            out.append(line)
+        going_on = soft
+    return "\n".join(out)
+
+
+def _own_text(text: str) -> tuple[str, list[str]]:
+    """The sender's own text: the quoted history at the end (``>`` lines, the attribution line
+    before them, a client's "Original Message" separator and all after it) and a signature (after a
+    ``-- `` line) left out; and what was left out, in words."""
+    lines = text.split("\n")
+    dropped: list[str] = []
+    cut = next((i for i, line in enumerate(lines) if line.strip() in _REPLY_SEPARATORS
+                or (_FROM_LINE.match(line) and any(_SENT_LINE.match(n) for n in lines[i + 1:i + 4]))), None)
+    if cut is not None:
+        while cut and lines[cut - 1].strip() in ("", "---"):  # (the rule an HTML reply draws above it)
+            cut -= 1
+        lines = lines[:cut]
+        dropped.append("the quoted message below it")
+    end = len(lines)
+    while end and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith(">")):
+        end -= 1
+    if end < len(lines) and any(line.lstrip().startswith(">") for line in lines[end:]):
+        attribution = lines[end - 1].strip() if end else ""
+        if len(attribution) <= 300 and attribution.endswith(":") and any(w in attribution for w in _WROTE):
+            end -= 1
+        lines = lines[:end]
+        if "the quoted message below it" not in dropped:
+            dropped.append("the quoted reply")
+    signature = next((i for i, line in enumerate(lines) if line.rstrip("\r") in ("-- ", "--")), None)
+    if signature is not None and signature > 0:
+        lines = lines[:signature]
+        dropped.append("the signature")
+    return "\n".join(lines).strip(), dropped
+
+
+def read_email(source: str) -> tuple[str, str]:
+    """``(text, note)``: the message's body as its sender wrote it (module docstring) and what was
+    read, in words, for a warning; ``("", note)`` when the message has no text body."""
+    from email import policy
+    from email.parser import Parser
+
+    from whowrote.style.html_reader import html_to_markdown
+
+    message = Parser(policy=policy.default).parsestr(source)
+    body = message.get_body(preferencelist=("html", "plain"))
+    if body is None:
+        return "", "an email with no text body"
+    try:
+        content = body.get_content()
+    except (LookupError, ValueError, AssertionError) as e:  # an unknown charset, a broken encoding
+        return "", f"an email whose body cannot be decoded ({e})"
+    if body.get_content_subtype() == "html":
+        text, part = html_to_markdown(content), "its HTML body was attributed, with its headings, lists and emphasis read as Markdown"
+    else:
+        params = body.get_params() or []
+        flowed = any(k.lower() == "format" and str(v).lower() == "flowed" for k, v in params)
+        delsp = any(k.lower() == "delsp" and str(v).lower() == "yes" for k, v in params)
+        text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), "its text body was attributed"
+    text, dropped = _own_text(text)
+    left_out = f"; {' and '.join(dropped)} left out" if dropped else ""
+    return text, f"an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"

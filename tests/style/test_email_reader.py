@@ -1,0 +1,120 @@
+"""Saved emails read as the text their sender wrote (whowrote.style.email_reader): a Gmail-style HTML
+reply, a Thunderbird-style format=flowed plain reply, an Outlook-style reply with its header block,
+encodings and charsets, attachments, no body, prose that is not a message, and `whowrote predict`
+on an .eml file, a folder and stdin."""
+
+from __future__ import annotations
+
+import json
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from whowrote.cli import app
+from whowrote.style.email_reader import looks_like_email, read_email
+from whowrote.style.textcheck import inspect_text
+
+runner = CliRunner()
+LETTER = ("Dear Ms. Rivera,\n\nThank you for the interview on Tuesday. I enjoyed learning about the team's plans "
+          "for the new archive, and I'm excited about the chance to help **digitise the maps**.\n\n"
+          "- I can start in March.\n- I'm happy to share more writing samples.\n\nBest regards,\nSam")
+LETTER_HTML = ("<div dir='ltr'><p>Dear Ms. Rivera,</p><p>Thank you for the interview on Tuesday. I enjoyed learning "
+               "about the team's plans for the new archive, and I'm excited about the chance to help <b>digitise the "
+               "maps</b>.</p><ul><li>I can start in March.</li><li>I'm happy to share more writing samples.</li></ul>"
+               "<p>Best regards,<br>Sam</p></div>")
+
+
+def _message(**headers: str) -> EmailMessage:
+    m = EmailMessage()
+    for name, value in {"From": "Sam <sam@example.org>", "To": "rivera@example.org", "Subject": "Thank you",
+                        "Date": "Mon, 7 Dec 2026 10:00:00 +0000", **headers}.items():
+        m[name] = value
+    return m
+
+
+def test_a_gmail_style_reply_reads_its_html_body_without_the_quote_and_signature():
+    m = _message()
+    m.set_content(LETTER + "\n\nOn Sun, Dec 6, 2026 at 9:00 AM Rivera <rivera@example.org> wrote:\n> Thanks for coming in.\n")
+    m.add_alternative(LETTER_HTML + "<div class='gmail_signature'>-- <br>Sam Lee<br>Archivist</div>"
+                      "<div class='gmail_quote'><div class='gmail_attr'>On Sun, Dec 6, 2026 at 9:00 AM Rivera "
+                      "&lt;rivera@example.org&gt; wrote:<br></div><blockquote class='gmail_quote'>Thanks for coming "
+                      "in.<br>Best, R.</blockquote></div>", subtype="html")
+    source = m.as_string()
+    assert "quoted-printable" in source or "base64" in source or "7bit" in source
+    text, note = read_email(source)
+    assert text == LETTER
+    assert note == ("an email: its HTML body was attributed, with its headings, lists and emphasis read as Markdown "
+                    "(not its headers or attachments); the quoted reply and the signature left out")
+
+
+def test_a_flowed_plain_reply_joins_its_soft_breaks():
+    """Thunderbird sends format=flowed: a line ending in a space goes on in the next (RFC 3676)."""
+    body = ("Hi Sam, \r\nthanks for the maps. The second one is the  \r\nclearer of the two.\r\n\r\n"
+            " From the archive, with thanks,\r\nR.\r\n\r\nSam wrote on 12/6/26 09:00:\r\n> Here are the maps.\r\n")
+    m = _message()
+    m.set_content(body.replace("\r\n", "\n"), params={"format": "flowed"})
+    assert read_email(m.as_string()) == (
+        "Hi Sam, thanks for the maps. The second one is the  clearer of the two.\n\nFrom the archive, with thanks,\nR.",
+        "an email: its text body was attributed (not its headers); the quoted reply left out")
+    m = _message()
+    m.set_content("A line that goes on \nhere.\n", params={"format": "flowed", "delsp": "yes"})
+    assert read_email(m.as_string())[0] == "A line that goes onhere."
+
+
+def test_an_outlook_style_reply_drops_the_message_below_its_header_block():
+    m = _message()
+    m.set_content(LETTER + "\n\n________________________________\nFrom: Rivera\nSent: Sunday\nTo: Sam\n\nThanks for coming in.\n")
+    assert read_email(m.as_string())[0] == LETTER
+    m = _message()
+    m.add_alternative(LETTER_HTML + "<hr><div id='divRplyFwdMsg'><b>From:</b> Rivera<br><b>Sent:</b> Sunday<br>"
+                      "<b>Subject:</b> Interview</div><p>Thanks for coming in.</p>", subtype="html")
+    assert read_email(m.as_string()) == (LETTER, "an email: its HTML body was attributed, with its headings, lists and "
+                                         "emphasis read as Markdown (not its headers or attachments); the quoted message "
+                                         "below it left out")
+
+
+def test_encodings_charsets_and_attachments():
+    m = _message()
+    m.set_content("Caf\u00e9 au lait, s'il vous pla\u00eet. " * 20, charset="iso-8859-1", cte="quoted-printable")
+    m.add_attachment(b"%PDF-1.4 not read", maintype="application", subtype="pdf", filename="cv.pdf")
+    text, note = read_email(m.as_string())
+    assert text == ("Caf\u00e9 au lait, s'il vous pla\u00eet. " * 20).strip() and "attachments" in note
+    m = _message()
+    m.set_content(LETTER, cte="base64")
+    assert read_email(m.as_string())[0] == LETTER
+    only_picture = _message()
+    only_picture.add_attachment(b"\x89PNG\r\n\x1a\n", maintype="image", subtype="png", filename="x.png")
+    check = inspect_text(only_picture.as_string())
+    assert check.text == "" and check.warnings[:1] == ["an email with no text body"] and check.skip
+
+
+def test_prose_is_not_an_email():
+    assert not looks_like_email("Note: this is a blog post.\nFrom: the author\n\nIt goes on.")
+    assert not looks_like_email("# From: a heading\nSubject: more")
+    assert not looks_like_email("Subject: a question\nI have a question about the maps.")
+    assert looks_like_email("Received: from mx.example.org\n\tby mail.example.org\nFrom: a@b\n\nBody")
+    assert inspect_text(LETTER).text == LETTER
+
+
+def test_predict_reads_an_eml_file_a_folder_and_stdin(tmp_path):
+    m = _message()
+    m.set_content(LETTER)
+    (tmp_path / "reply.eml").write_text(m.as_string())
+    (tmp_path / "letter.md").write_text(LETTER)
+    found = [json.loads(x) for x in runner.invoke(app, ["predict", str(tmp_path), "--jsonl"]).stdout.splitlines()]
+    assert [Path(r["path"]).name for r in found] == ["letter.md", "reply.eml"]
+    assert found[0]["probabilities"] == found[1]["probabilities"]
+    assert found[1]["warnings"][0] == "an email: its text body was attributed (not its headers)"
+    via_stdin = runner.invoke(app, ["predict", "-", "--jsonl"], input=m.as_string())
+    assert json.loads(via_stdin.stdout)["probabilities"] == found[0]["probabilities"]
+
+
+@pytest.mark.parametrize("text", ["From: a\n" * 200_000, "From: a@b\nSubject: x\n\n" + "> q\n" * 200_000,
+                                  "From: a@b\nSubject: x\n\n" + "On x wrote " * 100_000 + "\n> q"])
+def test_hostile_messages_stay_linear(text):
+    t0 = time.perf_counter()
+    inspect_text(text)
+    assert time.perf_counter() - t0 < 10
