@@ -113,7 +113,9 @@ def test_predict_reads_an_eml_file_a_folder_and_stdin(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["From: a\n" * 200_000, "From: a@b\nSubject: x\n\n" + "> q\n" * 200_000,
-                                  "From: a@b\nSubject: x\n\n" + "On x wrote " * 100_000 + "\n> q"])
+                                  "From: a@b\nSubject: x\n\n" + "On x wrote " * 100_000 + "\n> q",
+                                  "From: a@b\nSubject: x\nContent-Type: text/plain; format=flowed\n\n" + "soft \n" * 300_000],
+                         ids=["headers", "quotes", "attribution", "flowed"])
 def test_hostile_messages_stay_linear(text):
     t0 = time.perf_counter()
     inspect_text(text)

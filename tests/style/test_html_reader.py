@@ -308,7 +308,8 @@ def test_emphasis_set_by_a_style_sheets_class_rules():
 
 HOSTILE_STYLES = {"unclosed": "<style>" * 100_000 + "<p class='a'>hidden", "comments": "<style>/*" * 100_000 + "<p class='a'>hidden",
                   "rules": "<style>" + ".a{font-weight:700}" * 200_000 + "</style><p><span class='a'>end",
-                  "classes": "<p>" + "<span class='a b c'>" * 50_000 + "end"}
+                  "classes": "<p>" + "<span class='a b c'>" * 50_000 + "end",
+                  "rules_and_elements": "<style>" + ".a{font-weight:700}" * 100_000 + "</style><p>" + "<span class='a'>x</span> " * 50_000}
 
 
 @pytest.mark.parametrize("name", HOSTILE_STYLES)
@@ -317,7 +318,9 @@ def test_style_sheets_stay_linear(name):
     t0 = time.perf_counter()
     out = html_to_markdown(HOSTILE_STYLES[name])
     assert time.perf_counter() - t0 < 10
-    assert out == ("" if name in ("unclosed", "comments") else "**end" if name == "rules" else "end")  # (a span left open)
+    expected = {"unclosed": "", "comments": "", "rules": "**end", "classes": "end",  # ("rules": a span left open)
+                "rules_and_elements": " ".join(["**x**"] * 50_000)}
+    assert out == expected[name]
 
 
 def test_empty_headings_and_emphasis_show_nothing():

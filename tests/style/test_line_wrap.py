@@ -105,7 +105,7 @@ def test_predict_reads_a_wrapped_text_as_the_text(tmp_path):
     assert sorted(b["warnings"]) == sorted([wrapped_warning, *a["warnings"]]) and wrapped_warning not in a["warnings"]
 
 
-HOSTILE = {"many_lines": "a b\n" * 200_000, "wrapped_width": ("word " * 14 + "\n") * 40_000,
+HOSTILE = {"many_lines": "a b\n" * 200_000, "wrapped_width": ("word " * 14 + "\n") * 200_000,  # (one 14 MB paragraph, joined)
            "long_words": ("x" * 119 + " " + "y" * 200 + "\n") * 2_000, "quotes": "> > > a b\n" * 100_000,
            "letters": "a" * 400_000, "fences": "```\n" * 100_000}
 

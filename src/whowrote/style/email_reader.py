@@ -53,7 +53,7 @@ def looks_like_email(text: str) -> bool:
 def _flowed(text: str, delsp: bool) -> str:
     """A ``format=flowed`` body's paragraphs: a line ending in a space goes on in the next (RFC 3676;
     ``delsp=yes``: that space is dropped); space-stuffing undone; ``-- `` stays a signature line."""
-    out: list[str] = []
+    out: list[list[str]] = []  # (each paragraph's lines, joined once: linear on a long paragraph)
     going_on = False
     for line in text.split("\n"):
         line = line.removesuffix("\r")
@@ -63,11 +63,11 @@ def _flowed(text: str, delsp: bool) -> str:
         if soft and delsp:
             line = line[:-1]
         if going_on:
-            out[-1] += line
+            out[-1].append(line)
         else:
-            out.append(line)
+            out.append([line])
         going_on = soft
-    return "\n".join(out)
+    return "\n".join("".join(lines) for lines in out)
 
 
 def _own_text(text: str) -> tuple[str, list[str]]:

@@ -62,22 +62,22 @@ def _class_of(selector: str) -> str | None:
 
 def class_styles(css: str) -> dict[str, str]:
     """Per class name (``c3``, or ``span.c3`` for a rule on one element), the font declarations of
-    its one-class rules, as ``"font-weight:700;"`` (lower-case, no spaces; a later rule's after an
-    earlier one's, so it wins in :func:`declared`)."""
-    styles: dict[str, str] = {}
+    its one-class rules, as ``"font-weight:700"`` (lower-case, no spaces; a later rule's value
+    replacing an earlier one's, so that a sheet of many rules stays two declarations a class)."""
+    found: dict[str, dict[str, str]] = {}
     for rule in _without_comments(css[:MAX_STYLE_CHARS]).split("}"):
         selectors, brace, body = rule.partition("{")
         if not brace or "@" in selectors:  # (an @media block's first rule: its selector is not plain)
             continue
-        fonts = "".join(d + ";" for d in body.lower().replace(" ", "").split(";")
-                        if d.startswith(_FONT_PROPERTIES) and ":" in d)
+        fonts = [d.partition(":") for d in body.lower().replace(" ", "").split(";") if d.startswith(_FONT_PROPERTIES)]
+        fonts = [(prop, value) for prop, colon, value in fonts if colon and prop in _FONT_PROPERTIES]
         if not fonts:
             continue
         for selector in selectors.split(","):
             name = _class_of(selector)
             if name is not None:
-                styles[name] = styles.get(name, "") + fonts
-    return styles
+                found.setdefault(name, {}).update(fonts)
+    return {name: ";".join(f"{prop}:{value}" for prop, value in props.items()) for name, props in found.items()}
 
 
 def declared(tag: str, classes: str, inline: str, styles: dict[str, str]) -> str:

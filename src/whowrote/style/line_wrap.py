@@ -140,13 +140,13 @@ def unwrap(text: str) -> tuple[str, int | None]:
     if wrapped_at(pairs, longest_other) is None:
         return text, None
     forced = {i for i, (n, word, _) in zip(found, pairs, strict=True) if n + 1 + word > width}
-    out: list[str] = []
+    out: list[list[str]] = []  # (each output line's pieces, joined once: linear on a long paragraph)
     for i, line in enumerate(lines):
         if i - 1 in forced:
-            out[-1] += " " + _body(line)
+            out[-1].append(_body(line))
         else:
-            out.append(line)
-    return "\n".join(out), width
+            out.append([line])
+    return "\n".join(" ".join(pieces) for pieces in out), width
 
 
 def hard_wrap(text: str, width: int = 72) -> str:
