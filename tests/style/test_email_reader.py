@@ -91,6 +91,16 @@ def test_encodings_charsets_and_attachments():
     assert check.text == "" and check.warnings[:1] == ["an email with no text body"] and check.skip
 
 
+def test_parts_nested_thousands_deep_and_an_unknown_charset_are_one_line():
+    nested = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n' for i in range(3000))
+    check = inspect_text("From: a@b\nSubject: x\nMIME-Version: 1.0\n" + nested + "Content-Type: text/plain\n\nhello\n")
+    assert check.text == "" and check.skip and check.warnings[0] == "an email whose parts are nested too deeply to read"
+    m = _message()
+    m.set_content(LETTER)
+    unknown = inspect_text(m.as_string().replace('charset="utf-8"', 'charset="x-no-such-charset"'))
+    assert unknown.skip and unknown.warnings[0] == "an email whose body cannot be decoded (unknown encoding: x-no-such-charset)"
+
+
 def test_prose_is_not_an_email():
     assert not looks_like_email("Note: this is a blog post.\nFrom: the author\n\nIt goes on.")
     assert not looks_like_email("# From: a heading\nSubject: more")

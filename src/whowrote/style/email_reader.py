@@ -108,8 +108,11 @@ def read_email(source: str) -> tuple[str, str]:
 
     from whowrote.style.html_reader import html_to_markdown
 
-    message = Parser(policy=policy.default).parsestr(source)
-    body = message.get_body(preferencelist=("html", "plain"))
+    try:
+        message = Parser(policy=policy.default).parsestr(source)
+        body = message.get_body(preferencelist=("html", "plain"))
+    except RecursionError:  # (parts nested thousands deep: the standard library walks them recursively)
+        return "", "an email whose parts are nested too deeply to read"
     if body is None:
         return "", "an email with no text body"
     try:
