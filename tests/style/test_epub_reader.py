@@ -165,6 +165,17 @@ def test_an_archive_that_is_neither_office_nor_epub_is_refused_by_name():
     assert document_to_markdown(book)[0].startswith("# Getting started\n\nStart with one habit")
 
 
+def test_a_contents_page_the_guide_names_is_left_out():
+    """EPUB 2 books (Calibre's, Sigil's) list a contents page in the spine and name it in the guide."""
+    contents = "<html><body><h1>Contents</h1><p><a href='index_split_000.html'>Getting started</a></p></body></html>"
+    opf = OPF.replace('<itemref idref="html1"/>', '<itemref idref="toc"/><itemref idref="html1"/>').replace(
+        "</manifest>", '<item id="toc" href="contents.html" media-type="application/xhtml+xml"/></manifest>')
+    guided = opf.replace("</package>", '<guide><reference type="toc" title="Contents" href="contents.html"/></guide></package>')
+    assert document_to_markdown(_converter_book(**{"content.opf": guided, "contents.html": contents}))[0] == CONVERTER_MD
+    unguided = document_to_markdown(_converter_book(**{"content.opf": opf, "contents.html": contents}))[0]
+    assert unguided == "# Contents\n\n[Getting started](index_split_000.html)\n\n" + CONVERTER_MD
+
+
 def test_reading_order_names_chapters_and_style_sheets():
     with open_zip(_converter_book()) as zf:
         assert epub_reader.reading_order(zf) == (["index_split_000.html", "part two/index_split_001.html"], ["stylesheet.css"])

@@ -6,8 +6,9 @@ whose manifest lists the book's files and whose spine gives the reading order. E
 spine is an XHTML page, read by :func:`whowrote.style.html_reader.html_to_markdown` with the book's
 style sheets (a converter's ``<span class="bold">`` is bold only by its ``stylesheet.css``), and the
 chapters are joined in order. Left out, as a reader's app leaves them out of the running text: the
-table of contents (the navigation document, even when the spine lists it), spine items marked
-``linear="no"`` (covers, notes shown on demand), files that are not XHTML. Reading stops after
+table of contents (the navigation document, even when the spine lists it, and a contents page the
+EPUB 2 guide names), spine items marked ``linear="no"`` (covers, notes shown on demand), files that
+are not XHTML. Reading stops after
 :data:`MAX_BOOK_BYTES` of chapters (a ZIP bomb's, or a very long book's, later chapters; the warning
 says how many were read). Standard library only; the size caps and the refusal of DTDs in the
 package files are :mod:`whowrote.style.office_xml`'s.
@@ -27,6 +28,9 @@ CONTAINER = "META-INF/container.xml"
 MAX_BOOK_BYTES = 64 * 1024 * 1024  # chapters read, inflated (a 100,000-word novel is ~1 MB)
 MAX_CSS_BYTES = 1024 * 1024  # the style sheets read (a book's are ~20 kB)
 _CHAPTER_TYPES = ("application/xhtml+xml", "text/html")
+# pages an EPUB 2 guide (<reference type=...>) names that are no running text: contents, lists of
+# illustrations and tables, a cover (Calibre's and Sigil's books list their "Contents" page so)
+_GUIDE_NOT_TEXT = frozenset({"toc", "loi", "lot", "cover"})
 _WHAT = "an EPUB"
 
 
@@ -47,17 +51,20 @@ def package_path(zf: zipfile.ZipFile) -> str:
 
 def reading_order(zf: zipfile.ZipFile) -> tuple[list[str], list[str]]:
     """``(chapters, style sheets)``: the paths of the spine's XHTML pages in reading order (the
-    navigation document and ``linear="no"`` items left out) and of the manifest's CSS files."""
+    navigation document, ``linear="no"`` items and the pages the EPUB 2 guide names as a table of
+    contents or a cover left out) and of the manifest's CSS files."""
     opf_path = package_path(zf)
     package = read_part(zf, opf_path, _WHAT)
     if package is None:
         raise DocumentError(f"{_WHAT} whose package document {opf_path} is missing")
     base = posixpath.dirname(opf_path)
     manifest: dict[str, tuple[str, str, str]] = {}  # id -> (path, media type, properties)
-    sheets, spine = [], []
+    sheets, spine, not_text = [], [], set()
     for el in package.iter():
         name = _local(el.tag)
-        if name == "item" and el.get("id") and el.get("href"):
+        if name == "reference" and (el.get("type") or "").lower() in _GUIDE_NOT_TEXT and el.get("href"):
+            not_text.add(posixpath.normpath(posixpath.join(base, unquote(el.get("href", "").partition("#")[0]))))
+        elif name == "item" and el.get("id") and el.get("href"):
             href = unquote(el.get("href", "").partition("#")[0])
             path = posixpath.normpath(posixpath.join(base, href))
             manifest[el.get("id", "")] = (path, el.get("media-type", ""), el.get("properties", ""))
@@ -65,8 +72,8 @@ def reading_order(zf: zipfile.ZipFile) -> tuple[list[str], list[str]]:
                 sheets.append(path)
         elif name == "itemref" and el.get("linear", "yes") != "no":
             spine.append(el.get("idref", ""))
-    chapters = [manifest[i][0] for i in spine
-                if i in manifest and manifest[i][1] in _CHAPTER_TYPES and "nav" not in manifest[i][2].split()]
+    chapters = [manifest[i][0] for i in spine if i in manifest and manifest[i][1] in _CHAPTER_TYPES
+                and "nav" not in manifest[i][2].split() and manifest[i][0] not in not_text]
     if not chapters:
         raise DocumentError(f"{_WHAT} whose spine lists no XHTML chapter")
     return chapters, sheets
