@@ -14,9 +14,9 @@ from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
-# PDFs, EPUB e-books and saved emails, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
+# PDFs, EPUB e-books, RTF documents and saved emails, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
 # whowrote.style.documents, with a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".eml")
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".rtf", ".eml")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -80,6 +80,7 @@ def is_binary(head: bytes) -> bool:
 
 ZIP_MAGIC = b"PK\x03\x04"  # a .docx, .odt or .epub (read by whowrote predict), a spreadsheet ...
 PDF_MAGIC = b"%PDF-"
+RTF_MAGIC = b"{\\rtf"
 
 # Files people keep their writing in that are not text: named by their first bytes, so an RTF (all
 # ASCII), or a PDF or ZIP that reaches the text decoder (a table's cell; a file or stdin is read as a
@@ -88,7 +89,7 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (PDF_MAGIC, "a PDF document"),
     (ZIP_MAGIC, "a ZIP archive (a .docx, .odt or .epub is one)"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Office document (.doc)"),
-    (b"{\\rtf", "an RTF document"),
+    (RTF_MAGIC, "an RTF document"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
     (b"GIF87a", "a GIF image"),
@@ -99,8 +100,13 @@ SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx, .odt or 
 
 def is_document(head: bytes) -> bool:
     """Bytes that ``whowrote predict`` reads as a document (:mod:`whowrote.style.documents`): a ZIP
-    archive (a .docx, .odt or .epub) or a PDF."""
-    return head.startswith((ZIP_MAGIC, PDF_MAGIC))
+    archive (a .docx, .odt or .epub), a PDF or an RTF document."""
+    return head.startswith((ZIP_MAGIC, PDF_MAGIC)) or is_rtf(head)
+
+
+def is_rtf(head: bytes) -> bool:
+    """An RTF document's first bytes (after a UTF-8 byte-order mark and spaces, as an editor may save one)."""
+    return head[:64].removeprefix(b"\xef\xbb\xbf").lstrip().startswith(RTF_MAGIC)
 
 
 def document_kind(head: bytes) -> str | None:

@@ -342,3 +342,15 @@ def test_a_pasted_or_dropped_email_is_read_as_its_senders_text(real_model, blog_
         plain = client.post("/v1/predict", json={"text": blog_texts[0].strip()}).json()
     assert body["probabilities"] == plain["probabilities"]
     assert body["warnings"][0] == "an email: its text body was attributed (not its headers); the signature left out"
+
+
+def test_read_document_reads_an_rtf_as_predict_does(client):
+    """A dropped .rtf (pandoc's, tests/fixtures/documents) reads as `whowrote predict` reads it."""
+    from pathlib import Path
+
+    from whowrote.style.documents import document_to_markdown
+
+    rtf = (Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9.rtf").read_bytes()
+    r = client.post("/v1/read-document", content=rtf, headers={"Content-Type": "application/rtf"})
+    assert r.status_code == 200 and r.json() == {"text": document_to_markdown(rtf)[0]}
+    assert r.json()["text"].startswith("# A title\n\nIntro with **bold**")

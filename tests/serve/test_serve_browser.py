@@ -264,3 +264,18 @@ def test_opened_epub_is_read_as_its_markdown(server, browser):
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
     assert expected.startswith("# Two chapters")
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)
+
+
+def test_opened_rtf_is_read_as_its_markdown(server, browser):
+    """An .rtf (pandoc's, tests/fixtures/documents) opened on the page goes through /v1/read-document."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from whowrote.style.documents import document_to_markdown
+
+    rtf = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9.rtf"
+    expected = document_to_markdown(rtf)[0]
+    browser.get(server + "/")
+    browser.find_element(By.ID, "file").send_keys(str(rtf))
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
+    assert expected.startswith("# A title")

@@ -274,14 +274,12 @@ def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
 
 
 # Each as a user's file of that kind begins (nothing after the header has a NUL in its first
-# 8 KB, so before this check the PDF and the RTF were read as text and attributed). A PDF and a
-# ZIP are read as documents (whowrote.style.documents): these broken ones are refused by the reader.
+# 8 KB, so before this check the PDF was read as text and attributed). A PDF and a ZIP are read as
+# documents (whowrote.style.documents): these broken ones are refused by the reader. (An RTF document
+# is read since session 53: test_an_rtf_file_or_source_is_read_as_its_text.)
 DOCUMENTS = {
     "essay.pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n"
                   + b"BT /F1 12 Tf (An essay about gardening, sentence after sentence.) Tj ET\n" * 200, "a PDF "),
-    "essay.rtf": (b"{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0\\fs24 "
-                  + b"An essay about gardening, sentence after sentence.\\par\n" * 200 + b"}", "an RTF document"),
-    "essay.txt": (b"\xef\xbb\xbf  {\\rtf1\\ansi An essay saved as RTF under a .txt name.\\par}", "an RTF document"),
     "essay.docx": (b"PK\x03\x04\x14\x00\x06\x00" + b"word/document.xml" * 50, "a ZIP archive"),
     "essay.doc": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "an old-style Office document"),
     "photo.png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "a PNG image"),
@@ -305,13 +303,24 @@ def test_documents_and_images_are_refused_by_name(tmp_path, name):
     assert rec["error"].startswith(kind)
 
 
-def test_a_pasted_rtf_source_is_not_attributed():
-    """The same check on text (the API, the Python API): an RTF file's source is no attribution."""
+ESSAY_RTF = (b"{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0\\fs24 "
+             + b"An essay about gardening, sentence after sentence.\\par\n" * 200 + b"}")
+
+
+def test_an_rtf_file_or_source_is_read_as_its_text(tmp_path):
+    """An RTF document (a .rtf file, the same bytes under a .txt name after a BOM and spaces, its
+    source given as text to the Python API) is read as its text, never attributed as its source."""
     from whowrote.style import load_model
 
-    (result,) = load_model().attribute(["{\\rtf1\\ansi " + "An essay about gardening, sentence after sentence. " * 80])
-    assert result.uncertain and set(result.probabilities.values()) == {0.25}
-    assert result.warnings[0].startswith("an RTF document, not text")
+    (tmp_path / "essay.rtf").write_bytes(ESSAY_RTF)
+    (tmp_path / "essay.txt").write_bytes(b"\xef\xbb\xbf  " + ESSAY_RTF)
+    for name in ("essay.rtf", "essay.txt"):
+        res = run("predict", str(tmp_path / name), "--jsonl")
+        (rec,) = [json.loads(x) for x in res.stdout.splitlines()]
+        assert res.exit_code == 0 and rec["n_words"] == 7 * 200 and "RTF document" in rec["warnings"][0], name
+        assert "rtf1" not in json.dumps(rec["tells"])
+    (result,) = load_model().attribute([ESSAY_RTF.decode()])
+    assert result.warnings[0].startswith("input is an RTF document's source") and result.n_words == 7 * 200
     (prose,) = load_model().attribute(["A paragraph about {\\rtf1} files and gardening, sentence after sentence. " * 40])
     assert not any("RTF" in w for w in prose.warnings)  # mentioning RTF is not being RTF
 

@@ -1,6 +1,6 @@
 """Sanity checks on one input text before attribution: empty, HTML, huge, non-English, binary, a
-document format's source (RTF, PDF), a Markdown file's YAML frontmatter, a saved email, lines a
-tool wrapped.
+document format's source (a PDF's; an RTF document's is read), a Markdown file's YAML frontmatter,
+a saved email, lines a tool wrapped.
 
 Never raises: a text that cannot be attributed gets an explicit warning and is forced to
 ``uncertain``; HTML is read as the Markdown it displays (:mod:`whowrote.style.html_reader`: the
@@ -20,6 +20,7 @@ from whowrote.formats import not_text
 from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.line_wrap import unwrap
+from whowrote.style.rtf_reader import rtf_markdown
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
@@ -176,7 +177,11 @@ def inspect_text(text: str) -> TextCheck:
     force = False
     if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
-    reason = not_text(text[:64].encode("utf-8", "surrogatepass"))  # e.g. an RTF file's source pasted
+    if text[:64].lstrip().startswith("{\\rtf"):  # an RTF document's source pasted or posted: read as a .rtf file is
+        text = rtf_markdown(text[:MAX_CHARS].lstrip())
+        warnings.append("input is an RTF document's source: its text was attributed, with its headings, lists, "
+                        "emphasis, tables, code and links read as Markdown")
+    reason = not_text(text[:64].encode("utf-8", "surrogatepass"))  # e.g. a PDF's source pasted
     if reason:
         return TextCheck("", 0, [f"{reason}: no attribution"], True, True)
     if len(text) > MAX_CHARS:

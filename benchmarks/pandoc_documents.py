@@ -1,10 +1,10 @@
-"""E-books and pandoc's pages read as Markdown (issue 17, session 53): what converting a text costs the verdict.
+"""Texts converted by pandoc, read back as Markdown (issue 17, session 53): what converting a text costs the verdict.
 
 A user who suspects a self-published e-book was written by an assistant gives ``whowrote predict``
 an ``.epub``; one who saves a text with pandoc (the converter most Markdown tools call) gives it
-pandoc's HTML page. This fits the default recipe on the topic hold-out's train part (as
+pandoc's HTML page or its RTF. This fits the default recipe on the topic hold-out's train part (as
 ``benchmarks/robustness.py`` does, sharing its feature cache), converts each val text with pandoc
-and scores the val texts read five ways:
+and scores the val texts read six ways:
 
 - ``raw``: the Markdown itself;
 - ``html_file``: the markdown-it page read as an ``.html`` file (the suite's ``html_file`` edit);
@@ -16,7 +16,8 @@ and scores the val texts read five ways:
   switched off (as the model read it then);
 - ``pandoc_epub``: pandoc's EPUB 3 (its chapters split at top-level headings, its paragraphs
   unwrapped: a single line break inside a paragraph is a space) read by ``whowrote predict``
-  (``whowrote.style.epub_reader``).
+  (``whowrote.style.epub_reader``);
+- ``pandoc_rtf``: pandoc's standalone RTF read by ``whowrote predict`` (``whowrote.style.rtf_reader``).
 
 Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals. Needs pandoc
 (``--pandoc``; pandoc 3.9 is the binary inside the ``pypandoc_binary==1.17`` wheel, not a
@@ -24,16 +25,16 @@ dependency of whowrote). The converted files are kept in ``--convert-dir`` (by t
 so a second run converts nothing.
 
     git worktree add /tmp/base f26fc8d
-    OMP_NUM_THREADS=1 python benchmarks/epub_reader.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
-        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/epub_reader
+    OMP_NUM_THREADS=1 python benchmarks/pandoc_documents.py --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/pandoc_documents
 
 ``--answers DIR`` (a FastChat ``model_answer`` folder, e.g. MT-Bench's) scores the bundled model on
 those answers instead (drops over bootstrapped questions):
 
-    OMP_NUM_THREADS=1 python benchmarks/epub_reader.py --answers /tmp/mtbench/model_answer \\
-        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/epub_reader_mtbench
+    OMP_NUM_THREADS=1 python benchmarks/pandoc_documents.py --answers /tmp/mtbench/model_answer \\
+        --pandoc /tmp/pp/pypandoc/files/pandoc --before-src /tmp/base/src --out results/pandoc_documents_mtbench
 
-Writes ``epub_reader.json`` and ``epub_reader.png`` under ``--out``.
+Writes ``pandoc_documents.json`` and ``pandoc_documents.png`` under ``--out``.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from whowrote.style.io import load_model
 from whowrote.style.textcheck import inspect_text
 
 # what pandoc is told: the Markdown the corpus is written in, a page title so no warning is printed
-FORMATS = {"html": ["-s", "--metadata", "pagetitle=post"], "epub": ["-t", "epub3"]}
+FORMATS = {"html": ["-s", "--metadata", "pagetitle=post"], "epub": ["-t", "epub3"], "rtf": ["-s", "-t", "rtf"]}
 
 
 def convert(texts: list[str], kind: str, pandoc: str, folder: Path, log, jobs: int = 2) -> list[Path]:
@@ -113,10 +114,12 @@ def main() -> None:
     texts = val["text"].tolist()
     pages = [p.read_text(encoding="utf-8") for p in convert(texts, "html", args.pandoc, args.convert_dir, log)]
     books = convert(texts, "epub", args.pandoc, args.convert_dir, log)
-    log(f"{len(pages) + len(books)} files in {args.convert_dir}")
+    rtfs = convert(texts, "rtf", args.pandoc, args.convert_dir, log)
+    log(f"{len(pages) + len(books) + len(rtfs)} files in {args.convert_dir}")
     readings = {"raw": texts, "html_file": [markdown_html_file(t) for t in texts],
                 "pandoc_html": [inspect_text(p).text for p in pages]}
     readings["pandoc_epub"] = [document_to_markdown(b)[0] for b in books]
+    readings["pandoc_rtf"] = [document_to_markdown(r)[0] for r in rtfs]
     P = score_readings(model, readings, featurise)
     if args.before_src:
         readings["pandoc_html_before"] = read_before(pages, args.before_src)
@@ -127,10 +130,10 @@ def main() -> None:
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""), "before_src": str(args.before_src or ""),
               **readings_result(model, val, P, args.seed), "same_as_pandoc_html": same}
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "epub_reader.json", json.dumps(result, indent=1) + "\n")
+    atomic_write(args.out / "pandoc_documents.json", json.dumps(result, indent=1) + "\n")
     print_readings(result)
-    readings_figure(result, args.out / "epub_reader.png",
-                    "A Markdown text converted by pandoc to an HTML page and an EPUB, read back (benchmarks/epub_reader.py)")
+    readings_figure(result, args.out / "pandoc_documents.png",
+                    "A Markdown text converted by pandoc to a page, an EPUB and an RTF, read back (benchmarks/pandoc_documents.py)")
     log(f"wrote {args.out}")
 
 

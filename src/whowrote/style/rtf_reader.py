@@ -1,0 +1,364 @@
+"""RTF documents (``.rtf``: TextEdit's default format, WordPad's, Word's and pandoc's "Rich Text") read
+as the Markdown their formatting shows, as :mod:`whowrote.style.docx_reader` reads a Word document.
+
+RTF is text: groups in braces, control words (``\\b`` bold, ``\\par`` a paragraph's end) and the
+characters between them. :func:`rtf_markdown` reads it in one pass with a stack of group states
+(bold, italic, font, size, the destination being read), skips the destinations that are not the
+body (font and colour tables, style sheets, document info, pictures, headers and footers, and every
+``{\\*\\...}`` group it does not know), and collects each paragraph's runs with its properties. The
+paragraphs are then written through :mod:`whowrote.style.office_xml`'s blocks: a heading by its
+outline level (Word, pandoc) or, failing that, by a type size well above the body's (TextEdit: the
+largest such size ``#``, the next ``##``), a list item by its marker (a ``{\\listtext ...}`` group,
+or a bullet or number and a tab opening the paragraph), nested by its indent, set apart from the
+next by paragraph spacing (a loose list), a line of code by a monospaced font, a quote by a left
+indent, table rows by ``\\cell`` / ``\\row``, bold and italics and links (``HYPERLINK`` fields) inline.
+Linear in the input: one pass, groups nested past :data:`MAX_DEPTH` are read as their parent (no
+state is copied for them), ``\\binN`` data is skipped by its length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from whowrote.style.office_xml import (
+    Block,
+    DocumentError,
+    Run,
+    fence_code,
+    inline_markdown,
+    is_mono,
+    join_blocks,
+    table_blocks,
+)
+
+MAX_DEPTH = 256  # groups nested deeper are read as their parent's text
+# destinations that are not the body (a "{\*\name" group it does not know is skipped as well)
+_SKIP = frozenset({"colortbl", "stylesheet", "info", "pict", "header", "headerl", "headerr", "headerf", "footer",
+                   "footerl", "footerr", "footerf", "footnote", "annotation", "object", "listtable", "listoverridetable",
+                   "revtbl", "rsidtbl", "xmlnstbl", "generator", "latentstyles", "themedata", "colorschememapping",
+                   "datastore", "pgdsctbl", "expandedcolortbl", "nonshppict", "shp", "pn", "pntxta", "pntxtb"})
+_SYMBOLS = {"bullet": "\u2022", "endash": "\u2013", "emdash": "\u2014", "lquote": "\u2018", "rquote": "\u2019",
+            "ldblquote": "\u201c", "rdblquote": "\u201d", "tab": "\t", "line": "\n", "~": "\u00a0", "_": "\u2011"}
+# a paragraph that opens with a list marker and a tab (pandoc's, and a plain RTF writer's)
+_MARKER = re.compile(r"\s{0,8}([\u2022\u25e6\u25aa\u25cf\u00b7\uf0b7\uf0a7\u2013\-o*]|\d{1,9}[.)])\t")
+_RULE = re.compile(r"[\u2014\u2013_\-*]{3,}")
+_HYPERLINK = re.compile(r'HYPERLINK\s+"([^"]{1,2000})"')
+TWIPS_PER_LEVEL = 360  # a list level's indent (a quarter inch), and a quote's least indent is 2 of them
+
+
+@dataclass
+class _Paragraph:
+    runs: list[Run] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)  # each run's type size (half points)
+    outline: int = -1  # \outlinelevelN: a heading N+1
+    indent: int = 0  # \li, in twips
+    table: bool = False  # \intbl
+    marker: str = ""  # a {\listtext ...} group's text
+    level: int = -1  # \ilvl: a list item's depth
+    space: int = 0  # \sa + \sb, in twips: a list item set apart from the next (a loose list)
+
+
+def _tokens(rtf: str):
+    """``("{",)``, ``("}",)``, ``("word", name, param)`` and ``("text", str)`` tokens, in one pass."""
+    i, n = 0, len(rtf)
+    while i < n:
+        ch = rtf[i]
+        if ch in "{}":
+            yield (ch,)
+            i += 1
+        elif ch == "\\":
+            j = i + 1
+            if j < n and rtf[j].isalpha():
+                k = j
+                while k < n and rtf[k].isalpha() and k - j < 32:
+                    k += 1
+                m = k + 1 if k < n and rtf[k] == "-" else k
+                e = m
+                while e < n and rtf[e].isdigit() and e - m < 10:
+                    e += 1
+                param = int(rtf[k:e]) if e > m else None
+                if e < n and rtf[e] == " ":
+                    e += 1  # (the space that ends a control word is not text)
+                if rtf[j:k] == "bin" and param:  # raw data of that many bytes (a picture's): not text
+                    i = e + max(param, 0)
+                    continue
+                yield ("word", rtf[j:k], param)
+                i = e
+            elif j < n and rtf[j] == "'":
+                yield ("byte", int(rtf[j + 1:j + 3], 16) if rtf[j + 1:j + 3].isalnum() else 63)
+                i = j + 3
+            elif j < n and rtf[j] in "\r\n":
+                yield ("word", "par", None)
+                i = j + 1
+            else:
+                yield ("word", rtf[j:j + 1], None) if j < n and rtf[j] in "~_-*:|" else ("text", rtf[j:j + 1])
+                i = j + 1
+        elif ch in "\r\n":
+            i += 1
+        else:
+            end = i
+            while end < n and rtf[end] not in "{}\\\r\n":
+                end += 1
+            yield ("text", rtf[i:end])
+            i = end
+
+
+class _Reader:
+    """The one pass over the tokens: group states on a stack, the paragraphs and table rows read."""
+
+    def __init__(self) -> None:
+        self.state: dict = {"b": False, "i": False, "f": 0, "fs": 24, "skip": False, "dest": "", "link": None,
+                            "uc": 1, "outline": -1, "li": 0, "intbl": False, "ilvl": -1, "sa": 0, "sb": 0}
+        self.stack: list[dict] = []
+        self.overflow = 0  # groups opened past MAX_DEPTH (read as their parent)
+        self.fonts: dict[int, bool] = {}  # font number -> monospaced
+        self.font_id, self.font_name, self.font_modern = 0, [], False
+        self.codepage = "cp1252"
+        self.instruction: list[str] = []
+        self.url: str | None = None
+        self.pending_skip = 0  # characters after a \uN that stand in for it
+        self.star = False
+        self.para = _Paragraph()
+        self.cell: list[_Paragraph] = []
+        self.cells: list[list[_Paragraph]] = []
+        self.items: list[_Paragraph | list[list[_Paragraph]]] = []
+
+    def text(self, s: str) -> None:
+        if self.pending_skip:
+            drop = min(self.pending_skip, len(s))
+            s, self.pending_skip = s[drop:], self.pending_skip - drop
+        if not s:
+            return
+        st = self.state
+        if st["dest"] == "fonttbl":
+            self.font_name.append(s)
+            if ";" in s:
+                name = "".join(self.font_name).split(";")[0]
+                self.fonts[self.font_id] = self.font_modern or is_mono(name)
+                self.font_name, self.font_modern = [], False
+        elif st["dest"] == "fldinst":
+            self.instruction.append(s)
+        elif st["dest"] == "listtext":
+            self.para.marker += s
+        elif not st["skip"]:
+            self.para.runs.append((s, st["b"], st["i"], self.fonts.get(st["f"], False), st["link"]))
+            self.para.sizes.append(st["fs"])
+
+    def open(self) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            self.overflow += 1
+            return
+        self.stack.append(self.state)
+        self.state = dict(self.state)
+        self.star = False
+
+    def close(self) -> None:
+        if self.overflow:
+            self.overflow -= 1
+            return
+        if not self.stack:
+            return
+        closed, self.state = self.state, self.stack.pop()
+        if closed["dest"] == "fldinst" and self.state["dest"] != "fldinst":
+            found = _HYPERLINK.search("".join(self.instruction))
+            self.url, self.instruction = (found.group(1) if found else None), []
+
+    def end_paragraph(self) -> None:
+        st, para = self.state, self.para
+        para.outline, para.indent, para.table, para.level = st["outline"], st["li"], st["intbl"], st["ilvl"]
+        para.space = st["sa"] + st["sb"]
+        self.para = _Paragraph()
+        if para.table:
+            self.cell.append(para)
+        elif para.runs or para.marker:
+            self.items.append(para)
+
+    def word(self, name: str, param: int | None) -> None:  # noqa: C901 (one branch per control word)
+        st = self.state
+        if self.star:
+            self.star = False
+            if name not in ("fldinst",):
+                st["skip"], st["dest"] = True, "skip"
+                return
+        if name == "*":
+            self.star = True
+        elif name in _SKIP:
+            st["skip"], st["dest"] = True, "skip"
+        elif st["dest"] == "fonttbl":
+            if name == "f":
+                self.font_id = param or 0
+            elif name == "fmodern":
+                self.font_modern = True
+        elif name == "fonttbl":
+            st["skip"], st["dest"] = True, "fonttbl"
+        elif name == "fldinst":
+            st["skip"], st["dest"] = True, "fldinst"
+        elif name == "fldrslt":
+            st["link"] = self.url
+        elif name in ("listtext", "pntext"):
+            st["skip"], st["dest"] = True, "listtext"
+        elif st["skip"]:
+            if name in ("u", "uc") and st["dest"] == "listtext":
+                self.unicode(name, param)
+            return
+        elif name in ("par", "sect"):
+            self.end_paragraph()
+        elif name == "pard":
+            st.update(outline=-1, li=0, intbl=False, ilvl=-1, sa=0, sb=0)
+        elif name == "plain":
+            st.update(b=False, i=False, f=0, fs=24)
+        elif name in ("b", "i"):
+            st[name] = param != 0
+        elif name in ("f", "fs", "li", "sa", "sb"):
+            st[name] = param or 0
+        elif name == "outlinelevel":
+            st["outline"] = param or 0
+        elif name == "ilvl":
+            st["ilvl"] = param or 0
+        elif name == "ls":
+            st["ilvl"] = max(st["ilvl"], 0)
+        elif name == "intbl":
+            st["intbl"] = True
+        elif name == "cell":
+            self.cells.append(self.cell + ([self.para] if self.para.runs else []))
+            self.cell, self.para = [], _Paragraph()
+        elif name == "row":
+            self.rows_done()
+        elif name in ("u", "uc"):
+            self.unicode(name, param)
+        elif name == "ansicpg" and param:
+            self.codepage = f"cp{param}"
+        elif name in _SYMBOLS:
+            self.text(_SYMBOLS[name])
+
+    def rows_done(self) -> None:
+        if self.cells:
+            self.items.append(list(self.cells))  # (one row: its cells' paragraphs)
+            self.cells = []
+
+    def unicode(self, name: str, param: int | None) -> None:
+        if name == "uc":
+            self.state["uc"] = max(param or 0, 0)
+            return
+        code = (param or 0) + (65536 if (param or 0) < 0 else 0)
+        self.text(chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd")
+        self.pending_skip = self.state["uc"]
+
+    def byte(self, value: int) -> None:
+        if self.pending_skip:
+            self.pending_skip -= 1
+            return
+        try:
+            self.text(bytes([value]).decode(self.codepage, errors="replace"))
+        except LookupError:  # an unknown code page
+            self.text(bytes([value]).decode("cp1252", errors="replace"))
+
+
+def _plain(para: _Paragraph) -> str:
+    return "".join(r[0] for r in para.runs)
+
+
+def _drop_prefix(runs: list[Run], n: int) -> list[Run]:
+    """The runs without their first ``n`` characters (a list marker set in the text)."""
+    out: list[Run] = []
+    for text, *rest in runs:
+        cut = min(n, len(text))
+        n -= cut
+        if text[cut:]:
+            out.append((text[cut:], *rest))  # type: ignore[arg-type]
+    return out
+
+
+def _heading_size(para: _Paragraph, body_size: int) -> int:
+    """The type size of a heading set only by size (TextEdit's): a short paragraph all in type well
+    above the body's; 0 for any other paragraph."""
+    sizes = [size for (text, *_), size in zip(para.runs, para.sizes, strict=True) if text.strip()]
+    plain = _plain(para).strip()
+    if para.outline >= 0 or para.marker or not sizes or "\n" in plain or len(plain) > 200:
+        return 0
+    return min(sizes) if min(sizes) >= 1.25 * body_size else 0
+
+
+def _block(para: _Paragraph, body_size: int, size_levels: dict[int, int]) -> Block | None:
+    plain = _plain(para).strip()
+    if _RULE.fullmatch(plain):
+        return Block("para", "---")
+    level = min(para.outline + 1, 6) if para.outline >= 0 else size_levels.get(_heading_size(para, body_size), 0)
+    if level and not para.marker:
+        text = inline_markdown([(t, False, it, mono, link) for t, _, it, mono, link in para.runs], False)
+        return Block("para", "#" * level + " " + " ".join(text.split())) if text.strip() else None
+    visible = [r for r in para.runs if r[0].strip()]
+    if visible and all(r[3] for r in visible) and not para.marker:
+        return Block("code", inline_markdown(para.runs, True).strip("\n"))
+    marker, runs = para.marker.strip(), para.runs
+    if not marker:
+        found = _MARKER.match(_plain(para))
+        if found:
+            marker, runs = found.group(1), _drop_prefix(para.runs, found.end())
+    text = inline_markdown(runs, False).strip()
+    if marker:
+        depth = para.level if para.level >= 0 else max(para.indent // TWIPS_PER_LEVEL - 1, 0)
+        bullet = not marker[:1].isdigit()
+        label = "-" if bullet else marker.rstrip(".)") + "."
+        return Block("item", f"{'  ' * depth}{label} {text}", (depth, bullet)) if text else None
+    if not text:
+        return None
+    if para.indent >= 2 * TWIPS_PER_LEVEL:
+        return Block("quote", "> " + text.replace("\n", "\n> "))
+    return Block("para", text)
+
+
+def _blocks(items: list, body_size: int):
+    # headings set only by size: the largest size is "#", the next "##" ... (by rank, up to six)
+    sizes = sorted({_heading_size(p, body_size) for p in items if isinstance(p, _Paragraph)} - {0}, reverse=True)
+    size_levels = {size: min(rank + 1, 6) for rank, size in enumerate(sizes)}
+    rows: list[list[str]] = []
+    spaced_depth = -1  # the depth of the item before when it was set apart from what follows
+    for item in [*items, None]:
+        if isinstance(item, list):  # a table row: its cells' paragraphs
+            rows.append([" ".join(inline_markdown(p.runs, False).strip() for p in cell) for cell in item])
+            continue
+        if rows:
+            yield from table_blocks(rows, object())
+            rows = []
+        if item is not None:
+            block = _block(item, body_size, size_levels)
+            if block is not None:
+                # (pandoc sets the last item of every list apart: only an item of the same depth is spaced)
+                depth = block.group[0] if block.kind == "item" else -2  # type: ignore[index]
+                block.spaced = depth == spaced_depth
+                spaced_depth = depth if block.kind == "item" and item.space > 0 else -1
+                yield block
+
+
+def rtf_markdown(source: bytes | str) -> str:
+    """An RTF document (its bytes, or its text) as Markdown (module docstring); :class:`DocumentError`
+    for one that is not RTF."""
+    rtf = source.decode("latin-1") if isinstance(source, bytes) else source  # (RTF is 7-bit; bytes stay bytes)
+    rtf = rtf.removeprefix("\u00ef\u00bb\u00bf").removeprefix("\ufeff").lstrip()  # (a byte-order mark, read as bytes or text)
+    if not rtf.startswith("{\\rtf"):
+        raise DocumentError("not an RTF document")
+    reader = _Reader()
+    for token in _tokens(rtf):
+        kind = token[0]
+        if kind == "{":
+            reader.open()
+        elif kind == "}":
+            reader.close()
+        elif kind == "word":
+            reader.word(token[1], token[2])
+        elif kind == "byte":
+            reader.byte(token[1])
+        else:
+            reader.text(token[1])
+    reader.end_paragraph()
+    reader.rows_done()
+    weights: Counter[int] = Counter()
+    for item in reader.items:
+        if isinstance(item, _Paragraph) and item.outline < 0:
+            for (text, *_), size in zip(item.runs, item.sizes, strict=True):
+                weights[size] += len(text.strip())
+    body_size = weights.most_common(1)[0][0] if weights else 24
+    return join_blocks(fence_code(_blocks(reader.items, body_size)))
