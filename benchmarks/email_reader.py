@@ -30,19 +30,22 @@ Writes ``email_reader.json`` and ``email_reader.png`` under ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import textwrap
 from email.message import EmailMessage
-from pathlib import Path
 
-from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from html_reader import (
+    model_and_texts,
+    print_readings,
+    readings_args,
+    readings_figure,
+    readings_result,
+    score_readings,
+)
 from robustness import timed_log
 
-from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style.edits import html_text, render_markdown
-from whowrote.style.io import load_model
 from whowrote.style.line_wrap import hard_wrap
 from whowrote.style.textcheck import inspect_text
 
@@ -96,22 +99,10 @@ def wrapped_mail(text: str) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
-    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = readings_args(__doc__.splitlines()[0])
     args = ap.parse_args()
-    if not (args.corpus or args.answers):
-        ap.error("give --corpus or --answers")
     log = timed_log()
-    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
-        model, val = load_model(), load_corpus(args.answers)
-        featurise = model.features
-    else:
-        model, val = fitted_holdout(args, log)
-        featurise = None
+    model, val, featurise = model_and_texts(ap, args, log)
     texts = val["text"].tolist()
     readings = {"raw": texts}
     for name, send in (("html_mail", html_mail), ("plain_part", plain_part), ("flowed_mail", flowed_mail),

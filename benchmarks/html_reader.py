@@ -35,11 +35,13 @@ from pathlib import Path
 import numpy as np
 from robustness import RECIPES, Features, corpus_args, drop_intervals, fit_recipe, indexed_corpus, timed_log
 
+from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style import StyleModel
 from whowrote.style.edits import html_page, html_text, render_markdown
 from whowrote.style.heldout import proba_accuracies
+from whowrote.style.io import load_model
 from whowrote.style.textcheck import inspect_text
 
 # a made-up but typical blog page around the post (~50 words of menus, sidebar and footer)
@@ -87,6 +89,31 @@ def main() -> None:
     print_readings(result)
     readings_figure(result, args.out / "html_reader.png", "A Markdown text saved as an HTML page, read back (benchmarks/html_reader.py)")
     log(f"wrote {args.out}")
+
+
+def readings_args(description: str) -> argparse.ArgumentParser:
+    """The arguments the reading benchmarks share (``pdf_reader``, ``pandoc_documents``,
+    ``email_reader``, ``line_wrap``): ``--corpus`` or ``--answers``, ``--out``, ``--cache``, ``--seed``."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
+    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
+    ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def model_and_texts(ap: argparse.ArgumentParser, args, log):
+    """``(model, val, featurise)``: with ``--answers``, the bundled model (as users meet it) and those
+    answers from outside the corpus; with ``--corpus``, the default recipe fitted on the topic
+    hold-out's train part and its val part (``featurise`` None: the default recipe's features)."""
+    if not (args.corpus or args.answers):
+        ap.error("give --corpus or --answers")
+    if args.answers:
+        model = load_model()
+        return model, load_corpus(args.answers), model.features
+    model, val = fitted_holdout(args, log)
+    return model, val, None
 
 
 def fitted_holdout(args, log) -> tuple[StyleModel, object]:

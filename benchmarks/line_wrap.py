@@ -27,18 +27,23 @@ Writes ``line_wrap.json`` and ``line_wrap.png`` under ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from unittest import mock
 
-from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from html_reader import (
+    model_and_texts,
+    print_readings,
+    readings_args,
+    readings_figure,
+    readings_result,
+    score_readings,
+)
 from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import canonical as canonical_module
-from whowrote.style.io import load_model
 from whowrote.style.line_wrap import hard_wrap, unwrap
 
 WIDTHS = (60, 72, 80)
@@ -58,24 +63,11 @@ def firing(texts: list[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
-    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = readings_args(__doc__.splitlines()[0])
     args = ap.parse_args()
-    if not (args.corpus or args.answers):
-        ap.error("give --corpus or --answers")
     log = timed_log()
-    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
-        model, val = load_model(), load_corpus(args.answers)
-        featurise = model.features
-        every = None
-    else:
-        model, val = fitted_holdout(args, log)
-        featurise = None
-        every = load_corpus([Path(p) for p in args.corpus])["text"].tolist()
+    model, val, featurise = model_and_texts(ap, args, log)
+    every = load_corpus([Path(p) for p in args.corpus])["text"].tolist() if args.corpus and not args.answers else None
     texts = val["text"].tolist()
     readings = {"raw": texts, **{f"wrap{w}": [hard_wrap(t, w) for t in texts] for w in WIDTHS}}
     P = score_readings(model, readings, featurise)

@@ -39,7 +39,6 @@ Writes ``pandoc_documents.json`` and ``pandoc_documents.png`` under ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import subprocess
@@ -49,21 +48,20 @@ from unittest import mock
 
 import numpy as np
 from html_reader import (
-    fitted_holdout,
+    model_and_texts,
     print_readings,
     read_before,
+    readings_args,
     readings_figure,
     readings_result,
     score_readings,
 )
 from robustness import timed_log
 
-from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.style import canonical as canonical_module
 from whowrote.style.documents import document_to_markdown
 from whowrote.style.edits import markdown_html_file
-from whowrote.style.io import load_model
 from whowrote.style.textcheck import inspect_text
 
 # what pandoc is told: the Markdown the corpus is written in, a page title so no warning is printed
@@ -92,25 +90,13 @@ def convert(texts: list[str], kind: str, pandoc: str, folder: Path, log, jobs: i
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
-    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
-    ap.add_argument("--out", type=Path, required=True)
+    ap = readings_args(__doc__.splitlines()[0])
     ap.add_argument("--pandoc", default="pandoc", help="the pandoc binary")
     ap.add_argument("--before-src", type=Path, help="another checkout's src/ (its reader is pandoc_html_before)")
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--convert-dir", type=Path, default=Path("/tmp/whowrote-pandoc"), help="where the converted files are kept")
     args = ap.parse_args()
-    if not (args.corpus or args.answers):
-        ap.error("give --corpus or --answers")
     log = timed_log()
-    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
-        model, val = load_model(), load_corpus(args.answers)
-        featurise = model.features
-    else:
-        model, val = fitted_holdout(args, log)
-        featurise = None
+    model, val, featurise = model_and_texts(ap, args, log)
     texts = val["text"].tolist()
     pages = [p.read_text(encoding="utf-8") for p in convert(texts, "html", args.pandoc, args.convert_dir, log)]
     books = convert(texts, "epub", args.pandoc, args.convert_dir, log)

@@ -36,7 +36,6 @@ Writes ``pdf_reader.json`` and ``pdf_reader.png`` under ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import io
@@ -46,10 +45,16 @@ from html import escape
 from pathlib import Path
 
 import numpy as np
-from html_reader import fitted_holdout, print_readings, readings_figure, readings_result, score_readings
+from html_reader import (
+    model_and_texts,
+    print_readings,
+    readings_args,
+    readings_figure,
+    readings_result,
+    score_readings,
+)
 from robustness import timed_log
 
-from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.formats import markdown_parser
 from whowrote.style.edits import (
@@ -58,7 +63,6 @@ from whowrote.style.edits import (
     markdown_page,
     render_markdown,
 )
-from whowrote.style.io import load_model
 from whowrote.style.pdf_reader import pdf_markdown
 
 # a Markdown viewer's look (GitHub's and the chat apps' are alike): what the reader must see through
@@ -239,23 +243,11 @@ def plain_text(path: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", nargs="+", help="the corpus files: the default recipe fitted and scored on their topic hold-out")
-    ap.add_argument("--answers", type=Path, help="instead, a FastChat model_answer folder scored by the bundled model")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/whowrote-robustness"), help="robustness.py's feature cache")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = readings_args(__doc__.splitlines()[0])
     ap.add_argument("--pdf-dir", type=Path, default=Path("/tmp/whowrote-pdf"), help="where the printed PDFs are kept")
     args = ap.parse_args()
-    if not (args.corpus or args.answers):
-        ap.error("give --corpus or --answers")
     log = timed_log()
-    if args.answers:  # the bundled model, as users meet it, on answers from outside the corpus
-        model, val = load_model(), load_corpus(args.answers)
-        featurise = model.features
-    else:
-        model, val = fitted_holdout(args, log)
-        featurise = None
+    model, val, featurise = model_and_texts(ap, args, log)
     texts = val["text"].tolist()
     pdfs = print_pdfs([markdown_page(t) for t in texts], args.pdf_dir, log)
     styled = print_pdfs([styled_page(t) for t in texts], args.pdf_dir, log)

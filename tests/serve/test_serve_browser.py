@@ -231,51 +231,22 @@ def test_opened_word_document_is_read_as_its_markdown(server, browser, tmp_path)
     assert browser.find_element(By.ID, "text").get_attribute("value") == docx_to_markdown(essay)
 
 
-def test_opened_pdf_is_read_as_its_markdown(server, browser, tmp_path):
-    """A .pdf (Chromium's own print of a Markdown page, tests/fixtures/documents) opened on the page
-    goes through /v1/read-document: the textarea holds what `whowrote predict` reads, and the page
-    attributes it."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    from whowrote.style.pdf_reader import pdf_markdown
-
-    pdf = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "chromium-156-two-pages.pdf"
-    expected = pdf_markdown(pdf)[0]
-    browser.get(server + "/")
-    browser.find_element(By.ID, "file").send_keys(str(pdf))
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
-    assert expected.startswith("# Notes from a long walk")
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)
-
-
-def test_opened_epub_is_read_as_its_markdown(server, browser):
-    """An .epub (pandoc's, tests/fixtures/documents) opened on the page goes through
-    /v1/read-document: the textarea holds what `whowrote predict` reads, and the page attributes it."""
+@pytest.mark.parametrize(("name", "opening"), [("chromium-156-two-pages.pdf", "# Notes from a long walk"),
+                                               ("pandoc-3.9-two-chapters.epub", "# Two chapters"),
+                                               ("pandoc-3.9.rtf", "# A title")])
+def test_opened_document_is_read_as_its_markdown(server, browser, name, opening):
+    """A .pdf (Chromium's own print of a Markdown page), an .epub or an .rtf (pandoc's; all in
+    tests/fixtures/documents) opened on the page goes through /v1/read-document: the textarea holds
+    what `whowrote predict` reads, and the page attributes it."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     from whowrote.style.documents import document_to_markdown
 
-    book = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9-two-chapters.epub"
-    expected = document_to_markdown(book)[0]
+    document = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / name
+    expected = document_to_markdown(document)[0]
     browser.get(server + "/")
-    browser.find_element(By.ID, "file").send_keys(str(book))
+    browser.find_element(By.ID, "file").send_keys(str(document))
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
-    assert expected.startswith("# Two chapters")
+    assert expected.startswith(opening)
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "verdict").text)
-
-
-def test_opened_rtf_is_read_as_its_markdown(server, browser):
-    """An .rtf (pandoc's, tests/fixtures/documents) opened on the page goes through /v1/read-document."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    from whowrote.style.documents import document_to_markdown
-
-    rtf = Path(__file__).resolve().parents[1] / "fixtures" / "documents" / "pandoc-3.9.rtf"
-    expected = document_to_markdown(rtf)[0]
-    browser.get(server + "/")
-    browser.find_element(By.ID, "file").send_keys(str(rtf))
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "text").get_attribute("value") == expected)
-    assert expected.startswith("# A title")
