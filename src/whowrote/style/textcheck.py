@@ -20,7 +20,6 @@ from whowrote.formats import not_text
 from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.line_wrap import unwrap
-from whowrote.style.rtf_reader import rtf_markdown
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
 
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
@@ -178,6 +177,8 @@ def inspect_text(text: str) -> TextCheck:
     if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
     if text[:64].lstrip().startswith("{\\rtf"):  # an RTF document's source pasted or posted: read as a .rtf file is
+        from whowrote.style.rtf_reader import rtf_markdown  # (here: predict's start-up loads no RTF reader)
+
         text = rtf_markdown(text[:MAX_CHARS].lstrip())
         warnings.append("input is an RTF document's source: its text was attributed, with its headings, lists, "
                         "emphasis, tables, code and links read as Markdown")
