@@ -30,21 +30,18 @@ Writes ``email_reader.json`` and ``email_reader.png`` under ``--out``.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from email.message import EmailMessage
 
 from html_reader import (
     model_and_texts,
-    print_readings,
     readings_args,
-    readings_figure,
     readings_result,
     score_readings,
+    write_readings,
 )
 from robustness import timed_log
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.style.edits import html_text, render_markdown
 from whowrote.style.line_wrap import hard_wrap
 from whowrote.style.textcheck import inspect_text
@@ -113,12 +110,8 @@ def main() -> None:
     same = {k: sum(a == b for a, b in zip(texts, t, strict=True)) / len(texts) for k, t in readings.items()}
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""),
               **readings_result(model, val, P, args.seed), "same_as_raw": same}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "email_reader.json", json.dumps(result, indent=1) + "\n")
-    print_readings(result)
+    write_readings(result, args.out, "email_reader", "A Markdown text sent by email, read back", log)
     print("same as raw:", {k: round(v, 3) for k, v in same.items()})
-    readings_figure(result, args.out / "email_reader.png", "A Markdown text sent by email, read back (benchmarks/email_reader.py)")
-    log(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -84,11 +84,16 @@ def main() -> None:
     P = score_readings(model, readings)
     log("scored " + ", ".join(readings))
     result = {"n": len(texts), "seed": args.seed, "before_src": str(args.before_src or ""), **readings_result(model, val, P, args.seed)}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "html_reader.json", json.dumps(result, indent=1) + "\n")
+    write_readings(result, args.out, "html_reader", "A Markdown text saved as an HTML page, read back", log)
+
+
+def write_readings(result: dict, out: Path, name: str, title: str, log) -> None:
+    """``name.json`` (atomically) and ``name.png`` (by genre) under ``out``, and the table printed."""
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / f"{name}.json", json.dumps(result, indent=1) + "\n")
     print_readings(result)
-    readings_figure(result, args.out / "html_reader.png", "A Markdown text saved as an HTML page, read back (benchmarks/html_reader.py)")
-    log(f"wrote {args.out}")
+    readings_figure(result, out / f"{name}.png", f"{title} (benchmarks/{name}.py)")
+    log(f"wrote {out}")
 
 
 def readings_args(description: str) -> argparse.ArgumentParser:

@@ -33,16 +33,14 @@ from unittest import mock
 
 from html_reader import (
     model_and_texts,
-    print_readings,
     readings_args,
-    readings_figure,
     readings_result,
     score_readings,
+    write_readings,
 )
 from robustness import timed_log
 
 from whowrote.data.corpus import load_corpus
-from whowrote.data.generate.store import atomic_write
 from whowrote.style import canonical as canonical_module
 from whowrote.style.line_wrap import hard_wrap, unwrap
 
@@ -79,12 +77,8 @@ def main() -> None:
     if every is not None:
         result["fired_on_every_corpus_text"] = {"n": len(every), "fired": int(sum(unwrap(t)[1] is not None for t in every))}
     log("counted firing")
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "line_wrap.json", json.dumps(result, indent=1) + "\n")
-    print_readings(result)
+    write_readings(result, args.out, "line_wrap", "A text hard-wrapped by a tool, read back", log)
     print(json.dumps({k: result[k] for k in ("firing_val", "fired_on_every_corpus_text") if k in result}, indent=1))
-    readings_figure(result, args.out / "line_wrap.png", "A text hard-wrapped by a tool, read back (benchmarks/line_wrap.py)")
-    log(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ Writes ``pandoc_documents.json`` and ``pandoc_documents.png`` under ``--out``.
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -49,16 +48,14 @@ from unittest import mock
 import numpy as np
 from html_reader import (
     model_and_texts,
-    print_readings,
     read_before,
     readings_args,
-    readings_figure,
     readings_result,
     score_readings,
+    write_readings,
 )
 from robustness import timed_log
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.style import canonical as canonical_module
 from whowrote.style.documents import document_to_markdown
 from whowrote.style.edits import markdown_html_file
@@ -115,12 +112,8 @@ def main() -> None:
     same = {k: float(np.mean([a == b for a, b in zip(readings["pandoc_html"], t, strict=True)])) for k, t in readings.items()}
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""), "before_src": str(args.before_src or ""),
               **readings_result(model, val, P, args.seed), "same_as_pandoc_html": same}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "pandoc_documents.json", json.dumps(result, indent=1) + "\n")
-    print_readings(result)
-    readings_figure(result, args.out / "pandoc_documents.png",
-                    "A Markdown text converted by pandoc to a page, an EPUB and an RTF, read back (benchmarks/pandoc_documents.py)")
-    log(f"wrote {args.out}")
+    write_readings(result, args.out, "pandoc_documents", "A Markdown text converted by pandoc to a page, an EPUB and an RTF, read back",
+                   log)
 
 
 if __name__ == "__main__":

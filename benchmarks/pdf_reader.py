@@ -39,7 +39,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import json
 import shutil
 from html import escape
 from pathlib import Path
@@ -47,15 +46,13 @@ from pathlib import Path
 import numpy as np
 from html_reader import (
     model_and_texts,
-    print_readings,
     readings_args,
-    readings_figure,
     readings_result,
     score_readings,
+    write_readings,
 )
 from robustness import timed_log
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.formats import markdown_parser
 from whowrote.style.edits import (
     html_page,
@@ -261,12 +258,7 @@ def main() -> None:
     same = {k: float(np.mean([a == b for a, b in zip(readings["html_file"], t, strict=True)])) for k, t in readings.items()}
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""),
               **readings_result(model, val, P, args.seed), "same_as_html_file": same}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "pdf_reader.json", json.dumps(result, indent=1) + "\n")
-    print_readings(result)
-    readings_figure(result, args.out / "pdf_reader.png",
-                    "A Markdown text's page printed to PDF by Chromium, read back (benchmarks/pdf_reader.py)")
-    log(f"wrote {args.out}")
+    write_readings(result, args.out, "pdf_reader", "A Markdown text's page printed to PDF by Chromium, read back", log)
 
 
 if __name__ == "__main__":
