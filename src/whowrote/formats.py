@@ -14,8 +14,9 @@ from typing import Any
 
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # What `whowrote predict` looks for in a folder: texts, saved web pages, Word and OpenDocument texts,
-# PDFs, EPUB e-books, RTF documents and saved emails, whose visible text is attributed as the Markdown it displays (whowrote.style.html_reader,
-# whowrote.style.documents, with a warning). Corpus folders stay texts only.
+# PDFs, EPUB e-books, RTF documents and saved emails, whose visible text is attributed as the Markdown
+# it displays (whowrote.style.html_reader, whowrote.style.documents, whowrote.style.email_reader, with
+# a warning). Corpus folders stay texts only.
 FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".rtf", ".eml")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
@@ -82,9 +83,9 @@ ZIP_MAGIC = b"PK\x03\x04"  # a .docx, .odt or .epub (read by whowrote predict), 
 PDF_MAGIC = b"%PDF-"
 RTF_MAGIC = b"{\\rtf"
 
-# Files people keep their writing in that are not text: named by their first bytes, so an RTF (all
-# ASCII), or a PDF or ZIP that reaches the text decoder (a table's cell; a file or stdin is read as a
-# document first, :func:`is_document`), is refused by name instead of attributed as text.
+# Files people keep their writing in that are not text: named by their first bytes, so a PDF, ZIP or
+# RTF (all ASCII) that reaches the text decoder (a table's cell; a file or stdin is read as a document
+# first, :func:`is_document`), is refused by name instead of attributed as text.
 DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (PDF_MAGIC, "a PDF document"),
     (ZIP_MAGIC, "a ZIP archive (a .docx, .odt or .epub is one)"),

@@ -1,6 +1,6 @@
 """Documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks the
 reader, Word (:mod:`whowrote.style.docx_reader`), OpenDocument (:mod:`whowrote.style.odt_reader`;
-what these two share is :mod:`whowrote.style.office_xml`), PDF (:mod:`whowrote.style.pdf_reader`) or
+what these two share is :mod:`whowrote.style.office_xml`), PDF (:mod:`whowrote.style.pdf_reader`),
 EPUB (:mod:`whowrote.style.epub_reader`) or RTF (:mod:`whowrote.style.rtf_reader`). Used by ``whowrote
 predict`` (a ``.docx``, ``.odt``, ``.pdf``, ``.epub`` or ``.rtf`` file, or its bytes on stdin) and by
 the page's ``POST /v1/read-document``.
@@ -31,7 +31,8 @@ MAX_RTF_BYTES = 64 * 1024 * 1024  # an RTF file read whole (a 3,000-word text is
 
 def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
     """A Word document (``.docx``), an OpenDocument text (``.odt``), a PDF, an EPUB or an RTF
-    document, its bytes or its path, as ``(markdown, warning)``; :class:`DocumentError` for any other ZIP archive or a broken one."""
+    document, its bytes or its path, as ``(markdown, warning)``; :class:`DocumentError` for any
+    other ZIP archive or a broken one."""
     head = source[:64] if isinstance(source, bytes) else _head(source)
     if head.startswith(PDF_MAGIC):
         from whowrote.style.pdf_reader import MAX_PAGES, pdf_markdown  # (pypdf loads only for a PDF)

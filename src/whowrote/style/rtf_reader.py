@@ -175,7 +175,7 @@ class _Reader:
         elif para.runs or para.marker:
             self.items.append(para)
 
-    def word(self, name: str, param: int | None) -> None:  # noqa: C901 (one branch per control word)
+    def word(self, name: str, param: int | None) -> None:  # (one branch per control word it reads)
         st = self.state
         if self.star:
             self.star = False

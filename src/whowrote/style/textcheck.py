@@ -179,7 +179,7 @@ def inspect_text(text: str) -> TextCheck:
     if text[:64].lstrip().startswith("{\\rtf"):  # an RTF document's source pasted or posted: read as a .rtf file is
         from whowrote.style.rtf_reader import rtf_markdown  # (here: predict's start-up loads no RTF reader)
 
-        text = rtf_markdown(text[:MAX_CHARS].lstrip())
+        text = rtf_markdown(text)  # (its Markdown is then held to MAX_CHARS like any text)
         warnings.append("input is an RTF document's source: its text was attributed, with its headings, lists, "
                         "emphasis, tables, code and links read as Markdown")
     reason = not_text(text[:64].encode("utf-8", "surrogatepass"))  # e.g. a PDF's source pasted
