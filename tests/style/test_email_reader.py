@@ -76,6 +76,21 @@ def test_an_outlook_style_reply_drops_the_message_below_its_header_block():
                                          "below it left out")
 
 
+def test_a_forward_is_read_as_the_forwarded_message_unless_the_sender_wrote_more():
+    forwarded = ("---------- Forwarded message ---------\nFrom: Sam <sam@example.org>\nDate: Mon, Dec 7, 2026\n"
+                 "Subject: Thank you\nTo: rivera@example.org\n\n" + LETTER + "\n\n-- \nSam Lee\n")
+    m = _message()
+    m.set_content("FYI, see below.\n\n" + forwarded)
+    assert read_email(m.as_string()) == (LETTER, "an email: the forwarded message's text body was attributed (not its "
+                                         "headers); the forwarding note and headers above the forwarded message and "
+                                         "the signature left out")
+    note = "I wrote this note myself, and it is long enough to be the text in question: twenty words or more of my own."
+    m = _message()
+    m.set_content(note + "\n\n" + forwarded)
+    assert read_email(m.as_string()) == (note, "an email: its text body was attributed (not its headers); the quoted "
+                                         "message below it left out")
+
+
 def test_encodings_charsets_and_attachments():
     m = _message()
     m.set_content("Caf\u00e9 au lait, s'il vous pla\u00eet. " * 20, charset="iso-8859-1", cte="quoted-printable")

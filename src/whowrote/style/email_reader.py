@@ -8,8 +8,9 @@ library (``email``, ``policy.default``), takes the HTML body when there is one (
 and emphasis read as Markdown by :func:`whowrote.style.html_reader.html_to_markdown`) and else the
 plain one (``format=flowed`` soft line breaks joined, RFC 3676), and leaves out what the sender did
 not write in this message: the quoted history at its end (``>`` lines and the "On ... wrote:" line
-before them; a Gmail or Outlook reply's quoted block) and the signature after a ``-- `` line.
-Attachments are not read. :func:`looks_like_email` tells a message's source from prose by its
+before them; a Gmail or Outlook reply's quoted block) and the signature after a ``-- `` line. A
+forward with at most a short note above it ("FYI") is read as the forwarded message (below its
+separator and header block), which is what a user asks about. Attachments are not read. :func:`looks_like_email` tells a message's source from prose by its
 first lines (header names a message has, before the first blank line); both are linear.
 """
 
@@ -27,6 +28,10 @@ _WROTE = (" wrote", " a écrit", " schrieb", " escribió", " ha scritto")  # "On
 _REPLY_SEPARATORS = ("-----Original Message-----", "________________________________", "-----Ursprüngliche Nachricht-----")
 # a client's header block over a quoted message ("From: ..." then "Sent:" or "Date:"; bold in HTML replies)
 _FROM_LINE = re.compile(r"(?:\*\*)?From:(?:\*\*)? ")
+# a forward's separator (Gmail, Thunderbird, Apple Mail), once its dashes are stripped and lower-cased
+_FORWARD_SEPARATORS = frozenset({"forwarded message", "begin forwarded message:"})
+_HEADER_LINE = re.compile(r"(?:\*\*)?(?:From|Date|Sent|Subject|To|Cc|Reply-To):(?:\*\*)? ")
+FORWARD_NOTE_WORDS = 20  # a note above a forward ("FYI, see below"): the forwarded text is what is asked about
 _SENT_LINE = re.compile(r"(?:\*\*)?(?:Sent|Date):(?:\*\*)? ")
 
 
@@ -70,6 +75,23 @@ def _flowed(text: str, delsp: bool) -> str:
     return "\n".join("".join(lines) for lines in out)
 
 
+def _forwarded(text: str) -> tuple[str, list[str]] | None:
+    """A forward's text, when the sender wrote at most a short note above it ("FYI"): the forwarded
+    message below its separator and header block, read as :func:`_own_text` reads a message; None
+    when the message forwards nothing or the sender wrote more than :data:`FORWARD_NOTE_WORDS` words
+    (their text is then read, the forwarded message left out by :func:`_own_text`)."""
+    lines = text.split("\n")
+    at = next((i for i, line in enumerate(lines) if line.strip().strip("-").strip().lower() in _FORWARD_SEPARATORS), None)
+    if at is None or len(_own_text("\n".join(lines[:at]))[0].split()) > FORWARD_NOTE_WORDS:
+        return None
+    below = lines[at + 1:]
+    start = 0
+    while start < len(below) and (not below[start].strip() or _HEADER_LINE.match(below[start])):
+        start += 1
+    forwarded, dropped = _own_text("\n".join(below[start:]))
+    return forwarded, ["the forwarding note and headers above the forwarded message", *dropped]
+
+
 def _own_text(text: str) -> tuple[str, list[str]]:
     """The sender's own text: the quoted history at the end (``>`` lines, the attribution line
     before them, a client's "Original Message" separator and all after it) and a signature (after a
@@ -77,6 +99,7 @@ def _own_text(text: str) -> tuple[str, list[str]]:
     lines = text.split("\n")
     dropped: list[str] = []
     cut = next((i for i, line in enumerate(lines) if line.strip() in _REPLY_SEPARATORS
+                or line.strip().strip("-").strip().lower() in _FORWARD_SEPARATORS
                 or (_FROM_LINE.match(line) and any(_SENT_LINE.match(n) for n in lines[i + 1:i + 4]))), None)
     if cut is not None:
         while cut and lines[cut - 1].strip() in ("", "---"):  # (the rule an HTML reply draws above it)
@@ -126,6 +149,9 @@ def read_email(source: str) -> tuple[str, str]:
         flowed = any(k.lower() == "format" and str(v).lower() == "flowed" for k, v in params)
         delsp = any(k.lower() == "delsp" and str(v).lower() == "yes" for k, v in params)
         text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), "its text body was attributed"
-    text, dropped = _own_text(text)
+    forward = _forwarded(text)
+    text, dropped = forward if forward is not None else _own_text(text)
+    if forward is not None:
+        part = part.replace("its ", "the forwarded message's ", 1)
     left_out = f"; {' and '.join(dropped)} left out" if dropped else ""
     return text, f"an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
