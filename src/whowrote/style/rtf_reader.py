@@ -87,7 +87,9 @@ def _tokens(rtf: str):
                 yield ("word", rtf[j:k], param)
                 i = e
             elif j < n and rtf[j] == "'":
-                yield ("byte", int(rtf[j + 1:j + 3], 16) if rtf[j + 1:j + 3].isalnum() else 63)
+                hex_digits = rtf[j + 1:j + 3]
+                is_hex = len(hex_digits) == 2 and all(c in "0123456789abcdefABCDEF" for c in hex_digits)
+                yield ("byte", int(hex_digits, 16) if is_hex else 63)  # (a broken escape: "?")
                 i = j + 3
             elif j < n and rtf[j] in "\r\n":
                 yield ("word", "par", None)
