@@ -14,7 +14,9 @@ and zero-width characters. A file saved on Windows flipped 9.7 % of the style mo
 corpus's texts (chat answers 21 %; ``benchmarks/layout_edits.py``) before it read this form (its blank-line, paragraph and end-of-line counts saw no ``\\n\\n``).
 
 :func:`paragraph_ends` splits off a text's first and last paragraphs: where an answer greets and
-offers more, the lines a user cuts when pasting it elsewhere.
+offers more, the lines a user cuts when pasting it elsewhere. :func:`frontmatter_end` finds where a
+Markdown file's YAML frontmatter (metadata, not the writing) ends: read by ``predict``'s input check
+(:mod:`whowrote.style.textcheck`) and kept as it is by the ``hard_wrap`` edit.
 """
 
 from __future__ import annotations
@@ -102,3 +104,37 @@ def _last_break(text: str, after: int) -> tuple[int, int] | None:
             return start, j + 1
         end = j
     return None
+
+
+# YAML frontmatter of a Markdown file (Jekyll, Hugo, Obsidian): "---", then "key: value" lines (or their
+# indented / list continuations, comments), closed by "---" or "..." within FRONTMATTER_LINES lines.
+FRONTMATTER_LINES = 60
+_FENCE_LINE = re.compile(r"---[ \t]*\r?\n")
+_YAML_KEY = re.compile(r"[A-Za-z_][\w .-]{0,60}:(?:[ \t]|\r?$)")
+
+
+def frontmatter_end(text: str) -> int:
+    """Where the body starts when ``text`` opens with a YAML frontmatter block (its blank lines after
+    it skipped), else 0. The block is metadata (title, date, tags), not the writing: no corpus text
+    has one. Reads at most :data:`FRONTMATTER_LINES` lines. (The corpus loader keeps the research
+    rule, :func:`whowrote.data.clean.split_frontmatter`: any block up to the next ``---`` line, parsed
+    with PyYAML for its metadata; predict's input needs a stricter test, and no PyYAML.)"""
+    if not _FENCE_LINE.match(text):
+        return 0
+    pos, keys = text.index("\n") + 1, 0
+    for _ in range(FRONTMATTER_LINES):
+        end = text.find("\n", pos)
+        line = text[pos : len(text) if end < 0 else end].rstrip("\r")
+        if line.rstrip() in ("---", "..."):
+            if not keys:
+                return 0
+            body = len(text) if end < 0 else end + 1
+            return body + len(text[body : body + 1000]) - len(text[body : body + 1000].lstrip("\r\n"))
+        if _YAML_KEY.match(line):
+            keys += 1
+        elif line.strip() and not line.startswith((" ", "\t", "- ", "#")):
+            return 0  # prose, not YAML: a rule at the top of a text
+        if end < 0:
+            return 0
+        pos = end + 1
+    return 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from whowrote.style.edits import markdown_html_file, markdown_html_roundtrip, markdown_page
+from whowrote.style.html_emphasis import class_styles
 from whowrote.style.html_reader import MAX_NEST, html_to_markdown
 from whowrote.style.textcheck import inspect_text, looks_like_html
 
@@ -300,9 +301,9 @@ DOCS_PAGE = ('<html><head><meta content="text/html; charset=UTF-8" http-equiv="c
 
 def test_emphasis_set_by_a_style_sheets_class_rules():
     assert html_to_markdown(DOCS_PAGE) == "## A heading\n\nPlain and **bold** and *italic*, not bold.\n\n- an **item**"
-    assert html_to_markdown(DOCS_PAGE, css=".c1{font-weight:bold}") == (  # a linked sheet's rule, before the page's
+    assert html_to_markdown(DOCS_PAGE, class_styles(".c1{font-weight:bold}")) == (  # a linked sheet's rule, before the page's
         "## A heading\n\nPlain and **bold** and *italic*, not bold.\n\n- an **item**")
-    assert html_to_markdown("<p><span class='x'>a</span> <b class='x'>b</b></p>", css="span.x{font-style:italic}") == "*a* **b**"
+    assert html_to_markdown("<p><span class='x'>a</span> <b class='x'>b</b></p>", class_styles("span.x{font-style:italic}")) == "*a* **b**"
     assert html_to_markdown("<style>.x{font-weight:700}</style><p><span class='x'>no sheet read</span>") == "**no sheet read**"
 
 

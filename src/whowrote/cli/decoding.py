@@ -3,8 +3,8 @@ decoding of a file's bytes into text (:func:`decode`), shared by the file and ta
 
 Bytes are UTF-8 (one BOM dropped) or UTF-16 with a BOM; a document or image format is refused by
 name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document,
-an OpenDocument text, a PDF, an EPUB or an RTF document (a file or stdin, never a table's bytes) is read as Markdown by
-:func:`read_document`.
+an OpenDocument text, a PDF, an EPUB or an RTF document (a file or stdin, never a table's bytes) is
+read as Markdown by :func:`read_document`.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def decode(raw: bytes, name: str) -> Item:
 
 
 def read_document(source: bytes | Path | str, name: str) -> Item:
-    """A Word document, an OpenDocument text, a PDF, an EPUB or an RTF document (its bytes, or its path when it is over the
-    read cap) as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only
+    """A Word document, an OpenDocument text, a PDF, an EPUB or an RTF document (its bytes, or its
+    path when it is over the read cap) as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only
     here), with a warning; any other ZIP archive, or a broken, encrypted or image-only document, is
     refused by name."""
     from whowrote.style.documents import DocumentError, document_to_markdown

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from whowrote.style.html_reader import html_to_markdown
+
 # header names only a message's source opens with (a prose text may open with "Note: ...")
 _HEADERS = frozenset({"from", "to", "cc", "subject", "date", "message-id", "mime-version", "received",
                       "return-path", "delivered-to", "reply-to", "content-type", "x-mailer", "in-reply-to",
@@ -26,13 +28,12 @@ _HEADER = re.compile(r"([A-Za-z][A-Za-z0-9-]{0,60}):[ \t]")  # (match() at a lin
 MAX_HEAD_LINES = 80  # lines of headers looked at to tell a message (its continuation lines included)
 _WROTE = (" wrote", " a écrit", " schrieb", " escribió", " ha scritto")  # "On <date>, <name> wrote:", "<name> wrote on <date>:"
 _REPLY_SEPARATORS = ("-----Original Message-----", "________________________________", "-----Ursprüngliche Nachricht-----")
-# a client's header block over a quoted message ("From: ..." then "Sent:" or "Date:"; bold in HTML replies)
-_FROM_LINE = re.compile(r"(?:\*\*)?From:(?:\*\*)? ")
+# a line of a client's header block over a quoted or forwarded message ("From: ..." then "Sent:" or
+# "Date:"; bold in an HTML reply): its name, lower-cased
+_QUOTED_HEADER = re.compile(r"(?:\*\*)?(From|Date|Sent|Subject|To|Cc|Reply-To):(?:\*\*)? ")
 # a forward's separator (Gmail, Thunderbird, Apple Mail), once its dashes are stripped and lower-cased
 _FORWARD_SEPARATORS = frozenset({"forwarded message", "begin forwarded message:"})
-_HEADER_LINE = re.compile(r"(?:\*\*)?(?:From|Date|Sent|Subject|To|Cc|Reply-To):(?:\*\*)? ")
 FORWARD_NOTE_WORDS = 20  # a note above a forward ("FYI, see below"): the forwarded text is what is asked about
-_SENT_LINE = re.compile(r"(?:\*\*)?(?:Sent|Date):(?:\*\*)? ")
 
 
 def looks_like_email(text: str) -> bool:
@@ -75,18 +76,28 @@ def _flowed(text: str, delsp: bool) -> str:
     return "\n".join("".join(lines) for lines in out)
 
 
+def _quoted_header(line: str) -> str:
+    """The lower-cased name of a client's quoted header line ("from", "sent" ...), else ""."""
+    found = _QUOTED_HEADER.match(line)
+    return found.group(1).lower() if found else ""
+
+
+def _is_forward_separator(line: str) -> bool:
+    return line.strip().strip("-").strip().lower() in _FORWARD_SEPARATORS
+
+
 def _forwarded(text: str) -> tuple[str, list[str]] | None:
     """A forward's text, when the sender wrote at most a short note above it ("FYI"): the forwarded
     message below its separator and header block, read as :func:`_own_text` reads a message; None
     when the message forwards nothing or the sender wrote more than :data:`FORWARD_NOTE_WORDS` words
     (their text is then read, the forwarded message left out by :func:`_own_text`)."""
     lines = text.split("\n")
-    at = next((i for i, line in enumerate(lines) if line.strip().strip("-").strip().lower() in _FORWARD_SEPARATORS), None)
+    at = next((i for i, line in enumerate(lines) if _is_forward_separator(line)), None)
     if at is None or len(_own_text("\n".join(lines[:at]))[0].split()) > FORWARD_NOTE_WORDS:
         return None
     below = lines[at + 1:]
     start = 0
-    while start < len(below) and (not below[start].strip() or _HEADER_LINE.match(below[start])):
+    while start < len(below) and (not below[start].strip() or _quoted_header(below[start])):
         start += 1
     forwarded, dropped = _own_text("\n".join(below[start:]))
     return forwarded, ["the forwarding note and headers above the forwarded message", *dropped]
@@ -98,9 +109,9 @@ def _own_text(text: str) -> tuple[str, list[str]]:
     ``-- `` line) left out; and what was left out, in words."""
     lines = text.split("\n")
     dropped: list[str] = []
-    cut = next((i for i, line in enumerate(lines) if line.strip() in _REPLY_SEPARATORS
-                or line.strip().strip("-").strip().lower() in _FORWARD_SEPARATORS
-                or (_FROM_LINE.match(line) and any(_SENT_LINE.match(n) for n in lines[i + 1:i + 4]))), None)
+    cut = next((i for i, line in enumerate(lines) if line.strip() in _REPLY_SEPARATORS or _is_forward_separator(line)
+                or (_quoted_header(line) == "from" and any(_quoted_header(n) in ("sent", "date") for n in lines[i + 1:i + 4]))),
+               None)
     if cut is not None:
         while cut and lines[cut - 1].strip() in ("", "---"):  # (the rule an HTML reply draws above it)
             cut -= 1
@@ -126,10 +137,8 @@ def _own_text(text: str) -> tuple[str, list[str]]:
 def read_email(source: str) -> tuple[str, str]:
     """``(text, note)``: the message's body as its sender wrote it (module docstring) and what was
     read, in words, for a warning; ``("", note)`` when the message has no text body."""
-    from email import policy
+    from email import policy  # (the standard library's parser loads only for a message)
     from email.parser import Parser
-
-    from whowrote.style.html_reader import html_to_markdown
 
     try:
         message = Parser(policy=policy.default).parsestr(source)

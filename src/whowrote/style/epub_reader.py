@@ -20,6 +20,7 @@ import posixpath
 import zipfile
 from urllib.parse import unquote
 
+from whowrote.style.html_emphasis import class_styles
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.office_xml import DocumentError, read_bytes, read_part
 
@@ -96,7 +97,7 @@ def epub_markdown(zf: zipfile.ZipFile) -> tuple[str, str]:
         if size > MAX_CSS_BYTES:
             break
         css.append(_decoded(data))
-    style_sheet = "\n".join(css)
+    book_styles = class_styles("\n".join(css))  # (parsed once: every chapter reads the same sheets)
     parts, size, missing = [], 0, 0
     for n, path in enumerate(chapters):
         data = read_bytes(zf, path, _WHAT)
@@ -106,7 +107,7 @@ def epub_markdown(zf: zipfile.ZipFile) -> tuple[str, str]:
         size += len(data)
         if size > MAX_BOOK_BYTES and n:
             return "\n\n".join(parts), f"its first {n} of {len(chapters)} chapters ({MAX_BOOK_BYTES >> 20} MB)"
-        text = html_to_markdown(_decoded(data), style_sheet)
+        text = html_to_markdown(_decoded(data), book_styles)
         if text:
             parts.append(text)
     return "\n\n".join(parts), (f"{missing} of its {len(chapters)} chapters missing from the archive" if missing else "")

@@ -60,11 +60,15 @@ def _class_of(selector: str) -> str | None:
     return f"{element.lower()}.{name}" if element else name
 
 
-def class_styles(css: str) -> dict[str, str]:
+ClassStyles = dict[str, dict[str, str]]  # class name (``c3``, ``span.c3``) -> {font property: value}
+
+
+def class_styles(css: str, into: ClassStyles | None = None) -> ClassStyles:
     """Per class name (``c3``, or ``span.c3`` for a rule on one element), the font declarations of
-    its one-class rules, as ``"font-weight:700"`` (lower-case, no spaces; a later rule's value
-    replacing an earlier one's, so that a sheet of many rules stays two declarations a class)."""
-    found: dict[str, dict[str, str]] = {}
+    its one-class rules (lower-case, no spaces; a later rule's value replacing an earlier one's, so
+    that a sheet of many rules stays two values a class), added to a copy of ``into`` (a book's
+    style sheet, which a chapter's own ``<style>`` then overrides)."""
+    found = {name: dict(props) for name, props in (into or {}).items()}
     for rule in _without_comments(css[:MAX_STYLE_CHARS]).split("}"):
         selectors, brace, body = rule.partition("{")
         if not brace or "@" in selectors:  # (an @media block's first rule: its selector is not plain)
@@ -77,21 +81,22 @@ def class_styles(css: str) -> dict[str, str]:
             name = _class_of(selector)
             if name is not None:
                 found.setdefault(name, {}).update(fonts)
-    return {name: ";".join(f"{prop}:{value}" for prop, value in props.items()) for name, props in found.items()}
+    return found
 
 
-def declared(tag: str, classes: str, inline: str, styles: dict[str, str]) -> str:
+def declared(tag: str, classes: str, inline: str, styles: ClassStyles) -> str:
     """The font declarations of a ``tag`` element: its classes' rules (a later class's winning: an
     approximation of the sheet's order), then its inline ``style`` (which wins), one per property,
     as ``"font-weight:700;font-style:italic"``."""
     found: dict[str, str] = {}
-    rules = [styles.get(key, "") for c in classes.split() for key in (c, f"{tag}.{c}")]
-    for part in [*rules, inline.lower().replace(" ", "")]:
-        for decl in part.split(";"):
-            prop, colon, value = decl.partition(":")
-            if colon and prop.strip() in _FONT_PROPERTIES:
-                found[prop.strip()] = value.removesuffix("!important").strip()
-    return ";".join(f"{k}:{v}" for k, v in found.items())
+    for c in classes.split():
+        found.update(styles.get(c, {}))
+        found.update(styles.get(f"{tag}.{c}", {}))
+    for decl in inline.lower().replace(" ", "").split(";"):
+        prop, colon, value = decl.partition(":")
+        if colon and prop in _FONT_PROPERTIES:
+            found[prop] = value
+    return ";".join(f"{k}:{v.removesuffix('!important')}" for k, v in found.items())
 
 
 def emphasis(tag: str, style: str) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from whowrote.style.html_emphasis import EMPHASIS, class_styles, declared, emphasis, style_blocks
+from whowrote.style.html_emphasis import EMPHASIS, ClassStyles, class_styles, declared, emphasis, style_blocks
 from whowrote.style.line_wrap import html_source_wrapped
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
@@ -111,7 +111,7 @@ def _indent(text: str, marker: str) -> str:
     return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
-def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, str] | None = None,
+def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyles | None = None,
             wrapped: bool = False):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
     the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
@@ -362,7 +362,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: dict[str, 
 
 
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
-          classes: dict[str, str] | None = None, wrapped: bool = False) -> str | None:
+          classes: ClassStyles | None = None, wrapped: bool = False) -> str | None:
     """The page's Markdown; with ``turns``, None when no assistant turn was found."""
     parser = _parser(scoped, chrome, turns, classes, wrapped)
     try:
@@ -377,7 +377,7 @@ def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
     return parser.text() if ASSISTANT in parser.roles else None
 
 
-def html_to_markdown(html: str, css: str = "") -> str:
+def html_to_markdown(html: str, book_styles: ClassStyles | None = None) -> str:
     """The visible text of ``html`` with its structure written as Markdown (module docstring).
 
     A saved page holds the site around the post: when it marks its content (``<main>``,
@@ -385,12 +385,13 @@ def html_to_markdown(html: str, css: str = "") -> str:
     If that leaves nothing (a page that is all "chrome", or a ``<nav>`` left open), the whole
     visible text is read instead. A chat window's saved page (:func:`whowrote.style.transcript.chat_role`)
     is read as its turns, each after a ``User:`` / ``Assistant:`` line; if no assistant turn is
-    found there, as an ordinary page. ``css``: style sheets the page links to (an e-book's); the
-    page's own ``<style>`` is read too. A page whose source lines were wrapped at a fixed width
+    found there, as an ordinary page. ``book_styles``: the class rules of the style sheets the page
+    links to (an e-book's, :func:`class_styles`, parsed once a book); the page's own ``<style>`` is
+    read too. A page whose source lines were wrapped at a fixed width
     (pandoc's: :func:`whowrote.style.line_wrap.html_source_wrapped`) has its line breaks read as
     the spaces a browser shows, not as the writer's. Three linear passes at most."""
     page = defuse(html)
-    classes = class_styles(css + "\n" + style_blocks(page)) if "class=" in page else None
+    classes = class_styles(style_blocks(page), into=book_styles) if "class=" in page else None
     wrapped = html_source_wrapped(page)
     if CHAT_PAGE.search(page):  # a chat window's page: its turns, each after a role line
         text = _read(page, False, True, turns=True, classes=classes, wrapped=wrapped)

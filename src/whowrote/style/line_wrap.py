@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import math
 import re
-import textwrap
 
-from whowrote.typography import plain_layout
+from whowrote.typography import frontmatter_end, plain_layout
 
 MIN_FORCED = 4  # forced breaks needed (a wrapped paragraph of five lines; a writer's short lines can be forced by chance)
 MIN_FORCED_SHARE = 0.6  # of the continuation breaks (a wrapped text also keeps its writer's own)
@@ -44,8 +43,7 @@ _GOING_ON = re.compile(r"\n[ >]*[a-z]")  # (a literal first: the engine jumps fr
 _MIN_GOING_ON = math.ceil(MIN_FORCED * MIN_GOING_ON_SHARE)  # the fewest a wrapped text can have
 # a prose line longer than any wrap: a letter first, a space before the wrap's longest width
 _LONG_PROSE = re.compile(rf"\n[A-Za-z][^\n ]{{0,{MAX_WIDTH - 2}}} [^\n]{{{MAX_WIDTH}}}")  # (not the first line)
-_ITEM_LEAD = re.compile(r" {0,12}(?:[-*+] |\d{1,9}[.)] )?")
-_ITEM = re.compile(r" {0,12}(?:[-*+] |\d{1,9}[.)] )")
+_ITEM = re.compile(r" {0,12}(?:[-*+] |\d{1,9}[.)] )")  # a list item's marker, after its indent
 
 
 def _body(line: str) -> str:
@@ -98,10 +96,18 @@ def wrapped_at(pairs: list[tuple[int, int, bool]], longest_other: int = 0) -> in
                      and sum(forced) >= MIN_GOING_ON_SHARE * len(forced)) else None
 
 
-def _first_word(line: str) -> int:
-    body = _body(line)
+def _item_lead(text: str) -> int:
+    """The length of a list item's marker (and its indent) at the start of ``text``, 0 if none."""
+    found = _ITEM.match(text)
+    return found.end() if found else 0
+
+
+def _break(line: str, nxt: str) -> tuple[int, int, bool]:
+    """A continuation break: the line's length, the next line's first word's, and whether that
+    word goes on with a sentence (a lower-case letter)."""
+    body = _body(nxt)
     end = body.find(" ")
-    return len(body) if end < 0 else end
+    return len(line), len(body) if end < 0 else end, body[:1].islower()
 
 
 def unwrap(text: str) -> tuple[str, int | None]:
@@ -123,7 +129,7 @@ def unwrap(text: str) -> tuple[str, int | None]:
     found = continuations(lines)
     if len(found) < MIN_FORCED:
         return text, None
-    pairs = [(len(lines[i]), _first_word(lines[i + 1]), _body(lines[i + 1])[:1].islower()) for i in found]
+    pairs = [_break(lines[i], lines[i + 1]) for i in found]
     width = max(n for n, _, _ in pairs)
     ends = set(found)
     # a line outside the continuations that a wrap at ``width`` would have broken (one with a space
@@ -134,8 +140,8 @@ def unwrap(text: str) -> tuple[str, int | None]:
         if head.startswith(("```", "~~~")):
             fence = not fence
         elif not fence and i not in ends and len(line) > width and not head.startswith(("#", "|")):
-            lead = _ITEM_LEAD.match(_body(line)).end()  # type: ignore[union-attr]
-            if " " in _body(line)[lead:].rstrip(" ")[: width]:
+            body = _body(line)
+            if " " in body[_item_lead(body):].rstrip(" ")[: width]:
                 longest_other = max(longest_other, len(line))
     if wrapped_at(pairs, longest_other) is None:
         return text, None
@@ -154,12 +160,12 @@ def hard_wrap(text: str, width: int = 72) -> str:
     or ``fmt`` does: a list item's continuation indented under its text, a quote's continued with
     its ``> ``; code blocks, tables, headings and a YAML frontmatter as they are (the robustness
     suite's ``hard_wrap``)."""
-    lines = text.split("\n")
-    # a leading "---" block (YAML frontmatter, metadata that no tool re-wraps) is kept as it is
-    head = next((i + 1 for i in range(1, min(len(lines), 50)) if lines[i] in ("---", "...")), 0) if lines[0] == "---" else 0
-    out: list[str] = lines[:head]
+    import textwrap  # (here: predict's start-up, which reads wrapped text, never wraps any)
+
+    body_start = frontmatter_end(text)  # (YAML frontmatter, metadata that no tool re-wraps, as it is)
+    out: list[str] = []
     fence = False
-    for line in lines[head:]:
+    for line in text[body_start:].split("\n"):
         head = line.lstrip(" ")
         if head.startswith(("```", "~~~")):
             fence = not fence
@@ -169,13 +175,13 @@ def hard_wrap(text: str, width: int = 72) -> str:
         quote = _QUOTE.match(head)
         lead = line[: len(line) - len(head)] + (quote.group(0) if quote else "")
         rest = line[len(lead):]
-        item = _ITEM_LEAD.match(rest).end()  # type: ignore[union-attr]
+        item = _item_lead(rest)
         first, rest = lead + rest[:item], rest[item:]
         after = lead if quote else " " * len(first)
         out.append(textwrap.fill(rest, width=width, initial_indent=first, subsequent_indent=after,
                                  break_long_words=False, break_on_hyphens=False, expand_tabs=False,
                                  replace_whitespace=False, drop_whitespace=True))
-    return "\n".join(out)
+    return text[:body_start] + "\n".join(out)
 
 
 # an HTML source line that starts or ends a block (a wrap never puts a block tag first on a line:

@@ -181,7 +181,7 @@ class _Reader:
         st = self.state
         if self.star:
             self.star = False
-            if name not in ("fldinst",):
+            if name != "fldinst":
                 st["skip"], st["dest"] = True, "skip"
                 return
         if name == "*":
@@ -283,11 +283,12 @@ def _heading_size(para: _Paragraph, body_size: int) -> int:
     return min(sizes) if min(sizes) >= 1.25 * body_size else 0
 
 
-def _block(para: _Paragraph, body_size: int, size_levels: dict[int, int]) -> Block | None:
-    plain = _plain(para).strip()
-    if _RULE.fullmatch(plain):
+def _block(para: _Paragraph, size_level: int) -> Block | None:
+    """The paragraph as a block; ``size_level``: its heading level by type size (0: none)."""
+    plain = _plain(para)
+    if _RULE.fullmatch(plain.strip()):
         return Block("para", "---")
-    level = min(para.outline + 1, 6) if para.outline >= 0 else size_levels.get(_heading_size(para, body_size), 0)
+    level = min(para.outline + 1, 6) if para.outline >= 0 else size_level
     if level and not para.marker:
         text = inline_markdown([(t, False, it, mono, link) for t, _, it, mono, link in para.runs], False)
         return Block("para", "#" * level + " " + " ".join(text.split())) if text.strip() else None
@@ -296,7 +297,7 @@ def _block(para: _Paragraph, body_size: int, size_levels: dict[int, int]) -> Blo
         return Block("code", inline_markdown(para.runs, True).strip("\n"))
     marker, runs = para.marker.strip(), para.runs
     if not marker:
-        found = _MARKER.match(_plain(para))
+        found = _MARKER.match(plain)
         if found:
             marker, runs = found.group(1), _drop_prefix(para.runs, found.end())
     text = inline_markdown(runs, False).strip()
@@ -314,8 +315,8 @@ def _block(para: _Paragraph, body_size: int, size_levels: dict[int, int]) -> Blo
 
 def _blocks(items: list, body_size: int):
     # headings set only by size: the largest size is "#", the next "##" ... (by rank, up to six)
-    sizes = sorted({_heading_size(p, body_size) for p in items if isinstance(p, _Paragraph)} - {0}, reverse=True)
-    size_levels = {size: min(rank + 1, 6) for rank, size in enumerate(sizes)}
+    heading_sizes = {id(p): _heading_size(p, body_size) for p in items if isinstance(p, _Paragraph)}
+    size_levels = {size: min(rank + 1, 6) for rank, size in enumerate(sorted(set(heading_sizes.values()) - {0}, reverse=True))}
     rows: list[list[str]] = []
     spaced_depth = -1  # the depth of the item before when it was set apart from what follows
     for item in [*items, None]:
@@ -326,7 +327,7 @@ def _blocks(items: list, body_size: int):
             yield from table_blocks(rows, object())
             rows = []
         if item is not None:
-            block = _block(item, body_size, size_levels)
+            block = _block(item, size_levels.get(heading_sizes[id(item)], 0))
             if block is not None:
                 # (pandoc sets the last item of every list apart: only an item of the same depth is spaced)
                 depth = block.group[0] if block.kind == "item" else -2  # type: ignore[index]

@@ -21,6 +21,7 @@ from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.line_wrap import unwrap
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
+from whowrote.typography import frontmatter_end  # (re-exported: where the input check reads it)
 
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
 # (Markdown tables break their cells' lines with it) and not a tag in backticks (`<div>` in prose).
@@ -135,40 +136,6 @@ def _read_turns(conversation: Conversation) -> str:
             f"only the assistant's {conversation.assistant_turns} turn(s) were attributed, not the user's "
             f"{conversation.user_turns}" + (f"; the transcript itself labels the assistant {conversation.named} "
                                             "(the verdict reads the writing only)" if conversation.named else ""))
-
-
-# YAML frontmatter of a Markdown file (Jekyll, Hugo, Obsidian): "---", then "key: value" lines (or their
-# indented / list continuations, comments), closed by "---" or "..." within FRONTMATTER_LINES lines.
-FRONTMATTER_LINES = 60
-_FENCE_LINE = re.compile(r"---[ \t]*\r?\n")
-_YAML_KEY = re.compile(r"[A-Za-z_][\w .-]{0,60}:(?:[ \t]|\r?$)")
-
-
-def frontmatter_end(text: str) -> int:
-    """Where the body starts when ``text`` opens with a YAML frontmatter block (its blank lines after
-    it skipped), else 0. The block is metadata (title, date, tags), not the writing: no corpus text
-    has one. Reads at most :data:`FRONTMATTER_LINES` lines. (The corpus loader keeps the research
-    rule, :func:`whowrote.data.clean.split_frontmatter`: any block up to the next ``---`` line, parsed
-    with PyYAML for its metadata; predict's input needs a stricter test, and no PyYAML.)"""
-    if not _FENCE_LINE.match(text):
-        return 0
-    pos, keys = text.index("\n") + 1, 0
-    for _ in range(FRONTMATTER_LINES):
-        end = text.find("\n", pos)
-        line = text[pos : len(text) if end < 0 else end].rstrip("\r")
-        if line.rstrip() in ("---", "..."):
-            if not keys:
-                return 0
-            body = len(text) if end < 0 else end + 1
-            return body + len(text[body : body + 1000]) - len(text[body : body + 1000].lstrip("\r\n"))
-        if _YAML_KEY.match(line):
-            keys += 1
-        elif line.strip() and not line.startswith((" ", "\t", "- ", "#")):
-            return 0  # prose, not YAML: a rule at the top of a text
-        if end < 0:
-            return 0
-        pos = end + 1
-    return 0
 
 
 def inspect_text(text: str) -> TextCheck:
