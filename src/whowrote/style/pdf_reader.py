@@ -10,12 +10,13 @@ visitors) gives each run of text with its font and matrices, and each path paint
 reads them into lines (with their list markers) and the page's rules, and
 :mod:`whowrote.style.pdf_layout` lays the lines out as Markdown. Tables are text whose cells start
 at columns that several rows share. Untrusted files: pypdf's own inflate limits (75 MB a stream),
-at most :data:`MAX_PAGES` pages, at most :data:`MAX_SHAPES` shapes matched on a page, every failure
-one line (:class:`DocumentError`).
+at most :data:`MAX_PAGES` pages, at most :data:`MAX_SHAPES` shapes matched on a page and the first
+:data:`MAX_ANNOTS` annotations of a page read, every failure one line (:class:`DocumentError`).
 """
 
 from __future__ import annotations
 
+import bisect
 import io
 import logging
 import re
@@ -26,6 +27,7 @@ from whowrote.style.pdf_layout import Line, Span, layout_markdown
 
 MAX_PAGES = 200  # a 3,000-word text is ~10 pages; a book is read for its first 200
 MAX_SHAPES = 2000  # small shapes or rules on one page: more is a drawing (and would make matching them to lines slow)
+MAX_ANNOTS = 500  # a page's annotations read for links (a dense web page has ~300); each is matched to the spans it covers
 # \uf0..: the Symbol and Wingdings bullets Word writes; \x7f: a bullet whose font maps it to no letter (ReportLab's)
 BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·–-*o§\uf0b7\uf0a7\uf076\uf0d8\uf0fc\x7f")
 NUMBER_LABEL = re.compile(r"(\d{1,3}|[a-zA-Z]|[ivxlcdm]{1,6})[.)]")
@@ -67,7 +69,11 @@ def _font_style(font: dict | None) -> tuple[bool, bool, bool]:
 def _links(page) -> list[tuple[float, float, float, float, str]]:
     """The page's link annotations with a URI, as (x1, y1, x2, y2, uri); a malformed one is skipped."""
     out = []
-    for ref in page.get("/Annots") or []:
+    try:
+        annots = list(page.get("/Annots") or [])[:MAX_ANNOTS]
+    except MALFORMED:
+        return out
+    for ref in annots:
         try:
             annot = ref.get_object()
             action = annot.get("/A")
@@ -124,12 +130,21 @@ def _page_lines(page, number: int) -> tuple[list[Line], list[float]]:
     if len(rules) > MAX_SHAPES:
         rules.clear()
     _mark_lists(lines, shapes)
-    for x1, y1, x2, y2, uri in _links(page):
-        for line in lines:
-            for s in line.spans:
-                if x1 - 1 <= s.x < x2 - 1 and y1 - 1 <= s.y + 0.3 * s.size <= y2 + 1:
-                    s.link = uri
+    _set_links(lines, _links(page))
     return lines, rules
+
+
+def _set_links(lines: list[Line], links: list[tuple[float, float, float, float, str]]) -> None:
+    """Each span's link: the last annotation whose rectangle holds the span's start (its x, a third
+    of the way up its type); the spans sorted by that height, so a link looks only at its own band."""
+    if not links:
+        return
+    spans = sorted((s for line in lines for s in line.spans), key=lambda s: s.y + 0.3 * s.size)
+    heights = [s.y + 0.3 * s.size for s in spans]
+    for x1, y1, x2, y2, uri in links:
+        for s in spans[bisect.bisect_left(heights, y1 - 1):bisect.bisect_right(heights, y2 + 1)]:
+            if x1 - 1 <= s.x < x2 - 1:
+                s.link = uri
 
 
 def _same_baseline(lines: list[Line]) -> list[Line]:
