@@ -64,6 +64,10 @@ def test_elements():
     assert html_to_markdown("<p><b>b</b> <strong>s</strong> <i>i</i> <em>e</em></p>") == "**b** **s** *i* *e*"
     assert html_to_markdown('<ol start="4"><li>d</li><li>e</li></ol>') == "4. d\n5. e"
     assert html_to_markdown("<p>a<br>b</p><hr><p>c</p>") == "a\nb\n\n---\n\nc"
+    # two line breaks in a row are a blank line, as a browser shows them (a web editor's or a mail's
+    # paragraphs); more add nothing, and a break after a block's end adds nothing
+    assert html_to_markdown("Dear Sam,<br><br>Thanks.<br>\n<br><br>Jo") == "Dear Sam,\n\nThanks.\n\nJo"
+    assert html_to_markdown("<p>a</p><br><p>b</p>") == "a\n\nb"
     assert html_to_markdown('<p>see <a href="#top">top</a> and <a href=" u ">here</a></p>') == "see [top](#top) and [here](u)"
     assert html_to_markdown("<blockquote><p>one</p><p>two</p></blockquote>") == "> one\n>\n> two"
     assert html_to_markdown("<pre><code>  a  b\n\n c</code></pre>") == "```\n  a  b\n\n c\n```"

@@ -263,8 +263,9 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 if tag == "p" and self.stack and self.stack[-1].tag == "li":
                     self.stack[-1].loose = True
                 self.breaks("\n\n")
-            elif tag == "br":
-                self.breaks("\n")
+            elif tag == "br":  # (a second in a row is a blank line, as a browser shows it: a mail's or a web editor's paragraph)
+                parts = self.out()
+                self.breaks("\n\n" if parts and parts[-1] == "\n" else "\n")
             elif tag == "hr":
                 self.breaks("\n\n---\n\n")
             elif tag in EMPHASIS:
