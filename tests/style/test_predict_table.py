@@ -34,9 +34,10 @@ def records(texts, tmp_path_factory) -> list[dict]:
     for i, t in enumerate(texts):
         (d / f"t{i}.md").write_text(t)
     (d / "t9.md").write_text("Too short.")
+    (d / "t9.pdf").write_bytes(b"%PDF-1.7 broken")
     proc = subprocess.run([sys.executable, "-c", ENTRY, "predict", str(d), "--json", "--explain", "3"],
                           capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # (the broken PDF)
     return json.loads(proc.stdout)
 
 
@@ -69,8 +70,9 @@ def test_the_table_is_aligned_and_holds_every_tell_and_warning(records, width, m
     assert marked > 0  # the corpus blog posts' markup makes some tells fragile
     # the mark is explained once, under the table, within the width
     assert legend and legend[0].startswith("[fragile]:") and all(len(x) <= max(width, 40) for x in legend)
-    assert _cells(out, 1) == "".join(f"uncertain(leans{r['provider']})" if r["uncertain"] else r["provider"]
-                                     for r in records)
+    assert _cells(out, 1) == "".join("notread" if r.get("error") else f"uncertain(leans{r['provider']})"
+                                     if r["uncertain"] else r["provider"] for r in records)
+    assert records[-1]["error"] and _cells(out, 2).endswith("–") and _cells(out, 3).endswith("–")  # (the broken PDF: no p, no words)
     assert any(r["uncertain"] for r in records) and not all(r["uncertain"] for r in records)
     assert sum(line.startswith("├") for line in lines) == len(records) - 1  # a rule between rows with tells
 

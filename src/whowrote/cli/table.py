@@ -120,8 +120,10 @@ def print_records(records: list[dict], explain: int, stream: IO[str] | None = No
         warns = [f"! {w}" for w in r["warnings"]]
         # uncertain first: its label is a lean, not a verdict (most texts by people get one, see docs/predict.md)
         verdict = f"uncertain\n(leans {r['provider']})" if r["uncertain"] else r["provider"]
-        rows.append([_clean(r["path"]), verdict, f"{r['probabilities'][r['provider']]:.2f}", str(r["n_words"]),
-                     "\n".join(tells + warns)])
+        p, words = f"{r['probabilities'][r['provider']]:.2f}", str(r["n_words"])
+        if r.get("error"):  # (its record keeps the schema, uniform probabilities; the table shows nothing was read)
+            verdict, p, words = "not read", "–", "–"
+        rows.append([_clean(r["path"]), verdict, p, words, "\n".join(tells + warns)])
         rgb = None if r["uncertain"] else COLOURS.get(r["provider"])
         provider = "\x1b[38;2;{};{};{}m".format(*rgb) if colour and rgb else ""
         styles.append([[], [provider], [], [], [""] * len(tells) + [_YELLOW if colour else ""] * len(warns)])
