@@ -104,6 +104,14 @@ def test_a_word_document_reads_as_its_markdown():
     assert rtf_markdown(WORD.encode("ascii")) == WORD_MD
 
 
+def test_a_character_beyond_the_bmp_reads_as_itself():
+    """Pandoc, Word and TextEdit write an emoji as two \\uN, its UTF-16 surrogates (pandoc: the
+    fallback after a space); a lone half is one replacement character, not a pairing with a later one."""
+    assert rtf_markdown("{\\rtf1\\ansi\\uc1 Ship it \\u55357 ?\\u56960 ? today.}") == "Ship it 🚀 today."
+    assert rtf_markdown("{\\rtf1\\ansi\\uc1 Go \\u55357?x and \\u56960?.}") == "Go \ufffdx and \ufffd."
+    assert rtf_markdown("{\\rtf1\\ansi\\uc1 \\u-10179?\\u-8704?}") == "😀"  # (negative: a signed 16-bit value)
+
+
 HOSTILE = {"groups": "{\\rtf1 " + "{" * 1_000_000 + "deep" + "}" * 1_000_000 + "}",
            "unclosed": "{\\rtf1 " + "{\\b " * 300_000 + "text",
            "words": "{\\rtf1 " + "\\" + "a" * 1_000_000 + " text}",

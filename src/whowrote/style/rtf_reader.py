@@ -35,11 +35,11 @@ from whowrote.style.office_xml import (
 
 MAX_DEPTH = 256  # groups nested deeper are read as their parent's text
 # destinations that are not the body (a "{\*\name" group it does not know is skipped as well)
-_SKIP = frozenset({"colortbl", "stylesheet", "info", "pict", "header", "headerl", "headerr", "headerf", "footer",
+SKIP_DESTINATIONS = frozenset({"colortbl", "stylesheet", "info", "pict", "header", "headerl", "headerr", "headerf", "footer",
                    "footerl", "footerr", "footerf", "footnote", "annotation", "object", "listtable", "listoverridetable",
                    "revtbl", "rsidtbl", "xmlnstbl", "generator", "latentstyles", "themedata", "colorschememapping",
                    "datastore", "pgdsctbl", "expandedcolortbl", "nonshppict", "shp", "pn", "pntxta", "pntxtb"})
-_SYMBOLS = {"bullet": "\u2022", "endash": "\u2013", "emdash": "\u2014", "lquote": "\u2018", "rquote": "\u2019",
+SYMBOLS = {"bullet": "\u2022", "endash": "\u2013", "emdash": "\u2014", "lquote": "\u2018", "rquote": "\u2019",
             "ldblquote": "\u201c", "rdblquote": "\u201d", "tab": "\t", "line": "\n", "~": "\u00a0", "_": "\u2011"}
 # a paragraph that opens with a list marker and a tab (pandoc's, and a plain RTF writer's)
 _MARKER = re.compile(r"\s{0,8}([\u2022\u25e6\u25aa\u25cf\u00b7\uf0b7\uf0a7\u2013\-o*]|\d{1,9}[.)])\t")
@@ -60,7 +60,7 @@ class _Paragraph:
     space: int = 0  # \sa + \sb, in twips: a list item set apart from the next (a loose list)
 
 
-def _tokens(rtf: str):
+def rtf_tokens(rtf: str):
     """``("{",)``, ``("}",)``, ``("word", name, param)`` and ``("text", str)`` tokens, in one pass."""
     i, n = 0, len(rtf)
     while i < n:
@@ -107,6 +107,18 @@ def _tokens(rtf: str):
             i = end
 
 
+def unicode_char(param: int | None, high: int) -> tuple[str, int]:
+    """A ``\\uN``'s text and the high surrogate left waiting (0 when none): a character beyond the
+    BMP (an emoji) is written as two ``\\uN``, its UTF-16 surrogates, which make one character here."""
+    code = (param or 0) + (65536 if (param or 0) < 0 else 0)
+    lost = "\ufffd" if high else ""  # (a first half with no second)
+    if 0xD800 <= code < 0xDC00:
+        return lost, code
+    if 0xDC00 <= code < 0xE000:
+        return (chr(0x10000 + ((high - 0xD800) << 10) + code - 0xDC00) if high else "\ufffd"), 0
+    return lost + (chr(code) if 0 < code < 0x110000 else "\ufffd"), 0
+
+
 class _Reader:
     """The one pass over the tokens: group states on a stack, the paragraphs and table rows read."""
 
@@ -121,6 +133,7 @@ class _Reader:
         self.instruction: list[str] = []
         self.url: str | None = None
         self.pending_skip = 0  # characters after a \uN that stand in for it
+        self.high_surrogate = 0  # a \uN's first half of a character beyond the BMP (an emoji), waiting for the second
         self.star = False
         self.para = _Paragraph()
         self.cell: list[_Paragraph] = []
@@ -133,6 +146,8 @@ class _Reader:
             s, self.pending_skip = s[drop:], self.pending_skip - drop
         if not s:
             return
+        if self.high_surrogate:  # (text after a surrogate pair's first half: the half stands alone)
+            s, self.high_surrogate = "\ufffd" + s, 0
         st = self.state
         if st["dest"] == "fonttbl":
             self.font_name.append(s)
@@ -186,7 +201,7 @@ class _Reader:
                 return
         if name == "*":
             self.star = True
-        elif name in _SKIP:
+        elif name in SKIP_DESTINATIONS:
             st["skip"], st["dest"] = True, "skip"
         elif st["dest"] == "fonttbl":
             if name == "f":
@@ -232,8 +247,8 @@ class _Reader:
             self.unicode(name, param)
         elif name == "ansicpg" and param:
             self.codepage = f"cp{param}"
-        elif name in _SYMBOLS:
-            self.text(_SYMBOLS[name])
+        elif name in SYMBOLS:
+            self.text(SYMBOLS[name])
 
     def rows_done(self) -> None:
         if self.cells:
@@ -244,8 +259,8 @@ class _Reader:
         if name == "uc":
             self.state["uc"] = max(param or 0, 0)
             return
-        code = (param or 0) + (65536 if (param or 0) < 0 else 0)
-        self.text(chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd")
+        char, self.high_surrogate = unicode_char(param, self.high_surrogate)
+        self.text(char)
         self.pending_skip = self.state["uc"]
 
     def byte(self, value: int) -> None:
@@ -344,7 +359,7 @@ def rtf_markdown(source: bytes | str) -> str:
     if not rtf.startswith("{\\rtf"):
         raise DocumentError("not an RTF document")
     reader = _Reader()
-    for token in _tokens(rtf):
+    for token in rtf_tokens(rtf):
         kind = token[0]
         if kind == "{":
             reader.open()
