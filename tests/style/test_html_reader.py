@@ -332,3 +332,32 @@ def test_empty_headings_and_emphasis_show_nothing():
     """pandoc's e-book title page without a title is an empty <h1>; editors leave empty bold runs."""
     assert html_to_markdown("<h1 class='title'></h1><p>Hi.</p><h2> </h2><p>x <b></b>y <i><b></b></i>z</p>") == "Hi.\n\nx y z"
     assert html_to_markdown("<h3>A <b>bold</b> one</h3>") == "### A **bold** one"
+
+
+WORD_HTML = """<html xmlns:o="urn:schemas-microsoft-com:office:office"><head><meta name=Generator content="Microsoft Word 15">
+<style><!-- p.MsoNormal, li.MsoNormal, div.MsoNormal {margin:0cm; margin-bottom:.0001pt; font-size:11.0pt;}
+p.MsoListParagraph {margin-top:0cm; margin-right:0cm; margin-bottom:0cm; margin-left:36.0pt;} --></style></head>
+<body lang=EN-GB><div class=WordSection1>
+<p class=MsoNormal>Hi Sam,<o:p></o:p></p>
+<p class=MsoNormal><o:p>&nbsp;</o:p></p>
+<p class=MsoNormal>Thanks for the notes. Two things:<o:p></o:p></p>
+<p class=MsoNormal>the <b>budget</b> is fine<b><span style='color:#1F497D'>&nbsp;</span></b>as it is.<o:p></o:p></p>
+<p class=MsoNormal><b><o:p>&nbsp;</o:p></b></p>
+<p class=MsoNormal style='mso-margin-top-alt:auto;mso-margin-bottom-alt:auto'>A paragraph from an HTML mail.<o:p></o:p></p>
+<p class=MsoNormal><a href="https://example.org/"><span style='color:windowtext'><img width=20 src="cid:logo"></span></a><o:p></o:p></p>
+<p class=MsoNormal>Jo<o:p></o:p></p>
+</div></body></html>"""
+
+
+def test_words_html_paragraphs_without_margins_are_lines_and_an_empty_one_a_blank_line():
+    """Word's HTML (Outlook's mail, a paste from Word): MsoNormal paragraphs have no margins, so they
+    show as lines, and the "&nbsp;" paragraph between them is the blank line a reader sees; a
+    paragraph with Outlook's auto spacing keeps its gaps; a bold no-break space is a space, not
+    "** **"; a linked image without text shows nothing. Elsewhere a paragraph stays a paragraph."""
+    assert html_to_markdown(WORD_HTML) == ("Hi Sam,\n\nThanks for the notes. Two things:\nthe **budget** is fine as it is."
+                                           "\n\nA paragraph from an HTML mail.\n\nJo")
+    assert html_to_markdown('<style>.x{margin:0}</style><p class="x">a</p><p class="x">b</p>') == "a\n\nb"  # (not Word's)
+
+
+def test_windows_line_ends_read_as_a_browser_reads_them():
+    assert html_to_markdown("<p>a</p>\r\n<pre><code>x = 1\r\ny = 2\r\n</code></pre>\r\n") == "a\n\n```\nx = 1\ny = 2\n```"

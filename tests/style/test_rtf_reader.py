@@ -112,6 +112,14 @@ def test_a_character_beyond_the_bmp_reads_as_itself():
     assert rtf_markdown("{\\rtf1\\ansi\\uc1 \\u-10179?\\u-8704?}") == "😀"  # (negative: a signed 16-bit value)
 
 
+
+def test_8_bit_text_written_raw_reads_in_the_documents_code_page():
+    """Outlook's rich-text mails write cp1252 quotes as raw bytes, not as \\'93; a file's bytes are read
+    in its \\ansicpg (a pasted source is text already)."""
+    assert rtf_markdown(b"{\\rtf1\\ansi\\ansicpg1252 \x93Well,\x94 caf\xe9.}") == "\u201cWell,\u201d caf\u00e9."
+    assert rtf_markdown(b"{\\rtf1\\ansi\\ansicpg1251 \xcf\xf0\xe8\xe2\xe5\xf2}") == "\u041f\u0440\u0438\u0432\u0435\u0442"
+    assert rtf_markdown("{\\rtf1\\ansi caf\u00e9 \u201cok\u201d}") == "caf\u00e9 \u201cok\u201d"
+
 HOSTILE = {"groups": "{\\rtf1 " + "{" * 1_000_000 + "deep" + "}" * 1_000_000 + "}",
            "unclosed": "{\\rtf1 " + "{\\b " * 300_000 + "text",
            "words": "{\\rtf1 " + "\\" + "a" * 1_000_000 + " text}",

@@ -9,7 +9,10 @@ write ``<span class="bold">`` or ``class="calibre7"`` with the rule in the book'
 Without the rules those words read as plain text, as if the Markdown's ``**`` had been stripped.
 :func:`class_styles` keeps, per class, the font declarations of rules whose selector is one class
 (``.c3``, ``span.c3``); descendant, pseudo-class and attribute selectors are not matched (pandoc's
-``code span.kw`` colours code, which has no emphasis). All string methods, no regex: linear in the input.
+``code span.kw`` colours code, which has no emphasis). The margins are kept too: Word's HTML (an
+Outlook mail, a paste from Word) sets ``p.MsoNormal{margin:0cm; margin-bottom:.0001pt}``, so its
+paragraphs show as lines and an empty paragraph is the blank line between them (:func:`tight`).
+All string methods, no regex: linear in the input.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*", "span": ""}  # span:
 _BOLD_WEIGHTS = ("font-weight:bold", "font-weight:bolder", "font-weight:600", "font-weight:700",
                  "font-weight:800", "font-weight:900")
 _FONT_PROPERTIES = ("font-weight", "font-style")  # what emphasis() reads
+# what tight() reads (Outlook's "auto" spacing: a paragraph that came from an HTML mail keeps its gaps)
+_MARGIN_PROPERTIES = ("margin", "margin-top", "margin-bottom", "mso-margin-top-alt", "mso-margin-bottom-alt")
+_PROPERTIES = _FONT_PROPERTIES + _MARGIN_PROPERTIES
+_SMALL = {"pt": 1.0, "px": 1.0}  # a length under this (in its unit; 0.05 in any other) is no gap
 MAX_STYLE_CHARS = 4 * 1024 * 1024  # style sheet text read per page or book (a book's is ~20 kB)
 
 
@@ -60,7 +67,19 @@ def _class_of(selector: str) -> str | None:
     return f"{element.lower()}.{name}" if element else name
 
 
-ClassStyles = dict[str, dict[str, str]]  # class name (``c3``, ``span.c3``) -> {font property: value}
+ClassStyles = dict[str, dict[str, str]]  # class name (``c3``, ``span.c3``) -> {property: value}
+
+
+def _declarations(body: str) -> list[tuple[str, str]]:
+    """A rule's or a ``style`` attribute's font and margin declarations, lower-case: a font value
+    without spaces (``bold!important``), a margin's with single ones (``0cm 0cm .0001pt``)."""
+    out = []
+    for decl in body.lower().split(";"):
+        prop, colon, value = decl.partition(":")
+        prop = prop.strip()
+        if colon and prop in _PROPERTIES:
+            out.append((prop, value.replace(" ", "") if prop in _FONT_PROPERTIES else " ".join(value.split())))
+    return out
 
 
 def class_styles(css: str, into: ClassStyles | None = None) -> ClassStyles:
@@ -69,12 +88,12 @@ def class_styles(css: str, into: ClassStyles | None = None) -> ClassStyles:
     that a sheet of many rules stays two values a class), added to a copy of ``into`` (a book's
     style sheet, which a chapter's own ``<style>`` then overrides)."""
     found = {name: dict(props) for name, props in (into or {}).items()}
-    for rule in _without_comments(css[:MAX_STYLE_CHARS]).split("}"):
+    # ("<!--" and "-->" around a sheet, as Word writes it, are not part of a selector: CSS ignores them)
+    for rule in _without_comments(css[:MAX_STYLE_CHARS]).replace("<!--", " ").replace("-->", " ").split("}"):
         selectors, brace, body = rule.partition("{")
         if not brace or "@" in selectors:  # (an @media block's first rule: its selector is not plain)
             continue
-        fonts = [d.partition(":") for d in body.lower().replace(" ", "").split(";") if d.startswith(_FONT_PROPERTIES)]
-        fonts = [(prop, value) for prop, colon, value in fonts if colon and prop in _FONT_PROPERTIES]
+        fonts = _declarations(body) if "font-" in body or "margin" in body else []
         if not fonts:
             continue
         for selector in selectors.split(","):
@@ -85,18 +104,37 @@ def class_styles(css: str, into: ClassStyles | None = None) -> ClassStyles:
 
 
 def declared(tag: str, classes: str, inline: str, styles: ClassStyles) -> str:
-    """The font declarations of a ``tag`` element: its classes' rules (a later class's winning: an
-    approximation of the sheet's order), then its inline ``style`` (which wins), one per property,
-    as ``"font-weight:700;font-style:italic"``."""
+    """The font and margin declarations of a ``tag`` element: its classes' rules (a later class's
+    winning: an approximation of the sheet's order), then its inline ``style`` (which wins), one per
+    property, as ``"font-weight:700;font-style:italic"``."""
     found: dict[str, str] = {}
     for c in classes.split():
         found.update(styles.get(c, {}))
         found.update(styles.get(f"{tag}.{c}", {}))
-    for decl in inline.lower().replace(" ", "").split(";"):
-        prop, colon, value = decl.partition(":")
-        if colon and prop in _FONT_PROPERTIES:
-            found[prop] = value
-    return ";".join(f"{k}:{v.removesuffix('!important')}" for k, v in found.items())
+    found.update(_declarations(inline))
+    return ";".join(f"{k}:{v.removesuffix('!important').strip()}" for k, v in found.items())
+
+
+def _no_gap(length: str | None) -> bool:
+    if length is None or length == "auto":
+        return False
+    number = length.rstrip("abcdefghijklmnopqrstuvwxyz%")
+    try:
+        return abs(float(number)) < _SMALL.get(length[len(number):], 0.05)
+    except ValueError:
+        return False
+
+
+def tight(style: str) -> bool:
+    """Whether an element's declarations (:func:`declared`'s string) leave no space above and below
+    it (Word's ``margin:0cm; margin-bottom:.0001pt``); a longhand wins over the shorthand, and
+    Outlook's ``mso-margin-*-alt:auto`` (a paragraph from an HTML mail) keeps a gap."""
+    found = dict(decl.partition(":")[::2] for decl in style.split(";"))
+    sides = found.get("margin", "").split()
+    top = found.get("margin-top", sides[0] if sides else None)
+    bottom = found.get("margin-bottom", sides[2] if len(sides) > 2 else sides[0] if sides else None)
+    auto = "auto" in (found.get("mso-margin-top-alt"), found.get("mso-margin-bottom-alt"))
+    return not auto and _no_gap(top) and _no_gap(bottom)
 
 
 def emphasis(tag: str, style: str) -> str:

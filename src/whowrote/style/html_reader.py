@@ -22,7 +22,15 @@ from __future__ import annotations
 
 import re
 
-from whowrote.style.html_emphasis import EMPHASIS, ClassStyles, class_styles, declared, emphasis, style_blocks
+from whowrote.style.html_emphasis import (
+    EMPHASIS,
+    ClassStyles,
+    class_styles,
+    declared,
+    emphasis,
+    style_blocks,
+    tight,
+)
 from whowrote.style.line_wrap import html_source_wrapped
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
@@ -41,6 +49,7 @@ _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table"))
 MAX_NEST = 8  # containers rewritten on close; each level re-reads its text once
 _SPACE = re.compile(r"\s+")
 _BLANKS = re.compile(r"\n{3,}")
+WORD_PARAGRAPHS = ("p.MsoNormal", "MsoNormal")  # Word's paragraph style in its HTML: the page is Word's (an Outlook mail)
 
 
 def _spaced(data: str) -> str:
@@ -112,12 +121,14 @@ def _indent(text: str, marker: str) -> str:
 
 
 def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyles | None = None,
-            wrapped: bool = False):
+            wrapped: bool = False, word: bool = False):
     """The parser; ``scoped``: only the text inside ``<main>`` / ``<article>`` is read; ``chrome``:
     the text inside :data:`_CHROME` elements is dropped; ``turns``: only the turns of a chat
     window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`);
     ``classes``: the font declarations of the style sheets' class rules (:func:`class_styles`);
-    ``wrapped``: the source's lines were wrapped at a fixed width, so its line breaks are spaces."""
+    ``wrapped``: the source's lines were wrapped at a fixed width, so its line breaks are spaces;
+    ``word``: Word's HTML (an Outlook mail), whose paragraphs without margins are lines, an empty one
+    a blank line (:func:`whowrote.style.html_emphasis.tight`)."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -133,6 +144,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             self.roles: set[str] = set()
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
+            self.lines: list[int] = []  # per open <p>: where a margin-less (Word) one's text starts, else -1
             self.first_row = True
 
         # -- writing ---------------------------------------------------------------------
@@ -262,7 +274,10 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in _BLOCK or tag in _CONTAINERS:
                 if tag == "p" and self.stack and self.stack[-1].tag == "li":
                     self.stack[-1].loose = True
-                self.breaks("\n\n")
+                line = tag == "p" and word and tight(declared("p", dict(attrs).get("class") or "", dict(attrs).get("style") or "", classes or {}))
+                if tag == "p":
+                    self.lines.append(len(self.out()) if line else -1)
+                self.breaks("\n" if line else "\n\n")
             elif tag == "br":  # (a second in a row is a blank line, as a browser shows it: a mail's or a web editor's paragraph)
                 parts = self.out()
                 self.breaks("\n\n" if parts and parts[-1] == "\n" else "\n")
@@ -312,7 +327,16 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 return
             elif tag in _CONTAINERS and self.close_frame(tag):
                 pass  # (the frame and any left open inside it written)
+            elif tag == "p" and self.lines and self.lines[-1] >= 0:  # a margin-less Word paragraph: a line
+                start, parts = self.lines.pop(), self.out()
+                if all(not part.strip() or part in ("*", "**", "***") for part in parts[start:]):
+                    del parts[start:]  # (an empty one, "&nbsp;": the blank line between paragraphs)
+                    self.breaks("\n\n")
+                else:
+                    self.breaks("\n")
             elif tag in _HEADINGS or tag in _BLOCK or tag in _CONTAINERS:
+                if tag == "p" and self.lines:
+                    self.lines.pop()
                 if tag in _HEADINGS:  # an empty heading shows nothing (pandoc's title page without a title)
                     parts = self.out()
                     while parts and parts[-1] == " ":
@@ -323,8 +347,12 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in EMPHASIS:
                 mark = self.marks[tag].pop() if self.marks.get(tag) else ""
                 parts = self.out()
-                if mark and parts and parts[-1] == mark:  # nothing inside: no "****"
-                    parts.pop()
+                blank = _blank_tail(parts)
+                if mark and len(parts) > blank and parts[-1 - blank] == mark:  # nothing inside: no "****"
+                    spaced = any(parts[-blank:]) if blank else False  # (Word's bold "&nbsp;": a space)
+                    del parts[-1 - blank:]
+                    if spaced and parts and not parts[-1].endswith((" ", "\n")):
+                        self.write(" ")
                 else:
                     self.write(mark[::-1])
             elif tag == "code" and not self.in_pre:
@@ -334,8 +362,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 if link is None:
                     return
                 href, parts, at = link
-                # a link with no text (an anchor) shows nothing; a bare URL shows as itself
-                if parts is self.out() and (len(parts) == at + 1 or (len(parts) == at + 2 and parts[-1] == href)):
+                # a link with no text (an anchor, an image's link) shows nothing; a bare URL shows as itself
+                if parts is self.out() and (len(parts) - at - 1 == _blank_tail(parts) or (len(parts) == at + 2 and parts[-1] == href)):
                     parts[at] = ""
                 else:
                     self.write(f"]({href})")
@@ -362,10 +390,19 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
     return _Markdown()
 
 
+def _blank_tail(parts: list[str], most: int = 8) -> int:
+    """How many of the last parts written (at most ``most``: bounded work per closing tag) are
+    empty or whitespace (a no-break space too)."""
+    n = 0
+    while n < min(most, len(parts)) and not parts[-1 - n].strip():
+        n += 1
+    return n
+
+
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
-          classes: ClassStyles | None = None, wrapped: bool = False) -> str | None:
+          classes: ClassStyles | None = None, wrapped: bool = False, word: bool = False) -> str | None:
     """The page's Markdown; with ``turns``, None when no assistant turn was found."""
-    parser = _parser(scoped, chrome, turns, classes, wrapped)
+    parser = _parser(scoped, chrome, turns, classes, wrapped, word)
     try:
         parser.feed(page)
         parser.close()
@@ -391,12 +428,13 @@ def html_to_markdown(html: str, book_styles: ClassStyles | None = None) -> str:
     read too. A page whose source lines were wrapped at a fixed width
     (pandoc's: :func:`whowrote.style.line_wrap.html_source_wrapped`) has its line breaks read as
     the spaces a browser shows, not as the writer's. Three linear passes at most."""
-    page = defuse(html)
+    page = defuse(html).replace("\r\n", "\n").replace("\r", "\n")  # (a browser reads CR LF and CR as LF, in <pre> too)
     classes = class_styles(style_blocks(page), into=book_styles) if "class=" in page else None
     wrapped = html_source_wrapped(page)
     if CHAT_PAGE.search(page):  # a chat window's page: its turns, each after a role line
         text = _read(page, False, True, turns=True, classes=classes, wrapped=wrapped)
         if text:
             return text
-    text = _read(page, _CONTENT.search(page) is not None, True, classes=classes, wrapped=wrapped)
-    return text if text else _read(page, False, False, classes=classes, wrapped=wrapped)
+    word = classes is not None and any(c in classes for c in WORD_PARAGRAPHS)
+    text = _read(page, _CONTENT.search(page) is not None, True, classes=classes, wrapped=wrapped, word=word)
+    return text if text else _read(page, False, False, classes=classes, wrapped=wrapped, word=word)

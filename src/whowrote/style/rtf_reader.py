@@ -119,6 +119,15 @@ def unicode_char(param: int | None, high: int) -> tuple[str, int]:
     return lost + (chr(code) if 0 < code < 0x110000 else "\ufffd"), 0
 
 
+def recode(text: str, codepage: str) -> str:
+    """Text of an RTF file read as Latin-1 bytes, as the document's code page reads those bytes (an
+    editor may write 8-bit characters raw, not as ``\\'xx``)."""
+    try:
+        return text.encode("latin-1").decode(codepage, errors="replace")
+    except LookupError:  # an unknown code page
+        return text.encode("latin-1").decode("cp1252", errors="replace")
+
+
 class _Reader:
     """The one pass over the tokens: group states on a stack, the paragraphs and table rows read."""
 
@@ -369,6 +378,8 @@ def rtf_markdown(source: bytes | str) -> str:
             reader.word(token[1], token[2])
         elif kind == "byte":
             reader.byte(token[1])
+        elif isinstance(source, bytes) and not token[1].isascii():  # (8-bit text written raw: in the code page)
+            reader.text(recode(token[1], reader.codepage))
         else:
             reader.text(token[1])
     reader.end_paragraph()
