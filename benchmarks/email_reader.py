@@ -1,4 +1,4 @@
-"""Saved emails read as their sender's text (issue 17, session 53): what sending a text by email costs the verdict.
+"""Saved emails read as their sender's text (issue 17, sessions 53 and 54): what sending a text by email costs the verdict.
 
 A user who asks whether a cover letter or a cold email was written by an assistant gives
 ``whowrote predict`` the message (``.eml``). This fits the default recipe on the topic hold-out's
@@ -13,7 +13,10 @@ val texts read back by ``predict``'s input check (``whowrote.style.email_reader`
 - ``flowed_mail``: a plain-text mail as Thunderbird sends one, ``format=flowed`` at 72 columns
   (soft breaks marked by a trailing space, RFC 3676);
 - ``wrapped_mail``: a plain-text mail hard-wrapped at 72 columns without ``format=flowed`` (older
-  clients), read back through the joining of wrapped lines.
+  clients), read back through the joining of wrapped lines;
+- ``outlook_msg`` (session 54): the formatted mail as Outlook saves it (``.msg``): the HTML only
+  inside the compressed RTF body, the visible text as the plain body (written by
+  ``whowrote.style.msg_writer``; no Outlook runs here), read as ``predict`` reads a ``.msg``.
 
 Drops are raw minus reading, in points, with 95 % paired topic-bootstrap intervals.
 
@@ -42,8 +45,10 @@ from html_reader import (
 )
 from robustness import timed_log
 
+from whowrote.style.documents import document_to_markdown
 from whowrote.style.edits import html_text, render_markdown
 from whowrote.style.line_wrap import hard_wrap
+from whowrote.style.msg_writer import outlook_message
 from whowrote.style.textcheck import inspect_text
 
 
@@ -95,6 +100,13 @@ def wrapped_mail(text: str) -> str:
     return m.as_string()
 
 
+def outlook_msg(text: str) -> str:
+    """The formatted mail saved by Outlook and read back as ``predict`` reads a ``.msg``."""
+    body = render_markdown(text)
+    saved = outlook_message(html=f"<div dir=\"ltr\">{body}</div>", plain=html_text(body))
+    return document_to_markdown(saved)[0]
+
+
 def main() -> None:
     ap = readings_args(__doc__.splitlines()[0])
     args = ap.parse_args()
@@ -106,6 +118,8 @@ def main() -> None:
                        ("wrapped_mail", wrapped_mail)):
         readings[name] = [inspect_text(send(t)).text for t in texts]
         log(f"sent and read {name}")
+    readings["outlook_msg"] = [inspect_text(outlook_msg(t)).text for t in texts]
+    log("saved and read outlook_msg")
     P = score_readings(model, readings, featurise)
     same = {k: sum(a == b for a, b in zip(texts, t, strict=True)) / len(texts) for k, t in readings.items()}
     result = {"n": len(texts), "seed": args.seed, "answers": str(args.answers or ""),

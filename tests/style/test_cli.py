@@ -276,12 +276,13 @@ def test_utf16_text_with_bom_is_read_not_called_binary(tmp_path):
 # Each as a user's file of that kind begins (nothing after the header has a NUL in its first
 # 8 KB, so before this check the PDF was read as text and attributed). A PDF and a ZIP are read as
 # documents (whowrote.style.documents): these broken ones are refused by the reader. (An RTF document
-# is read since session 53: test_an_rtf_file_or_source_is_read_as_its_text.)
+# is read since session 53: test_an_rtf_file_or_source_is_read_as_its_text; an Outlook .msg, a
+# Compound File as an old .doc is, since session 54: tests/style/test_msg_reader.py.)
 DOCUMENTS = {
     "essay.pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n"
                   + b"BT /F1 12 Tf (An essay about gardening, sentence after sentence.) Tj ET\n" * 200, "a PDF "),
     "essay.docx": (b"PK\x03\x04\x14\x00\x06\x00" + b"word/document.xml" * 50, "a ZIP archive"),
-    "essay.doc": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "an old-style Office document"),
+    "essay.doc": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "an Office compound file"),  # (read since session 54: a .msg)
     "photo.png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "a PNG image"),
 }
 
@@ -295,7 +296,7 @@ def test_documents_and_images_are_refused_by_name(tmp_path, name):
     res = run("predict", str(tmp_path / name), "--jsonl")
     (rec,) = [json.loads(x) for x in res.stdout.splitlines()]
     assert res.exit_code != 0 and rec["uncertain"] and rec["n_words"] == 0
-    advice = "copy its text into a .md or .txt file" if name in ("essay.pdf", "essay.docx") else "save or export it as plain text"
+    advice = "copy its text into a .md or .txt file" if name != "photo.png" else "save or export it as plain text"
     assert rec["error"].startswith(f"{kind}") and advice in rec["error"]
     table = tmp_path / "rows.csv"  # the same bytes named as a table: the same refusal
     table.write_bytes(raw)

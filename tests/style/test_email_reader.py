@@ -75,6 +75,18 @@ def test_an_outlook_style_reply_drops_the_message_below_its_header_block():
                                          "emphasis read as Markdown (not its headers or attachments); the quoted message "
                                          "below it left out")
 
+    # Outlook writes the block in its user's language: French (a no-break space before the colon),
+    # German, Spanish, Italian, Dutch; prose that opens a line with "De :" alone is kept
+    for names in (("De\u00a0:", "Envoy\u00e9\u00a0:"), ("Von:", "Gesendet:"), ("De:", "Enviado:"), ("Da:", "Inviato:"),
+                  ("Van:", "Verzonden:")):
+        m = _message()
+        m.add_alternative(LETTER_HTML + f"<p><b>{names[0]}</b> Rivera<br><b>{names[1]}</b> dimanche</p><p>Merci.</p>",
+                          subtype="html")
+        assert read_email(m.as_string())[0] == LETTER, names
+    m = _message()
+    m.set_content(LETTER + "\n\nDe : la part de toute l'\u00e9quipe, merci.")
+    assert read_email(m.as_string())[0].endswith("merci.")
+
 
 def test_a_forward_is_read_as_the_forwarded_message_unless_the_sender_wrote_more():
     forwarded = ("---------- Forwarded message ---------\nFrom: Sam <sam@example.org>\nDate: Mon, Dec 7, 2026\n"

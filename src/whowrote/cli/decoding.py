@@ -54,7 +54,7 @@ def decode(raw: bytes, name: str) -> Item:
 
 
 def read_document(source: bytes | Path | str, name: str) -> Item:
-    """A Word document, an OpenDocument text, a PDF, an EPUB or an RTF document (its bytes, or its
+    """A Word document, an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (its bytes, or its
     path when it is over the read cap) as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only
     here), with a warning; any other ZIP archive, or a broken, encrypted or image-only document, is
     refused by name."""

@@ -1,4 +1,4 @@
-"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml), globs, ``-``.
+"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, ``-``.
 
 :func:`expand` turns each argument into the files it names, in order (folders and globs
 sorted), ``-`` into :data:`STDIN`, and an argument that names no file into a :class:`Missing`;
@@ -39,7 +39,7 @@ def warn(message: str) -> None:
 
 
 class TextFile(str):
-    """The path of a text file found in a folder (.md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml, a regular file): read as a text, never as a table."""
+    """The path of a text file found in a folder (.md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg, a regular file): read as a text, never as a table."""
 
 
 def _folder_files(top: str, warn: Callable[[str], None]) -> Iterator[TextFile]:
@@ -81,7 +81,7 @@ def _entry_is_regular(entry: os.DirEntry, path: str) -> bool:
 
 
 def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator[Path | TextFile | Missing | str]:
-    """Arguments -> files (folders recurse into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml; globs expand); ``-`` stays :data:`STDIN`;
+    """Arguments -> files (folders recurse into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg; globs expand); ``-`` stays :data:`STDIN`;
     an argument that names no file is a :class:`Missing`.
 
     Inside folders and globs only regular files are taken (a FIFO named ``*.md`` is skipped with

@@ -1,9 +1,10 @@
 """Documents read as the Markdown their formatting shows: :func:`document_to_markdown` picks the
 reader, Word (:mod:`whowrote.style.docx_reader`), OpenDocument (:mod:`whowrote.style.odt_reader`;
 what these two share is :mod:`whowrote.style.office_xml`), PDF (:mod:`whowrote.style.pdf_reader`),
-EPUB (:mod:`whowrote.style.epub_reader`) or RTF (:mod:`whowrote.style.rtf_reader`). Used by ``whowrote
-predict`` (a ``.docx``, ``.odt``, ``.pdf``, ``.epub`` or ``.rtf`` file, or its bytes on stdin) and by
-the page's ``POST /v1/read-document``.
+EPUB (:mod:`whowrote.style.epub_reader`), RTF (:mod:`whowrote.style.rtf_reader`) or an Outlook
+message (:mod:`whowrote.style.msg_reader`). Used by ``whowrote predict`` (a ``.docx``, ``.odt``,
+``.pdf``, ``.epub``, ``.rtf`` or ``.msg`` file, or its bytes on stdin) and by the page's ``POST
+/v1/read-document``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from whowrote.formats import PDF_MAGIC, is_rtf
+from whowrote.formats import OLE_MAGIC, PDF_MAGIC, is_rtf
 from whowrote.style.docx_reader import DOCUMENT, docx_markdown
 from whowrote.style.epub_reader import EPUB_MIMETYPE, epub_markdown
 from whowrote.style.odt_reader import odt_markdown
@@ -30,15 +31,19 @@ MAX_RTF_BYTES = 64 * 1024 * 1024  # an RTF file read whole (a 3,000-word text is
 
 
 def document_to_markdown(source: bytes | str | Path) -> tuple[str, str]:
-    """A Word document (``.docx``), an OpenDocument text (``.odt``), a PDF, an EPUB or an RTF
-    document, its bytes or its path, as ``(markdown, warning)``; :class:`DocumentError` for any
-    other ZIP archive or a broken one."""
+    """A Word document (``.docx``), an OpenDocument text (``.odt``), a PDF, an EPUB, an RTF document
+    or an Outlook message (``.msg``), its bytes or its path, as ``(markdown, warning)``;
+    :class:`DocumentError` for any other ZIP archive or Compound File, or a broken one."""
     head = source[:64] if isinstance(source, bytes) else _head(source)
     if head.startswith(PDF_MAGIC):
         from whowrote.style.pdf_reader import MAX_PAGES, pdf_markdown  # (pypdf loads only for a PDF)
 
         text, pages = pdf_markdown(source)
         return text, PDF_WARNING + (f"; its first {MAX_PAGES} of {pages} pages" if pages > MAX_PAGES else "")
+    if head.startswith(OLE_MAGIC):
+        from whowrote.style.msg_reader import msg_markdown  # (olefile loads only for a Compound File)
+
+        return msg_markdown(source)
     if is_rtf(head):
         from whowrote.style.rtf_reader import rtf_markdown
 

@@ -29,8 +29,17 @@ MAX_HEAD_LINES = 80  # lines of headers looked at to tell a message (its continu
 _WROTE = (" wrote", " a écrit", " schrieb", " escribió", " ha scritto")  # "On <date>, <name> wrote:", "<name> wrote on <date>:"
 _REPLY_SEPARATORS = ("-----Original Message-----", "________________________________", "-----Ursprüngliche Nachricht-----")
 # a line of a client's header block over a quoted or forwarded message ("From: ..." then "Sent:" or
-# "Date:"; bold in an HTML reply): its name, lower-cased
-_QUOTED_HEADER = re.compile(r"(?:\*\*)?(From|Date|Sent|Subject|To|Cc|Reply-To):(?:\*\*)? ")
+# "Date:"; bold in an HTML reply; Outlook writes it in the user's language, French with a space
+# before the colon): its name, as the English one, lower-cased
+_HEADER_NAMES = {"From": "from", "Date": "date", "Sent": "sent", "Subject": "subject", "To": "to", "Cc": "cc",
+                 "CC": "cc", "Reply-To": "reply-to",
+                 "De": "from", "Envoyé": "sent", "À": "to", "Objet": "subject",  # French (and Spanish, Portuguese "De")
+                 "Von": "from", "Gesendet": "sent", "Datum": "date", "An": "to", "Betreff": "subject",  # German (Dutch "Datum")
+                 "Enviado": "sent", "Fecha": "date", "Para": "to", "Asunto": "subject", "Assunto": "subject",  # Spanish, Portuguese
+                 "Da": "from", "Inviato": "sent", "Data": "date", "Oggetto": "subject",  # Italian
+                 "Van": "from", "Verzonden": "sent", "Aan": "to", "Onderwerp": "subject"}  # Dutch
+_QUOTED_HEADER = re.compile(r"(?:\*\*)?(" + "|".join(sorted(map(re.escape, _HEADER_NAMES), key=len, reverse=True))
+                            + r")[ \u00a0]?:(?:\*\*)? ")
 # a forward's separator (Gmail, Thunderbird, Apple Mail), once its dashes are stripped and lower-cased
 _FORWARD_SEPARATORS = frozenset({"forwarded message", "begin forwarded message:"})
 FORWARD_NOTE_WORDS = 20  # a note above a forward ("FYI, see below"): the forwarded text is what is asked about
@@ -79,7 +88,7 @@ def _flowed(text: str, delsp: bool) -> str:
 def _quoted_header(line: str) -> str:
     """The lower-cased name of a client's quoted header line ("from", "sent" ...), else ""."""
     found = _QUOTED_HEADER.match(line)
-    return found.group(1).lower() if found else ""
+    return _HEADER_NAMES[found.group(1)] if found else ""
 
 
 def _is_forward_separator(line: str) -> bool:
@@ -158,9 +167,17 @@ def read_email(source: str) -> tuple[str, str]:
         flowed = any(k.lower() == "format" and str(v).lower() == "flowed" for k, v in params)
         delsp = any(k.lower() == "delsp" and str(v).lower() == "yes" for k, v in params)
         text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), "its text body was attributed"
-    forward = _forwarded(text)
-    text, dropped = forward if forward is not None else _own_text(text)
+    text, part, left_out = sender_text(text, part)
+    return text, f"an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
+
+
+def sender_text(body: str, part: str) -> tuple[str, str, str]:
+    """A message body's own text (a forward under a short note: the forwarded message; else the body
+    without its quoted history and signature), ``part`` ("its HTML body was attributed ...") said of
+    the forwarded message when it is one, and what was left out, in words ("; ... left out" or "").
+    Shared by :func:`read_email` and :mod:`whowrote.style.msg_reader`."""
+    forward = _forwarded(body)
+    text, dropped = forward if forward is not None else _own_text(body)
     if forward is not None:
         part = part.replace("its ", "the forwarded message's ", 1)
-    left_out = f"; {' and '.join(dropped)} left out" if dropped else ""
-    return text, f"an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
+    return text, part, f"; {' and '.join(dropped)} left out" if dropped else ""
