@@ -157,3 +157,50 @@ def test_hostile_messages_stay_linear(text):
     t0 = time.perf_counter()
     inspect_text(text)
     assert time.perf_counter() - t0 < 10
+
+
+def test_an_mbox_mailbox_is_read_a_message_at_a_time(tmp_path):
+    """A .mbox (written by the standard library's mailbox, as Thunderbird's mboxo): one result per
+    message, named path:n, its id the Message-ID; a body line opening with "From " (quoted ">From "
+    in the file) is read unquoted and does not start a message. A mailbox without the suffix, or
+    pasted, is read for its first message with a warning; a file that is not a mailbox, and an empty
+    one, are one error each; a message over the cap is read for its start."""
+    import mailbox
+
+    from whowrote.cli import mailbox_inputs
+
+    path = tmp_path / "inbox.mbox"
+    box = mailbox.mbox(path)
+    for i, body in enumerate([LETTER, "Hi,\n\nFrom what I saw, the beds need more sun.\nJo", None]):
+        m = _message(**{"Message-ID": f"<m{i}@example.org>"})
+        if body is None:
+            m.set_content(LETTER)
+            m.add_alternative(LETTER_HTML, subtype="html")
+        else:
+            m.set_content(body)
+        box.add(m)
+    box.close()
+    assert b"\n>From what I saw" in path.read_bytes()
+    items = list(mailbox_inputs.read_mailbox(path))
+    assert [(i.path, i.id) for i in items] == [(f"{path}:{n + 1}", f"<m{n}@example.org>") for n in range(3)]
+    assert "\nFrom what I saw" in items[1].text and ">From" not in items[1].text
+    rows = [json.loads(x) for x in runner.invoke(app, ["predict", str(path), "--jsonl"]).stdout.splitlines()]
+    (tmp_path / "letter.md").write_text(LETTER)
+    alone = json.loads(runner.invoke(app, ["predict", str(tmp_path / "letter.md"), "--jsonl"]).stdout)
+    assert [r["path"] for r in rows] == [f"{path}:{n}" for n in (1, 2, 3)]
+    assert rows[0]["probabilities"] == alone["probabilities"] == rows[2]["probabilities"]  # (the HTML part reads as the letter)
+    assert rows[0]["warnings"][0] == "an email: its text body was attributed (not its headers)"
+    (tmp_path / "Inbox").write_bytes(path.read_bytes())
+    first = json.loads(runner.invoke(app, ["predict", str(tmp_path / "Inbox"), "--jsonl"]).stdout)
+    assert first["probabilities"] == alone["probabilities"]
+    assert first["warnings"][0].startswith("a mailbox (mbox): only its first message was read")
+    assert inspect_text(path.read_text()).text == LETTER
+    (tmp_path / "notes.mbox").write_text(LETTER)
+    (tmp_path / "empty.mbox").write_bytes(b"")
+    for name in ("notes.mbox", "empty.mbox"):
+        (bad,) = list(mailbox_inputs.read_mailbox(tmp_path / name))
+        assert bad.error == "no messages: not an mbox mailbox (it does not open with a 'From ' line)"
+    big = tmp_path / "big.mbox"
+    big.write_bytes(b"From a@b Mon Dec  7 10:00:00 2026\nFrom: a@b\nSubject: x\n\n" + b"word " * 2_500_000 + b"\n")
+    (item,) = list(mailbox_inputs.read_mailbox(big))
+    assert len(item.text) < 10.5e6 and item.warnings == ["message over 10 MB: only its first 10 MB were read"]

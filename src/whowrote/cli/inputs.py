@@ -1,5 +1,6 @@
-"""The inputs of ``whowrote predict``: files, folders, globs, stdin and table rows, as :class:`Item` s
-(tables: :mod:`whowrote.cli.table_inputs`; decoding: :mod:`whowrote.cli.decoding`).
+"""The inputs of ``whowrote predict``: files, folders, globs, stdin, table rows and a mailbox's
+messages, as :class:`Item` s (tables: :mod:`whowrote.cli.table_inputs`; mailboxes:
+:mod:`whowrote.cli.mailbox_inputs`; decoding: :mod:`whowrote.cli.decoding`).
 
 Every input yields items, never an exception: unreadable input (a missing file, binary, not
 text) becomes an item with ``error`` set, which the caller reports as an explicit "cannot tell"
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from whowrote.cli.decoding import Item, decode, read_document
+from whowrote.cli.mailbox_inputs import MAILBOX_SUFFIXES, read_mailbox
 from whowrote.cli.paths import STDIN, Missing, TextFile, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.cli.table_inputs import read_table
@@ -103,6 +105,8 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
                 yield _capped(raw, len(raw), STDIN, f"stdin: only the first {MAX_BYTES / 1e6:.0f} MB were read")
         elif table_suffix(target) in TABLE_SUFFIXES:
             yield from read_table(target, column)
+        elif Path(target).suffix.lower() in MAILBOX_SUFFIXES:  # one item per message
+            yield from read_mailbox(Path(target))
         elif defer and _is_regular_file(target):  # a pipe or device is read here, once, as before
             yield Item(str(target), unread=True)
         else:

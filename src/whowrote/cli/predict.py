@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="Files, folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, '-' for stdin, "
-                        "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row).")
+                        "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row), or a .mbox mailbox (one result per message).")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", dest="json_out", action="store_true", help="One JSON array of results.")
     fmt.add_argument("--jsonl", action="store_true", help="One JSON object per text, one per line.")

@@ -45,9 +45,17 @@ _FORWARD_SEPARATORS = frozenset({"forwarded message", "begin forwarded message:"
 FORWARD_NOTE_WORDS = 20  # a note above a forward ("FYI, see below"): the forwarded text is what is asked about
 
 
+def _envelope_dropped(text: str) -> str:
+    """``text`` without the mbox envelope line it may open with ("From sam@example.org Mon Dec 7 ...":
+    a message copied out of a mailbox file, or a one-message mbox)."""
+    return text.partition("\n")[2] if text.startswith("From ") else text
+
+
 def looks_like_email(text: str) -> bool:
-    """Whether ``text`` opens with a message's headers: its first line is a header, and at least
-    two of the known header names (``From``, ``Subject``, ``Date`` ...) come before the first blank line."""
+    """Whether ``text`` opens with a message's headers (after an mbox envelope line): its first line
+    is a header, and at least two of the known header names (``From``, ``Subject``, ``Date`` ...)
+    come before the first blank line."""
+    text = _envelope_dropped(text)
     first = _HEADER.match(text)
     if first is None:
         return False
@@ -149,6 +157,12 @@ def read_email(source: str) -> tuple[str, str]:
     from email import policy  # (the standard library's parser loads only for a message)
     from email.parser import Parser
 
+    mailbox = ""
+    if source.startswith("From "):  # an mbox: its first message (a .mbox file is read a message at a time)
+        source = _envelope_dropped(source).replace("\r\n", "\n")
+        nxt = source.find("\n\nFrom ")
+        if nxt >= 0 and looks_like_email(source[nxt + 2:nxt + 8002]):
+            source, mailbox = source[:nxt + 1], "a mailbox (mbox): only its first message was read (name the file .mbox to read each); "
     try:
         message = Parser(policy=policy.default).parsestr(source)
         body = message.get_body(preferencelist=("html", "plain"))
@@ -168,7 +182,7 @@ def read_email(source: str) -> tuple[str, str]:
         delsp = any(k.lower() == "delsp" and str(v).lower() == "yes" for k, v in params)
         text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), "its text body was attributed"
     text, part, left_out = sender_text(text, part)
-    return text, f"an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
+    return text, f"{mailbox}an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
 
 
 def sender_text(body: str, part: str) -> tuple[str, str, str]:
