@@ -361,3 +361,21 @@ def test_words_html_paragraphs_without_margins_are_lines_and_an_empty_one_a_blan
 
 def test_windows_line_ends_read_as_a_browser_reads_them():
     assert html_to_markdown("<p>a</p>\r\n<pre><code>x = 1\r\ny = 2\r\n</code></pre>\r\n") == "a\n\n```\nx = 1\ny = 2\n```"
+
+
+def test_words_list_paragraphs_read_as_list_items():
+    """Word (Outlook's editor) writes a list as paragraphs styled ``mso-list:l0 level2 lfo1``, each
+    opening with its bullet or number in an ``mso-list:Ignore`` span inside ``<![if !supportLists]>``
+    (written out here in that layout; no Word runs here): read as Markdown items, nested by level,
+    numbers kept; before, the conditions were read as text ("<![if !supportLists]>· <![endif]>the ...")."""
+    def item(level: int, marker: str, text: str, first: bool = False) -> str:
+        cls = "MsoListParagraphCxSpFirst" if first else "MsoListParagraphCxSpMiddle"
+        return (f"<p class={cls} style='text-indent:-18.0pt;mso-list:l0 level{level} lfo1'><![if !supportLists]>"
+                f"<span style='font-family:Symbol'><span style='mso-list:Ignore'>{marker}<span style='font:7.0pt "
+                f"\"Times New Roman\"'>&nbsp;&nbsp;&nbsp; </span></span></span><![endif]>{text}<o:p></o:p></p>\n")
+    page = WORD_HTML.replace("<p class=MsoNormal>Jo<o:p></o:p></p>", (
+        "<p class=MsoNormal>Two lists:<o:p></o:p></p>\n" + item(1, "·", "the <b>budget</b> is fine", True)
+        + item(2, "o", "even the travel") + item(1, "·", "the dates are not") + "<p class=MsoNormal><o:p>&nbsp;</o:p></p>\n"
+        + item(1, "1.", "Book the room", True) + item(1, "2.", "Send the invites") + "<p class=MsoNormal>Jo<o:p></o:p></p>"))
+    assert html_to_markdown(page).endswith("\n\nTwo lists:\n- the **budget** is fine\n  - even the travel\n- the dates are not"
+                                           "\n\n1. Book the room\n2. Send the invites\nJo")

@@ -7,12 +7,12 @@ that renders to it (``<h2>`` ``## ``, ``<li>`` ``- `` or ``1. ``, ``<strong>`` `
 ``| a | b |``, ``<pre>`` a fence, ``<a href>`` ``[text](url)``, ``<blockquote>`` ``> ``), so the
 model reads a rendered Markdown text nearly as it read the source (docs/predict.md, "HTML pages read
 as Markdown"). Outside ``<pre>`` each run of spaces, and the layout between tags, is one space, as a
-browser shows it; a line break inside a run of text is kept (:func:`_spaced`). A page that marks its
+browser shows it; a line break inside a run of text is kept (:func:`whowrote.style.html_text.shown_spaces`). A page that marks its
 content (``<main>``, ``<article>``) is read there only, and menus, sidebars, footers and forms are
 dropped (:func:`html_to_markdown`); editors' styles count as emphasis (:func:`emphasis`), inline or
 by a style sheet's class rules (:mod:`whowrote.style.html_emphasis`).
 
-Linear in the input: :func:`defuse` first escapes every ``<`` that the standard library's
+Linear in the input: :func:`whowrote.style.html_text.defuse` first escapes every ``<`` that the standard library's
 ``html.parser`` would rescan from (Python 3.11: an unclosed ``<p <p ...`` takes minutes at 80 kB
 without it), and containers whose text is rewritten when they close (list items, quotes, cells,
 ``<pre>``) nest at most :data:`MAX_NEST` deep: deeper ones read as plain blocks.
@@ -22,15 +22,9 @@ from __future__ import annotations
 
 import re
 
-from whowrote.style.html_emphasis import (
-    EMPHASIS,
-    ClassStyles,
-    class_styles,
-    declared,
-    emphasis,
-    style_blocks,
-    tight,
-)
+from whowrote.style.html_emphasis import EMPHASIS, ClassStyles, class_styles, declared, emphasis, style_blocks
+from whowrote.style.html_text import blank_tail, code_language, defuse, shown_spaces
+from whowrote.style.html_word import is_marker, is_word_page, line_paragraph, list_level, list_marker
 from whowrote.style.line_wrap import html_source_wrapped
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
 
@@ -47,59 +41,7 @@ _ITEMS_ONLY = frozenset({"ul", "ol", "table", "tr"})  # containers whose own tex
 _ITEM_OF = {"li": (("li",), ("ul", "ol")), "td": (("td", "th"), ("tr", "table")), "th": (("td", "th"), ("tr", "table")),
             "tr": (("tr",), ("table",))}  # an item: (the open items it closes, the frames that bound them)
 MAX_NEST = 8  # containers rewritten on close; each level re-reads its text once
-_SPACE = re.compile(r"\s+")
 _BLANKS = re.compile(r"\n{3,}")
-WORD_PARAGRAPHS = ("p.MsoNormal", "MsoNormal")  # Word's paragraph style in its HTML: the page is Word's (an Outlook mail)
-
-
-def _spaced(data: str) -> str:
-    """Text as shown: each run of spaces and tabs one space, the line breaks of the source kept
-    (a Markdown source's single line breaks survive rendering as such) with no spaces around them."""
-    if "\n" not in data:
-        return _SPACE.sub(" ", data)
-    first, *middle, last = data.split("\n")
-    return "\n".join([_SPACE.sub(" ", first).rstrip(" "), *(" ".join(line.split()) for line in middle),
-                      _SPACE.sub(" ", last).lstrip(" ")])
-
-
-def _language(classes: str) -> str:
-    """``x`` of a ``language-x`` class (what Markdown renderers give a fenced block's code) or of
-    ``sourceCode x`` (pandoc's), else ""."""
-    names = classes.split()
-    if "sourceCode" in names:
-        return next((c for c in names if c != "sourceCode" and c.isalnum()), "")
-    return next((c[9:] for c in names if c.startswith("language-") and c[9:].isalnum()), "")
-
-
-def defuse(html: str) -> str:
-    """``html`` with every ``<`` that ``html.parser`` would rescan from escaped as ``&lt;``
-    (which the parser turns back into a visible ``<``): one with no ``>`` before the next ``<``,
-    an unclosed ``<!--``, and ``<![`` (marked sections, never visible prose); a processing
-    instruction (``<?xml ...?>``) is dropped. One pass over the pieces between ``<``s, so linear."""
-    pieces = html.split("<")
-    out = [pieces[0]]
-    inside_until = -1  # the '<'s before this offset are inside a comment that is closed
-    no_close_from = len(html) + 1  # there is no "-->" at or after this offset
-    pos = len(pieces[0])  # offset of the '<' before the current piece
-    for p in pieces[1:]:
-        if pos < inside_until:
-            out.append("<" + p)
-        elif p.startswith("!--"):
-            end = html.find("-->", pos + 4) if pos < no_close_from else -1
-            if end < 0:
-                no_close_from = min(no_close_from, pos)
-                out.append("&lt;" + p)
-            else:
-                inside_until = end
-                out.append("<" + p)
-        elif ">" not in p or p.startswith("!["):
-            out.append("&lt;" + p)
-        elif p.startswith("?"):  # an XML declaration (an XHTML file's, an e-book's chapter): not shown
-            out.append(p[p.index(">") + 1:])
-        else:
-            out.append("<" + p)
-        pos += 1 + len(p)
-    return "".join(out)
 
 
 class _Frame:
@@ -127,8 +69,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
     window's page are read, each after a role line (:func:`whowrote.style.transcript.chat_role`);
     ``classes``: the font declarations of the style sheets' class rules (:func:`class_styles`);
     ``wrapped``: the source's lines were wrapped at a fixed width, so its line breaks are spaces;
-    ``word``: Word's HTML (an Outlook mail), whose paragraphs without margins are lines, an empty one
-    a blank line (:func:`whowrote.style.html_emphasis.tight`)."""
+    ``word``: Word's HTML (an Outlook mail): margin-less paragraphs are lines, an empty one a blank
+    line, list paragraphs list items (:mod:`whowrote.style.html_word`)."""
     from html.parser import HTMLParser  # loaded only for HTML input
 
     hiding = _HIDDEN | _CHROME if chrome else _HIDDEN
@@ -145,6 +87,9 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
             self.lines: list[int] = []  # per open <p>: where a margin-less (Word) one's text starts, else -1
+            self.level = 0  # the open Word list paragraph's level (0: none)
+            self.marker: list[str] = []  # the text of a Word list paragraph's marker span, while it is open
+            self.in_marker = 0  # spans open inside that marker span (0: not in one)
             self.first_row = True
 
         # -- writing ---------------------------------------------------------------------
@@ -258,6 +203,9 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                     self.roles.add(role)
 
         def handle_starttag(self, tag: str, attrs) -> None:
+            if self.in_marker or (word and self.level and tag == "span" and is_marker(dict(attrs).get("style") or "")):
+                self.in_marker += tag == "span"  # (a Word list paragraph's bullet or number: written when it closes)
+                return
             if turns:
                 self.enter_turn(tag, attrs)
             if scoped and tag in _CONTENT_TAGS:
@@ -274,7 +222,9 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in _BLOCK or tag in _CONTAINERS:
                 if tag == "p" and self.stack and self.stack[-1].tag == "li":
                     self.stack[-1].loose = True
-                line = tag == "p" and word and tight(declared("p", dict(attrs).get("class") or "", dict(attrs).get("style") or "", classes or {}))
+                if tag == "p" and word:
+                    self.level = list_level(dict(attrs).get("style") or "")
+                line = tag == "p" and word and (self.level > 0 or line_paragraph(dict(attrs), classes))
                 if tag == "p":
                     self.lines.append(len(self.out()) if line else -1)
                 self.breaks("\n" if line else "\n\n")
@@ -297,7 +247,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 # the block's code; what came before it is a chat window's header (the language, a
                 # copy button), not code
                 self.stack[-1].parts.clear()
-                self.stack[-1].lang = _language(dict(attrs).get("class") or "")
+                self.stack[-1].lang = code_language(dict(attrs).get("class") or "")
             elif tag == "a":
                 # (a code block has no links: pandoc's line anchors in highlighted code are not text)
                 href = "" if self.in_pre else (dict(attrs).get("href") or "").strip()
@@ -310,6 +260,12 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 self.handle_starttag(tag, attrs)
 
         def handle_endtag(self, tag: str) -> None:
+            if self.in_marker:
+                self.in_marker -= tag == "span"
+                if not self.in_marker:
+                    self.write(list_marker("".join(self.marker), self.level))
+                    self.marker.clear()
+                return
             self.end(tag)
             if self.turn and tag == self.turn[0]:
                 self.turn[1] -= 1
@@ -328,7 +284,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in _CONTAINERS and self.close_frame(tag):
                 pass  # (the frame and any left open inside it written)
             elif tag == "p" and self.lines and self.lines[-1] >= 0:  # a margin-less Word paragraph: a line
-                start, parts = self.lines.pop(), self.out()
+                start, parts, self.level = self.lines.pop(), self.out(), 0
                 if all(not part.strip() or part in ("*", "**", "***") for part in parts[start:]):
                     del parts[start:]  # (an empty one, "&nbsp;": the blank line between paragraphs)
                     self.breaks("\n\n")
@@ -347,7 +303,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in EMPHASIS:
                 mark = self.marks[tag].pop() if self.marks.get(tag) else ""
                 parts = self.out()
-                blank = _blank_tail(parts)
+                blank = blank_tail(parts)
                 if mark and len(parts) > blank and parts[-1 - blank] == mark:  # nothing inside: no "****"
                     spaced = any(parts[-blank:]) if blank else False  # (Word's bold "&nbsp;": a space)
                     del parts[-1 - blank:]
@@ -363,12 +319,15 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                     return
                 href, parts, at = link
                 # a link with no text (an anchor, an image's link) shows nothing; a bare URL shows as itself
-                if parts is self.out() and (len(parts) - at - 1 == _blank_tail(parts) or (len(parts) == at + 2 and parts[-1] == href)):
+                if parts is self.out() and (len(parts) - at - 1 == blank_tail(parts) or (len(parts) == at + 2 and parts[-1] == href)):
                     parts[at] = ""
                 else:
                     self.write(f"]({href})")
 
         def handle_data(self, data: str) -> None:
+            if self.in_marker:
+                self.marker.append(data)
+                return
             if self.hidden > 0:
                 return
             if not self.in_pre:
@@ -376,7 +335,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                     return  # (the layout between list items or table cells)
                 # layout between tags (pretty-printed HTML) is one space, as a browser shows it; a
                 # line break inside a run of text is the source's (Markdown's soft breaks)
-                data = " " if data.isspace() else _SPACE.sub(" ", data) if wrapped else _spaced(data)
+                data = " " if data.isspace() else shown_spaces(data, wrapped)
                 if self.at_line_start():
                     data = data.lstrip(" ")
             if data:
@@ -388,15 +347,6 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             return _BLANKS.sub("\n\n", "".join(self.root)).strip()
 
     return _Markdown()
-
-
-def _blank_tail(parts: list[str], most: int = 8) -> int:
-    """How many of the last parts written (at most ``most``: bounded work per closing tag) are
-    empty or whitespace (a no-break space too)."""
-    n = 0
-    while n < min(most, len(parts)) and not parts[-1 - n].strip():
-        n += 1
-    return n
 
 
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
@@ -435,6 +385,6 @@ def html_to_markdown(html: str, book_styles: ClassStyles | None = None) -> str:
         text = _read(page, False, True, turns=True, classes=classes, wrapped=wrapped)
         if text:
             return text
-    word = classes is not None and any(c in classes for c in WORD_PARAGRAPHS)
+    word = is_word_page(classes)
     text = _read(page, _CONTENT.search(page) is not None, True, classes=classes, wrapped=wrapped, word=word)
     return text if text else _read(page, False, False, classes=classes, wrapped=wrapped, word=word)
