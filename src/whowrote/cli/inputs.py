@@ -1,6 +1,7 @@
-"""The inputs of ``whowrote predict``: files, folders, globs, stdin, table rows and a mailbox's
-messages, as :class:`Item` s (tables: :mod:`whowrote.cli.table_inputs`; mailboxes:
-:mod:`whowrote.cli.mailbox_inputs`; decoding: :mod:`whowrote.cli.decoding`).
+"""The inputs of ``whowrote predict``: files, folders, globs, stdin, table rows, a mailbox's
+messages and web addresses, as :class:`Item` s (tables: :mod:`whowrote.cli.table_inputs`;
+mailboxes: :mod:`whowrote.cli.mailbox_inputs`; addresses: :mod:`whowrote.cli.url_inputs`; decoding:
+:mod:`whowrote.cli.decoding`).
 
 Every input yields items, never an exception: unreadable input (a missing file, binary, not
 text) becomes an item with ``error`` set, which the caller reports as an explicit "cannot tell"
@@ -20,7 +21,7 @@ from typing import IO
 
 from whowrote.cli.decoding import Item, decode, read_document
 from whowrote.cli.mailbox_inputs import MAILBOX_SUFFIXES, read_mailbox
-from whowrote.cli.paths import STDIN, Missing, TextFile, expand
+from whowrote.cli.paths import STDIN, Missing, TextFile, Url, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.cli.table_inputs import read_table
 from whowrote.formats import TABLE_SUFFIXES, is_document, table_suffix
@@ -95,6 +96,10 @@ def iter_items(paths: Sequence[str], column: str | None = None, stdin: IO[bytes]
     for target in expand(paths, warn):
         if isinstance(target, Missing):
             yield Item(target.name, error=target.reason)
+        elif isinstance(target, Url):
+            from whowrote.cli.url_inputs import read_url  # (urllib loads only for an address)
+
+            yield read_url(target.url)
         elif type(target) is TextFile:  # found in a folder: a text file, never a table
             yield Item(str(target), unread=True) if defer else read_file(target)
         elif target == STDIN:

@@ -1,7 +1,8 @@
-"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, ``-``.
+"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, ``-``, web addresses.
 
 :func:`expand` turns each argument into the files it names, in order (folders and globs
-sorted), ``-`` into :data:`STDIN`, and an argument that names no file into a :class:`Missing`;
+sorted), ``-`` into :data:`STDIN`, an ``http(s)://`` address into a :class:`Url`, and an argument
+that names no file into a :class:`Missing`;
 :mod:`whowrote.cli.inputs` reads them. Standard library only (start-up time matters).
 """
 
@@ -25,6 +26,13 @@ class Missing:
 
     name: str  # the item's path: the argument
     reason: str
+
+
+@dataclass(frozen=True)
+class Url:
+    """A web address argument (``http://``, ``https://``): :mod:`whowrote.cli.url_inputs` fetches it."""
+
+    url: str
 
 
 def _is_regular(path: Path) -> bool:
@@ -80,7 +88,7 @@ def _entry_is_regular(entry: os.DirEntry, path: str) -> bool:
         return True  # let the read report why it cannot be read
 
 
-def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator[Path | TextFile | Missing | str]:
+def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator[Path | TextFile | Missing | Url | str]:
     """Arguments -> files (folders recurse into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg; globs expand); ``-`` stays :data:`STDIN`;
     an argument that names no file is a :class:`Missing`.
 
@@ -89,6 +97,9 @@ def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator
     for arg in paths:
         if arg == STDIN:
             yield STDIN
+            continue
+        if arg[:8].lower().startswith(("http://", "https://")):
+            yield Url(arg)
             continue
         p = Path(arg)
         if p.is_dir():

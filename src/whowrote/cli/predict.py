@@ -54,7 +54,7 @@ def _labels(value: str) -> tuple[str, ...]:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="Files, folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, '-' for stdin, "
+                   help="Files, folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, '-' for stdin, http(s):// addresses, "
                         "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row), or a .mbox mailbox (one result per message).")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", dest="json_out", action="store_true", help="One JSON array of results.")
