@@ -34,7 +34,7 @@ _CODEPAGES = {65001: "utf-8", 20127: "ascii", 1200: "utf-16-le", 50220: "iso2022
               50222: "iso2022_jp", 51932: "euc_jp", 51949: "euc_kr", 20866: "koi8_r", 21866: "koi8_u", 936: "gbk",
               54936: "gb18030", 950: "big5", 52936: "hz"}
 # what else a Compound File holds, by a stream its kind always has
-_OFFICE_FILES = (("WordDocument", "an old-style Word document (.doc): save it as .docx"),
+_OFFICE_FILES = (("WordDocument", "an old-style Word document (.doc): save it as .docx (in Word, or soffice --headless --convert-to docx FILE)"),
                  ("Workbook", "an old-style Excel workbook (.xls), not a text"),
                  ("Book", "an old-style Excel workbook (.xls), not a text"),
                  ("PowerPoint Document", "an old-style PowerPoint file (.ppt), not a text"))
