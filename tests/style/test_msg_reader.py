@@ -113,6 +113,8 @@ def test_rich_text_plain_and_8_bit_bodies():
     text, warning = msg_markdown(message(rtf=from_text, plain="A plain mail.\r\nIts second line.\r\n\r\n-- \r\nJo"))
     assert text == "A plain mail.\nIts second line."
     assert warning == "an Outlook message: its text body was attributed (not its headers or attachments); the signature left out"
+    empty_html = b"{\\rtf1\\ansi\\fromhtml1 {\\*\\htmltag <html><body>}{\\*\\htmltag </body></html>}}"
+    assert msg_markdown(message(rtf=empty_html, plain="The body is here."))[0] == "The body is here."  # (the next body with text)
     cyrillic = msg_markdown(message(plain8="Привет, мир".encode("cp1251"), longs={msg_reader.MESSAGE_CODEPAGE: 1251}))
     assert cyrillic[0] == "Привет, мир"
 

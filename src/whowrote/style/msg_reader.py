@@ -101,26 +101,24 @@ def _html(value: str | bytes, codepage: int | None) -> str:
 
 
 def _body(ole) -> tuple[str, str]:
-    """The message body as Markdown (HTML, then RTF, then plain text: module docstring) and which
-    one was read, in words."""
+    """The message body as Markdown (HTML, then RTF, then plain text, the first with any text:
+    module docstring) and which one was read, in words."""
     from whowrote.style.rtf_html import decompress_rtf, encapsulated_html, is_encapsulated_html
+    from whowrote.style.rtf_reader import rtf_markdown
 
     longs = _long_properties(ole)
     codec = python_codec(longs.get(MESSAGE_CODEPAGE) or 1252)
     html = _property(ole, BODY_HTML, codec)
-    if html:
-        return html_to_markdown(_html(html, longs.get(INTERNET_CODEPAGE))), f"its HTML body was attributed, {_READ_AS}"
+    if html and (text := html_to_markdown(_html(html, longs.get(INTERNET_CODEPAGE)))).strip():
+        return text, f"its HTML body was attributed, {_READ_AS}"
     packed = _property(ole, RTF_COMPRESSED, codec)
     rtf = decompress_rtf(packed) if isinstance(packed, bytes) and packed else b""
-    if is_encapsulated_html(rtf):
-        return html_to_markdown(encapsulated_html(rtf)), f"its HTML body was attributed, {_READ_AS}"
+    if is_encapsulated_html(rtf) and (text := html_to_markdown(encapsulated_html(rtf))).strip():
+        return text, f"its HTML body was attributed, {_READ_AS}"
+    # (an RTF made from the plain text, \fromtext, adds nothing to it)
+    if rtf and not is_encapsulated_html(rtf) and b"\\fromtext" not in rtf[:2048] and (text := rtf_markdown(rtf)).strip():
+        return text, f"its rich-text body was attributed, {_READ_AS}"
     plain = _property(ole, BODY, codec)
-    if rtf and b"\\fromtext" not in rtf[:2048]:  # (an RTF made from the plain text adds nothing to it)
-        from whowrote.style.rtf_reader import rtf_markdown
-
-        text = rtf_markdown(rtf)
-        if text.strip():
-            return text, f"its rich-text body was attributed, {_READ_AS}"
     if isinstance(plain, str) and plain.strip():
         return plain.replace("\r\n", "\n"), "its text body was attributed"
     raise DocumentError("an Outlook message with no text body")
