@@ -7,7 +7,8 @@ a preset RTF header). When the mail was written in HTML, that RTF *encapsulates*
 text between them, and what only the RTF rendering needs is fenced by ``\\htmlrtf`` ...
 ``\\htmlrtf0``. :func:`decompress_rtf` undoes the compression and :func:`encapsulated_html` gives
 the HTML back, so the message is read as its HTML (headings, lists, emphasis), not as the RTF's
-approximation of it. Both are one linear pass; the output is capped.
+approximation of it. Both are one linear pass; the output is capped, and groups nested past
+:data:`~whowrote.style.rtf_reader.MAX_DEPTH` are read as their parent (no state copied for them).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import struct
 
 from whowrote.style.office_xml import DocumentError
-from whowrote.style.rtf_reader import SKIP_DESTINATIONS, SYMBOLS, recode, rtf_tokens, unicode_char
+from whowrote.style.rtf_reader import MAX_DEPTH, SKIP_DESTINATIONS, SYMBOLS, recode, rtf_tokens, unicode_char
 
 # [MS-OXRTFCP] 2.1.2.1: the dictionary's first 207 bytes (the rest is zeros)
 PRESET = (b"{\\rtf1\\ansi\\mac\\deff0\\deftab720{\\fonttbl;}{\\f0\\fnil \\froman \\fswiss \\fmodern \\fscript \\fdecor "
@@ -84,6 +85,7 @@ def encapsulated_html(rtf: bytes) -> str:
     codepage = "cp1252"
     state = {"skip": False, "fenced": False, "uc": 1}
     stack: list[dict] = []
+    overflow = 0  # groups opened past MAX_DEPTH (read as their parent: no state copied for them)
     first_in_group = star = False
     drop = 0  # characters after a \uN that stand in for it
     high = 0  # a surrogate pair's first \uN
@@ -106,11 +108,16 @@ def encapsulated_html(rtf: bytes) -> str:
             continue
         flush()
         if kind == "{":
-            stack.append(dict(state))
+            if len(stack) < MAX_DEPTH:
+                stack.append(dict(state))
+            else:
+                overflow += 1
             first_in_group, star = True, False
             continue
         if kind == "}":
-            if stack:
+            if overflow:
+                overflow -= 1
+            elif stack:
                 state = stack.pop()
             first_in_group = star = False
             continue
