@@ -98,7 +98,7 @@ def compress_rtf(rtf: bytes) -> bytes:
     return struct.pack("<IIII", len(body) + 12, len(rtf), COMPRESSED, 0) + bytes(body)
 
 
-_TAG = re.compile(r"<[^>]*>")  # (no nesting, no backtracking: linear)
+_TAG = re.compile(r"<[^<>]*>")  # (a match never runs past the next "<": linear)
 
 
 def _rtf_escaped(text: str) -> str:
