@@ -379,3 +379,10 @@ def test_words_list_paragraphs_read_as_list_items():
         + item(1, "1.", "Book the room", True) + item(1, "2.", "Send the invites") + "<p class=MsoNormal>Jo<o:p></o:p></p>"))
     assert html_to_markdown(page).endswith("\n\nTwo lists:\n- the **budget** is fine\n  - even the travel\n- the dates are not"
                                            "\n\n1. Book the room\n2. Send the invites\nJo")
+    # a marker span left open ends with its paragraph; one holding more than a marker is text
+    broken = WORD_HTML.replace("<p class=MsoNormal>Jo<o:p></o:p></p>", "<p class=MsoNormal style='mso-list:l0 level1 lfo1'>"
+                               "<span style='mso-list:Ignore'>·<span>x</p><p class=MsoNormal>After.</p>")
+    assert html_to_markdown(broken).endswith("\n-\nAfter.")
+    long = WORD_HTML.replace("<p class=MsoNormal>Jo<o:p></o:p></p>", "<p class=MsoNormal style='mso-list:l0 level1 lfo1'>"
+                             "<span style='mso-list:Ignore'>" + "<i>word</i> " * 20 + "</span></p>")
+    assert html_to_markdown(long).count("word") == 20

@@ -261,11 +261,12 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
 
         def handle_endtag(self, tag: str) -> None:
             if self.in_marker:
-                self.in_marker -= tag == "span"
+                self.in_marker = 0 if tag == "p" else self.in_marker - (tag == "span")  # (a marker left open ends with its paragraph)
                 if not self.in_marker:
                     self.write(list_marker("".join(self.marker), self.level))
                     self.marker.clear()
-                return
+                if tag != "p":
+                    return
             self.end(tag)
             if self.turn and tag == self.turn[0]:
                 self.turn[1] -= 1
@@ -326,8 +327,11 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
 
         def handle_data(self, data: str) -> None:
             if self.in_marker:
-                self.marker.append(data)
-                return
+                if len(self.marker) < 16:  # (a bullet or number and its spacing)
+                    self.marker.append(data)
+                    return
+                data, self.in_marker = "".join(self.marker) + data, 0  # (more is not a marker: it is text)
+                self.marker.clear()
             if self.hidden > 0:
                 return
             if not self.in_pre:
