@@ -55,7 +55,7 @@ def looks_like_email(text: str) -> bool:
     """Whether ``text`` opens with a message's headers (after an mbox envelope line): its first line
     is a header, and at least two of the known header names (``From``, ``Subject``, ``Date`` ...)
     come before the first blank line."""
-    text = _envelope_dropped(text)
+    text = _envelope_dropped(text[:16000])  # (only the opening lines are looked at)
     first = _HEADER.match(text)
     if first is None:
         return False
