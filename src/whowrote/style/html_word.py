@@ -22,6 +22,7 @@ _NUMBER = re.compile(r"\(?(\d{1,9}|[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8})[.)]")
 
 
 def is_word_page(classes: ClassStyles | None) -> bool:
+    """Whether a page's style sheet (its class rules) styles Word's ``MsoNormal`` paragraphs."""
     return classes is not None and any(c in classes for c in WORD_PARAGRAPHS)
 
 
