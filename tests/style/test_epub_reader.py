@@ -149,6 +149,8 @@ def test_a_books_missing_chapter_and_the_size_cap_are_said(monkeypatch):
     ({"content.opf": "<package><manifest/><spine/></package>"}, "an EPUB whose spine lists no XHTML chapter"),
     ({"content.opf": '<!DOCTYPE p [<!ENTITY a "aaaa">]><package/>'}, "an EPUB whose content.opf declares a DTD"),
     ({"content.opf": "<package><manifest>"}, "an EPUB whose content.opf is not well-formed XML"),
+    ({"index_split_000.html": '<html><body><img src="p1.jpeg"/></body></html>', "part two/index_split_001.html":
+      '<html><body><svg><image href="p2.jpeg"/></svg></body></html>'}, "an EPUB with no text to read (its pages are pictures)"),
 ])
 def test_broken_books_are_one_line_reasons(changes, reason):
     with pytest.raises(DocumentError) as e:
