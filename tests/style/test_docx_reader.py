@@ -152,6 +152,26 @@ def test_other_editors_structure_is_read_too():
                   "Inside a content control\n\n> Quoted, as pandoc writes it\n\n| x\\|y | two lines |\n| --- | --- |")
 
 
+def test_a_text_box_is_read_once_after_its_paragraph_and_a_strict_document_reads_as_usual():
+    """Word writes a text box twice, as a shape (mc:Choice) and as its VML copy (mc:Fallback): its
+    paragraphs are read once, after the paragraph it is anchored in (mammoth's test documents had
+    their text-box text read as nothing). A "Strict Open XML" document (another namespace) reads as
+    the usual one (it was "has no body")."""
+    mc = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+    box = _p(_r("Inside the box, ") + _r("bold", "<w:b/>"))
+    anchor = (f'<w:r><mc:AlternateContent xmlns:mc="{mc}"><mc:Choice Requires="wps"><w:drawing><wps:txbx '
+              f'xmlns:wps="urn:wps"><w:txbxContent>{box}</w:txbxContent></wps:txbx></w:drawing></mc:Choice>'
+              f'<mc:Fallback><w:pict><v:textbox xmlns:v="urn:v"><w:txbxContent>{box}</w:txbxContent></v:textbox></w:pict>'
+              f'</mc:Fallback></mc:AlternateContent></w:r>')
+    raw = _docx(_p(_r("Before the box.") + anchor) + _p(_r("After it.")))
+    assert docx_to_markdown(raw) == "Before the box.\n\nInside the box, **bold**\n\nAfter it."
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("word/document.xml", '<w:document xmlns:w="http://purl.oclc.org/ooxml/wordprocessingml/main"><w:body>'
+                    + _p(_r("Strict ") + _r("text", "<w:i/>")) + "</w:body></w:document>")
+    assert docx_to_markdown(out.getvalue()) == "Strict *text*"
+
+
 def test_a_link_keeps_the_spaces_around_it_and_a_bare_url_shows_as_itself():
     rels = f'<Relationship Id="rId9" Type="{R_NS}/hyperlink" Target="https://example.org/" TargetMode="External"/>'
     link = '<w:hyperlink r:id="rId9">{}</w:hyperlink>'

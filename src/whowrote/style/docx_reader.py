@@ -7,8 +7,8 @@ paragraph is written as the Markdown that renders to it: a heading style (``Head
 level) as ``## ``, a numbered or bulleted paragraph (its own numbering or its style's) as ``1. `` or
 ``- ``, bold and italic runs as ``**`` and ``*``, runs in a monospaced font as ``code`` (a paragraph
 all in one as a fenced line), a ``Quote`` style as ``> ``, table rows as ``| a | b |``, hyperlinks as
-``[text](url)``. Tracked deletions, field codes, headers, footers, footnotes and drawings are not
-the writing and are left out. Standard library only (``zipfile``, ``xml.etree``); what the Word and
+``[text](url)``, a text box's paragraphs after the paragraph it is anchored in. Tracked deletions,
+field codes, headers, footers, footnotes and pictures are not the writing and are left out. Standard library only (``zipfile``, ``xml.etree``); what the Word and
 OpenDocument readers share (size caps, DTDs refused, inline marks, the blocks' layout) is in
 :mod:`whowrote.style.office_xml`. The style chain and numbering levels are bounded, so reading is
 linear in the parts' size.
@@ -39,6 +39,7 @@ from whowrote.style.office_xml import (
 )
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 DOCUMENT = "word/document.xml"
 WORD = "a Word document"  # how reasons name it
@@ -221,6 +222,20 @@ def _table(tbl: ET.Element, styles: dict[str, _Style], links: dict[str, str]) ->
     return table_blocks(([cell(tc) for tc in tr.findall(f"{W}tc")] for tr in tbl.findall(f"{W}tr")), tbl)
 
 
+def _text_boxes(p: ET.Element) -> list[ET.Element]:
+    """The text boxes anchored in a paragraph (their ``w:txbxContent``), in order, each once: a box
+    Word writes twice, as a shape (``mc:Choice``) and as its VML copy (``mc:Fallback``), is read from
+    the first. Boxes inside a box are found when its paragraphs are read."""
+    boxes, todo = [], list(reversed(p))
+    while todo:
+        el = todo.pop()
+        if el.tag == f"{W}txbxContent":
+            boxes.append(el)
+        elif el.tag != _FALLBACK:
+            todo.extend(reversed(el))
+    return boxes
+
+
 def _blocks(body: ET.Element, styles: dict[str, _Style], numbering: dict[str, dict[int, str]],
             links: dict[str, str]) -> Iterator[Block]:
     counters: dict[str, list[int]] = {}
@@ -233,6 +248,7 @@ def _blocks(body: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
             block = _paragraph(child, styles, numbering, links, counters)
             if block is not None:
                 yield block
+            stack.extend(iter(box) for box in reversed(_text_boxes(child)))  # (read next, where the box is anchored)
         elif child.tag == f"{W}tbl":
             yield from _table(child, styles, links)
         elif child.tag in (f"{W}sdt", f"{W}customXml", f"{W}ins"):

@@ -41,12 +41,21 @@ class Block:
     spaced: bool = False  # an item set apart from the one before (a loose list: a blank line between)
 
 
+# Strict Office Open XML (Word's "Strict Open XML Document") names its namespaces apart from the
+# usual (transitional) ones, which the readers look for; its parts are read under the usual names
+_STRICT = ((b"http://purl.oclc.org/ooxml/wordprocessingml/main", b"http://schemas.openxmlformats.org/wordprocessingml/2006/main"),
+           (b"http://purl.oclc.org/ooxml/officeDocument/relationships", b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"))
+
+
 def read_part(zf: zipfile.ZipFile, name: str, what: str) -> ET.Element | None:
     """A part's XML root, or None when the archive has no such part; ``what`` names the document
     in the reasons ("a Word document")."""
     data = read_bytes(zf, name, what)
     if data is None:
         return None
+    if b"purl.oclc.org/ooxml/" in data:
+        for strict, usual in _STRICT:
+            data = data.replace(strict, usual)
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise DocumentError(f"{what} whose {name} declares a DTD (which these files never need)")
     try:
