@@ -16,7 +16,15 @@ from typer.testing import CliRunner
 from whowrote.cli import app
 from whowrote.style import pdf_reader
 from whowrote.style.documents import PDF_WARNING, DocumentError, document_to_markdown
-from whowrote.style.pdf_layout import Layout, Line, Span, drop_furniture, line_blocks, mark_tables
+from whowrote.style.pdf_layout import (
+    Layout,
+    Line,
+    Span,
+    drop_furniture,
+    layout_markdown,
+    line_blocks,
+    mark_tables,
+)
 from whowrote.style.pdf_reader import _mark_lists, pdf_markdown
 
 runner = CliRunner()
@@ -270,3 +278,18 @@ def test_a_page_of_many_links_over_many_words_reads_in_about_the_time_of_its_wor
     assert f"[w0]({last})" in text and f"[w1]({before})" in text and f"[w2999]({before})" in text
     assert f"/{pdf_reader.MAX_ANNOTS}" not in text  # (the annotations after the first MAX_ANNOTS are not read)
     assert text.replace(f"]({last})", "").replace(f"]({before})", "").replace("[", "") == plain_text
+
+
+def test_a_first_line_indent_is_a_paragraph_and_a_set_in_paragraph_a_quote():
+    """LaTeX indents each paragraph's first line by about an em (py-pdf's sample pdfLaTeX documents
+    read as quotes, "> Hello, here is ..."): a paragraph is a quote when all its lines are set in,
+    a one-line paragraph when set in further than 1.5 em."""
+    words = "word " * 12
+    lines = [_line(0, 700, (55, "First paragraph, " + words)), _line(0, 686, (40, words)), _line(0, 672, (40, words)),
+             _line(0, 658, (40, words)), _line(0, 644, (40, words + "end.")),
+             _line(0, 630, (55, "Second paragraph, " + words)), _line(0, 616, (40, "its end.")),
+             _line(0, 592, (80, "A quoted line " + words)), _line(0, 578, (80, "and its second line.")),
+             _line(0, 554, (55, "A one-line paragraph.")), _line(0, 530, (80, "A one-line quote."))]
+    text = layout_markdown([lines], [[]], 612.0)
+    assert text.startswith("First paragraph,") and "\n\nSecond paragraph," in text
+    assert "\n\n> A quoted line" in text and "\n\nA one-line paragraph." in text and text.endswith("\n\n> A one-line quote.")

@@ -116,6 +116,15 @@ class Layout:
         return chars * self.char_width * line.size / (self.right - line.x)
 
 
+def _indented(group: list[Line], left: float, body: float) -> bool:
+    """A paragraph set in from the body's left edge (a quote): all its lines, not only its first (a
+    paragraph's first-line indent, as LaTeX sets every paragraph, is about one em; a one-line
+    paragraph is a quote when set in further than that)."""
+    if len(group) == 1:
+        return group[0].x - left > 1.5 * body
+    return min(line.x for line in group) - left > body
+
+
 def measure(lines: list[Line], body: float, page_width: float) -> Layout:
     """The :class:`Layout` of the lines whose body type is ``body`` points, on pages ``page_width`` wide."""
     gaps = [a.y - b.y for a, b in pairwise(lines)
@@ -254,7 +263,7 @@ def line_blocks(lines: list[Line], layout: Layout) -> list[Block]:
             out.extend(Block("code", text) for text in _code_text(code_lines))
         else:
             text = _inline(group, layout)
-            out.append(Block("para", "> " + text.replace("\n", "\n> ") if first.x - left > body else text))
+            out.append(Block("para", "> " + text.replace("\n", "\n> ") if _indented(group, left, body) else text))
         if kind != "item" and not (kind == "text" and first.x - left > body and list_xs):
             list_xs.clear()
         group, spaced = [], False
