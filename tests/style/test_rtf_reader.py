@@ -120,6 +120,16 @@ def test_8_bit_text_written_raw_reads_in_the_documents_code_page():
     assert rtf_markdown(b"{\\rtf1\\ansi\\ansicpg1251 \xcf\xf0\xe8\xe2\xe5\xf2}") == "\u041f\u0440\u0438\u0432\u0435\u0442"
     assert rtf_markdown("{\\rtf1\\ansi caf\u00e9 \u201cok\u201d}") == "caf\u00e9 \u201cok\u201d"
 
+
+def test_double_byte_code_pages_and_a_fonts_character_set():
+    """A Chinese document in \\ansicpg936 writes each character as two \\'xx bytes (read alone, each
+    was a replacement character: striprtf's test documents); Word writes Cyrillic or Chinese runs in
+    a font whose \\fcharset names their code page while the document says \\ansicpg1252."""
+    assert rtf_markdown(b"{\\rtf1\\ansi\\ansicpg936 \\'b2\\'e2\\'ca\\'d4: ok}") == "\u6d4b\u8bd5: ok"
+    word = (b"{\\rtf1\\ansi\\ansicpg1252{\\fonttbl{\\f0 Arial;}{\\f1\\fcharset204 Arial CYR;}{\\f2\\fcharset134 SimSun;}}"
+            b"\\f0 caf\\'e9 {\\f1 \\'cf\\'f0\\'e8\\'e2\\'e5\\'f2} {\\f2 \\'b2\\'e2\\'ca\\'d4}\\par}")
+    assert rtf_markdown(word) == "caf\u00e9 \u041f\u0440\u0438\u0432\u0435\u0442 \u6d4b\u8bd5"
+
 HOSTILE = {"groups": "{\\rtf1 " + "{" * 1_000_000 + "deep" + "}" * 1_000_000 + "}",
            "unclosed": "{\\rtf1 " + "{\\b " * 300_000 + "text",
            "words": "{\\rtf1 " + "\\" + "a" * 1_000_000 + " text}",

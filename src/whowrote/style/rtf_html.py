@@ -8,7 +8,7 @@ text between them, and what only the RTF rendering needs is fenced by ``\\htmlrt
 ``\\htmlrtf0``. :func:`decompress_rtf` undoes the compression and :func:`encapsulated_html` gives
 the HTML back, so the message is read as its HTML (headings, lists, emphasis), not as the RTF's
 approximation of it. Both are one linear pass; the output is capped, and groups nested past
-:data:`~whowrote.style.rtf_reader.MAX_DEPTH` are read as their parent (no state copied for them).
+:data:`~whowrote.style.rtf_tokens.MAX_DEPTH` are read as their parent (no state copied for them).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 
 from whowrote.style.office_xml import DocumentError
-from whowrote.style.rtf_reader import MAX_DEPTH, SKIP_DESTINATIONS, SYMBOLS, recode, rtf_tokens, unicode_char
+from whowrote.style.rtf_tokens import MAX_DEPTH, SKIP_DESTINATIONS, SYMBOLS, recode, rtf_tokens, unicode_char
 
 # [MS-OXRTFCP] 2.1.2.1: the dictionary's first 207 bytes (the rest is zeros)
 PRESET = (b"{\\rtf1\\ansi\\mac\\deff0\\deftab720{\\fonttbl;}{\\f0\\fnil \\froman \\fswiss \\fmodern \\fscript \\fdecor "

@@ -32,15 +32,16 @@ from whowrote.style.office_xml import (
     join_blocks,
     table_blocks,
 )
+from whowrote.style.rtf_tokens import (
+    CHARSETS,
+    MAX_DEPTH,
+    SKIP_DESTINATIONS,
+    SYMBOLS,
+    recode,
+    rtf_tokens,
+    unicode_char,
+)
 
-MAX_DEPTH = 256  # groups nested deeper are read as their parent's text
-# destinations that are not the body (a "{\*\name" group it does not know is skipped as well)
-SKIP_DESTINATIONS = frozenset({"colortbl", "stylesheet", "info", "pict", "header", "headerl", "headerr", "headerf", "footer",
-                   "footerl", "footerr", "footerf", "footnote", "annotation", "object", "listtable", "listoverridetable",
-                   "revtbl", "rsidtbl", "xmlnstbl", "generator", "latentstyles", "themedata", "colorschememapping",
-                   "datastore", "pgdsctbl", "expandedcolortbl", "nonshppict", "shp", "pn", "pntxta", "pntxtb"})
-SYMBOLS = {"bullet": "\u2022", "endash": "\u2013", "emdash": "\u2014", "lquote": "\u2018", "rquote": "\u2019",
-            "ldblquote": "\u201c", "rdblquote": "\u201d", "tab": "\t", "line": "\n", "~": "\u00a0", "_": "\u2011"}
 # a paragraph that opens with a list marker and a tab (pandoc's, and a plain RTF writer's)
 _MARKER = re.compile(r"\s{0,8}([\u2022\u25e6\u25aa\u25cf\u00b7\uf0b7\uf0a7\u2013\-o*]|\d{1,9}[.)])\t")
 _RULE = re.compile(r"[\u2014\u2013_\-*]{3,}")
@@ -60,74 +61,6 @@ class _Paragraph:
     space: int = 0  # \sa + \sb, in twips: a list item set apart from the next (a loose list)
 
 
-def rtf_tokens(rtf: str):
-    """``("{",)``, ``("}",)``, ``("word", name, param)`` and ``("text", str)`` tokens, in one pass."""
-    i, n = 0, len(rtf)
-    while i < n:
-        ch = rtf[i]
-        if ch in "{}":
-            yield (ch,)
-            i += 1
-        elif ch == "\\":
-            j = i + 1
-            if j < n and rtf[j].isalpha():
-                k = j
-                while k < n and rtf[k].isalpha() and k - j < 32:
-                    k += 1
-                m = k + 1 if k < n and rtf[k] == "-" else k
-                e = m
-                while e < n and rtf[e].isdigit() and e - m < 10:
-                    e += 1
-                param = int(rtf[k:e]) if e > m else None
-                if e < n and rtf[e] == " ":
-                    e += 1  # (the space that ends a control word is not text)
-                if rtf[j:k] == "bin" and param:  # raw data of that many bytes (a picture's): not text
-                    i = e + max(param, 0)
-                    continue
-                yield ("word", rtf[j:k], param)
-                i = e
-            elif j < n and rtf[j] == "'":
-                hex_digits = rtf[j + 1:j + 3]
-                is_hex = len(hex_digits) == 2 and all(c in "0123456789abcdefABCDEF" for c in hex_digits)
-                yield ("byte", int(hex_digits, 16) if is_hex else 63)  # (a broken escape: "?")
-                i = j + 3
-            elif j < n and rtf[j] in "\r\n":
-                yield ("word", "par", None)
-                i = j + 1
-            else:
-                yield ("word", rtf[j:j + 1], None) if j < n and rtf[j] in "~_-*:|" else ("text", rtf[j:j + 1])
-                i = j + 1
-        elif ch in "\r\n":
-            i += 1
-        else:
-            end = i
-            while end < n and rtf[end] not in "{}\\\r\n":
-                end += 1
-            yield ("text", rtf[i:end])
-            i = end
-
-
-def unicode_char(param: int | None, high: int) -> tuple[str, int]:
-    """A ``\\uN``'s text and the high surrogate left waiting (0 when none): a character beyond the
-    BMP (an emoji) is written as two ``\\uN``, its UTF-16 surrogates, which make one character here."""
-    code = (param or 0) + (65536 if (param or 0) < 0 else 0)
-    lost = "\ufffd" if high else ""  # (a first half with no second)
-    if 0xD800 <= code < 0xDC00:
-        return lost, code
-    if 0xDC00 <= code < 0xE000:
-        return (chr(0x10000 + ((high - 0xD800) << 10) + code - 0xDC00) if high else "\ufffd"), 0
-    return lost + (chr(code) if 0 < code < 0x110000 else "\ufffd"), 0
-
-
-def recode(text: str, codepage: str) -> str:
-    """Text of an RTF file read as Latin-1 bytes, as the document's code page reads those bytes (an
-    editor may write 8-bit characters raw, not as ``\\'xx``)."""
-    try:
-        return text.encode("latin-1").decode(codepage, errors="replace")
-    except LookupError:  # an unknown code page
-        return text.encode("latin-1").decode("cp1252", errors="replace")
-
-
 class _Reader:
     """The one pass over the tokens: group states on a stack, the paragraphs and table rows read."""
 
@@ -142,6 +75,8 @@ class _Reader:
         self.instruction: list[str] = []
         self.url: str | None = None
         self.pending_skip = 0  # characters after a \uN that stand in for it
+        self.bytes = bytearray()  # \'xx bytes not yet decoded
+        self.font_codecs: dict[int, str] = {}  # font number -> the code page of its \fcharset (CJK, Cyrillic ...)
         self.high_surrogate = 0  # a \uN's first half of a character beyond the BMP (an emoji), waiting for the second
         self.star = False
         self.para = _Paragraph()
@@ -215,6 +150,8 @@ class _Reader:
         elif st["dest"] == "fonttbl":
             if name == "f":
                 self.font_id = param or 0
+            elif name == "fcharset" and param in CHARSETS:
+                self.font_codecs[self.font_id] = CHARSETS[param]
             elif name == "fmodern":
                 self.font_modern = True
         elif name == "fonttbl":
@@ -272,14 +209,20 @@ class _Reader:
         self.text(char)
         self.pending_skip = self.state["uc"]
 
+    def codec(self) -> str:
+        """The code page of the text being read: its font's character set, else the document's."""
+        return self.font_codecs.get(self.state["f"]) or self.codepage
+
     def byte(self, value: int) -> None:
         if self.pending_skip:
             self.pending_skip -= 1
             return
-        try:
-            self.text(bytes([value]).decode(self.codepage, errors="replace"))
-        except LookupError:  # an unknown code page
-            self.text(bytes([value]).decode("cp1252", errors="replace"))
+        self.bytes.append(value)  # (decoded with the bytes after it: a double-byte code page's character is two)
+
+    def flush_bytes(self) -> None:
+        if self.bytes:
+            data, self.bytes = bytes(self.bytes), bytearray()
+            self.text(recode(data.decode("latin-1"), self.codec()))
 
 
 def _plain(para: _Paragraph) -> str:
@@ -370,6 +313,8 @@ def rtf_markdown(source: bytes | str) -> str:
     reader = _Reader()
     for token in rtf_tokens(rtf):
         kind = token[0]
+        if kind != "byte":
+            reader.flush_bytes()
         if kind == "{":
             reader.open()
         elif kind == "}":
@@ -379,9 +324,10 @@ def rtf_markdown(source: bytes | str) -> str:
         elif kind == "byte":
             reader.byte(token[1])
         elif isinstance(source, bytes) and not token[1].isascii():  # (8-bit text written raw: in the code page)
-            reader.text(recode(token[1], reader.codepage))
+            reader.text(recode(token[1], reader.codec()))
         else:
             reader.text(token[1])
+    reader.flush_bytes()
     reader.end_paragraph()
     reader.rows_done()
     weights: Counter[int] = Counter()
