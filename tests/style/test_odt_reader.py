@@ -103,6 +103,18 @@ def test_libreoffice_structure_is_read():
                   "| a\\|b | c |\n| --- | --- |\n| 1 one | 2 |")
 
 
+def test_a_paragraph_styles_bold_and_italics_are_its_texts():
+    """Bold or italics set on a paragraph's style (odfpy's parastyles.odt; LibreOffice's direct
+    formatting of a whole paragraph) show on its text; a heading's bold is its look, not emphasis."""
+    automatic = ('<style:style style:name="P1" style:family="paragraph" style:parent-style-name="Standard">'
+                 '<style:text-properties fo:font-weight="bold"/></style:style>'
+                 '<style:style style:name="P2" style:family="paragraph" style:parent-style-name="Standard">'
+                 '<style:text-properties fo:font-style="italic"/></style:style>')
+    body = ('<text:h text:outline-level="2" text:style-name="P1">A heading</text:h><text:p text:style-name="P1">Bold</text:p>'
+            '<text:p text:style-name="P2">Italic</text:p><text:p text:style-name="Standard">Plain</text:p>')
+    assert document_to_markdown(_odt(body, automatic, STYLES))[0] == "## A heading\n\n**Bold**\n\n*Italic*\n\nPlain"
+
+
 def _with_dtd() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as zf:

@@ -131,10 +131,12 @@ def _runs(el: ET.Element, styles: dict[str, _Style], inherited: _Style, link: st
             yield _SPACE.sub(" ", child.tail), inherited.bold, inherited.italic, inherited.mono, link
 
 
-def _paragraph(p: ET.Element, styles: dict[str, _Style]) -> tuple[str, bool]:
-    """The paragraph's Markdown text and whether it is a code line."""
+def _paragraph(p: ET.Element, styles: dict[str, _Style], emphasis: bool = False) -> tuple[str, bool]:
+    """The paragraph's Markdown text and whether it is a code line; ``emphasis``: its style's bold
+    and italics are its text's (a body paragraph's or list item's; a heading's or a table heading's
+    bold is their look, not emphasis)."""
     style = styles.get(p.get(f"{T}style-name", ""), _Style())
-    runs = list(_runs(p, styles, _Style(mono=style.mono)))
+    runs = list(_runs(p, styles, _Style(bold=emphasis and style.bold, italic=emphasis and style.italic, mono=style.mono)))
     code = is_code(style.name, style.mono, runs)
     text = inline_markdown(runs, code)
     return (text if code else text.strip(), code)
@@ -159,7 +161,7 @@ def _blocks(body: ET.Element, styles: dict[str, _Style], kinds: dict[str, dict[i
             children = list(el)
             first = next((k for k, c in enumerate(children) if c.tag in (f"{T}p", f"{T}h")), None)
             if first is not None:  # the item's first paragraph carries the marker; the rest follow it
-                text, _ = _paragraph(children[first], styles)
+                text, _ = _paragraph(children[first], styles, emphasis=True)
                 if text:
                     own = list_style or styles.get(children[first].get(f"{T}style-name", ""), _Style()).list_style
                     numbered = kinds.get(own, {}).get(depth + 1, False)
@@ -172,7 +174,7 @@ def _blocks(body: ET.Element, styles: dict[str, _Style], kinds: dict[str, dict[i
             if text:
                 yield Block("para", f"{'#' * min(int(level) if level.isdigit() else 1, 6)} {' '.join(text.split())}")
         elif tag == f"{T}p":
-            text, code = _paragraph(el, styles)
+            text, code = _paragraph(el, styles, emphasis=True)
             name = styles.get(el.get(f"{T}style-name", ""), _Style()).name
             if code:
                 yield Block("code", text)
