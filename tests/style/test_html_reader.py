@@ -386,3 +386,18 @@ def test_words_list_paragraphs_read_as_list_items():
     long = WORD_HTML.replace("<p class=MsoNormal>Jo<o:p></o:p></p>", "<p class=MsoNormal style='mso-list:l0 level1 lfo1'>"
                              "<span style='mso-list:Ignore'>" + "<i>word</i> " * 20 + "</span></p>")
     assert html_to_markdown(long).count("word") == 20
+
+
+def test_a_table_that_lays_out_a_mail_reads_as_its_blocks_and_a_data_table_as_a_grid():
+    """Newsletters and many mails lay themselves out with tables (SpamScope's test mails read as rows
+    of "| | |"): a table marked role="presentation", one with a table inside a cell, or one column
+    without a header reads as its cells' blocks; a data table stays a grid, and text in a row
+    outside its cells is kept."""
+    layout = ('<table role="presentation"><tr><td><h1>News</h1><p>Hello <b>you</b>.</p></td><td>Side note.</td></tr></table>'
+              '<table><tr><td><table><tr><td>inner a</td><td>inner b</td></tr></table></td></tr><tr><td>Para two.</td></tr></table>'
+              '<table><tr><td>Only column</td></tr><tr><td>Second</td></tr></table>')
+    assert html_to_markdown(layout) == ("# News\n\nHello **you**.\n\nSide note.\n\n| inner a | inner b |\n\nPara two."
+                                        "\n\nOnly column\n\nSecond")
+    data = "<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2 <i>x</i></td></tr></table>"
+    assert html_to_markdown(data) == "| A | B |\n| --- | --- |\n| 1 | 2 *x* |"
+    assert html_to_markdown("<table><tr><td>a</td>stray<td>b</td></tr></table>") == "| a | b | stray |"

@@ -47,10 +47,13 @@ _BLANKS = re.compile(r"\n{3,}")
 class _Frame:
     """An open container: its tag, the text written inside it, and what its closing needs."""
 
-    __slots__ = ("tag", "parts", "number", "header", "cells", "loose", "lang")
+    __slots__ = ("tag", "parts", "number", "header", "cells", "loose", "lang", "rows", "layout")
 
     def __init__(self, tag: str, number: int = 0) -> None:
-        self.tag, self.parts, self.number, self.header, self.cells = tag, [], number, False, 0
+        self.tag, self.parts, self.number, self.header = tag, [], number, False
+        self.cells: list[str] = []  # a row's cells' text, as written inside them
+        self.rows: list[tuple[list[str], bool]] = []  # a table's rows: their cells, whether any is a <th>
+        self.layout = False  # a table that lays a page out (an email's): its cells read as blocks, not a grid
         self.loose = False  # a list item whose text is in paragraphs: a blank line before it, as written
         self.lang = ""  # a <pre>'s code language (``class="language-x"``), written after its fence
 
@@ -90,7 +93,6 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             self.level = 0  # the open Word list paragraph's level (0: none)
             self.marker: list[str] = []  # the text of a Word list paragraph's marker span, while it is open
             self.in_marker = 0  # spans open inside that marker span (0: not in one)
-            self.first_row = True
 
         # -- writing ---------------------------------------------------------------------
         def out(self) -> list[str]:
@@ -132,9 +134,13 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             open_item = self.open_in(*_ITEM_OF.get(tag, ((), ())))
             if open_item:
                 self.close_frame(open_item)
+            frame = _Frame(tag, number)
             if tag == "table":
-                self.first_row = True
-            self.stack.append(_Frame(tag, number))
+                frame.layout = (dict(attrs).get("role") or "").lower() == "presentation"
+                outer = next((f for f in reversed(self.stack) if f.tag == "table"), None)
+                if outer is not None:  # (a table inside a table's cell: the outer one lays out)
+                    outer.layout = True
+            self.stack.append(frame)
             return True
 
         def open_in(self, items: tuple[str, ...], bounds: tuple[str, ...]) -> str | None:
@@ -162,15 +168,20 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif frame.tag in ("td", "th"):
                 row = self.stack[-1] if self.stack and self.stack[-1].tag == "tr" else None
                 if row is not None:
-                    row.cells += 1
+                    row.cells.append(text)
                     row.header |= frame.tag == "th"
-                self.write(" " + " ".join(text.split()) + " |")
+                else:  # (a cell outside a row: its text)
+                    self.write(" " + " ".join(text.split()) + " ")
             elif frame.tag == "tr":
-                line = "\n|" + text
-                if frame.header and self.first_row and frame.cells:
-                    line += "\n|" + " --- |" * frame.cells
-                self.first_row = False
-                self.breaks(line)
+                if text.strip():  # (text in the row outside its cells, as a cell of its own: not lost)
+                    frame.cells.append(text)
+                table = self.stack[-1] if self.stack and self.stack[-1].tag == "table" else None
+                if table is not None:
+                    table.rows.append((frame.cells, frame.header))
+                else:
+                    self.breaks("\n\n" + " ".join(" ".join(c.split()) for c in frame.cells) + "\n\n")
+            elif frame.tag == "table":  # (a line break around it inside a list item, as its Markdown is written)
+                self.breaks(_table_text(frame, text, "\n" if self.stack and self.stack[-1].tag == "li" else "\n\n"))
             elif frame.tag == "li":
                 parent = self.stack[-1] if self.stack and self.stack[-1].tag in ("ul", "ol") else None
                 marker = "- "
@@ -351,6 +362,23 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             return _BLANKS.sub("\n\n", "".join(self.root)).strip()
 
     return _Markdown()
+
+
+def _table_text(table: _Frame, stray: str, around: str) -> str:
+    """A closed table as Markdown: a grid of its rows (a header rule under a first row of ``<th>``),
+    or, for a table that lays a page out (``role="presentation"``, a table inside a cell, or one
+    column and no header: an email's or an old page's layout), its cells' text as blocks.
+    ``stray``: text written in the table outside its rows; ``around``: the breaks before and after it."""
+    rows = table.rows
+    if table.layout or (rows and all(len(cells) <= 1 for cells, _ in rows) and not any(h for _, h in rows)):
+        blocks = [cell.strip("\n ") for cells, _ in rows for cell in cells]
+        return around + "\n\n".join(b for b in [stray.strip("\n "), *blocks] if b) + around
+    lines = [stray.strip("\n")] if stray.strip() else []
+    for i, (cells, header) in enumerate(rows):
+        lines.append("|" + "".join(" " + " ".join(c.split()) + " |" for c in cells))
+        if i == 0 and header and cells:
+            lines.append("|" + " --- |" * len(cells))
+    return around + "\n".join(lines) + around
 
 
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,
