@@ -42,6 +42,10 @@ _QUOTED_HEADER = re.compile(r"(?:\*\*)?(" + "|".join(sorted(map(re.escape, _HEAD
                             + r")[ \u00a0]?:(?:\*\*)? ")
 # a forward's separator (Gmail, Thunderbird, Apple Mail), once its dashes are stripped and lower-cased
 _FORWARD_SEPARATORS = frozenset({"forwarded message", "begin forwarded message:"})
+# what was read, for the warning (the Outlook reader's too)
+MARKDOWN_READ = "with its headings, lists and emphasis read as Markdown"
+HTML_BODY = f"its HTML body was attributed, {MARKDOWN_READ}"
+TEXT_BODY = "its text body was attributed"
 FORWARD_NOTE_WORDS = 20  # a note above a forward ("FYI, see below"): the forwarded text is what is asked about
 
 
@@ -175,12 +179,12 @@ def read_email(source: str) -> tuple[str, str]:
     except (LookupError, ValueError, AssertionError) as e:  # an unknown charset, a broken encoding
         return "", f"an email whose body cannot be decoded ({e})"
     if body.get_content_subtype() == "html":
-        text, part = html_to_markdown(content), "its HTML body was attributed, with its headings, lists and emphasis read as Markdown"
+        text, part = html_to_markdown(content), HTML_BODY
     else:
         params = body.get_params() or []
         flowed = any(k.lower() == "format" and str(v).lower() == "flowed" for k, v in params)
         delsp = any(k.lower() == "delsp" and str(v).lower() == "yes" for k, v in params)
-        text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), "its text body was attributed"
+        text, part = (_flowed(content, delsp) if flowed else content.replace("\r\n", "\n")), TEXT_BODY
     text, part, left_out = sender_text(text, part)
     return text, f"{mailbox}an email: {part} (not its headers{' or attachments' if message.is_multipart() else ''}){left_out}"
 

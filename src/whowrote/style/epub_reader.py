@@ -110,6 +110,6 @@ def epub_markdown(zf: zipfile.ZipFile) -> tuple[str, str]:
         text = html_to_markdown(_decoded(data), book_styles)
         if text:
             parts.append(text)
-    if not any(part.strip() for part in parts):  # (a picture book, a comic: as a scanned PDF is)
+    if not parts:  # (no chapter read to any text: a picture book, a comic, as a scanned PDF is)
         raise DocumentError(f"{_WHAT} with no text to read (its pages are pictures)")
     return "\n\n".join(parts), (f"{missing} of its {len(chapters)} chapters missing from the archive" if missing else "")

@@ -89,7 +89,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             self.roles: set[str] = set()
             self.links: list[tuple[str, list[str], int] | None] = []  # open <a>: href, buffer, where "[" is
             self.marks: dict[str, list[str]] = {}  # per inline tag, the marks of its open elements
-            self.lines: list[int] = []  # per open <p>: where a margin-less (Word) one's text starts, else -1
+            self.lines: list[int] = []  # per open <p> of a Word page: where a margin-less one's text starts, else -1
             self.level = 0  # the open Word list paragraph's level (0: none)
             self.marker: list[str] = []  # the text of a Word list paragraph's marker span, while it is open
             self.in_marker = 0  # spans open inside that marker span (0: not in one)
@@ -163,6 +163,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
 
         def finish(self, frame: _Frame) -> None:
             text = "".join(frame.parts)
+            # a blank line around a list or a table (a line break inside a list item, as its Markdown is written)
+            around = "\n" if self.stack and self.stack[-1].tag == "li" else "\n\n"
             if frame.tag == "pre":
                 self.breaks(f"\n\n```{frame.lang}\n" + text.strip("\n") + "\n```\n\n")
             elif frame.tag in ("td", "th"):
@@ -180,8 +182,8 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                     table.rows.append((frame.cells, frame.header))
                 else:
                     self.breaks("\n\n" + " ".join(" ".join(c.split()) for c in frame.cells) + "\n\n")
-            elif frame.tag == "table":  # (a line break around it inside a list item, as its Markdown is written)
-                self.breaks(_table_text(frame, text, "\n" if self.stack and self.stack[-1].tag == "li" else "\n\n"))
+            elif frame.tag == "table":
+                self.breaks(_table_text(frame, text, around))
             elif frame.tag == "li":
                 parent = self.stack[-1] if self.stack and self.stack[-1].tag in ("ul", "ol") else None
                 marker = "- "
@@ -192,9 +194,7 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif frame.tag == "blockquote":
                 lines = text.strip("\n ").split("\n")
                 self.breaks("\n\n" + "\n".join("> " + line if line else ">" for line in lines) + "\n\n")
-            else:  # ul, ol, table: their items are written; a blank line around the block (a line
-                # break for a list inside a list item, as its Markdown is written)
-                around = "\n" if self.stack and self.stack[-1].tag == "li" else "\n\n"
+            else:  # ul, ol: their items are written
                 self.breaks(around + text.strip("\n") + around)
 
         # -- the parser's events -----------------------------------------------------------
@@ -233,10 +233,11 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             elif tag in _BLOCK or tag in _CONTAINERS:
                 if tag == "p" and self.stack and self.stack[-1].tag == "li":
                     self.stack[-1].loose = True
-                if tag == "p" and word:
-                    self.level = list_level(dict(attrs).get("style") or "")
-                line = tag == "p" and word and (self.level > 0 or line_paragraph(dict(attrs), classes))
-                if tag == "p":
+                line = False
+                if tag == "p" and word:  # (a Word page's paragraphs: a list item or a margin-less one is a line)
+                    attr = dict(attrs)
+                    self.level = list_level(attr.get("style") or "")
+                    line = self.level > 0 or line_paragraph(attr, classes)
                     self.lines.append(len(self.out()) if line else -1)
                 self.breaks("\n" if line else "\n\n")
             elif tag == "br":  # (a second in a row is a blank line, as a browser shows it: a mail's or a web editor's paragraph)

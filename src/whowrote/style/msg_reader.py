@@ -20,9 +20,10 @@ import re
 import struct
 from pathlib import Path
 
-from whowrote.style.email_reader import sender_text
+from whowrote.style.email_reader import HTML_BODY, MARKDOWN_READ, TEXT_BODY, sender_text
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.office_xml import DocumentError
+from whowrote.style.rtf_tokens import in_code_page
 
 MAX_STREAM_BYTES = 32 * 1024 * 1024  # one property's value (a 3,000-word HTML mail is ~200 kB)
 BODY, RTF_COMPRESSED, BODY_HTML = 0x1000, 0x1009, 0x1013
@@ -38,7 +39,6 @@ _OFFICE_FILES = (("WordDocument", "an old-style Word document (.doc): save it as
                  ("Workbook", "an old-style Excel workbook (.xls), not a text"),
                  ("Book", "an old-style Excel workbook (.xls), not a text"),
                  ("PowerPoint Document", "an old-style PowerPoint file (.ppt), not a text"))
-_READ_AS = "with its headings, lists and emphasis read as Markdown"
 
 
 def python_codec(codepage: int) -> str:
@@ -46,13 +46,6 @@ def python_codec(codepage: int) -> str:
     if 28591 <= codepage <= 28605:
         return f"iso8859-{codepage - 28590}"
     return _CODEPAGES.get(codepage, f"cp{codepage}")
-
-
-def _decode(data: bytes, codec: str) -> str:
-    try:
-        return data.decode(codec, errors="replace")
-    except LookupError:  # a code page Python has no codec for
-        return data.decode("cp1252", errors="replace")
 
 
 def _long_properties(ole) -> dict[int, int]:
@@ -80,7 +73,7 @@ def _property(ole, prop: int, codec: str) -> str | bytes | None:
             data = ole.openstream(name).read()
             if kind == "001F":
                 return data.decode("utf-16-le", errors="replace").rstrip("\x00")
-            return _decode(data, codec).rstrip("\x00") if kind == "001E" else data
+            return in_code_page(data, codec).rstrip("\x00") if kind == "001E" else data
     return None
 
 
@@ -90,10 +83,10 @@ def _html(value: str | bytes, codepage: int | None) -> str:
     if isinstance(value, str):
         return value
     if codepage:
-        return _decode(value, python_codec(codepage))
+        return in_code_page(value, python_codec(codepage))
     declared = _CHARSET.search(value[:4096])
     if declared:
-        return _decode(value, declared.group(1).decode("ascii"))
+        return in_code_page(value, declared.group(1).decode("ascii"))
     try:
         return value.decode("utf-8")
     except UnicodeDecodeError:
@@ -110,17 +103,17 @@ def _body(ole) -> tuple[str, str]:
     codec = python_codec(longs.get(MESSAGE_CODEPAGE) or 1252)
     html = _property(ole, BODY_HTML, codec)
     if html and (text := html_to_markdown(_html(html, longs.get(INTERNET_CODEPAGE)))).strip():
-        return text, f"its HTML body was attributed, {_READ_AS}"
+        return text, HTML_BODY
     packed = _property(ole, RTF_COMPRESSED, codec)
     rtf = decompress_rtf(packed) if isinstance(packed, bytes) and packed else b""
     if is_encapsulated_html(rtf) and (text := html_to_markdown(encapsulated_html(rtf))).strip():
-        return text, f"its HTML body was attributed, {_READ_AS}"
+        return text, HTML_BODY
     # (an RTF made from the plain text, \fromtext, adds nothing to it)
     if rtf and not is_encapsulated_html(rtf) and b"\\fromtext" not in rtf[:2048] and (text := rtf_markdown(rtf)).strip():
-        return text, f"its rich-text body was attributed, {_READ_AS}"
+        return text, f"its rich-text body was attributed, {MARKDOWN_READ}"
     plain = _property(ole, BODY, codec)
     if isinstance(plain, str) and plain.strip():
-        return plain.replace("\r\n", "\n"), "its text body was attributed"
+        return plain.replace("\r\n", "\n"), TEXT_BODY
     raise DocumentError("an Outlook message with no text body")
 
 

@@ -16,7 +16,15 @@ from __future__ import annotations
 import struct
 
 from whowrote.style.office_xml import DocumentError
-from whowrote.style.rtf_tokens import MAX_DEPTH, SKIP_DESTINATIONS, SYMBOLS, recode, rtf_tokens, unicode_char
+from whowrote.style.rtf_tokens import (
+    MAX_DEPTH,
+    SKIP_DESTINATIONS,
+    SYMBOLS,
+    in_code_page,
+    recode,
+    rtf_tokens,
+    unicode_char,
+)
 
 # [MS-OXRTFCP] 2.1.2.1: the dictionary's first 207 bytes (the rest is zeros)
 PRESET = (b"{\\rtf1\\ansi\\mac\\deff0\\deftab720{\\fonttbl;}{\\f0\\fnil \\froman \\fswiss \\fmodern \\fscript \\fdecor "
@@ -92,10 +100,7 @@ def encapsulated_html(rtf: bytes) -> str:
 
     def flush() -> None:
         if pending:
-            try:
-                out.append(pending.decode(codepage, errors="replace"))
-            except LookupError:  # an unknown code page
-                out.append(pending.decode("cp1252", errors="replace"))
+            out.append(in_code_page(bytes(pending), codepage))
             pending.clear()
 
     for token in rtf_tokens(rtf.decode("latin-1")):

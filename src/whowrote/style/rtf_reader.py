@@ -37,6 +37,7 @@ from whowrote.style.rtf_tokens import (
     MAX_DEPTH,
     SKIP_DESTINATIONS,
     SYMBOLS,
+    in_code_page,
     recode,
     rtf_tokens,
     unicode_char,
@@ -222,7 +223,7 @@ class _Reader:
     def flush_bytes(self) -> None:
         if self.bytes:
             data, self.bytes = bytes(self.bytes), bytearray()
-            self.text(recode(data.decode("latin-1"), self.codec()))
+            self.text(in_code_page(data, self.codec()))
 
 
 def _plain(para: _Paragraph) -> str:

@@ -1,7 +1,7 @@
 """RTF's lexical layer, shared by the RTF reader (:mod:`whowrote.style.rtf_reader`) and Outlook's RTF
 bodies (:mod:`whowrote.style.rtf_html`): the tokens of one linear pass (:func:`rtf_tokens`), a
 ``\\uN``'s character (:func:`unicode_char`, surrogate pairs joined), 8-bit text in a code page
-(:func:`recode`, :data:`CHARSETS` for a font's ``\\fcharset``), the destinations that are not the
+(:func:`in_code_page`, :func:`recode`, :data:`CHARSETS` for a font's ``\\fcharset``), the destinations that are not the
 body and the symbols that stand for characters.
 """
 
@@ -81,10 +81,16 @@ def unicode_char(param: int | None, high: int) -> tuple[str, int]:
     return lost + (chr(code) if 0 < code < 0x110000 else "\ufffd"), 0
 
 
+def in_code_page(data: bytes, codepage: str) -> str:
+    """``data`` decoded in ``codepage`` (a byte it does not map: U+FFFD; a code page Python has no
+    codec for: Windows-1252, the usual default)."""
+    try:
+        return data.decode(codepage, errors="replace")
+    except LookupError:
+        return data.decode("cp1252", errors="replace")
+
+
 def recode(text: str, codepage: str) -> str:
     """Text of an RTF file read as Latin-1 bytes, as the document's code page reads those bytes (an
     editor may write 8-bit characters raw, not as ``\\'xx``)."""
-    try:
-        return text.encode("latin-1").decode(codepage, errors="replace")
-    except LookupError:  # an unknown code page
-        return text.encode("latin-1").decode("cp1252", errors="replace")
+    return in_code_page(text.encode("latin-1"), codepage)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from whowrote.formats import not_text
+from whowrote.formats import is_rtf, not_text
 from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
 from whowrote.style.line_wrap import unwrap
@@ -143,7 +143,7 @@ def inspect_text(text: str) -> TextCheck:
     force = False
     if text.find("\x00", 0, 10000) >= 0:  # (find with bounds: no copy of the head)
         return TextCheck("", 0, ["binary data, not text: no attribution"], True, True)
-    if text[:64].lstrip().startswith("{\\rtf"):  # an RTF document's source pasted or posted: read as a .rtf file is
+    if is_rtf(text[:64].encode("utf-8", "surrogatepass")):  # an RTF document's source pasted or posted: read as a .rtf file is
         from whowrote.style.rtf_reader import rtf_markdown  # (here: predict's start-up loads no RTF reader)
 
         text = rtf_markdown(text)  # (its Markdown is then held to MAX_CHARS like any text)
