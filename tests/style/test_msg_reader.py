@@ -185,7 +185,7 @@ def test_the_page_reads_a_dropped_msg():
     assert bad.status_code == 422 and bad.json()["error"] == "an Outlook message with no text body"
 
 
-def test_the_readme_of_the_writer_is_true():
+def test_the_writers_files_read_back_with_olefile():
     """The test writer's files read back with olefile (the library whowrote reads them with) with
     no defect raised, streams under and over the mini-stream cutoff alike."""
     import io

@@ -3,8 +3,8 @@ decoding of a file's bytes into text (:func:`decode`), shared by the file and ta
 
 Bytes are UTF-8 (one BOM dropped) or UTF-16 with a BOM; a document or image format is refused by
 name, binary data as binary; a few undecodable bytes are replaced with a warning. A Word document,
-an OpenDocument text, a PDF, an EPUB or an RTF document (a file or stdin, never a table's bytes) is
-read as Markdown by :func:`read_document`.
+an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (a file or stdin, never a
+table's bytes) is read as Markdown by :func:`read_document`.
 """
 
 from __future__ import annotations
