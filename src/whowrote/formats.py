@@ -17,7 +17,7 @@ TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 # PDFs, EPUB e-books, RTF documents and saved emails, whose visible text is attributed as the Markdown
 # it displays (whowrote.style.html_reader, whowrote.style.documents, whowrote.style.email_reader, with
 # a warning). Corpus folders stay texts only.
-FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".rtf", ".eml", ".msg")
+FOLDER_SUFFIXES: tuple[str, ...] = (*TEXT_SUFFIXES, ".html", ".htm", ".docx", ".odt", ".pdf", ".epub", ".rtf", ".eml", ".msg", ".doc")
 TABLE_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet", ".pq")
 PARQUET_SUFFIXES: tuple[str, ...] = (".parquet", ".pq")
 
@@ -82,7 +82,7 @@ def is_binary(head: bytes) -> bool:
 ZIP_MAGIC = b"PK\x03\x04"  # a .docx, .odt or .epub (read by whowrote predict), a spreadsheet ...
 PDF_MAGIC = b"%PDF-"
 RTF_MAGIC = b"{\\rtf"
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a Compound File: an Outlook .msg (read by whowrote predict), an old .doc ...
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a Compound File: an Outlook .msg, a Word 97-2003 .doc (both read by whowrote predict), an .xls ...
 
 # Files people keep their writing in that are not text: named by their first bytes, so a PDF, ZIP or
 # RTF (all ASCII) that reaches the text decoder (a table's cell; a file or stdin is read as a document
@@ -92,6 +92,7 @@ DOCUMENT_MAGIC: tuple[tuple[bytes, str], ...] = (
     (ZIP_MAGIC, "a ZIP archive (a .docx, .odt or .epub is one)"),
     (OLE_MAGIC, "an Office compound file (an Outlook .msg, an old .doc)"),
     (RTF_MAGIC, "an RTF document"),
+    (b"\xdb\xa5\x2d\x00", "a Word 2.0 document (.doc)"),
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
     (b"GIF87a", "a GIF image"),
@@ -102,7 +103,7 @@ SAVE_AS_TEXT = "save or export it as plain text, Markdown, HTML, .docx, .odt or 
 
 def is_document(head: bytes) -> bool:
     """Bytes that ``whowrote predict`` reads as a document (:mod:`whowrote.style.documents`): a ZIP
-    archive (a .docx, .odt or .epub), a PDF, an RTF document or a Compound File (an Outlook .msg)."""
+    archive (a .docx, .odt or .epub), a PDF, an RTF document or a Compound File (an Outlook .msg, a .doc)."""
     return head.startswith((ZIP_MAGIC, PDF_MAGIC, OLE_MAGIC)) or is_rtf(head)
 
 

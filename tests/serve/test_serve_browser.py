@@ -234,10 +234,12 @@ def test_opened_word_document_is_read_as_its_markdown(server, browser, tmp_path)
 @pytest.mark.parametrize(("name", "opening"), [("chromium-156-two-pages.pdf", "# Notes from a long walk"),
                                                ("pandoc-3.9-two-chapters.epub", "# Two chapters"),
                                                ("pandoc-3.9.rtf", "# A title"),
-                                               ("written-outlook-html.msg", "## Café notes")])
+                                               ("written-outlook-html.msg", "## Café notes"),
+                                               ("written-word97.doc", "# A heading")])
 def test_opened_document_is_read_as_its_markdown(server, browser, name, opening):
-    """A .pdf (Chromium's own print of a Markdown page), an .epub or an .rtf (pandoc's) or an
-    Outlook .msg (written by whowrote.style.msg_writer; all in tests/fixtures/documents) opened
+    """A .pdf (Chromium's own print of a Markdown page), an .epub or an .rtf (pandoc's), an
+    Outlook .msg or a Word 97-2003 .doc (written by whowrote.style.msg_writer and doc_writer; all in
+    tests/fixtures/documents) opened
     on the page goes through /v1/read-document: the textarea holds what `whowrote predict` reads,
     and the page attributes it."""
     from selenium.webdriver.common.by import By

@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 from whowrote.cli import app
 from whowrote.style import msg_reader
 from whowrote.style.documents import document_to_markdown
-from whowrote.style.msg_reader import msg_markdown
 from whowrote.style.msg_writer import compound_file, compress_rtf, encapsulate_html, outlook_message
 from whowrote.style.office_xml import DocumentError
 from whowrote.style.rtf_html import decompress_rtf, encapsulated_html
@@ -77,7 +76,7 @@ def test_an_html_mail_kept_as_encapsulated_rtf_reads_as_its_html():
     are left out; the code page's \\'e9 and a \\u character with its fallback read as one letter."""
     html = encapsulated_html(HTML_RTF.encode())
     assert "Caf\u00e9 notes</h2>" in html and "\\" not in html and "Arial" not in html and "cid:logo" not in html
-    text, warning = msg_markdown(message(rtf=HTML_RTF.encode(), plain="Cafe notes\r\n\r\nDear Sam ..."))
+    text, warning = document_to_markdown(message(rtf=HTML_RTF.encode(), plain="Cafe notes\r\n\r\nDear Sam ..."))
     assert text == HTML_MARKDOWN
     assert warning == ("an Outlook message: its HTML body was attributed, with its headings, lists and emphasis "
                        "read as Markdown (not its headers or attachments)")
@@ -88,7 +87,7 @@ def test_html_encapsulated_by_the_writer_reads_back_exactly():
     back: tags, escapes, a character beyond the BMP; a line break in the source as CRLF."""
     page = '<div dir="ltr"><h2>Café 😀</h2><p>a {b} \\ c<br>d</p>\n<ul><li>x</li></ul></div>'
     assert encapsulated_html(encapsulate_html(page)) == page.replace("\n", "\r\n")
-    assert msg_markdown(outlook_message(html=page))[0] == "## Café 😀\n\na {b} \\ c\nd\n\n- x"
+    assert document_to_markdown(outlook_message(html=page))[0] == "## Café 😀\n\na {b} \\ c\nd\n\n- x"
 
 
 def test_the_html_body_property_is_read_first_in_its_code_page_and_a_reply_keeps_only_the_new_text():
@@ -97,31 +96,31 @@ def test_the_html_body_property_is_read_first_in_its_code_page_and_a_reply_keeps
              "</body></html>")
     raw = message(html=reply.encode("utf-8"), rtf=b"{\\rtf1\\ansi\\fromhtml1 {\\*\\htmltag <p>}other}", plain="other",
                   longs={msg_reader.INTERNET_CODEPAGE: 65001})
-    text, warning = msg_markdown(raw)
+    text, warning = document_to_markdown(raw)
     assert text == "Thanks – I’ll send the *final* draft today."
     assert warning.endswith("(not its headers or attachments); the quoted message below it left out")
     latin = "<p>Caf\xe9 cr\xe8me</p>".encode("cp1252")
-    assert msg_markdown(message(html=latin))[0] == "Café crème"  # (no code page: UTF-8 fails, Windows-1252)
-    assert msg_markdown(message(html=b'<meta charset="koi8-r"><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>'))[0] == "Привет"
+    assert document_to_markdown(message(html=latin))[0] == "Café crème"  # (no code page: UTF-8 fails, Windows-1252)
+    assert document_to_markdown(message(html=b'<meta charset="koi8-r"><p>\xf0\xd2\xc9\xd7\xc5\xd4</p>'))[0] == "Привет"
 
 
 def test_rich_text_plain_and_8_bit_bodies():
     rich = b"{\\rtf1\\ansi{\\fonttbl{\\f0 Arial;}}\\f0\\fs24 {\\b Plans} for the week.\\par Then rest.\\par}"
-    text, warning = msg_markdown(message(rtf=rich, plain="Plans for the week.\r\nThen rest."))
+    text, warning = document_to_markdown(message(rtf=rich, plain="Plans for the week.\r\nThen rest."))
     assert (text, warning.split(",")[0]) == ("**Plans** for the week.\n\nThen rest.", "an Outlook message: its rich-text body was attributed")
     from_text = b"{\\rtf1\\ansi\\fromtext \\pard plain mail\\par}"
-    text, warning = msg_markdown(message(rtf=from_text, plain="A plain mail.\r\nIts second line.\r\n\r\n-- \r\nJo"))
+    text, warning = document_to_markdown(message(rtf=from_text, plain="A plain mail.\r\nIts second line.\r\n\r\n-- \r\nJo"))
     assert text == "A plain mail.\nIts second line."
     assert warning == "an Outlook message: its text body was attributed (not its headers or attachments); the signature left out"
     empty_html = b"{\\rtf1\\ansi\\fromhtml1 {\\*\\htmltag <html><body>}{\\*\\htmltag </body></html>}}"
-    assert msg_markdown(message(rtf=empty_html, plain="The body is here."))[0] == "The body is here."  # (the next body with text)
-    cyrillic = msg_markdown(message(plain8="Привет, мир".encode("cp1251"), longs={msg_reader.MESSAGE_CODEPAGE: 1251}))
+    assert document_to_markdown(message(rtf=empty_html, plain="The body is here."))[0] == "The body is here."  # (the next body with text)
+    cyrillic = document_to_markdown(message(plain8="Привет, мир".encode("cp1251"), longs={msg_reader.MESSAGE_CODEPAGE: 1251}))
     assert cyrillic[0] == "Привет, мир"
 
 
 def test_other_compound_files_and_broken_messages_are_one_line(monkeypatch):
     cases = {
-        compound_file({"WordDocument": b"\x00" * 600, "1Table": b"\x00" * 100}): "an old-style Word document (.doc): save it as .docx",
+        compound_file({"WordDocument": b"\x00" * 600, "1Table": b"\x00" * 100}): "a Compound File whose WordDocument stream is not a Word document's",
         compound_file({"Workbook": b"\x00" * 100}): "an old-style Excel workbook (.xls), not a text",
         compound_file({"Contents": b"x"}): "an Office compound file that is not an Outlook message, Word, Excel or PowerPoint file",
         message(): "an Outlook message with no text body",
@@ -135,7 +134,7 @@ def test_other_compound_files_and_broken_messages_are_one_line(monkeypatch):
         assert "\n" not in str(e.value)
     monkeypatch.setattr(msg_reader, "MAX_STREAM_BYTES", 100)
     with pytest.raises(DocumentError, match="a body over"):
-        msg_markdown(message(plain="a long body " * 20))
+        document_to_markdown(message(plain="a long body " * 20))
 
 
 def test_hostile_rtf_bodies_stay_linear_and_capped():
@@ -150,13 +149,13 @@ def test_predict_reads_a_msg_file_a_folder_and_stdin_and_the_page_reads_one(tmp_
     raw = message(rtf=HTML_RTF.encode())
     (tmp_path / "notes.msg").write_bytes(raw)
     (tmp_path / "notes.md").write_text(HTML_MARKDOWN)
-    (tmp_path / "old.msg").write_bytes(compound_file({"WordDocument": b"\x00" * 600}))
+    (tmp_path / "old.msg").write_bytes(compound_file({"Workbook": b"\x00" * 600}))
     result = runner.invoke(app, ["predict", str(tmp_path), "--jsonl"])
     rows = [json.loads(x) for x in result.stdout.splitlines()]
     assert [Path(r["path"]).name for r in rows] == ["notes.md", "notes.msg", "old.msg"]
     assert rows[0]["probabilities"] == rows[1]["probabilities"]
     assert rows[1]["warnings"][0].startswith("an Outlook message: its HTML body was attributed")
-    assert "an old-style Word document (.doc): save it as .docx" in rows[2]["error"]
+    assert "an old-style Excel workbook (.xls), not a text" in rows[2]["error"]
     assert result.exit_code == 3  # (some inputs could not be read)
     alone = runner.invoke(app, ["predict", str(tmp_path / "old.msg")])
     assert alone.exit_code != 0 and "Traceback" not in alone.output

@@ -1,4 +1,4 @@
-"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, ``-``, web addresses.
+"""The arguments of ``whowrote predict`` as files: folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg/.doc), globs, ``-``, web addresses.
 
 :func:`expand` turns each argument into the files it names, in order (folders and globs
 sorted), ``-`` into :data:`STDIN`, an ``http(s)://`` address into a :class:`Url`, and an argument
@@ -47,7 +47,7 @@ def warn(message: str) -> None:
 
 
 class TextFile(str):
-    """The path of a text file found in a folder (.md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg, a regular file): read as a text, never as a table."""
+    """The path of a text file found in a folder (.md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg/.doc, a regular file): read as a text, never as a table."""
 
 
 def _folder_files(top: str, warn: Callable[[str], None]) -> Iterator[TextFile]:
@@ -89,7 +89,7 @@ def _entry_is_regular(entry: os.DirEntry, path: str) -> bool:
 
 
 def expand(paths: Sequence[str], warn: Callable[[str], None] = warn) -> Iterator[Path | TextFile | Missing | Url | str]:
-    """Arguments -> files (folders recurse into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg; globs expand); ``-`` stays :data:`STDIN`;
+    """Arguments -> files (folders recurse into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg/.doc; globs expand); ``-`` stays :data:`STDIN`;
     an argument that names no file is a :class:`Missing`.
 
     Inside folders and globs only regular files are taken (a FIFO named ``*.md`` is skipped with

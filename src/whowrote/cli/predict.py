@@ -54,7 +54,7 @@ def _labels(value: str) -> tuple[str, ...]:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="whowrote predict", description=HELP)
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="Files, folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg), globs, '-' for stdin, http(s):// addresses, "
+                   help="Files, folders (recursing into .md/.txt/.html/.docx/.odt/.pdf/.epub/.rtf/.eml/.msg/.doc), globs, '-' for stdin, http(s):// addresses, "
                         "or .jsonl/.csv/.tsv/.json/.parquet tables (one text per row), or a .mbox mailbox (one result per message).")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", dest="json_out", action="store_true", help="One JSON array of results.")
@@ -119,7 +119,7 @@ def _held_back(items: Iterable) -> Iterator:
         yield it
     if not other:
         if not held:
-            raise WhowroteError("no input texts found (folders are searched for .md, .markdown, .txt, .html, .htm, .docx, .odt, .pdf, .epub, .rtf, .eml and .msg files)")
+            raise WhowroteError("no input texts found (folders are searched for .md, .markdown, .txt, .html, .htm, .docx, .odt, .pdf, .epub, .rtf, .eml, .msg and .doc files)")
         raise WhowroteError("; ".join(f"{it.path}: {it.error}" for it in held))
 
 

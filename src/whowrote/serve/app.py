@@ -139,13 +139,13 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
               responses=ERROR_RESPONSES, openapi_extra={"requestBody": {"required": True, "content": {
                   kind: {"schema": {"type": "string", "format": "binary"}} for kind in (DOCX_TYPE, ODT_TYPE, PDF_TYPE, EPUB_TYPE, RTF_TYPE, MSG_TYPE)}}})
     async def read_document(request: Request) -> dict[str, str]:
-        """The body is a .docx, .odt, .pdf, .epub, .rtf or .msg file's bytes; the answer is its text as ``whowrote predict``
+        """The body is a .docx, .doc, .odt, .pdf, .epub, .rtf or .msg file's bytes; the answer is its text as ``whowrote predict``
         reads the file (headings, lists, emphasis, tables, code and links as Markdown). The page
         sends a dropped or opened document through this. Bounded by the body limit and the
         reader's caps."""
         raw = await request.body()
         if not is_document(raw):
-            raise ApiError(422, "the body is not a Word, OpenDocument, PDF, EPUB or RTF document or an Outlook message (.docx, .odt, .pdf, .epub, .rtf, .msg): send the file's bytes")
+            raise ApiError(422, "the body is not a Word, OpenDocument, PDF, EPUB or RTF document or an Outlook message (.docx, .doc, .odt, .pdf, .epub, .rtf, .msg): send the file's bytes")
         try:
             text, _ = await run_in_threadpool(document_to_markdown, raw)
         except DocumentError as e:

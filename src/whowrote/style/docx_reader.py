@@ -16,7 +16,6 @@ linear in the parts' size.
 
 from __future__ import annotations
 
-import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +23,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from whowrote.style.office_xml import (
+    WORD_HEADING,
+    WORD_LIST_DEPTH,
     Block,
     DocumentError,
     Run,
@@ -32,6 +33,7 @@ from whowrote.style.office_xml import (
     inline_markdown,
     is_code,
     is_mono,
+    is_word_quote,
     join_blocks,
     open_zip,
     read_part,
@@ -43,8 +45,6 @@ _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallba
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 DOCUMENT = "word/document.xml"
 WORD = "a Word document"  # how reasons name it
-_HEADING_NAME = re.compile(r"heading ([1-9])")
-_LIST_DEPTH = re.compile(r"list (?:bullet|number|continue|paragraph) ([2-9])")
 _OFF = ("0", "false", "off", "none")
 
 
@@ -90,7 +90,7 @@ def _styles(root: ET.Element | None) -> dict[str, _Style]:
         ppr, rpr = st.find(f"{W}pPr"), st.find(f"{W}rPr")
         name = _val(st, "name").lower()
         props: dict[str, object] = {"name": name}
-        named = _HEADING_NAME.fullmatch(name)
+        named = WORD_HEADING.fullmatch(name)
         level = int(named.group(1)) if named else 1 if name == "title" else _outline(ppr)
         if level:
             props["heading"] = level
@@ -199,7 +199,7 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
     levels = numbering.get(num[0]) if num else None
     if num and levels is not None and num[0] != "0":
         depth = num[1]
-        named = _LIST_DEPTH.fullmatch(style.name)
+        named = WORD_LIST_DEPTH.fullmatch(style.name)
         if named and depth == 0:
             depth = int(named.group(1)) - 1
         fmt = levels.get(num[1], "decimal")
@@ -210,7 +210,7 @@ def _paragraph(p: ET.Element, styles: dict[str, _Style], numbering: dict[str, di
         count[num[1] + 1:] = [0] * (8 - num[1])
         marker = "-" if fmt == "bullet" else f"{count[num[1]]}."
         return Block("item", f"{'  ' * depth}{marker} {text}", (depth, fmt == "bullet"))
-    if "quote" in style.name or style.name == "block text":  # Word's Quote / Intense Quote; pandoc's Block Text
+    if is_word_quote(style.name):
         return Block("quote", "> " + text.replace("\n", "\n> "))
     return Block("para", text)
 

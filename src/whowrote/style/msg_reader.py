@@ -10,15 +10,15 @@ taken from the best of three properties: ``PidTagBodyHtml`` (0x1013) as HTML; el
 read as Markdown by :func:`whowrote.style.html_reader.html_to_markdown`; the quoted history, the
 signature and a forward's note are left out as in an ``.eml`` (:func:`email_reader.sender_text`).
 Headers, recipients and attachments are not read. Untrusted files: a stream larger than
-:data:`MAX_STREAM_BYTES` is refused, every failure is one line (:class:`DocumentError`).
+:data:`MAX_STREAM_BYTES` is refused, every failure is one line (:class:`DocumentError`). Which
+kind of Compound File a file is (a message, an old Word document ...) is decided in
+:func:`whowrote.style.documents.compound_file_markdown`.
 """
 
 from __future__ import annotations
 
-import io
 import re
 import struct
-from pathlib import Path
 
 from whowrote.style.email_reader import HTML_BODY, MARKDOWN_READ, TEXT_BODY, sender_text
 from whowrote.style.html_reader import html_to_markdown
@@ -34,13 +34,6 @@ _CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{
 _CODEPAGES = {65001: "utf-8", 20127: "ascii", 1200: "utf-16-le", 50220: "iso2022_jp", 50221: "iso2022_jp",
               50222: "iso2022_jp", 51932: "euc_jp", 51949: "euc_kr", 20866: "koi8_r", 21866: "koi8_u", 936: "gbk",
               54936: "gb18030", 950: "big5", 52936: "hz"}
-# what else a Compound File holds, by a stream its kind always has
-_OFFICE_FILES = (("WordDocument", "an old-style Word document (.doc): save it as .docx (in Word, or soffice --headless --convert-to docx FILE)"),
-                 ("Workbook", "an old-style Excel workbook (.xls), not a text"),
-                 ("Book", "an old-style Excel workbook (.xls), not a text"),
-                 ("PowerPoint Document", "an old-style PowerPoint file (.ppt), not a text"))
-
-
 def python_codec(codepage: int) -> str:
     """A Windows code page number as a Python codec name (``cp1252``, ``utf-8``, ``iso8859-15`` ...)."""
     if 28591 <= codepage <= 28605:
@@ -117,23 +110,10 @@ def _body(ole) -> tuple[str, str]:
     raise DocumentError("an Outlook message with no text body")
 
 
-def msg_markdown(source: bytes | str | Path) -> tuple[str, str]:
-    """An Outlook message (its bytes or its path) as ``(text, warning)``: the sender's own text
-    (module docstring) and what was read, in words; :class:`DocumentError` for a broken message,
-    one without a text body, or another kind of Compound File (an old ``.doc``, ``.xls``, ``.ppt``)."""
-    import olefile  # (loads only for a Compound File)
-
-    what = "an Office compound file (an Outlook .msg, an old .doc)"  # (until its streams say which)
-    try:
-        with olefile.OleFileIO(io.BytesIO(source) if isinstance(source, bytes) else str(source)) as ole:
-            if not any(entry[0].startswith("__substg1.0_") for entry in ole.listdir(streams=True, storages=False)):
-                kind = next((kind for stream, kind in _OFFICE_FILES if ole.exists(stream)), None)
-                raise DocumentError(kind or "an Office compound file that is not an Outlook message, Word, Excel or PowerPoint file")
-            what = "an Outlook message"
-            text, part = _body(ole)
-    except DocumentError:
-        raise
-    except Exception as e:  # noqa: BLE001 - an untrusted file: any parser failure is a reason, not a traceback
-        raise DocumentError(f"{what} that cannot be read ({type(e).__name__}: {str(e)[:120]})") from None
+def message_markdown(ole) -> tuple[str, str]:
+    """An Outlook message in an open Compound File (olefile's) as ``(text, warning)``: the sender's
+    own text (module docstring) and what was read, in words; :class:`DocumentError` for a message
+    without a text body."""
+    text, part = _body(ole)
     text, part, left_out = sender_text(text, part)
     return text, f"an Outlook message: {part} (not its headers or attachments){left_out}"

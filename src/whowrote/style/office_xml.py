@@ -15,6 +15,7 @@ reason is one line (:class:`DocumentError`). Standard library only (``zipfile``,
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,11 @@ from xml.etree import ElementTree as ET
 MAX_PART_BYTES = 32 * 1024 * 1024  # one XML part, inflated (a 3,000-word document is ~0.3 MB)
 MAX_STYLE_CHAIN = 16  # parent-style links followed (a loop in a broken file ends here)
 MONO_FONTS = ("courier", "consolas", "menlo", "monaco", "mono", "lucida console", "source code")
+
+# Word's built-in style names (.docx and .doc alike): "heading 2"; "List Bullet 2", its own list's
+# first level shown one level in
+WORD_HEADING = re.compile(r"heading ([1-9])")
+WORD_LIST_DEPTH = re.compile(r"list (?:bullet|number|continue|paragraph) ([2-9])")
 
 # (text, bold, italic, monospaced, link URL or None): one run of a paragraph's text
 Run = tuple[str, bool, bool, bool, str | None]
@@ -179,6 +185,11 @@ def is_code(style_name: str, style_mono: bool, runs: list[Run]) -> bool:
     visible = [r for r in runs if r[0].strip()]
     return bool(visible) and (style_mono or "code" in style_name or "preformatted" in style_name
                               or all(r[3] for r in visible))
+
+
+def is_word_quote(style_name: str) -> bool:
+    """A Word paragraph style that sets a quote: Quote, Intense Quote; pandoc's Block Text."""
+    return "quote" in style_name or style_name == "block text"
 
 
 def _row(cells: list[str]) -> str:

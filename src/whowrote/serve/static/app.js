@@ -1,6 +1,6 @@
 // whowrote page: paste or drop a text, POST /v1/predict, draw bars, legend and marked text.
 // Formatted text pasted from a web page is read as Markdown first (POST /v1/read-html), a dropped
-// .docx, .odt, .pdf, .epub, .rtf or .msg too (POST /v1/read-document).
+// .docx, .doc, .odt, .pdf, .epub, .rtf or .msg too (POST /v1/read-document).
 // User text is only ever put into the page as text nodes (never parsed as HTML).
 "use strict";
 
@@ -226,11 +226,11 @@ async function readDocument(file) {
 function readFile(file) {
   if (!file) return;
   // .json: one chat log (a list of turns or a "messages" record), read by its assistant turns.
-  if (!/\.(md|markdown|txt|html?|json|docx|odt|pdf|epub|rtf|eml|msg)$/i.test(file.name) && !/^text\//.test(file.type)) {
-    setStatus(`${file.name}: only .md, .txt, .html, .docx, .odt, .pdf, .epub, .rtf, .eml, .msg and .json (a chat log) files`, true); return;
+  if (!/\.(md|markdown|txt|html?|json|docx?|odt|pdf|epub|rtf|eml|msg)$/i.test(file.name) && !/^text\//.test(file.type)) {
+    setStatus(`${file.name}: only .md, .txt, .html, .docx, .doc, .odt, .pdf, .epub, .rtf, .eml, .msg and .json (a chat log) files`, true); return;
   }
   if (file.size > MAX_FILE_BYTES) { setStatus(`${file.name} is larger than 2 MB`, true); return; }
-  if (/\.(docx|odt|pdf|epub|rtf|msg)$/i.test(file.name)) { readDocument(file); return; }
+  if (/\.(docx?|odt|pdf|epub|rtf|msg)$/i.test(file.name)) { readDocument(file); return; }
   const reader = new FileReader();
   reader.onload = () => { $("text").value = String(reader.result); updateCount(); setStatus(`Loaded ${file.name}`); run(); };
   reader.onerror = () => setStatus(`Could not read ${file.name}`, true);
