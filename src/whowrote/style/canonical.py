@@ -3,11 +3,9 @@
 :func:`canonical` undoes the typography, case and layout edits of :mod:`whowrote.style.edits` exactly
 (``canonical(to_ascii(t)) == canonical(smart_quotes(t)) == canonical(t.lower()) == canonical(crlf(t))``
 up to the quote/dash spelling), so those edits cannot move the verdict; it also drops spaces at the
-ends of lines and zero-width characters (:func:`whowrote.typography.plain_layout`), joins the
+ends of lines and zero-width characters (:func:`whowrote.typography.plain_layout`), and joins the
 lines of a text a tool wrapped at a fixed width (:func:`whowrote.style.line_wrap.unwrap`: the
-``hard_wrap`` edit, undone exactly for most texts), and gives a text with no blank line a blank line
-at each paragraph break (:func:`whowrote.style.line_wrap.paragraph_breaks`: the ``single_newlines``
-edit, undone exactly where the lists were tight; issue 17, session 55). It lives here, apart from the other
+``hard_wrap`` edit, undone exactly for most texts). It lives here, apart from the other
 edits, because ``whowrote predict`` needs it on every text and nothing else of them: their
 regexes are not compiled at its start-up. ``to_ascii`` itself lives in :mod:`whowrote.typography`
 (the task's prompts use it too); ``whowrote.style.edits`` re-exports both functions.
@@ -19,7 +17,7 @@ characters it holds.
 
 from __future__ import annotations
 
-from whowrote.style.line_wrap import paragraph_breaks, unwrap
+from whowrote.style.line_wrap import unwrap
 from whowrote.style.textcheck import utf8_parts
 from whowrote.typography import plain_layout, to_ascii
 
@@ -28,11 +26,10 @@ __all__ = ["canonical", "to_ascii"]
 
 def canonical(text: str) -> str:
     """The form the classifier reads: a tool's line wrapping undone, ASCII typography, lower case,
-    plain layout, paragraph breaks as blank lines (see the module docstring)."""
+    plain layout (see the module docstring)."""
     # unwrapped first: a wrap's widths are the text's own characters' (an em dash is one, "--" two);
     # plain layout last: on the (mostly ASCII) lower-cased text its searches are several times faster
-    # paragraph breaks last: they are read on plain line ends
-    return paragraph_breaks(plain_layout(_lower(to_ascii(unwrap(text)[0]))))
+    return plain_layout(_lower(to_ascii(unwrap(text)[0])))
 
 
 def _lower(text: str) -> str:

@@ -155,38 +155,6 @@ def unwrap(text: str) -> tuple[str, int | None]:
     return "\n".join(" ".join(pieces) for pieces in out), width
 
 
-def paragraph_breaks(text: str) -> str:
-    """A text with line breaks and no blank line (its paragraphs one line break apart, as a word
-    processor's plain-text export or a text field writes them) with a blank line at each break that
-    starts a block: between paragraphs, around a heading, a quote or a code block, before a list's
-    first item and after its last; a list's items (nested ones and indented lines too), a table's
-    rows, a quote's lines and a code block's keep their single breaks. This undoes the
-    ``single_newlines`` edit exactly for a text whose lists were tight. A text with any blank line,
-    or none, is returned as it is; after :func:`~whowrote.typography.plain_layout` (``\\n`` line
-    ends, no spaces at the ends of lines). Linear."""
-    if "\n" not in text or "\n\n" in text:
-        return text
-    lines = text.split("\n")
-    out = [lines[0]]
-    head = lines[0].lstrip(" ")
-    fence = head.startswith(("```", "~~~"))
-    in_list = _ITEM.match(lines[0]) is not None
-    for line in lines[1:]:
-        before, head = head, line.lstrip(" ")
-        marks_fence = head.startswith(("```", "~~~"))
-        if fence:  # inside a code block, its closing fence included
-            out.append(line)
-            fence = not marks_fence
-            continue
-        item = _ITEM.match(line) is not None
-        keep = ((in_list and (item or line.startswith(" "))) or (head.startswith("|") and before.startswith("|"))
-                or (head.startswith(">") and before.startswith(">")))
-        out.append(line if keep else "\n" + line)
-        in_list = item or (in_list and line.startswith(" "))
-        fence = marks_fence
-    return "\n".join(out)
-
-
 def hard_wrap(text: str, width: int = 72) -> str:
     """Every prose line longer than ``width`` broken at the last space that fits, as an email client
     or ``fmt`` does: a list item's continuation indented under its text, a quote's continued with

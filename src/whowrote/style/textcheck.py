@@ -19,12 +19,9 @@ import numpy as np
 from whowrote.formats import is_rtf, not_text
 from whowrote.style.email_reader import looks_like_email, read_email
 from whowrote.style.html_reader import html_to_markdown
-from whowrote.style.line_wrap import paragraph_breaks, unwrap
+from whowrote.style.line_wrap import unwrap
 from whowrote.style.transcript import Conversation, assistant_turns, json_chat_log
-from whowrote.typography import (  # (frontmatter_end re-exported: where the input check reads it)
-    frontmatter_end,
-    plain_layout,
-)
+from whowrote.typography import frontmatter_end  # (re-exported: where the input check reads it)
 
 # [^<>]* (not [^>]*): a '<' ends the attempt, so a run of unclosed "<p <p ..." stays linear. Not <br>
 # (Markdown tables break their cells' lines with it) and not a tag in backticks (`<div>` in prose).
@@ -183,9 +180,6 @@ def inspect_text(text: str) -> TextCheck:
         text = joined
         warnings.append(f"its lines look wrapped at about {width} columns (by a mail client, an editor or a "
                         "converter): read with the wrapped lines joined")
-    if "\n" in text and "\n\n" not in text and (plain := plain_layout(text)) != paragraph_breaks(plain):
-        warnings.append("its paragraphs are one line break apart, with no blank line (a plain-text export): "
-                        "read with a blank line at each paragraph break")
     if not text or text.isspace():  # = not text.strip(), without the copy
         return TextCheck(text, 0, [*warnings, "empty text: no attribution"], True, True)
     raw, nonascii = utf8_parts(text)
