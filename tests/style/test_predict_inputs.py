@@ -62,9 +62,30 @@ def test_cut_inside_a_utf8_character_is_not_an_undecodable_byte(tmp_path, monkey
 
 def test_a_real_bad_byte_before_the_cut_is_still_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(inputs, "MAX_BYTES", 100)
-    (tmp_path / "a.md").write_bytes(b"caf\xe9 " + b"word " * 50)
+    (tmp_path / "a.md").write_bytes("café ".encode() + b"caf\xe9 " + b"word " * 50)  # (UTF-8 with one bad byte)
     (item,) = iter_items([str(tmp_path / "a.md")])
-    assert any("1 undecodable byte" in w for w in item.warnings)
+    assert any("1 undecodable byte" in w for w in item.warnings) and item.text.startswith("café caf\ufffd word")
+    (tmp_path / "a.md").write_bytes(b"caf\xe9 " + b"word " * 50)  # (no UTF-8 character at all: an 8-bit file)
+    (item,) = iter_items([str(tmp_path / "a.md")])
+    assert "not UTF-8: read as Windows-1252 (1 non-ASCII byte(s))" in item.warnings and item.text.startswith("café word")
+
+
+def test_legacy_encodings_read_as_their_text(tmp_path):
+    """A Windows-1252 file (curly quotes and dashes as single bytes) and UTF-16 without a
+    byte-order mark (either order) read as the same text as its UTF-8; a file that mixes UTF-8
+    characters with bad bytes stays UTF-8, its bad bytes replaced."""
+    text = "It\u2019s \u201cdone\u201d \u2014 caf\u00e9, na\u00efve. " * 20
+    for name, data in (("cp1252.md", text.encode("cp1252")), ("le.md", text.encode("utf-16-le")),
+                       ("be.md", text.encode("utf-16-be"))):
+        (tmp_path / name).write_bytes(data)
+        (item,) = iter_items([str(tmp_path / name)])
+        assert item.text == text and item.error is None, name
+    (tmp_path / "mixed.md").write_bytes(text.encode() + b"\x93bad\x94")
+    (item,) = iter_items([str(tmp_path / "mixed.md")])
+    assert item.text == text + "\ufffdbad\ufffd" and item.warnings == ["not valid UTF-8: 2 undecodable byte(s) replaced"]
+    (tmp_path / "nul.bin").write_bytes(bytes(range(256)) * 64)  # (NULs, but not every other byte: binary)
+    (item,) = iter_items([str(tmp_path / "nul.bin")])
+    assert item.error == "binary file, not text"
 
 
 def test_parquet_is_read(tmp_path):
