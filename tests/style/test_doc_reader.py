@@ -114,6 +114,13 @@ def test_an_8_bit_piece_and_a_table_inside_a_cell():
     expected = "# Café – naïve “quotes”\n\n| left | in 1 in 2 |\n| --- | --- |\n\nAfter."
     assert _read(doc, compressed=True) == expected
     assert _read(doc) == expected
+    broken = DocText()  # a row whose end mark is missing (a broken file): its cells are kept, not lost
+    for cell in ("one", "two"):
+        broken.add(cell)
+        broken.end_paragraph(0, outer, "\x07")
+    broken.add("Then text.")
+    broken.end_paragraph()
+    assert _read(broken) == "| one | two |\n| --- | --- |\n\nThen text."
 
 
 def test_properties_over_many_pages():

@@ -166,27 +166,35 @@ class _Document:
         props = dict(binary.sprms(grpprl))
         runs, self.runs = self.runs, []
         depth = _u32(props.get(binary.P_ITAP, b"")) or props.get(binary.P_IN_TABLE, b"\0")[0]
-        if not depth and self.table:
-            yield from table_blocks(self.table, object())
-            self.table = []
-        if depth:
-            text = inline_markdown(runs, False).strip()
-            if depth > 1:  # a table inside a cell: its text is the cell's
-                if text:
-                    self.cell.append(text)
-            elif props.get(binary.P_TTP, b"\0")[0]:
-                if self.row:
-                    self.table.append(self.row)
-                self.row = []
-            elif mark == "\x07":
-                self.row.append(" ".join([*self.cell, text]).strip())
-                self.cell = []
-            elif text:
-                self.cell.append(text)
+        if not depth:
+            yield from self.table_end()
+            if (block := self.block(runs, self.style(istd), props)) is not None:
+                yield block
             return
-        block = self.block(runs, self.style(istd), props)
-        if block is not None:
-            yield block
+        text = inline_markdown(runs, False).strip()
+        if depth > 1:  # a table inside a cell: its text is the cell's
+            if text:
+                self.cell.append(text)
+        elif props.get(binary.P_TTP, b"\0")[0]:
+            if self.row:
+                self.table.append(self.row)
+            self.row = []
+        elif mark == "\x07":
+            self.row.append(" ".join([*self.cell, text]).strip())
+            self.cell = []
+        elif text:
+            self.cell.append(text)
+
+    def table_end(self) -> Iterator[Block]:
+        """The table read so far as Markdown rows; a row or cell left open (a broken file's row end
+        mark missing) is kept, not lost."""
+        if self.cell:
+            self.row.append(" ".join(self.cell))
+        if self.row:
+            self.table.append(self.row)
+        if self.table:
+            yield from table_blocks(self.table, object())
+        self.cell, self.row, self.table = [], [], []
 
     def block(self, runs: list[Run], style: _Style, props: dict[int, bytes]) -> Block | None:
         if not any(r[0].strip() for r in runs):
@@ -250,8 +258,7 @@ def _blocks(doc: _Document, pieces: list[binary.Piece], chars: binary.Runs, leng
             cp = stop
     if doc.runs:
         yield from doc.paragraph_end("\r", -1)
-    if doc.table:
-        yield from table_blocks(doc.table, object())
+    yield from doc.table_end()
 
 
 def _stream(ole, name: str) -> bytes:
