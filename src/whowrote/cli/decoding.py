@@ -4,9 +4,9 @@ decoding of a file's bytes into text (:func:`decode`), shared by the file and ta
 Bytes are UTF-8 (one BOM dropped), UTF-16 (with a BOM, or without one when every other byte is
 NUL), or, when not one of their byte sequences is UTF-8, Windows-1252 (a legacy 8-bit file, with a
 warning); a document or image format is refused by name, binary data as binary; a few undecodable
-bytes are replaced with a warning. A Word document,
-an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (a file or stdin, never a
-table's bytes) is read as Markdown by :func:`read_document`.
+bytes are replaced with a warning. A Word document (.docx or
+.doc), an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (a file or stdin,
+never a table's bytes) is read as Markdown by :func:`read_document`.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _no_utf8_characters(text: str) -> bool:
 
 
 def read_document(source: bytes | Path | str, name: str) -> Item:
-    """A Word document, an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (its bytes, or its
+    """A Word document (.docx or .doc), an OpenDocument text, a PDF, an EPUB, an RTF document or an Outlook message (its bytes, or its
     path when it is over the read cap) as the Markdown its formatting shows (:mod:`whowrote.style.documents`, imported only
     here), with a warning; any other ZIP archive, or a broken, encrypted or image-only document, is
     refused by name."""
