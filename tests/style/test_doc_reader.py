@@ -179,6 +179,12 @@ def test_hostile_documents_stay_bounded():
     t0 = time.perf_counter()
     text = document_to_markdown(compound_file({"WordDocument": bytes(claimed), "1Table": bytes(table)}))[0]
     assert len(text) < 2 * len(word) and time.perf_counter() - t0 < 5
+    loop = bytearray(streams["1Table"])  # a fast-save block whose size is negative as a signed number
+    loop[clx:clx + 3] = b"\x01" + struct.pack("<h", -3)
+    t0 = time.perf_counter()
+    with pytest.raises(DocumentError, match="without a piece table"):
+        document_to_markdown(compound_file({"WordDocument": word, "1Table": bytes(loop)}))
+    assert time.perf_counter() - t0 < 5
     rng = random.Random(0)
     raw = bytearray(markdown_doc(MD))
     t0 = time.perf_counter()

@@ -115,7 +115,7 @@ def pieces(table: bytes, fib: Fib) -> list[Piece]:
     clx = structure(table, fib, CLX)
     at = 0
     while at < len(clx) and clx[at] == 0x01:  # Prc: property modifiers of fast-saved pieces (not read)
-        at += 3 + struct.unpack_from("<h", clx, at + 1)[0]
+        at += 3 + struct.unpack_from("<H", clx, at + 1)[0]  # (unsigned: a broken size still moves on)
     if at >= len(clx) or clx[at] != 0x02:
         raise ValueError("a Word document without a piece table")
     size = struct.unpack_from("<I", clx, at + 1)[0]
