@@ -90,6 +90,7 @@ def test_fields_hidden_and_deleted_runs_and_symbols():
     doc.add("Dose: 15 ")
     doc.add("(", sprm(binary.C_SYMBOL, 0xF06D << 16, 4))  # Symbol's "m": mu
     doc.add("g, picture\x01 and\ttab.")
+    doc.add("(", sprm(binary.C_SYMBOL, 0xD800 << 16, 4))  # (a surrogate code is no character: dropped)
     doc.end_paragraph()
     assert _read(doc) == "Page 3 of the report; see [the site](https://example.org/a b) now.\n\nDose: 15 μg, picture and tab."
 
@@ -179,6 +180,14 @@ def test_hostile_documents_stay_bounded():
     t0 = time.perf_counter()
     text = document_to_markdown(compound_file({"WordDocument": bytes(claimed), "1Table": bytes(table)}))[0]
     assert len(text) < 2 * len(word) and time.perf_counter() - t0 < 5
+    long_code = DocText()  # a field code of 20,000 runs: capped, not copied over and over
+    long_code.add("x\x13")
+    for i in range(20_000):
+        long_code.add("code " * 10, sprm(binary.C_BOLD, i % 2, 1))
+    long_code.add("\x14shown\x15")
+    long_code.end_paragraph()
+    t0 = time.perf_counter()
+    assert document_to_markdown(assemble(long_code))[0] == "xshown" and time.perf_counter() - t0 < 5
     loop = bytearray(streams["1Table"])  # a fast-save block whose size is negative as a signed number
     loop[clx:clx + 3] = b"\x01" + struct.pack("<h", -3)
     t0 = time.perf_counter()

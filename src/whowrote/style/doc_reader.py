@@ -138,13 +138,15 @@ class _Document:
         symbol = None
         if binary.C_SYMBOL in props:
             code = _u16(props[binary.C_SYMBOL][2:])
-            symbol = chr(code) if code < 0xE000 else _SYMBOL_FONT.get(code & 0xFF, "")  # (Symbol's letters: Greek)
+            # a character of its own (not a control or surrogate code), else a symbol font's private-use
+            # code: the Symbol font's letters read as the Greek they show, other symbols dropped
+            symbol = chr(code) if 0x20 <= code < 0xD800 else _SYMBOL_FONT.get(code & 0xFF, "") if code >= 0xE000 else ""
         return _Format(bold, italic, mono, symbol)
 
     def text(self, text: str, fmt: _Format | None) -> None:
         """Characters of a run: into the open field's code, or the paragraph when shown."""
         if self.fields and not self.fields[-1][1]:
-            self.fields[-1][0] += text[:2000 - len(self.fields[-1][0])]
+            self.fields[-1][0] += text[:max(0, 2000 - len(self.fields[-1][0]))]  # (a field code is short: capped)
         elif fmt is not None and (text := text.translate(_DROPPED).translate(_SHOWN)):
             link = next((f[2] for f in reversed(self.fields) if f[2]), None)
             self.runs.append((text if fmt.symbol is None else fmt.symbol, fmt.bold, fmt.italic, fmt.mono, link))
