@@ -49,7 +49,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
             self.end_headers()
-            self.wfile.write(b"word " * (url_inputs.MAX_FETCH_BYTES // 5 + 1000))
+            self.wfile.write(b"word " * (url_inputs.MAX_BYTES // 5 + 1000))
         elif self.path in routes:
             kind, body = routes[self.path]
             self.send_response(200)
@@ -96,7 +96,7 @@ def test_failures_are_one_line_and_the_fetch_is_bounded(server, monkeypatch):
     assert slow.error == "cannot fetch: the server took over 1 s to send the page" and time.perf_counter() - t0 < 3
     monkeypatch.setattr(url_inputs, "TIMEOUT_S", 30.0)
     big = url_inputs.read_url(f"{server}/big")
-    assert len(big.text) == url_inputs.MAX_FETCH_BYTES and big.warnings == ["the page is over 10 MB: only its first 10 MB were read"]
+    assert len(big.text) == url_inputs.MAX_BYTES and big.warnings == ["the page is over 10 MB: only its first 10 MB were read"]
     rows = _predict(f"{server}/gone")
     assert rows[0]["error"].startswith("cannot fetch: the server answered 404")
     result = runner.invoke(app, ["predict", f"{server}/gone"])

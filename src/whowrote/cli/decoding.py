@@ -16,6 +16,7 @@ from pathlib import Path
 
 from whowrote.formats import BINARY_PROBE, UTF16_BOMS, not_text
 
+MAX_BYTES = 10 * 1024 * 1024  # read at most this much of one input: a file, a message, a page (a 50 MB "post" is not a post)
 COPY_AS_TEXT = "copy its text into a .md or .txt file instead"  # a document that cannot be read
 _ASCII = bytes(range(128))
 

@@ -19,14 +19,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from whowrote.cli.decoding import Item, decode, read_document
+from whowrote.cli.decoding import MAX_BYTES, Item, decode, read_document
 from whowrote.cli.mailbox_inputs import MAILBOX_SUFFIXES, read_mailbox
 from whowrote.cli.paths import STDIN, Missing, TextFile, Url, expand
 from whowrote.cli.paths import warn as _warn
 from whowrote.cli.table_inputs import read_table
 from whowrote.formats import TABLE_SUFFIXES, is_document, table_suffix
-
-MAX_BYTES = 10 * 1024 * 1024  # read at most this much of one file (a 50 MB "post" is not a post)
 
 
 def _cut_partial_char(raw: bytes) -> bytes:

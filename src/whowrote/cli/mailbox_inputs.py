@@ -7,7 +7,7 @@ body as its sender wrote it).
 The file is streamed a line at a time (standard library only): a message starts at a ``From ``
 envelope line at the file's start or after a blank line (or one shaped like an envelope, ``From
 addr Mon ...``, anywhere), and ``>From `` lines are unquoted (mboxrd). A message is read up to
-:data:`~whowrote.cli.inputs.MAX_BYTES`, a line up to :data:`MAX_LINE` at a time: memory stays flat
+:data:`~whowrote.cli.decoding.MAX_BYTES`, a line up to :data:`MAX_LINE` at a time: memory stays flat
 however large the mailbox.
 """
 
@@ -18,10 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from whowrote.cli.decoding import Item, decode
+from whowrote.cli.decoding import MAX_BYTES, Item, decode
 
 MAILBOX_SUFFIXES = (".mbox", ".mbx")
-MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # as a file: a message with a large attachment is read for its start
 MAX_LINE = 1 << 20  # bytes read at once (a base64 attachment has short lines; a hostile file may not)
 _ENVELOPE = re.compile(rb"From \S{1,500} +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 _BLANK = (b"\n", b"\r\n")
@@ -29,7 +28,8 @@ _BLANK = (b"\n", b"\r\n")
 
 def _messages(f: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
     """Each message's bytes (its envelope line dropped, ``>From `` unquoted) and whether it was cut
-    at :data:`MAX_MESSAGE_BYTES`; nothing when the file does not open with an envelope line."""
+    at :data:`MAX_BYTES` (a message with a large attachment is read for its start); nothing when
+    the file does not open with an envelope line."""
     parts: list[bytes] = []
     size, cut, started, after_blank = 0, False, False, True
     while line := f.readline(MAX_LINE):
@@ -43,7 +43,7 @@ def _messages(f: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
         after_blank = line in _BLANK
         if line.startswith(b">") and line.lstrip(b">").startswith(b"From "):
             line = line[1:]
-        if size + len(line) <= MAX_MESSAGE_BYTES:
+        if size + len(line) <= MAX_BYTES:
             parts.append(line)
             size += len(line)
         else:
@@ -72,7 +72,7 @@ def read_mailbox(path: Path) -> Iterator[Item]:
                 item = decode(raw, f"{path}:{n}")
                 item.id = _message_id(raw)
                 if cut and item.error is None:
-                    item.warnings.append(f"message over {MAX_MESSAGE_BYTES >> 20} MB: only its first {MAX_MESSAGE_BYTES >> 20} MB were read")
+                    item.warnings.append(f"message over {MAX_BYTES >> 20} MB: only its first {MAX_BYTES >> 20} MB were read")
                 yield item
     except OSError as e:
         yield Item(str(path) if n == 0 else f"{path}:{n + 1}", error=f"cannot read: {e.strerror or e}")

@@ -4,7 +4,7 @@ as the Markdown it shows by the input check (a chat window's page by its assista
 Word, EPUB or RTF document by its reader (:func:`whowrote.cli.decoding.read_document`), plain text
 or Markdown as it is.
 
-Bounded: at most :data:`~whowrote.cli.inputs.MAX_BYTES` of a page are read (a document must come
+Bounded: at most :data:`~whowrote.cli.decoding.MAX_BYTES` of a page are read (a document must come
 whole), and the whole fetch, redirects included, stops after :data:`TIMEOUT_S` seconds, however
 slowly the server sends. Every failure (an HTTP error, no connection, a timeout) is the item's
 one-line error. ``whowrote serve`` does not fetch addresses (a server that fetches what its users
@@ -16,17 +16,16 @@ from __future__ import annotations
 import time
 
 from whowrote import __version__
-from whowrote.cli.decoding import Item, decode, read_document
+from whowrote.cli.decoding import MAX_BYTES, Item, decode, read_document
 from whowrote.formats import is_document
 
 TIMEOUT_S = 30.0  # the whole fetch
-MAX_FETCH_BYTES = 10 * 1024 * 1024  # as a file (whowrote.cli.inputs.MAX_BYTES)
 CHUNK = 64 * 1024
 _ACCEPT = "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.5"
 
 
 def _fetch(url: str) -> tuple[bytes, bool, str | None]:
-    """The body's first :data:`MAX_FETCH_BYTES` (whether there was more) and the charset the
+    """The body's first :data:`MAX_BYTES` (whether there was more) and the charset the
     server named; raises on any failure (:func:`read_url` words it)."""
     from urllib.request import Request, urlopen  # (loaded only for an address: start-up time)
 
@@ -34,7 +33,7 @@ def _fetch(url: str) -> tuple[bytes, bool, str | None]:
     request = Request(url, headers={"User-Agent": f"whowrote/{__version__}", "Accept": _ACCEPT})
     with urlopen(request, timeout=TIMEOUT_S) as response:
         chunks, size = [], 0
-        while size <= MAX_FETCH_BYTES:
+        while size <= MAX_BYTES:
             chunk = response.read1(CHUNK)
             if not chunk:
                 break
@@ -43,7 +42,7 @@ def _fetch(url: str) -> tuple[bytes, bool, str | None]:
             if time.monotonic() - start > TIMEOUT_S:
                 raise TimeoutError(f"the server took over {TIMEOUT_S:.0f} s to send the page")
         body = b"".join(chunks)
-        return body[:MAX_FETCH_BYTES], len(body) > MAX_FETCH_BYTES, response.headers.get_content_charset()
+        return body[:MAX_BYTES], len(body) > MAX_BYTES, response.headers.get_content_charset()
 
 
 def read_url(url: str) -> Item:
@@ -60,7 +59,7 @@ def read_url(url: str) -> Item:
         return Item(url, error=f"cannot fetch: {e}")
     if is_document(raw):
         if more:
-            return Item(url, error=f"cannot fetch: a document over {MAX_FETCH_BYTES >> 20} MB")
+            return Item(url, error=f"cannot fetch: a document over {MAX_BYTES >> 20} MB")
         return read_document(raw, url)
     if charset and charset.lower().replace("-", "") not in ("utf8", "usascii", "ascii"):
         try:
@@ -70,5 +69,5 @@ def read_url(url: str) -> Item:
     else:
         item = decode(raw, url)
     if more and item.error is None:
-        item.warnings.append(f"the page is over {MAX_FETCH_BYTES >> 20} MB: only its first {MAX_FETCH_BYTES >> 20} MB were read")
+        item.warnings.append(f"the page is over {MAX_BYTES >> 20} MB: only its first {MAX_BYTES >> 20} MB were read")
     return item

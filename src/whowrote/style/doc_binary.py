@@ -252,18 +252,18 @@ def list_formats(table: bytes, fib: Fib) -> dict[int, tuple[int, ...]]:
     if len(lst) < 2 or len(lfo) < 4:
         return {}
     count = max(0, min(struct.unpack_from("<h", lst)[0], (len(lst) - 2) // 28))
-    levels, at = table, sum(fib.pairs[PLF_LST])
+    at = sum(fib.pairs[PLF_LST])  # (the levels: in the table stream, right after the PlfLst)
     by_id: dict[int, tuple[int, ...]] = {}
     for i in range(count):
         lsid = struct.unpack_from("<i", lst, 2 + 28 * i)[0]
         simple = lst[2 + 28 * i + 26] & 1
         nfcs = []
         for _ in range(1 if simple else 9):
-            if at + 28 > len(levels):
+            if at + 28 > len(table):
                 break
-            nfcs.append(levels[at + 4])
-            at += 28 + levels[at + 25] + levels[at + 24]  # (its paragraph and character sprms)
-            chars = struct.unpack_from("<H", levels, at)[0] if at + 2 <= len(levels) else 0
+            nfcs.append(table[at + 4])
+            at += 28 + table[at + 25] + table[at + 24]  # (its paragraph and character sprms)
+            chars = struct.unpack_from("<H", table, at)[0] if at + 2 <= len(table) else 0
             at += 2 + 2 * chars  # (its number text)
         by_id[lsid] = tuple(nfcs)
     n = struct.unpack_from("<i", lfo)[0]

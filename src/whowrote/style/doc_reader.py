@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from whowrote.style import doc_binary as binary
 from whowrote.style.office_xml import (
     WORD_HEADING,
+    WORD_HYPERLINK_FIELD,
     WORD_LIST_DEPTH,
     Block,
     DocumentError,
@@ -39,7 +40,6 @@ MAX_STREAM_BYTES = 64 * 1024 * 1024  # WordDocument with its pictures (a 3,000-w
 MAX_TEXT_CHARS = 4_000_000  # the main text read (a 3,000-word text is ~20,000 characters)
 MAX_FIELD_DEPTH = 32  # fields inside fields (a TOC's page numbers are one deep)
 WORD = "a Word 97-2003 document (.doc)"  # how reasons name it
-_HYPERLINK = re.compile(r'\s*HYPERLINK\s+"([^"]{1,2000})"')
 _SPECIAL = re.compile(r"[\x00-\x1f]")
 _DROPPED = dict.fromkeys(map(ord, "\x00\x01\x02\x03\x04\x05\x06\x08\x0e\x0f\x10\x11\x12\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1f"))
 # the Symbol font's letters (its codes 0x41-0x5A, 0x61-0x7A) as the Greek they show
@@ -155,7 +155,7 @@ class _Document:
         if char == "\x13":
             self.fields.append(["", False, None])
         elif char == "\x14" and self.fields:
-            code = _HYPERLINK.match(self.fields[-1][0])
+            code = WORD_HYPERLINK_FIELD.search(self.fields[-1][0])
             self.fields[-1][1:] = [True, code.group(1) if code else None]  # (a bookmark's link, HYPERLINK \\l "name", is none)
         elif char == "\x15" and self.fields:
             self.fields.pop()

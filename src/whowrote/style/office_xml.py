@@ -30,6 +30,8 @@ MONO_FONTS = ("courier", "consolas", "menlo", "monaco", "mono", "lucida console"
 # first level shown one level in
 WORD_HEADING = re.compile(r"heading ([1-9])")
 WORD_LIST_DEPTH = re.compile(r"list (?:bullet|number|continue|paragraph) ([2-9])")
+# a Word hyperlink field's code (a .doc's field, an RTF's \fldinst): its quoted target
+WORD_HYPERLINK_FIELD = re.compile(r'HYPERLINK\s+"([^"]{1,2000})"')
 
 # (text, bold, italic, monospaced, link URL or None): one run of a paragraph's text
 Run = tuple[str, bool, bool, bool, str | None]

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from whowrote.style.office_xml import (
+    WORD_HYPERLINK_FIELD,
     Block,
     DocumentError,
     Run,
@@ -46,7 +47,6 @@ from whowrote.style.rtf_tokens import (
 # a paragraph that opens with a list marker and a tab (pandoc's, and a plain RTF writer's)
 _MARKER = re.compile(r"\s{0,8}([\u2022\u25e6\u25aa\u25cf\u00b7\uf0b7\uf0a7\u2013\-o*]|\d{1,9}[.)])\t")
 _RULE = re.compile(r"[\u2014\u2013_\-*]{3,}")
-_HYPERLINK = re.compile(r'HYPERLINK\s+"([^"]{1,2000})"')
 TWIPS_PER_LEVEL = 360  # a list level's indent (a quarter inch), and a quote's least indent is 2 of them
 
 
@@ -124,7 +124,7 @@ class _Reader:
             return
         closed, self.state = self.state, self.stack.pop()
         if closed["dest"] == "fldinst" and self.state["dest"] != "fldinst":
-            found = _HYPERLINK.search("".join(self.instruction))
+            found = WORD_HYPERLINK_FIELD.search("".join(self.instruction))
             self.url, self.instruction = (found.group(1) if found else None), []
 
     def end_paragraph(self) -> None:
