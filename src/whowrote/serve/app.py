@@ -47,6 +47,7 @@ PDF_TYPE = "application/pdf"
 EPUB_TYPE = "application/epub+zip"
 RTF_TYPE = "application/rtf"
 MSG_TYPE = "application/vnd.ms-outlook"
+DOC_TYPE = "application/msword"
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -137,7 +138,7 @@ def create_app(model: Any = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 
     @app.post("/v1/read-document", response_model=ReadHtmlResult, summary="A Word, OpenDocument, PDF, EPUB or RTF document or an Outlook message read as the Markdown it shows",
               responses=ERROR_RESPONSES, openapi_extra={"requestBody": {"required": True, "content": {
-                  kind: {"schema": {"type": "string", "format": "binary"}} for kind in (DOCX_TYPE, ODT_TYPE, PDF_TYPE, EPUB_TYPE, RTF_TYPE, MSG_TYPE)}}})
+                  kind: {"schema": {"type": "string", "format": "binary"}} for kind in (DOCX_TYPE, DOC_TYPE, ODT_TYPE, PDF_TYPE, EPUB_TYPE, RTF_TYPE, MSG_TYPE)}}})
     async def read_document(request: Request) -> dict[str, str]:
         """The body is a .docx, .doc, .odt, .pdf, .epub, .rtf or .msg file's bytes; the answer is its text as ``whowrote predict``
         reads the file (headings, lists, emphasis, tables, code and links as Markdown). The page
