@@ -246,9 +246,10 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def figure(results: dict, out: Path, held_out_marks: bool = False) -> None:
+def figure(results: dict, out: Path, held_out_marks: bool = False,
+           title: str = "Arena-Hard-Auto answers, per assistant version") -> None:
     """Per assistant version, each contender's 3-way accuracy; versions marked "(unseen)" (not in
-    the corpus's chat genre) or, with ``held_out_marks``, "(held out)" of the bundled model's training."""
+    the corpus) or, with ``held_out_marks``, "(held out)" of the bundled model's training."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -279,15 +280,14 @@ def figure(results: dict, out: Path, held_out_marks: bool = False) -> None:
     ax.invert_yaxis()
     if len(results) > 1:
         ax.legend(fontsize=8)
-    ax.set_title("Arena-Hard-Auto answers, per assistant version"
-                 + (" (half B: prompts never trained on)" if held_out_marks else ""))
+    ax.set_title(title + (" (half B: prompts never trained on)" if held_out_marks else ""))
     for name, res in results.items():
         rel = [b for b in res["reliability"] if b["count"] > 0]
         ax2.plot([b["confidence"] for b in rel], [b["accuracy"] for b in rel], "o-", label=name)
     ax2.plot([0, 1], [0, 1], color="grey", ls=":")
     ax2.set_xlabel("confidence (top probability)")
     ax2.set_ylabel("accuracy (4-way)")
-    ax2.set_title("Reliability, all answers")
+    ax2.set_title("Reliability, all texts")
     ax2.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)

@@ -1,0 +1,155 @@
+"""Trial (issue 17): do stories by the newest assistant versions teach the model those versions, and
+their unseen siblings, at no cost inside the corpus?
+
+``benchmarks/external_stories.py`` (session 56) found that the bundled model does not know the
+assistant versions newer than the corpus: on lechmazur/writing's stories, Claude Opus 5, Opus 5.5
+and Fable 5.1 were called CLAUDE (3-way) 3 times in 75 and "uncertain" fired on 95 % of the newer
+versions' stories. This asks what adding such stories (other prompts) to the bundled data buys.
+Everything below was fixed and committed before the first run:
+
+- Stories: ``stories_wc/<model>/story_wc_<n>.txt`` (``external_stories.read_stories``). Prompts
+  0-24 are ``external_stories.py``'s test set (``--stories-test``) and are never trained on; the
+  training stories are other prompts of the same models (``--stories-train``: 25-54 here).
+- Versions never trained on (``HELD_OUT``): ``claude-opus-5-5-high`` (the newest Claude),
+  ``gemini-3.8-flash-high`` (the newest Gemini) and ``kimi-k3`` (an OTHER version). GPT-6 Astra,
+  the only newer GPT, is trained on.
+- Fits: the bundled recipe (``robustness.fit_recipe``, ``default``, uncalibrated) on the corpus's
+  topic hold-out train part (``topic_holdout_split(seed=0, balance=False)``) plus the bundled
+  Arena-Hard answers (``--arena``, the bundled model's file): ``bundled``; and the same plus the
+  training stories of every version not held out, a seventh genre (``stories``): ``stories``.
+- Tests: S1 the test prompts' stories by the trained versions; S2 by the held-out versions; T3
+  the corpus's topic hold-out val; T3 under the edit suite; LOGO over the five corpus genres (each
+  fit with its own added rows). 95 % intervals of ``stories`` minus ``bundled`` resample whole
+  prompts (S1, S2) or topics (T3, LOGO), 1,000 draws.
+- Rule: the stories join the bundled data only if (a) on S2 the mean 3-way recall (its two
+  assistants) gains >= 5 points with the interval's lower end above 0; (b) on S1 likewise;
+  (c) T3's 4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean over the five
+  genres falls by at most 0.5 points; (e) T3's drop under all edits combined grows by at most 0.5.
+
+``--write-train FILE`` writes the stories the ``stories`` arm adds as a corpus file (its genre
+is the file's stem) for ``whowrote train-probe --corpus`` and stops::
+
+    OMP_NUM_THREADS=2 python benchmarks/story_training.py --stories-test /tmp/lw --stories-train /tmp/lw_train \\
+        --arena runs/arena/arena-hard.jsonl --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
+        --out results/story_training
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from external_stories import read_stories
+from external_training import logo_block, paired_test
+from robustness import Features, corpus_args, drop_intervals, fit_recipe, timed_log
+
+from whowrote.data.corpus import load_corpus
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style.edits import edits
+
+HELD_OUT = frozenset({"claude-opus-5-5-high", "gemini-3.8-flash-high", "kimi-k3"})
+GAIN, SLACK = 0.05, 0.005
+GENRE = "stories"
+KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")
+
+
+def story_rows(folder: Path) -> pd.DataFrame:
+    """The stories as corpus rows: genre ``stories``, the prompt as the topic."""
+    frame = read_stories(folder)
+    return frame.assign(genre=GENRE, topic="story-" + frame.question, id=frame.model + ":" + frame.question,
+                        held_out=frame.model.isin(HELD_OUT))
+
+
+def write_train(folder: Path, out: Path) -> None:
+    rows = story_rows(folder)
+    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "text"]]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    print(f"wrote {len(rows):,} stories ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
+
+
+def story_rule(results: dict) -> dict[str, bool]:
+    t = results["tests"]
+
+    def gained(test: str) -> bool:
+        row = t[test]
+        return (row["stories"]["mean_recall_3way"] - row["bundled"]["mean_recall_3way"] >= GAIN
+                and row["diff_intervals"]["mean_recall_3way"][0] > 0)
+
+    t3 = t["T3 corpus topic hold-out"]
+    logo = results["LOGO"]
+    mean3 = {name: float(np.mean([row[name]["accuracy_3way"] for row in logo.values()])) for name in ("bundled", "stories")}
+    combined = {name: results["T3 edits"][name]["combined"]["diff"] for name in ("bundled", "stories")}
+    return {"(a) S2 gain": gained("S2 test prompts, held-out versions"),
+            "(b) S1 gain": gained("S1 test prompts, trained versions"),
+            "(c) T3 no loss": t3["stories"]["accuracy"] - t3["bundled"]["accuracy"] >= -SLACK,
+            "(d) LOGO no loss": mean3["stories"] - mean3["bundled"] >= -SLACK,
+            "(e) combined drop": combined["stories"] - combined["bundled"] <= 100 * SLACK}  # drops are in points
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-stories")
+    ap.add_argument("--stories-test", type=Path, required=True, help="the test prompts' stories (<model>/story_wc_<n>.txt)")
+    ap.add_argument("--stories-train", type=Path, required=True, help="other prompts' stories, the same layout")
+    ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
+    ap.add_argument("--write-train", type=Path, default=None, help="only write the training stories here and stop")
+    args = ap.parse_args()
+    if args.write_train:
+        return write_train(args.stories_train, args.write_train)
+    log = timed_log()
+    corpus = load_corpus(args.corpus)
+    arena = load_corpus([args.arena])
+    test, train_stories = story_rows(args.stories_test), story_rows(args.stories_train)
+    overlap = set(test.question) & set(train_stories.question)
+    if overlap:
+        raise SystemExit(f"error: prompts in both story folders: {sorted(overlap)[:5]}")
+    table = pd.concat([corpus, arena, test, train_stories], ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    ends = np.cumsum([0, len(corpus), len(arena), len(test), len(train_stories)])
+    corpus_rows, arena_rows, test_rows, train_rows = (table.iloc[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True))
+    feats = Features(table, args.cache, log)
+    split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
+    added = train_rows[~train_rows.held_out.to_numpy(bool)]
+    pair = {"bundled": arena_rows, "stories": pd.concat([arena_rows, added])}
+    log(f"corpus {len(corpus_rows):,}, arena {len(arena_rows):,}, test stories {len(test_rows):,}, "
+        f"training stories added {len(added):,} ({added.model.nunique()} models)")
+    fits = {name: fit_recipe(feats, "default", pd.concat([split["train"], extra]), args.seed)
+            for name, extra in pair.items()}
+    held = test_rows.held_out.to_numpy(bool)
+    tests = {"S1 test prompts, trained versions": test_rows[~held], "S2 test prompts, held-out versions": test_rows[held],
+             "T3 corpus topic hold-out": split["val"]}
+    results: dict = {"held_out": sorted(HELD_OUT), "n_added": len(added), "tests": {}}
+    for tname, frame in tests.items():
+        units = (frame.topic if tname.startswith("S") else topic_keys(frame)).to_numpy()
+        row, P = paired_test(feats, fits, frame, units, KEYS)
+        if tname.startswith("S"):
+            y, models = frame.provider.to_numpy(object), frame.model.to_numpy(object)
+            classes = fits["bundled"].classes_
+            row["per_version"] = {m: {name: {c: int((classes[P[name][models == m].argmax(axis=1)] == c).sum())
+                                             for c in classes} for name in fits} | {"provider": y[models == m][0]}
+                                  for m in sorted(set(models))}
+        results["tests"][tname] = row
+        log(f"{tname} (n {len(frame):,}): " + "; ".join(
+            f"{name} mean 3-way recall {row[name]['mean_recall_3way']:.3f} 4-way {row[name]['accuracy']:.3f}"
+            for name in fits) + f"; diff intervals {row['diff_intervals']}")
+    val = split["val"]
+    y = val.provider.to_numpy(object)
+    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
+    results["T3 edits"] = {name: drop_intervals(m.classes_, {"raw": P[name]} | {e: m.predict_proba(x) for e, x in X.items()},
+                                                y, topic_keys(val).to_numpy(), args.seed) for name, m in fits.items()}
+    log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['bundled'][e]['diff']:.1f} -> "
+                                          f"{results['T3 edits']['stories'][e]['diff']:.1f}" for e in X))
+    results["LOGO"] = logo_block(feats, corpus_rows, pair, args.seed, log)
+    results["rule"] = story_rule(results)
+    results["adopt"] = all(results["rule"].values())
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
