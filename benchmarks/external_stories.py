@@ -29,8 +29,12 @@ Protocol, fixed before the first run:
 ::
 
     git clone https://github.com/lechmazur/writing    # ~950 MB; or copy some stories_wc/<model> folders
-    python benchmarks/external_stories.py --stories writing/stories_wc --out results/external_stories \\
-        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl
+    python benchmarks/external_stories.py --stories writing/stories_wc --prompts 25 --models "$MODELS" \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --edits 400 \\
+        --src /tmp/c64/src --src src --name c64209e --name bundled --out results/external_stories \\
+        --figure docs/figures/external_stories.png
+
+(``MODELS``: the 16 model folders of ``results/external_stories/results.json``'s ``models``.)
 """
 
 from __future__ import annotations
@@ -122,6 +126,9 @@ def main() -> None:
     ap.add_argument("--name", action="append", default=[], help="a label for each --src, in order")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--edits", type=int, default=0, help="stories to score under every edit (0: none)")
+    ap.add_argument("--figure", type=Path, default=None, help="write the figure here (default: in --out)")
+    ap.add_argument("--models", default="", help="only these model folders, comma-separated (default: all)")
+    ap.add_argument("--prompts", type=int, default=0, help="only prompts 0 .. N-1 (default: all)")
     args = ap.parse_args()
     if not args.stories.is_dir():
         sys.exit(f"error: --stories {args.stories}: not a folder")
@@ -137,6 +144,13 @@ def main() -> None:
         print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
 
     frame = read_stories(args.stories)
+    if args.models:
+        frame = frame[frame.model.isin(args.models.split(","))]
+    if args.prompts:
+        frame = frame[frame.question.astype(int) < args.prompts]
+    if frame.empty:
+        sys.exit("error: no stories left after --models / --prompts")
+    frame = frame.reset_index(drop=True)
     seen = {version(str(row.get("model", ""))) for path in args.corpus for _, row in iter_json_rows(path)}
     log(f"{len(frame):,} stories by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
@@ -153,7 +167,7 @@ def main() -> None:
                "results": results, "edits": edited}
     atomic_write(args.out / "results.json", json.dumps(summary, indent=1) + "\n")
     atomic_write(args.out / "table.md", table(results) + "\n")
-    figure(results, args.out / "external_stories.png", title="Short stories (lechmazur/writing), per assistant version")
+    figure(results, args.figure or args.out / "external_stories.png", title="Short stories (lechmazur/writing), per assistant version")
     print(table(results))
     for name, res in results.items():
         print(name, "intervals:", res["intervals"], "newer versions:", res.get("intervals_newer"))
