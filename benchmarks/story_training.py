@@ -26,6 +26,12 @@ Everything below was fixed and committed before the first run:
   (c) T3's 4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean over the five
   genres falls by at most 0.5 points; (e) T3's drop under all edits combined grows by at most 0.5.
 
+``--layout`` (after the rule was decided, not part of it): the two fits only, on S1 and S2 as written,
+with every blank line a single line break (the suite's ``single_newlines``) and with no line break
+at all (``flat``): the story benchmark's models differ in layout (Gemini 3.x writes each story as
+one paragraph, Claude with blank lines, GPT-5.5 with single line breaks), which a fit can learn as
+a label; what is left of a gain without it is the part that is style.
+
 ``--write-train FILE`` writes the stories the ``stories`` arm adds as a corpus file (its genre
 is the file's stem) for ``whowrote train-probe --corpus`` and stops::
 
@@ -43,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from external_stories import read_stories
-from external_training import logo_block, paired_test
+from external_training import logo_block, paired_test, scores
 from robustness import Features, corpus_args, drop_intervals, fit_recipe, timed_log
 
 from whowrote.data.corpus import load_corpus
@@ -72,6 +78,21 @@ def write_train(folder: Path, out: Path) -> None:
     print(f"wrote {len(rows):,} stories ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
 
+def layout_check(fits: dict, test_rows: pd.DataFrame, seed: int) -> dict:
+    """S1 and S2 as written, with single line breaks and with none, read by each fit (:func:`scores`)."""
+    views = {"raw": lambda t: t, "single_newlines": edits(seed)["single_newlines"],
+             "flat": lambda t: " ".join(t.split())}
+    held = test_rows.held_out.to_numpy(bool)
+    out: dict = {}
+    for tname, frame in (("S1", test_rows[~held]), ("S2", test_rows[held])):
+        y = frame.provider.to_numpy(object)
+        for view, fn in views.items():
+            texts = [fn(t) for t in frame.text]
+            out[f"{tname} {view}"] = {name: scores(m.predict_proba(m.features(texts)), y, m.classes_)
+                                      for name, m in fits.items()}
+    return out
+
+
 def story_rule(results: dict) -> dict[str, bool]:
     t = results["tests"]
 
@@ -97,6 +118,7 @@ def main() -> None:
     ap.add_argument("--stories-train", type=Path, required=True, help="other prompts' stories, the same layout")
     ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
     ap.add_argument("--write-train", type=Path, default=None, help="only write the training stories here and stop")
+    ap.add_argument("--layout", action="store_true", help="only the two fits on S1 and S2 under layout edits")
     args = ap.parse_args()
     if args.write_train:
         return write_train(args.stories_train, args.write_train)
@@ -119,6 +141,14 @@ def main() -> None:
         f"training stories added {len(added):,} ({added.model.nunique()} models)")
     fits = {name: fit_recipe(feats, "default", pd.concat([split["train"], extra]), args.seed)
             for name, extra in pair.items()}
+    if args.layout:
+        out = layout_check(fits, test_rows, args.seed)
+        for key, row in out.items():
+            log(f"{key}: " + "; ".join(f"{name} mean 3-way recall {r['mean_recall_3way']:.3f} 4-way {r['accuracy']:.3f}"
+                                       for name, r in row.items()))
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "layout.json", json.dumps(out, indent=1) + "\n")
+        return None
     held = test_rows.held_out.to_numpy(bool)
     tests = {"S1 test prompts, trained versions": test_rows[~held], "S2 test prompts, held-out versions": test_rows[held],
              "T3 corpus topic hold-out": split["val"]}
