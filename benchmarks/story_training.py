@@ -32,6 +32,10 @@ at all (``flat``): the story benchmark's models differ in layout (Gemini 3.x wri
 one paragraph, Claude with blank lines, GPT-5.5 with single line breaks), which a fit can learn as
 a label; what is left of a gain without it is the part that is style.
 
+``--curve 0,3,5,10,20,30`` (a measurement, no rule): fits with the first k training prompts of every
+version not held out, for each k (0: ``bundled``), scored on S1, S2 and T3; ``curve.json`` and a
+figure (``--figure``): how many stories a new version needs.
+
 ``--write-train FILE`` writes the stories the ``stories`` arm adds as a corpus file (its genre
 is the file's stem) for ``whowrote train-probe --corpus`` and stops::
 
@@ -93,6 +97,45 @@ def layout_check(fits: dict, test_rows: pd.DataFrame, seed: int) -> dict:
     return out
 
 
+def curve(feats: Features, base: pd.DataFrame, arena_rows: pd.DataFrame, added: pd.DataFrame, tests: dict,
+          ks: list[int], seed: int, log) -> dict:
+    """For each k, the recipe with the first k training prompts of each version added, scored on ``tests``."""
+    order = added.question.astype(int)
+    out: dict = {}
+    for k in ks:
+        extra = added[order < order.min() + k] if k else added.iloc[:0]
+        fit = fit_recipe(feats, "default", pd.concat([base, arena_rows, extra]), seed)
+        out[k] = {"n_added": len(extra)}
+        for tname, frame in tests.items():
+            X = feats.get("default", frame.row_idx.to_numpy(), "raw")
+            out[k][tname] = scores(fit.predict_proba(X), frame.provider.to_numpy(object), fit.classes_)
+        log(f"k {k} ({len(extra)} stories): " + "; ".join(
+            f"{t} mean 3-way recall {out[k][t]['mean_recall_3way']:.3f} 4-way {out[k][t]['accuracy']:.3f}" for t in tests))
+    return out
+
+
+def curve_figure(out: dict, path: Path) -> None:
+    """S1's and S2's mean 3-way recall and T3's 4-way accuracy against k."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = sorted(out, key=int)  # ints, or strings once read back from curve.json
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    lines = (("S1", "mean_recall_3way", "o-", "S1 trained versions: mean 3-way recall"),
+             ("S2", "mean_recall_3way", "s-", "S2 held-out versions: mean 3-way recall"),
+             ("T3", "accuracy", "^--", "T3 corpus topic hold-out: 4-way accuracy"))
+    for tname, key, style, label in lines:
+        ax.plot([int(k) for k in ks], [out[k][tname][key] for k in ks], style, label=label)
+    ax.set_xlabel("training stories per version added (other prompts)")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("Newer assistant versions learned from their stories")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def story_rule(results: dict) -> dict[str, bool]:
     t = results["tests"]
 
@@ -119,6 +162,8 @@ def main() -> None:
     ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
     ap.add_argument("--write-train", type=Path, default=None, help="only write the training stories here and stop")
     ap.add_argument("--layout", action="store_true", help="only the two fits on S1 and S2 under layout edits")
+    ap.add_argument("--curve", default="", help="only fits with k training stories per version, e.g. 0,5,10,20,30")
+    ap.add_argument("--figure", type=Path, default=None, help="--curve's figure (default: curve.png in --out)")
     args = ap.parse_args()
     if args.write_train:
         return write_train(args.stories_train, args.write_train)
@@ -139,6 +184,15 @@ def main() -> None:
     pair = {"bundled": arena_rows, "stories": pd.concat([arena_rows, added])}
     log(f"corpus {len(corpus_rows):,}, arena {len(arena_rows):,}, test stories {len(test_rows):,}, "
         f"training stories added {len(added):,} ({added.model.nunique()} models)")
+    held = test_rows.held_out.to_numpy(bool)
+    if args.curve:
+        tests = {"S1": test_rows[~held], "S2": test_rows[held], "T3": split["val"]}
+        out = curve(feats, split["train"], arena_rows, added, tests, [int(k) for k in args.curve.split(",")],
+                    args.seed, log)
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "curve.json", json.dumps(out, indent=1) + "\n")
+        curve_figure(out, args.figure or args.out / "curve.png")
+        return None
     fits = {name: fit_recipe(feats, "default", pd.concat([split["train"], extra]), args.seed)
             for name, extra in pair.items()}
     if args.layout:
@@ -149,7 +203,6 @@ def main() -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         atomic_write(args.out / "layout.json", json.dumps(out, indent=1) + "\n")
         return None
-    held = test_rows.held_out.to_numpy(bool)
     tests = {"S1 test prompts, trained versions": test_rows[~held], "S2 test prompts, held-out versions": test_rows[held],
              "T3 corpus topic hold-out": split["val"]}
     results: dict = {"held_out": sorted(HELD_OUT), "n_added": len(added), "tests": {}}
