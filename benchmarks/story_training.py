@@ -26,6 +26,14 @@ Everything below was fixed and committed before the first run:
   (c) T3's 4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean over the five
   genres falls by at most 0.5 points; (e) T3's drop under all edits combined grows by at most 0.5.
 
+**Round 2** (declared and committed after round 1's results, before its run; ``--genre fiction``).
+Round 1 failed (c) only (T3 −0.56), and ``--curve`` showed that cost arriving with the first three
+stories a version and not growing with more: the seventh genre's weight, which the recipe's
+(genre, label) balancing gives a genre of any size, rather than the stories themselves. The stories
+are fiction, so round 2 labels them as the corpus's fiction genre (``genre`` fiction, ``subgenre``
+stories): the balancing then weighs them as more fiction texts. The same fits otherwise, the same
+tests and the same rule (a)-(e).
+
 ``--layout`` (after the rule was decided, not part of it): the two fits only, on S1 and S2 as written,
 with every blank line a single line break (the suite's ``single_newlines``) and with no line break
 at all (``flat``): the story benchmark's models differ in layout (Gemini 3.x writes each story as
@@ -67,16 +75,18 @@ GENRE = "stories"
 KEYS = ("mean_recall_3way", "accuracy_3way", "accuracy")
 
 
-def story_rows(folder: Path) -> pd.DataFrame:
-    """The stories as corpus rows: genre ``stories``, the prompt as the topic."""
+def story_rows(folder: Path, genre: str = GENRE) -> pd.DataFrame:
+    """The stories as corpus rows of ``genre`` (subgenre ``stories``), the prompt as the topic."""
     frame = read_stories(folder)
-    return frame.assign(genre=GENRE, topic="story-" + frame.question, id=frame.model + ":" + frame.question,
-                        held_out=frame.model.isin(HELD_OUT))
+    return frame.assign(genre=genre, subgenre=GENRE, topic="story-" + frame.question,
+                        id=frame.model + ":" + frame.question, held_out=frame.model.isin(HELD_OUT))
 
 
-def write_train(folder: Path, out: Path) -> None:
-    rows = story_rows(folder)
-    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "text"]]
+def write_train(folder: Path, out: Path, genre: str = GENRE) -> None:
+    """The training stories of every version not held out, as a corpus file (``genre`` and ``subgenre``
+    columns: ``load_corpus`` keeps them)."""
+    rows = story_rows(folder, genre)
+    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "genre", "subgenre", "text"]]
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
     print(f"wrote {len(rows):,} stories ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
@@ -162,15 +172,16 @@ def main() -> None:
     ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
     ap.add_argument("--write-train", type=Path, default=None, help="only write the training stories here and stop")
     ap.add_argument("--layout", action="store_true", help="only the two fits on S1 and S2 under layout edits")
+    ap.add_argument("--genre", default=GENRE, help="the stories' genre in training (round 2: fiction)")
     ap.add_argument("--curve", default="", help="only fits with k training stories per version, e.g. 0,5,10,20,30")
     ap.add_argument("--figure", type=Path, default=None, help="--curve's figure (default: curve.png in --out)")
     args = ap.parse_args()
     if args.write_train:
-        return write_train(args.stories_train, args.write_train)
+        return write_train(args.stories_train, args.write_train, args.genre)
     log = timed_log()
     corpus = load_corpus(args.corpus)
     arena = load_corpus([args.arena])
-    test, train_stories = story_rows(args.stories_test), story_rows(args.stories_train)
+    test, train_stories = story_rows(args.stories_test, args.genre), story_rows(args.stories_train, args.genre)
     overlap = set(test.question) & set(train_stories.question)
     if overlap:
         raise SystemExit(f"error: prompts in both story folders: {sorted(overlap)[:5]}")

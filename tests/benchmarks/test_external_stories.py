@@ -71,6 +71,9 @@ def test_story_training_writes_only_versions_not_held_out(tmp_path: Path) -> Non
     corpus = load_corpus([out])
     assert set(corpus.model) == {"claude-opus-5-high", "gpt-6-astra-high"} and not set(corpus.model) & HELD_OUT
     assert len(corpus) == 4 and set(corpus.genre) == {"stories"} and set(corpus.topic) == {"story-25", "story-26"}
+    write_train(folder, tmp_path / "as-fiction.jsonl", "fiction")  # round 2: read back as the corpus's fiction
+    fiction = load_corpus([tmp_path / "as-fiction.jsonl"])
+    assert set(fiction.genre) == {"fiction"} and set(fiction.subgenre) == {"stories"} and len(fiction) == 4
 
 
 def test_story_rule_reads_each_clause() -> None:
