@@ -57,7 +57,6 @@ from whowrote.style.calibration import reliability
 from whowrote.types import LABELS, OTHER
 
 COUNT = re.compile(r"[ \t]?\[(\d{1,6})\]")
-STORY = re.compile(r"<story>(.*?)</story>", re.S)
 # Reasoning-effort and release suffixes that name a setting, not another version.
 SUFFIX = re.compile(r"-(?:\d+k|adaptive|none|low|medium|x?high|reasoning|non-reasoning|thinking|preview|exp|it)$")
 
@@ -72,9 +71,13 @@ def version(model: str) -> str:
 
 
 def story_text(raw: str) -> str:
-    """The text between the story tags, without the running word counts."""
-    found = STORY.search(raw)
-    return COUNT.sub("", found.group(1) if found else raw).strip()
+    """The text after ``<story>`` up to ``</story>`` (the whole text without them), without the running
+    word counts."""
+    start = raw.find("<story>")
+    if start >= 0:  # str.find, not a lazy regex: linear on a file of many unclosed tags
+        end = raw.find("</story>", start)
+        raw = raw[start + len("<story>"):end if end >= 0 else None]
+    return COUNT.sub("", raw).strip()
 
 
 def read_stories(folder: Path) -> pd.DataFrame:

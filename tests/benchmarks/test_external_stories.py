@@ -18,6 +18,8 @@ RAW = ("story_wc_3.txt\n<story>\nThe flood had gone. [4] She knelt by the glass 
 def test_story_text_keeps_the_story_without_its_running_counts() -> None:
     assert story_text(RAW) == "The flood had gone. She knelt by the glass and counted.\n\nNothing moved.\u2019"
     assert story_text("A story with no tags [3] at all.") == "A story with no tags at all."
+    assert story_text("name\n<story>\nCut off here. [3]") == "Cut off here."  # no closing tag
+    assert story_text("<story>" * 50_000) == "<story>" * 49_999  # many unclosed tags: read once, linear
     assert story_text("a list [x] and [ 4] stay") == "a list [x] and [ 4] stay"  # only [digits] are counts
 
 
