@@ -229,6 +229,19 @@ def edit_block(contender: str, frame: pd.DataFrame, n: int, seed: int, log) -> d
     return out
 
 
+def score_contenders(contenders: list[str], names: list[str], frame: pd.DataFrame, seen: set[str], evaluate,
+                     n_edits: int, log) -> tuple[dict, dict]:
+    """Each contender's ``evaluate(src, frame, seen, log)`` and, with ``n_edits``, its :func:`edit_block`,
+    by name."""
+    results, edited = {}, {}
+    for src, name in zip(contenders, names, strict=True):
+        log(f"contender {name} ({src})")
+        results[name] = evaluate(src, frame, seen, log)
+        if n_edits:
+            edited[name] = edit_block(src, frame, n_edits, 0, log)
+    return results, edited
+
+
 def f(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
@@ -325,12 +338,7 @@ def main() -> None:
     contenders = args.src or ["src"]
     if args.name and len(args.name) != len(contenders):
         sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
-    results, edited = {}, {}
-    for src, name in zip(contenders, args.name or contenders, strict=True):
-        log(f"contender {name} ({src})")
-        results[name] = evaluate(src, frame, seen, log)
-        if args.edits:
-            edited[name] = edit_block(src, frame, args.edits, 0, log)
+    results, edited = score_contenders(contenders, args.name or contenders, frame, seen, evaluate, args.edits, log)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"answers": str(args.answers), "prompts": args.prompts, "n": len(frame), "models": sorted(frame.model.unique()),
                "by_provider": frame.provider.value_counts().to_dict(), "results": results, "edits": edited}

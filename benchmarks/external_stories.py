@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import edit_block, figure, intervals, predictions, scores, table
+from external_answers import figure, intervals, predictions, score_contenders, scores, table
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
@@ -157,12 +157,7 @@ def main() -> None:
     seen = {version(str(row.get("model", ""))) for path in args.corpus for _, row in iter_json_rows(path)}
     log(f"{len(frame):,} stories by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
-    results, edited = {}, {}
-    for src, name in zip(contenders, args.name or contenders, strict=True):
-        log(f"contender {name} ({src})")
-        results[name] = evaluate(src, frame, seen, log)
-        if args.edits:
-            edited[name] = edit_block(src, frame, args.edits, 0, log)
+    results, edited = score_contenders(contenders, args.name or contenders, frame, seen, evaluate, args.edits, log)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"stories": str(args.stories), "n": len(frame),
                "models": sorted(frame.model.unique()), "by_provider": frame.provider.value_counts().to_dict(),
