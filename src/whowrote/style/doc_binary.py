@@ -99,7 +99,7 @@ def sprms(grpprl: bytes) -> Iterator[tuple[int, bytes]]:
             if sprm in (0xD608, 0xD606):  # table definitions: a 2-byte length that counts itself less one
                 if at + 2 > len(grpprl):
                     return
-                size, at = struct.unpack_from("<H", grpprl, at)[0] + 1, at
+                size = struct.unpack_from("<H", grpprl, at)[0] + 1
             elif at < len(grpprl):
                 size, at = grpprl[at], at + 1
             else:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 import struct
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from whowrote.style import doc_binary as binary
 from whowrote.style.office_xml import (
+    MAX_STYLE_CHAIN,
     WORD_HEADING,
     WORD_HYPERLINK_FIELD,
     WORD_LIST_DEPTH,
@@ -81,13 +83,13 @@ def _u32(value: bytes) -> int:
 
 
 def _styles(raw: list[binary.Style], fonts: list[str]) -> list[_Style]:
-    """Each style with its base styles' properties merged in (a chain of at most 16)."""
+    """Each style with its base styles' properties merged in (a chain of at most :data:`MAX_STYLE_CHAIN`)."""
     out = []
     for style in raw:
         para: dict[int, bytes] = {}
         chars: dict[int, bytes] = {}
         at, seen = style, 0
-        while at is not None and seen < 16:
+        while at is not None and seen < MAX_STYLE_CHAIN:
             para, chars = {**at.para, **para}, {**at.chars, **chars}
             at, seen = raw[at.base] if at.base < len(raw) else None, seen + 1
         named = WORD_HEADING.fullmatch(style.name)
@@ -237,7 +239,7 @@ def _blocks(doc: _Document, pieces: list[binary.Piece], chars: binary.Runs, leng
         width = 2 if piece.wide else 1
         while cp < end:
             fc = piece.fc + (cp - piece.cp) * width
-            i = binary.bisect_right(chars.starts, fc) - 1
+            i = bisect_right(chars.starts, fc) - 1
             inside = i >= 0 and fc < chars.ends[i]
             limit = chars.ends[i] if inside else chars.starts[i + 1] if i + 1 < len(chars.starts) else 1 << 62
             stop = min(end, cp + max(1, -(-(limit - fc) // width)))

@@ -34,6 +34,8 @@ _CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{
 _CODEPAGES = {65001: "utf-8", 20127: "ascii", 1200: "utf-16-le", 50220: "iso2022_jp", 50221: "iso2022_jp",
               50222: "iso2022_jp", 51932: "euc_jp", 51949: "euc_kr", 20866: "koi8_r", 21866: "koi8_u", 936: "gbk",
               54936: "gb18030", 950: "big5", 52936: "hz"}
+
+
 def python_codec(codepage: int) -> str:
     """A Windows code page number as a Python codec name (``cp1252``, ``utf-8``, ``iso8859-15`` ...)."""
     if 28591 <= codepage <= 28605:
