@@ -44,6 +44,11 @@ a label; what is left of a gain without it is the part that is style.
 version not held out, for each k (0: ``bundled``), scored on S1, S2 and T3; ``curve.json`` and a
 figure (``--figure``): how many stories a new version needs.
 
+``--generation`` (after both rounds were decided, for the record): leave-one-generation-out as
+``robustness.py --splits generation`` (the corpus alone: trained on the 2025-26 versions, tested on
+the 2023-24 ones, and back), each direction fitted without and with the training stories (all by
+2025-26 or newer versions); ``generation.json``.
+
 ``--write-train FILE`` writes the stories the ``stories`` arm adds as a corpus file (its genre
 is the file's stem) for ``whowrote train-probe --corpus`` and stops::
 
@@ -62,7 +67,7 @@ import numpy as np
 import pandas as pd
 from external_stories import read_stories
 from external_training import logo_block, paired_test, scores
-from robustness import Features, corpus_args, drop_intervals, fit_recipe, timed_log
+from robustness import Features, corpus_args, drop_intervals, fit_recipe, generation_splits, timed_log
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
@@ -146,6 +151,20 @@ def curve_figure(out: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def generation_check(feats: Features, corpus_rows: pd.DataFrame, added: pd.DataFrame, seed: int, log) -> dict:
+    """Each generation direction fitted on the corpus without and with ``added``, scored on the other generation."""
+    out: dict = {}
+    for name, train, test in generation_splits(corpus_rows):
+        X, y = feats.get("default", test.row_idx.to_numpy(), "raw"), test.provider.to_numpy(object)
+        out[name] = {"n": len(test)}
+        for arm, extra in (("corpus", added.iloc[:0]), ("stories", added)):
+            fit = fit_recipe(feats, "default", pd.concat([train, extra]), seed)
+            out[name][arm] = scores(fit.predict_proba(X), y, fit.classes_)
+        log(f"{name} (n {len(test):,}): " + "; ".join(f"{arm} 4-way {out[name][arm]['accuracy']:.3f} "
+                                                      f"3-way {out[name][arm]['accuracy_3way']:.3f}" for arm in ("corpus", "stories")))
+    return out
+
+
 def story_rule(results: dict) -> dict[str, bool]:
     t = results["tests"]
 
@@ -175,6 +194,7 @@ def main() -> None:
     ap.add_argument("--genre", default=GENRE, help="the stories' genre in training (round 2: fiction)")
     ap.add_argument("--curve", default="", help="only fits with k training stories per version, e.g. 0,5,10,20,30")
     ap.add_argument("--figure", type=Path, default=None, help="--curve's figure (default: curve.png in --out)")
+    ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the stories")
     args = ap.parse_args()
     if args.write_train:
         return write_train(args.stories_train, args.write_train, args.genre)
@@ -196,6 +216,11 @@ def main() -> None:
     log(f"corpus {len(corpus_rows):,}, arena {len(arena_rows):,}, test stories {len(test_rows):,}, "
         f"training stories added {len(added):,} ({added.model.nunique()} models)")
     held = test_rows.held_out.to_numpy(bool)
+    if args.generation:
+        out = generation_check(feats, corpus_rows, added, args.seed, log)
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "generation.json", json.dumps(out, indent=1) + "\n")
+        return None
     if args.curve:
         tests = {"S1": test_rows[~held], "S2": test_rows[held], "T3": split["val"]}
         out = curve(feats, split["train"], arena_rows, added, tests, [int(k) for k in args.curve.split(",")],
