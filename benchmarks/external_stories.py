@@ -63,8 +63,9 @@ SUFFIX = re.compile(r"-(?:\d+k|adaptive|none|low|medium|x?high|reasoning|non-rea
 
 def version(model: str) -> str:
     """``claude-opus-4-6-16K`` -> ``claude-opus-4-6``; ``gemma-4-31b-it-reasoning`` -> ``gemma-4-31b``;
-    a corpus id's owner prefix (``google/``) dropped."""
-    name = model.lower().rsplit("/", 1)[-1]
+    a corpus id's owner prefix (``google/``) dropped, dots as dashes (the blogs' ``claude-opus-4.8`` is
+    the debates' ``claude-opus-4-8-adaptive``)."""
+    name = model.lower().rsplit("/", 1)[-1].replace(".", "-")
     while (shorter := SUFFIX.sub("", name)) != name:
         name = shorter
     return name
@@ -99,7 +100,14 @@ def read_stories(folder: Path) -> pd.DataFrame:
 def evaluate(contender: str, frame: pd.DataFrame, seen: set[str], log) -> dict:
     t0 = time.time()
     P, unsure = predictions(contender, frame.text.tolist())
-    log(f"  {len(frame):,} stories scored in {time.time() - t0:.0f} s")
+    log(f"  {len(frame):,} texts scored in {time.time() - t0:.0f} s")
+    return grouped_scores(P, unsure, frame, seen)
+
+
+def grouped_scores(P: np.ndarray, unsure: np.ndarray, frame: pd.DataFrame, seen: set[str]) -> dict:
+    """Scores of one contender's ``(P, unsure)`` on ``frame`` (``model``, ``provider``, ``question``): all,
+    assistants' seen and newer versions, OTHER's seen and unseen versions, per model; intervals
+    resample whole questions."""
     y = frame.provider.to_numpy(dtype=object)
     is_seen = frame.model.map(version).isin(seen).to_numpy()
     groups = {"all": np.ones(len(y), bool), "assistants, seen versions": is_seen & (y != OTHER),

@@ -25,10 +25,11 @@ def test_story_text_keeps_the_story_without_its_running_counts() -> None:
 
 @pytest.mark.parametrize(("model", "want"), [
     ("claude-opus-4-6-16K", "claude-opus-4-6"), ("claude-opus-4-6-adaptive", "claude-opus-4-6"),
-    ("gpt-5.5-xhigh", "gpt-5.5"), ("gpt-5.5-high", "gpt-5.5"), ("gemini-3.1-pro-preview", "gemini-3.1-pro"),
+    ("gpt-5.5-xhigh", "gpt-5-5"), ("gpt-5.5-high", "gpt-5-5"), ("gemini-3.1-pro-preview", "gemini-3-1-pro"),
     ("gemma-4-31b-it-reasoning", "gemma-4-31b"), ("google/gemma-3-27b-it", "gemma-3-27b"),
-    ("mistral-medium-3.5-high", "mistral-medium-3.5"), ("gpt-6-astra-high", "gpt-6-astra"),
+    ("mistral-medium-3.5-high", "mistral-medium-3-5"), ("gpt-6-astra-high", "gpt-6-astra"),
     ("kimi-k3", "kimi-k3"), ("claude-opus-5-5-high", "claude-opus-5-5"),
+    ("claude-opus-4.8", "claude-opus-4-8"), ("claude-opus-4-8-adaptive", "claude-opus-4-8"),
 ])
 def test_version_drops_effort_suffixes_only(model: str, want: str) -> None:
     assert version(model) == want
