@@ -153,3 +153,39 @@ def test_check_counts_the_sides_read_to_the_corpus_text(tmp_path: Path, capsys) 
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     check(tmp_path / "t", [corpus])
     assert capsys.readouterr().out.strip() == "2 sides; 2 in the corpus; 1 of them read to exactly the corpus's text"
+
+
+def test_debate_training_rows_rule_and_logo_filter(tmp_path: Path) -> None:
+    from debate_training import debate_rows, debate_rule, outside_held_genre
+
+    write(tmp_path / "t", "prop_0007__claude-opus-5-5-high__gpt-6-astra-high__s0__tpl_placement_active_20260813a.md",
+          RAW.replace("claude-opus-5-high", "claude-opus-5-5-high"))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "x", "model": "gpt-5.5"}\n', encoding="utf-8")
+    rows = debate_rows(tmp_path / "t", [corpus])
+    assert set(rows.genre) == {"debate"} and set(rows.subgenre) == {"newer"}
+    assert dict(zip(rows.model, rows.held_out, strict=True)) == {"claude-opus-5-5-high": True, "gpt-6-astra-high": False}
+
+    add = pd.DataFrame({"genre": ["debate", "arena-hard", "debate"]})
+    train = pd.DataFrame({"genre": ["blog", "chat", "fiction", "longform"]})  # the debate fold
+    genres = {"blog", "chat", "debate", "fiction", "longform"}
+    assert list(outside_held_genre(add, train, genres).genre) == ["arena-hard"]
+    assert len(outside_held_genre(add, pd.DataFrame({"genre": ["debate", "chat"]}), {"debate", "chat"})) == 3
+
+    def row(a: float, b: float, lo: float = 0.01, key: str = "accuracy") -> dict:
+        return {"bundled": {key: a}, "debates": {key: b}, "diff_intervals": {key: [lo, 0.2]}}
+
+    def results(d1: float = 0.60, d1_lo: float = 0.01, s: float = 0.70, t3: float = 0.78, logo: float = 0.70,
+                combined: float = 5.0) -> dict:
+        return {"tests": {"D1": row(0.50, d1, d1_lo), "S": row(0.70, s), "T3": row(0.78, t3)},
+                "LOGO": {g: row(0.70, logo, key="accuracy_3way") for g in ("blog", "chat")},
+                "T3 edits": {"bundled": {"combined": {"diff": 5.0}}, "debates": {"combined": {"diff": combined}}}}
+
+    assert all(debate_rule(results()).values())
+    assert debate_rule(results(d1=0.54))["(a) D1 4-way gain"] is False  # +4 points < 5
+    assert debate_rule(results(d1_lo=0.0))["(a) D1 4-way gain"] is False
+    assert debate_rule(results(s=0.689))["(b) S no loss"] is False  # -1.1 points
+    assert debate_rule(results(s=0.691))["(b) S no loss"] is True
+    assert debate_rule(results(t3=0.774))["(c) T3 no loss"] is False
+    assert debate_rule(results(logo=0.694))["(d) LOGO no loss"] is False
+    assert debate_rule(results(combined=5.6))["(e) combined drop"] is False

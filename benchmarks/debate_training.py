@@ -1,0 +1,164 @@
+"""Trial (issue 17): do debates by the newest assistant versions, in the corpus's own debate genre,
+teach the model those versions at no cost inside the corpus, and do they carry over to stories?
+
+``benchmarks/external_debates.py`` (session 57) found that in debates the bundled model reads the
+newer versions' family well 3-way (0.88) but calls half of them OTHER (4-way 0.51): GPT-6 Astra and
+Gemini 3.8 Flash all OTHER with no "uncertain". The story trial (``story_training.py``) taught the
+newest versions inside the story source but cost 0.56 points in the corpus as a seventh genre.
+Here the added texts are debates, labelled as the corpus's debate genre. Fixed and committed
+before the first run:
+
+- Training debates: ``--debates-train``, transcripts on propositions the test set does not use
+  (``results/external_debates/train_transcripts.txt``, chosen from the manifest like the test
+  set, 10 a newer version, none with a held-out version), every side the corpus does not hold
+  (``external_debates.read_debates`` / ``drop_corpus``), ``genre`` debate, ``subgenre`` newer. A side
+  on a proposition of the corpus's topic hold-out val is dropped, so no proposition is on both sides
+  of that split.
+- Held out of training (``story_training.HELD_OUT``): Claude Opus 5.5, Gemini 3.8 Flash, Kimi K3.
+- Fits: the bundled recipe (``robustness.fit_recipe``, uncalibrated) on the corpus's topic
+  hold-out train part plus the bundled Arena-Hard answers: ``bundled``; the same plus the training
+  debates: ``debates``.
+- Tests: D1 ``external_debates.py``'s test sides by versions trained on; D2 by the held-out
+  versions; S the 400 test stories of ``external_stories.py`` (another source); T3 the corpus's
+  topic hold-out val, raw and under the edit suite; LOGO over the five genres, where a fit without
+  debates also leaves out the added debates. Intervals of ``debates`` minus ``bundled`` resample
+  whole propositions (D1, D2), prompts (S) or topics (T3, LOGO), 1,000 draws.
+- Rule: the debates join the bundled data only if (a) D1's 4-way accuracy gains >= 5 points with
+  the interval's lower end above 0; (b) S's 4-way accuracy falls by at most 1 point; (c) T3's
+  4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean falls by at most 0.5 points;
+  (e) T3's drop under all edits combined grows by at most 0.5.
+
+``--generation`` (after the decision, the checklist's): leave-one-generation-out of the corpus
+without and with the training debates, as ``story_training.py --generation``.
+
+::
+
+    OMP_NUM_THREADS=2 python benchmarks/debate_training.py --debates-test /tmp/s57/deb \\
+        --debates-train /tmp/s57/deb_train --stories-test /tmp/lw --arena runs/arena/arena-hard.jsonl \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/debate_training
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from external_debates import drop_corpus, read_debates
+from external_stories import read_stories
+from external_training import logo_block, paired_test
+from robustness import Features, corpus_args, drop_intervals, fit_recipe, timed_log
+from story_training import HELD_OUT, generation_check
+
+from whowrote.data.corpus import load_corpus
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.style.edits import edits
+
+GAIN, SLACK, STORY_SLACK = 0.05, 0.005, 0.01
+KEYS = ("accuracy", "accuracy_3way", "mean_recall_3way")
+
+
+def debate_rows(folder: Path, corpus: list[Path]) -> pd.DataFrame:
+    """A transcript folder's sides the corpus does not hold, as corpus rows of the debate genre."""
+    frame, _ = drop_corpus(read_debates(folder), corpus)
+    return frame.assign(genre="debate", subgenre="newer", id=frame.file + ":" + frame.side,
+                        held_out=frame.model.isin(HELD_OUT))
+
+
+def outside_held_genre(add: pd.DataFrame, train: pd.DataFrame, genres: set[str]) -> pd.DataFrame:
+    """``add`` without the rows of the corpus genre ``train`` leaves out (a LOGO fold's held-out genre):
+    a fit that must not see corpus debates must not see the added ones either."""
+    return add[~add.genre.isin(genres - set(train.genre))]
+
+
+def debate_rule(results: dict) -> dict[str, bool]:
+    t = results["tests"]
+
+    def diff(test: str, key: str) -> float:
+        return t[test]["debates"][key] - t[test]["bundled"][key]
+
+    mean3 = {arm: float(np.mean([row[arm]["accuracy_3way"] for row in results["LOGO"].values()]))
+             for arm in ("bundled", "debates")}
+    combined = {arm: results["T3 edits"][arm]["combined"]["diff"] for arm in ("bundled", "debates")}
+    return {"(a) D1 4-way gain": diff("D1", "accuracy") >= GAIN and t["D1"]["diff_intervals"]["accuracy"][0] > 0,
+            "(b) S no loss": diff("S", "accuracy") >= -STORY_SLACK,
+            "(c) T3 no loss": diff("T3", "accuracy") >= -SLACK,
+            "(d) LOGO no loss": mean3["debates"] - mean3["bundled"] >= -SLACK,
+            "(e) combined drop": combined["debates"] - combined["bundled"] <= 100 * SLACK}  # drops are in points
+
+
+def main() -> None:
+    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-debates")
+    ap.add_argument("--debates-test", type=Path, required=True, help="external_debates.py's transcripts")
+    ap.add_argument("--debates-train", type=Path, required=True, help="transcripts on other propositions")
+    ap.add_argument("--stories-test", type=Path, required=True, help="external_stories.py's stories")
+    ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
+    ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the debates")
+    args = ap.parse_args()
+    for folder in (args.debates_test, args.debates_train, args.stories_test):
+        if not folder.is_dir():
+            raise SystemExit(f"error: {folder}: not a folder")
+    log = timed_log()
+    paths = [Path(p) for p in args.corpus]
+    corpus, arena = load_corpus(paths), load_corpus([args.arena])
+    test, train = debate_rows(args.debates_test, paths), debate_rows(args.debates_train, paths)
+    overlap = set(test.topic) & set(train.topic)
+    if overlap:
+        raise SystemExit(f"error: propositions in both transcript folders: {sorted(overlap)[:5]}")
+    stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
+    table = pd.concat([corpus, arena, test, train, stories], ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    ends = np.cumsum([0, len(corpus), len(arena), len(test), len(train), len(stories)])
+    corpus_rows, arena_rows, test_rows, train_rows, story_rows = (
+        table.iloc[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True))
+    feats = Features(table, args.cache, log)
+    split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
+    val_props = set(split["val"].topic[split["val"].genre == "debate"])
+    added = train_rows[~train_rows.held_out.to_numpy(bool) & ~train_rows.topic.isin(val_props).to_numpy()]
+    log(f"corpus {len(corpus_rows):,}, arena {len(arena_rows):,}, test sides {len(test_rows):,}, "
+        f"training sides added {len(added):,} of {len(train_rows):,} ({added.model.nunique()} models), stories {len(story_rows)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.generation:
+        out = generation_check(feats, corpus_rows, added, args.seed, log)
+        atomic_write(args.out / "generation.json", json.dumps(out, indent=1) + "\n")
+        return None
+    pair = {"bundled": arena_rows, "debates": pd.concat([arena_rows, added])}
+    fits = {name: fit_recipe(feats, "default", pd.concat([split["train"], extra]), args.seed) for name, extra in pair.items()}
+    held = test_rows.held_out.to_numpy(bool)
+    tests = {"D1": (test_rows[~held], test_rows.topic[~held]), "D2": (test_rows[held], test_rows.topic[held]),
+             "S": (story_rows, story_rows.topic), "T3": (split["val"], topic_keys(split["val"]))}
+    results: dict = {"held_out": sorted(HELD_OUT), "n_added": len(added), "tests": {}}
+    for tname, (frame, units) in tests.items():
+        row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS)
+        if tname != "T3":
+            classes, models = fits["bundled"].classes_, frame.model.to_numpy(object)
+            row["per_version"] = {m: {name: {c: int((classes[P[name][models == m].argmax(axis=1)] == c).sum())
+                                             for c in classes} for name in fits} for m in sorted(set(models))}
+        results["tests"][tname] = row
+        log(f"{tname} (n {len(frame):,}): " + "; ".join(f"{name} 4-way {row[name]['accuracy']:.3f} 3-way "
+                                                       f"{row[name]['accuracy_3way']:.3f}" for name in fits)
+            + f"; diff intervals {row['diff_intervals']}")
+    val = split["val"]
+    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed)}
+    results["T3 edits"] = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
+                                                val.provider.to_numpy(object), topic_keys(val).to_numpy(), args.seed)
+                           for name, m in fits.items()}
+    log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['bundled'][e]['diff']:.1f} -> "
+                                          f"{results['T3 edits']['debates'][e]['diff']:.1f}" for e in X if e != "raw"))
+    genres = set(corpus_rows.genre)
+
+    def without_held_genre(train: pd.DataFrame, add: pd.DataFrame):
+        return fit_recipe(feats, "default", pd.concat([train, outside_held_genre(add, train, genres)]), args.seed)
+
+    results["LOGO"] = logo_block(feats, corpus_rows, pair, args.seed, log, fit={"debates": without_held_genre})
+    results["rule"] = debate_rule(results)
+    results["adopt"] = all(results["rule"].values())
+    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
