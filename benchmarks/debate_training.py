@@ -28,6 +28,9 @@ before the first run:
   4-way accuracy falls by at most 0.5 points; (d) the LOGO 3-way mean falls by at most 0.5 points;
   (e) T3's drop under all edits combined grows by at most 0.5.
 
+``--write-train FILE`` writes the training sides as a corpus file (genre debate) and stops: the
+bundled data once the rule passed (docs/predict.md).
+
 ``--generation`` (after the decision, the checklist's): leave-one-generation-out of the corpus
 without and with the training debates, as ``story_training.py --generation``.
 
@@ -68,6 +71,16 @@ def debate_rows(folder: Path, corpus: list[Path]) -> pd.DataFrame:
                         held_out=frame.model.isin(HELD_OUT))
 
 
+def write_train(folder: Path, corpus: list[Path], out: Path) -> None:
+    """Every training side of a version not held out, as a corpus file for ``whowrote train-probe --corpus``
+    (the bundled model has no topic hold-out, so no proposition is dropped here)."""
+    rows = debate_rows(folder, corpus)
+    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "genre", "subgenre", "side", "text"]]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    print(f"wrote {len(rows):,} debate sides ({rows.model.nunique()} models, {rows.topic.nunique()} propositions) to {out}")
+
+
 def outside_held_genre(add: pd.DataFrame, train: pd.DataFrame, genres: set[str]) -> pd.DataFrame:
     """``add`` without the rows of the corpus genre ``train`` leaves out (a LOGO fold's held-out genre):
     a fit that must not see corpus debates must not see the added ones either."""
@@ -97,7 +110,10 @@ def main() -> None:
     ap.add_argument("--stories-test", type=Path, required=True, help="external_stories.py's stories")
     ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
     ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the debates")
+    ap.add_argument("--write-train", type=Path, default=None, help="only write the training sides here (a corpus file) and stop")
     args = ap.parse_args()
+    if args.write_train:
+        return write_train(args.debates_train, [Path(p) for p in args.corpus], args.write_train)
     for folder in (args.debates_test, args.debates_train, args.stories_test):
         if not folder.is_dir():
             raise SystemExit(f"error: {folder}: not a folder")
@@ -122,7 +138,7 @@ def main() -> None:
         f"training sides added {len(added):,} of {len(train_rows):,} ({added.model.nunique()} models), stories {len(story_rows)}")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.generation:
-        out = generation_check(feats, corpus_rows, added, args.seed, log)
+        out = generation_check(feats, corpus_rows, added, args.seed, log, "debates")
         atomic_write(args.out / "generation.json", json.dumps(out, indent=1) + "\n")
         return None
     pair = {"bundled": arena_rows, "debates": pd.concat([arena_rows, added])}

@@ -151,17 +151,20 @@ def curve_figure(out: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def generation_check(feats: Features, corpus_rows: pd.DataFrame, added: pd.DataFrame, seed: int, log) -> dict:
-    """Each generation direction fitted on the corpus without and with ``added``, scored on the other generation."""
+def generation_check(feats: Features, corpus_rows: pd.DataFrame, added: pd.DataFrame, seed: int, log,
+                     added_name: str = "stories") -> dict:
+    """Each generation direction fitted on the corpus without and with ``added`` (``added_name``), scored
+    on the other generation."""
     out: dict = {}
+    arms = ("corpus", added_name)
     for name, train, test in generation_splits(corpus_rows):
         X, y = feats.get("default", test.row_idx.to_numpy(), "raw"), test.provider.to_numpy(object)
         out[name] = {"n": len(test)}
-        for arm, extra in (("corpus", added.iloc[:0]), ("stories", added)):
+        for arm, extra in zip(arms, (added.iloc[:0], added), strict=True):
             fit = fit_recipe(feats, "default", pd.concat([train, extra]), seed)
             out[name][arm] = scores(fit.predict_proba(X), y, fit.classes_)
         log(f"{name} (n {len(test):,}): " + "; ".join(f"{arm} 4-way {out[name][arm]['accuracy']:.3f} "
-                                                      f"3-way {out[name][arm]['accuracy_3way']:.3f}" for arm in ("corpus", "stories")))
+                                                      f"3-way {out[name][arm]['accuracy_3way']:.3f}" for arm in arms))
     return out
 
 
