@@ -149,7 +149,12 @@ def main() -> None:
     results: dict = {"held_out": sorted(HELD_OUT), "n_added": len(added), "tests": {}}
     for tname, (frame, units) in tests.items():
         row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS)
-        if tname != "T3":
+        if tname == "T3":  # per corpus genre, 4-way (the in-genre targets)
+            genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
+            classes = fits["bundled"].classes_
+            row["per_genre"] = {g: {name: float((classes[P[name][genre == g].argmax(axis=1)] == y[genre == g]).mean())
+                                    for name in fits} for g in sorted(set(genre))}
+        else:
             classes, models = fits["bundled"].classes_, frame.model.to_numpy(object)
             row["per_version"] = {m: {name: {c: int((classes[P[name][models == m].argmax(axis=1)] == c).sum())
                                              for c in classes} for name in fits} for m in sorted(set(models))}
