@@ -260,9 +260,10 @@ def table(results: dict) -> str:
 
 
 def figure(results: dict, out: Path, held_out_marks: bool = False,
-           title: str = "Arena-Hard-Auto answers, per assistant version") -> None:
-    """Per assistant version, each contender's 3-way accuracy; versions marked "(unseen)" (not in
-    the corpus) or, with ``held_out_marks``, "(held out)" of the bundled model's training."""
+           title: str = "Arena-Hard-Auto answers, per assistant version", metric: str = "accuracy_3way") -> None:
+    """Per assistant version, each contender's 3-way accuracy (``metric`` "accuracy": 4-way); versions
+    marked "(unseen)" (not in the corpus) or, with ``held_out_marks``, "(held out)" of the bundled
+    model's training."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -276,8 +277,8 @@ def figure(results: dict, out: Path, held_out_marks: bool = False,
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [2.2, 1]})
     width = 0.8 / len(results)
     for k, (name, res) in enumerate(results.items()):
-        vals = [res["per_model"][m]["accuracy_3way"] for m, _ in rows]
-        ax.barh(np.arange(len(rows)) + k * width, vals, height=width, alpha=1 - 0.35 * k, label=name,
+        vals = [res["per_model"][m][metric] for m, _ in rows]
+        ax.barh(np.arange(len(rows)) + k * width, vals, height=width, alpha=1 - 0.35 * k * min(1, 2 / max(1, len(results) - 1)), label=name,
                 color=[colours[r["provider"]] for _, r in rows],
                 hatch=None if k == 0 else "//", edgecolor="white")
     ax.set_yticks(np.arange(len(rows)) + 0.4 - width / 2)
@@ -287,8 +288,9 @@ def figure(results: dict, out: Path, held_out_marks: bool = False,
         return "" if r["seen"] else " (unseen)"
 
     ax.set_yticklabels([f"{m}{mark(r)}" for m, r in rows], fontsize=8)
-    ax.axvline(1 / 3, color="grey", ls=":", lw=1)
-    ax.set_xlabel("3-way accuracy (most probable of the three assistants)")
+    ax.axvline(1 / 3 if metric == "accuracy_3way" else 1 / 4, color="grey", ls=":", lw=1)  # chance
+    ax.set_xlabel("3-way accuracy (most probable of the three assistants)" if metric == "accuracy_3way"
+                  else "4-way accuracy (OTHER is a wrong answer)")
     ax.set_xlim(0, 1)
     ax.invert_yaxis()
     if len(results) > 1:

@@ -244,7 +244,7 @@ def main() -> None:
             cols[f"{name}:{label}"] = P[:, j].round(4)
     atomic_write(args.out / "predictions.csv", cols.to_csv(index=False))
     figure(results, args.figure or args.out / "external_debates.png",
-           title="Debates (lechmazur/debate, later transcripts), per assistant version")
+           title="Debates (lechmazur/debate, later transcripts), per assistant version", metric="accuracy")
     print(table(results))
     for name, d in diffs.items():
         print(f"{name} minus {first}:", d, rules[name])
