@@ -229,6 +229,26 @@ def edit_block(contender: str, frame: pd.DataFrame, n: int, seed: int, log) -> d
     return out
 
 
+def contender_args(ap: argparse.ArgumentParser, texts: str) -> argparse.ArgumentParser:
+    """The arguments every out-of-corpus script takes: ``--src``, ``--name``, ``--edits`` (how many
+    ``texts`` to score under every edit) and ``--figure``."""
+    ap.add_argument("--src", action="append", default=[],
+                    help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
+    ap.add_argument("--name", action="append", default=[],
+                    help="a label for each --src, in order, for the tables and the figure (default: the --src)")
+    ap.add_argument("--edits", type=int, default=0, help=f"{texts} to score under every edit (0: none)")
+    ap.add_argument("--figure", type=Path, default=None, help="write the figure here (default: in --out)")
+    return ap
+
+
+def contenders_of(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """``--src`` (default ``src``) and their ``--name`` (default: the ``--src``), or a one-line exit."""
+    contenders = args.src or ["src"]
+    if args.name and len(args.name) != len(contenders):
+        sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
+    return contenders, args.name or contenders
+
+
 def score_contenders(contenders: list[str], names: list[str], frame: pd.DataFrame, seen: set[str], evaluate,
                      n_edits: int, log) -> tuple[dict, dict]:
     """Each contender's ``evaluate(src, frame, seen, log)`` and, with ``n_edits``, its :func:`edit_block`,
@@ -312,13 +332,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--answers", type=Path, required=True, help="folder of <model>.jsonl answer files")
     ap.add_argument("--corpus", type=Path, required=True, help="the corpus's chat.jsonl (which versions it holds)")
-    ap.add_argument("--src", action="append", default=[],
-                    help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
+    contender_args(ap, "answers")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--name", action="append", default=[],
-                    help="a label for each --src, in order, for the tables and the figure (default: the --src)")
-    ap.add_argument("--edits", type=int, default=0, help="answers to score under every edit (0: none)")
-    ap.add_argument("--figure", type=Path, default=None, help="also write the figure here")
     ap.add_argument("--prompts", choices=("all", "B"), default="all",
                     help="B: only the half of the prompts no model here trained on (see HELD_OUT)")
     args = ap.parse_args()
@@ -337,10 +352,8 @@ def main() -> None:
     seen = corpus_versions(args.corpus)
     log(f"{len(frame):,} answers by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
-    contenders = args.src or ["src"]
-    if args.name and len(args.name) != len(contenders):
-        sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
-    results, edited = score_contenders(contenders, args.name or contenders, frame, seen, evaluate, args.edits, log)
+    contenders, names = contenders_of(args)
+    results, edited = score_contenders(contenders, names, frame, seen, evaluate, args.edits, log)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"answers": str(args.answers), "prompts": args.prompts, "n": len(frame), "models": sorted(frame.model.unique()),
                "by_provider": frame.provider.value_counts().to_dict(), "results": results, "edits": edited}

@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import figure, predictions, table
+from external_answers import contender_args, contenders_of, figure, predictions, table
 from external_stories import grouped_scores, version
 from trial_noise import topic_weights
 
@@ -183,12 +183,8 @@ def main() -> None:
     ap.add_argument("--transcripts", type=Path, help="folder of prop_<n>__<pro>__<con>__s<k>__tpl_<t>.md files")
     ap.add_argument("--check", type=Path, default=None, help="only compare this folder's sides with the corpus's")
     ap.add_argument("--corpus", type=Path, nargs="+", required=True, help="the corpus files (versions, sides to drop)")
-    ap.add_argument("--src", action="append", default=[],
-                    help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
-    ap.add_argument("--name", action="append", default=[], help="a label for each --src, in order")
+    contender_args(ap, "sides")
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--edits", type=int, default=0, help="texts to score under every edit (0: none)")
-    ap.add_argument("--figure", type=Path, default=None, help="write the figure here (default: in --out)")
     args = ap.parse_args()
     for path in args.corpus:
         if not path.is_file():
@@ -200,10 +196,7 @@ def main() -> None:
         return check(args.check, args.corpus)
     if args.out is None:
         sys.exit("error: --out is required with --transcripts")
-    contenders = args.src or ["src"]
-    names = args.name or contenders
-    if len(names) != len(contenders):
-        sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
+    contenders, names = contenders_of(args)
     t0 = time.time()
 
     def log(msg: str) -> None:

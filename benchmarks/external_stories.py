@@ -48,7 +48,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import figure, intervals, predictions, score_contenders, scores, table
+from external_answers import (
+    contender_args,
+    contenders_of,
+    figure,
+    intervals,
+    predictions,
+    score_contenders,
+    scores,
+    table,
+)
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
@@ -132,12 +141,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stories", type=Path, required=True, help="folder of <model>/story_wc_<n>.txt files")
     ap.add_argument("--corpus", type=Path, nargs="+", required=True, help="the corpus files (which versions they hold)")
-    ap.add_argument("--src", action="append", default=[],
-                    help='a source tree, or "SRC --model DIR" (repeat to compare; default: src)')
-    ap.add_argument("--name", action="append", default=[], help="a label for each --src, in order")
+    contender_args(ap, "stories")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--edits", type=int, default=0, help="stories to score under every edit (0: none)")
-    ap.add_argument("--figure", type=Path, default=None, help="write the figure here (default: in --out)")
     ap.add_argument("--models", default="", help="only these model folders, comma-separated (default: all)")
     ap.add_argument("--prompts", type=int, default=0, help="only prompts 0 .. N-1 (default: all)")
     args = ap.parse_args()
@@ -146,9 +151,7 @@ def main() -> None:
     for path in args.corpus:
         if not path.is_file():
             sys.exit(f"error: --corpus {path}: no such file")
-    contenders = args.src or ["src"]
-    if args.name and len(args.name) != len(contenders):
-        sys.exit(f"error: {len(args.name)} --name for {len(contenders)} --src")
+    contenders, names = contenders_of(args)
     t0 = time.time()
 
     def log(msg: str) -> None:
@@ -165,7 +168,7 @@ def main() -> None:
     seen = {version(str(row.get("model", ""))) for path in args.corpus for _, row in iter_json_rows(path)}
     log(f"{len(frame):,} stories by {frame.model.nunique()} models, {frame.question.nunique()} prompts; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()))
-    results, edited = score_contenders(contenders, args.name or contenders, frame, seen, evaluate, args.edits, log)
+    results, edited = score_contenders(contenders, names, frame, seen, evaluate, args.edits, log)
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {"stories": str(args.stories), "n": len(frame),
                "models": sorted(frame.model.unique()), "by_provider": frame.provider.value_counts().to_dict(),
