@@ -37,8 +37,9 @@ Protocol, fixed before the first run:
         --src src --src "src --model models/refit_s57" --src "src --model models/story_refit_s57" \\
         --name bundled --name refit --name "refit + stories" --edits 200 --out results/external_debates \\
         --figure docs/figures/external_debates.png
-    # the parser against the corpus: the corpus's snapshot of the repository's transcripts
-    python benchmarks/external_debates.py --check /path/to/debate/transcripts --corpus ../shared/corpus/debates.jsonl
+    # the parser against the corpus: the repository at the corpus's snapshot (934bfc0)
+    git clone https://github.com/lechmazur/debate /tmp/debate && git -C /tmp/debate checkout 934bfc0
+    python benchmarks/external_debates.py --check /tmp/debate/transcripts --corpus ../shared/corpus/debates.jsonl
 """
 
 from __future__ import annotations
