@@ -80,24 +80,25 @@ def turn_text(body: str) -> str:
 
 def debate_sides(raw: str) -> list[dict]:
     """The two sides of a transcript: ``side``, ``model`` (the turns' ``- model:``) and ``text``."""
-    turns: dict[str, list[str]] = {}
+    turns: dict[str, list[list[str]]] = {}  # side -> its turns, each a list of lines (joined once: linear)
     models: dict[str, str] = {}
     current: list[str] | None = None
     for line in raw.split("\n"):
         if line.startswith("## Turn "):
             side = line.partition(": ")[2].partition(" ")[0]
-            current = turns.setdefault(side, []) if side in ("PRO", "CON") else None
-            if current is not None:
-                current.append("")
+            current = None
+            if side in ("PRO", "CON"):
+                current = []
+                turns.setdefault(side, []).append(current)
             continue
         if current is None:
             continue
         if line.startswith("- model: ") and side not in models:
             models[side] = line[len("- model: "):].strip()
-        current[-1] += line + "\n"
+        current.append(line)
     sides = []
     for side, bodies in turns.items():
-        text = "\n\n".join(t for t in (turn_text(b) for b in bodies) if t)
+        text = "\n\n".join(t for t in (turn_text("\n".join(b) + "\n") for b in bodies) if t)
         if text and side in models:
             sides.append({"side": side, "model": models[side], "text": text})
     return sides

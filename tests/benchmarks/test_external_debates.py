@@ -78,6 +78,13 @@ def test_each_side_reads_as_the_corpus_made_it() -> None:
     assert sides["CON"]["text"] == "Pricing hits those with no other way to reach work, and"
 
 
+def test_a_long_turn_is_read_in_linear_time() -> None:
+    raw = "## Turn 1: PRO Opening\n\n- model: gpt-6-astra-high\n\n" + "[P1.1] A claim [C1.2] here.\n" * 200_000
+    t0 = time.perf_counter()
+    (side,) = debate_sides(raw)
+    assert time.perf_counter() - t0 < 5 and side["text"].count("A claim here.") == 200_000
+
+
 def test_cited_ids_are_removed_in_linear_time() -> None:
     assert CITED.sub("", "a [C2.6–C2.7] b [P2.3‑P2.4] c [C1.3, C2.5]. d [x] [P1] e") == "a b c. d [x] [P1] e"
     text = "[P1.1, " * 40_000 + "end"  # many unclosed lists: each is tried once, with bounded repeats
