@@ -296,9 +296,10 @@ def figure(results: dict, out: Path, held_out_marks: bool = False,
     colours = {"CLAUDE": "#d97757", "CHATGPT": "#10a37f", "GEMINI": "#4285f4"}
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [2.2, 1]})
     width = 0.8 / len(results)
+    fade = 0.35 * min(1, 2 / max(1, len(results) - 1))  # bars fade to alpha 0.3 however many contenders
     for k, (name, res) in enumerate(results.items()):
         vals = [res["per_model"][m][metric] for m, _ in rows]
-        ax.barh(np.arange(len(rows)) + k * width, vals, height=width, alpha=1 - 0.35 * k * min(1, 2 / max(1, len(results) - 1)), label=name,
+        ax.barh(np.arange(len(rows)) + k * width, vals, height=width, alpha=1 - fade * k, label=name,
                 color=[colours[r["provider"]] for _, r in rows],
                 hatch=None if k == 0 else "//", edgecolor="white")
     ax.set_yticks(np.arange(len(rows)) + 0.4 - width / 2)
