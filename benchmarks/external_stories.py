@@ -18,7 +18,7 @@ Protocol, fixed before the first run:
 - Label: ``whowrote.data.providers.provider_of(model)``; the prompt is ``<n>`` (the same prompt
   for every model), and 95 % intervals resample whole prompts, 1,000 draws.
 - "Seen version": the model id without its effort suffix (``version``) is one the corpus holds
-  in any genre (e.g. ``claude-opus-4-6``, ``gpt-5.5``, ``gemini-3.1-pro``); every other
+  in any genre (e.g. ``claude-opus-4-6``, ``gpt-5-5``, ``gemini-3-1-pro``: dots read as dashes); every other
   version is unseen: for the three assistants these are the versions newer than the corpus.
 - Scores for every ``--src`` as in ``benchmarks/external_answers.py`` (what ``whowrote predict``
   runs, in a child process with that tree): 4-way and 3-way accuracy, mean 3-way recall, OTHER
