@@ -49,35 +49,32 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_debates import drop_corpus, read_debates
+from external_debates import CorpusSides, corpus_sides, drop_corpus, read_debates
 from external_stories import read_stories
 from external_training import logo_block, paired_test
-from robustness import Features, corpus_args, drop_intervals, fit_recipe, timed_log
-from story_training import HELD_OUT, generation_check
+from robustness import Features, corpus_args, fit_recipe, timed_log
+from story_training import HELD_OUT, generation_check, stacked, t3_drops, verdict_counts, write_rows
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
-from whowrote.style.edits import edits
 
 GAIN, SLACK, STORY_SLACK = 0.05, 0.005, 0.01
 KEYS = ("accuracy", "accuracy_3way", "mean_recall_3way")
 
 
-def debate_rows(folder: Path, corpus: list[Path]) -> pd.DataFrame:
+def debate_rows(folder: Path, corpus: CorpusSides) -> pd.DataFrame:
     """A transcript folder's sides the corpus does not hold, as corpus rows of the debate genre."""
     frame, _ = drop_corpus(read_debates(folder), corpus)
     return frame.assign(genre="debate", subgenre="newer", id=frame.file + ":" + frame.side,
                         held_out=frame.model.isin(HELD_OUT))
 
 
-def write_train(folder: Path, corpus: list[Path], out: Path) -> None:
+def write_train(folder: Path, corpus: CorpusSides, out: Path) -> None:
     """Every training side of a version not held out, as a corpus file for ``whowrote train-probe --corpus``
     (the bundled model has no topic hold-out, so no proposition is dropped here)."""
     rows = debate_rows(folder, corpus)
-    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "genre", "subgenre", "side", "text"]]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    rows = write_rows(rows[~rows.held_out], ["id", "model", "provider", "topic", "genre", "subgenre", "side", "text"], out)
     print(f"wrote {len(rows):,} debate sides ({rows.model.nunique()} models, {rows.topic.nunique()} propositions) to {out}")
 
 
@@ -113,23 +110,19 @@ def main() -> None:
     ap.add_argument("--write-train", type=Path, default=None, help="only write the training sides here (a corpus file) and stop")
     args = ap.parse_args()
     if args.write_train:
-        return write_train(args.debates_train, [Path(p) for p in args.corpus], args.write_train)
+        return write_train(args.debates_train, corpus_sides([Path(p) for p in args.corpus]), args.write_train)
     for folder in (args.debates_test, args.debates_train, args.stories_test):
         if not folder.is_dir():
             raise SystemExit(f"error: {folder}: not a folder")
     log = timed_log()
     paths = [Path(p) for p in args.corpus]
-    corpus, arena = load_corpus(paths), load_corpus([args.arena])
-    test, train = debate_rows(args.debates_test, paths), debate_rows(args.debates_train, paths)
+    corpus, arena, sides = load_corpus(paths), load_corpus([args.arena]), corpus_sides(paths)
+    test, train = debate_rows(args.debates_test, sides), debate_rows(args.debates_train, sides)
     overlap = set(test.topic) & set(train.topic)
     if overlap:
         raise SystemExit(f"error: propositions in both transcript folders: {sorted(overlap)[:5]}")
     stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
-    table = pd.concat([corpus, arena, test, train, stories], ignore_index=True)
-    table["row_idx"] = np.arange(len(table))
-    ends = np.cumsum([0, len(corpus), len(arena), len(test), len(train), len(stories)])
-    corpus_rows, arena_rows, test_rows, train_rows, story_rows = (
-        table.iloc[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True))
+    table, (corpus_rows, arena_rows, test_rows, train_rows, story_rows) = stacked([corpus, arena, test, train, stories])
     feats = Features(table, args.cache, log)
     split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
     val_props = set(split["val"].topic[split["val"].genre == "debate"])
@@ -155,20 +148,12 @@ def main() -> None:
             row["per_genre"] = {g: {name: float((classes[P[name][genre == g].argmax(axis=1)] == y[genre == g]).mean())
                                     for name in fits} for g in sorted(set(genre))}
         else:
-            classes, models = fits["bundled"].classes_, frame.model.to_numpy(object)
-            row["per_version"] = {m: {name: {c: int((classes[P[name][models == m].argmax(axis=1)] == c).sum())
-                                             for c in classes} for name in fits} for m in sorted(set(models))}
+            row["per_version"] = verdict_counts(P, fits["bundled"].classes_, frame.model.to_numpy(object))
         results["tests"][tname] = row
         log(f"{tname} (n {len(frame):,}): " + "; ".join(f"{name} 4-way {row[name]['accuracy']:.3f} 3-way "
                                                        f"{row[name]['accuracy_3way']:.3f}" for name in fits)
             + f"; diff intervals {row['diff_intervals']}")
-    val = split["val"]
-    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed)}
-    results["T3 edits"] = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
-                                                val.provider.to_numpy(object), topic_keys(val).to_numpy(), args.seed)
-                           for name, m in fits.items()}
-    log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['bundled'][e]['diff']:.1f} -> "
-                                          f"{results['T3 edits']['debates'][e]['diff']:.1f}" for e in X if e != "raw"))
+    results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log)
     genres = set(corpus_rows.genre)
 
     def without_held_genre(train: pd.DataFrame, add: pd.DataFrame):

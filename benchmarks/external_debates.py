@@ -49,11 +49,12 @@ import json
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import contender_args, contenders_of, figure, predictions, table
+from external_answers import contender_args, contenders_of, figure, predictions, score_contenders, table
 from external_stories import grouped_scores, version
 from trial_noise import topic_weights
 
@@ -122,15 +123,34 @@ def read_debates(folder: Path) -> pd.DataFrame:
     return frame
 
 
-def drop_corpus(frame: pd.DataFrame, corpus: list[Path]) -> tuple[pd.DataFrame, int]:
-    """``frame`` without the sides a corpus file holds (same proposition, model and side, or same text)."""
-    keys, texts = set(), set()
-    for path in corpus:
+@dataclass(frozen=True)
+class CorpusSides:
+    """What the corpus files hold, read once: each (proposition, model, side)'s texts, every text and
+    every version (:func:`external_stories.version`)."""
+
+    by_side: dict[tuple, set[str]]
+    texts: set[str]
+    versions: set[str]
+
+
+def corpus_sides(paths: list[Path]) -> CorpusSides:
+    by_side: dict[tuple, set[str]] = {}
+    texts: set[str] = set()
+    versions: set[str] = set()
+    for path in paths:
         for _, row in iter_json_rows(path):
-            keys.add((row.get("topic"), row.get("model"), row.get("side")))
-            texts.add(str(row.get("text") or row.get("content") or ""))
+            text = str(row.get("text") or row.get("content") or "")
+            by_side.setdefault((row.get("topic"), row.get("model"), row.get("side")), set()).add(text)
+            texts.add(text)
+            versions.add(version(str(row.get("model", ""))))
+    return CorpusSides(by_side, texts, versions)
+
+
+def drop_corpus(frame: pd.DataFrame, corpus: CorpusSides) -> tuple[pd.DataFrame, int]:
+    """``frame`` without the sides the corpus holds (same proposition, model and side, or same text)."""
     sides = zip(frame.topic, frame.model, frame.side, strict=True)
-    held = np.array([key in keys or text in texts for key, text in zip(sides, frame.text, strict=True)], bool)
+    held = np.array([key in corpus.by_side or text in corpus.texts for key, text in zip(sides, frame.text, strict=True)],
+                    bool)
     return frame[~held].reset_index(drop=True), int(held.sum())
 
 
@@ -167,13 +187,10 @@ def transfer_rule(diff: dict) -> dict[str, bool]:
             "all 4-way at most -1": total["diff"] >= -1}
 
 
-def check(folder: Path, corpus: list[Path]) -> None:
+def check(folder: Path, corpus: CorpusSides) -> None:
     """How many of a transcript folder's sides the parser turns into exactly a corpus text."""
     frame = read_debates(folder)
-    texts = {}
-    for path in corpus:
-        for _, row in iter_json_rows(path):
-            texts.setdefault((row.get("topic"), row.get("model"), row.get("side")), set()).add(row.get("text"))
+    texts = corpus.by_side
     sides = list(zip(frame.topic, frame.model, frame.side, strict=True))
     known = [key for key, text in zip(sides, frame.text, strict=True) if key in texts]
     same = sum(text in texts[key] for key, text in zip(sides, frame.text, strict=True) if key in texts)
@@ -194,8 +211,9 @@ def main() -> None:
     folder = args.check or args.transcripts
     if folder is None or not folder.is_dir():
         sys.exit(f"error: {'--check' if args.check else '--transcripts'} {folder}: not a folder")
+    corpus = corpus_sides(args.corpus)
     if args.check:
-        return check(args.check, args.corpus)
+        return check(args.check, corpus)
     if args.out is None:
         sys.exit("error: --out is required with --transcripts")
     contenders, names = contenders_of(args)
@@ -204,24 +222,23 @@ def main() -> None:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
 
-    frame, dropped = drop_corpus(read_debates(folder), args.corpus)
+    frame, dropped = drop_corpus(read_debates(folder), corpus)
     if frame.empty:
         sys.exit("error: every side is in the corpus")
-    seen = {version(str(row.get("model", ""))) for path in args.corpus for _, row in iter_json_rows(path)}
+    seen = corpus.versions
     newer = (~frame.model.map(version).isin(seen) & (frame.provider != OTHER)).to_numpy()
     log(f"{len(frame):,} sides of {frame.file.nunique()} transcripts ({dropped} in the corpus, dropped) by "
         f"{frame.model.nunique()} models on {frame.topic.nunique()} propositions; "
         + ", ".join(f"{c} {n:,}" for c, n in frame.provider.value_counts().items()) + f"; newer assistants {newer.sum()}")
-    from external_answers import edit_block
+    kept: list[np.ndarray] = []
 
-    results, edited, probs = {}, {}, {}
-    for src, name in zip(contenders, names, strict=True):
-        log(f"contender {name} ({src})")
+    def evaluate(src: str, frame: pd.DataFrame, seen: set[str], log) -> dict:  # keeps P for the paired differences
         P, unsure = predictions(src, frame.text.tolist())
-        probs[name] = P
-        results[name] = grouped_scores(P, unsure, frame, seen)
-        if args.edits:
-            edited[name] = edit_block(src, frame, args.edits, 0, log)
+        kept.append(P)
+        return grouped_scores(P, unsure, frame, seen)
+
+    results, edited = score_contenders(contenders, names, frame, seen, evaluate, args.edits, log)
+    probs = dict(zip(names, kept, strict=True))
     first = names[0]
     diffs = {name: paired(probs[first], probs[name], frame, newer) for name in names[1:]}
     rules = {name: transfer_rule(d) for name, d in diffs.items()}

@@ -87,13 +87,43 @@ def story_rows(folder: Path, genre: str = GENRE) -> pd.DataFrame:
                         id=frame.model + ":" + frame.question, held_out=frame.model.isin(HELD_OUT))
 
 
+def write_rows(rows: pd.DataFrame, columns: list[str], out: Path) -> pd.DataFrame:
+    """``rows``' ``columns`` as a corpus file (JSON lines) at ``out``, written whole or not at all; the rows written."""
+    rows = rows[columns]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    return rows
+
+
+def stacked(frames: list[pd.DataFrame]) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """One table of ``frames`` with ``row_idx`` (the feature cache's row), and each frame's slice of it."""
+    table = pd.concat(frames, ignore_index=True)
+    table["row_idx"] = np.arange(len(table))
+    ends = np.cumsum([0, *(len(f) for f in frames)])
+    return table, [table.iloc[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)]
+
+
+def verdict_counts(P: dict[str, np.ndarray], classes: np.ndarray, models: np.ndarray) -> dict:
+    """Per model, how often each fit (``P``: its probabilities) gave each label."""
+    return {m: {name: {c: int((classes[p[models == m].argmax(axis=1)] == c).sum()) for c in classes}
+                for name, p in P.items()} for m in sorted(set(models))}
+
+
+def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log) -> dict:
+    """Each fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`), logged side by side."""
+    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(seed)}
+    out = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
+                                val.provider.to_numpy(object), topic_keys(val).to_numpy(), seed) for name, m in fits.items()}
+    a, b = fits
+    log("T3 drops (points): " + "; ".join(f"{e} {out[a][e]['diff']:.1f} -> {out[b][e]['diff']:.1f}" for e in X if e != "raw"))
+    return out
+
+
 def write_train(folder: Path, out: Path, genre: str = GENRE) -> None:
     """The training stories of every version not held out, as a corpus file (``genre`` and ``subgenre``
     columns: ``load_corpus`` keeps them)."""
     rows = story_rows(folder, genre)
-    rows = rows[~rows.held_out][["id", "model", "provider", "topic", "genre", "subgenre", "text"]]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows.to_dict("records")))
+    rows = write_rows(rows[~rows.held_out], ["id", "model", "provider", "topic", "genre", "subgenre", "text"], out)
     print(f"wrote {len(rows):,} stories ({rows.model.nunique()} models, {rows.topic.nunique()} prompts) to {out}")
 
 
@@ -208,10 +238,7 @@ def main() -> None:
     overlap = set(test.question) & set(train_stories.question)
     if overlap:
         raise SystemExit(f"error: prompts in both story folders: {sorted(overlap)[:5]}")
-    table = pd.concat([corpus, arena, test, train_stories], ignore_index=True)
-    table["row_idx"] = np.arange(len(table))
-    ends = np.cumsum([0, len(corpus), len(arena), len(test), len(train_stories)])
-    corpus_rows, arena_rows, test_rows, train_rows = (table.iloc[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True))
+    table, (corpus_rows, arena_rows, test_rows, train_rows) = stacked([corpus, arena, test, train_stories])
     feats = Features(table, args.cache, log)
     split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
     added = train_rows[~train_rows.held_out.to_numpy(bool)]
@@ -250,21 +277,13 @@ def main() -> None:
         row, P = paired_test(feats, fits, frame, units, KEYS)
         if tname.startswith("S"):
             y, models = frame.provider.to_numpy(object), frame.model.to_numpy(object)
-            classes = fits["bundled"].classes_
-            row["per_version"] = {m: {name: {c: int((classes[P[name][models == m].argmax(axis=1)] == c).sum())
-                                             for c in classes} for name in fits} | {"provider": y[models == m][0]}
-                                  for m in sorted(set(models))}
+            counts = verdict_counts(P, fits["bundled"].classes_, models)
+            row["per_version"] = {m: counts[m] | {"provider": y[models == m][0]} for m in counts}
         results["tests"][tname] = row
         log(f"{tname} (n {len(frame):,}): " + "; ".join(
             f"{name} mean 3-way recall {row[name]['mean_recall_3way']:.3f} 4-way {row[name]['accuracy']:.3f}"
             for name in fits) + f"; diff intervals {row['diff_intervals']}")
-    val = split["val"]
-    y = val.provider.to_numpy(object)
-    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(args.seed) if e != "raw"}
-    results["T3 edits"] = {name: drop_intervals(m.classes_, {"raw": P[name]} | {e: m.predict_proba(x) for e, x in X.items()},
-                                                y, topic_keys(val).to_numpy(), args.seed) for name, m in fits.items()}
-    log("T3 drops (points): " + "; ".join(f"{e} {results['T3 edits']['bundled'][e]['diff']:.1f} -> "
-                                          f"{results['T3 edits']['stories'][e]['diff']:.1f}" for e in X))
+    results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log)
     results["LOGO"] = logo_block(feats, corpus_rows, pair, args.seed, log)
     results["rule"] = story_rule(results)
     results["adopt"] = all(results["rule"].values())

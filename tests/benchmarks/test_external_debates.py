@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from external_debates import (  # noqa: E402
     CITED,
+    corpus_sides,
     debate_sides,
     drop_corpus,
     main,
@@ -109,10 +110,10 @@ def test_read_debates_labels_sides_and_drops_what_the_corpus_holds(tmp_path: Pat
     corpus.write_text(json.dumps({"text": "other", "model": "gpt-6-astra-high", "topic": "prop_0007", "side": "CON"})
                       + "\n" + json.dumps({"text": "other", "model": "gpt-6-astra-high", "topic": "prop_0007",
                                            "side": "PRO"}) + "\n", encoding="utf-8")
-    kept, dropped = drop_corpus(frame, [corpus])
+    kept, dropped = drop_corpus(frame, corpus_sides([corpus]))
     assert dropped == 1 and list(kept.side) == ["PRO"]  # same model and proposition, the other side: kept
     corpus.write_text(json.dumps({"content": frame.text[0], "model": "x"}) + "\n", encoding="utf-8")
-    kept, dropped = drop_corpus(frame, [corpus])  # the same text under another name: dropped too
+    kept, dropped = drop_corpus(frame, corpus_sides([corpus]))  # the same text under another name: dropped too
     assert dropped == 1 and len(kept) == 1
 
 
@@ -158,7 +159,7 @@ def test_check_counts_the_sides_read_to_the_corpus_text(tmp_path: Path, capsys) 
     rows = [{"text": con["text"], "model": "gpt-6-astra-high", "topic": "prop_0007", "side": "CON"},
             {"text": "not what the parser reads", "model": "claude-opus-5-high", "topic": "prop_0007", "side": "PRO"}]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    check(tmp_path / "t", [corpus])
+    check(tmp_path / "t", corpus_sides([corpus]))
     assert capsys.readouterr().out.strip() == "2 sides; 2 in the corpus; 1 of them read to exactly the corpus's text"
 
 
@@ -169,7 +170,7 @@ def test_debate_training_rows_rule_and_logo_filter(tmp_path: Path) -> None:
           RAW.replace("claude-opus-5-high", "claude-opus-5-5-high"))
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"text": "x", "model": "gpt-5.5"}\n', encoding="utf-8")
-    rows = debate_rows(tmp_path / "t", [corpus])
+    rows = debate_rows(tmp_path / "t", corpus_sides([corpus]))
     assert set(rows.genre) == {"debate"} and set(rows.subgenre) == {"newer"}
     assert dict(zip(rows.model, rows.held_out, strict=True)) == {"claude-opus-5-5-high": True, "gpt-6-astra-high": False}
 
