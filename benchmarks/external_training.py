@@ -153,14 +153,15 @@ def paired_intervals(Pa: np.ndarray, Pb: np.ndarray, y: np.ndarray, classes: np.
 
 
 def paired_test(feats: Features, fits: dict, test: pd.DataFrame, units: np.ndarray,
-                keys: tuple[str, ...]) -> tuple[dict, dict[str, np.ndarray]]:
+                keys: tuple[str, ...], recipes: dict[str, str] | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """One test read by two fits (``fits``: the baseline first): each fit's :func:`scores` and the
     95 % intervals of ``keys`` (second minus first) resampling whole ``units``; and each fit's
-    probabilities on the test."""
+    probabilities on the test. ``recipes``: a fit's recipe where it reads texts otherwise than ``default``."""
     (a, fit_a), (b, _) = fits.items()
-    X = feats.get("default", test.row_idx.to_numpy(), "raw")
+    recipes = recipes or {}
     y = test.provider.to_numpy(object)
-    P = {name: m.predict_proba(X) for name, m in fits.items()}
+    P = {name: m.predict_proba(feats.get(recipes.get(name, "default"), test.row_idx.to_numpy(), "raw"))
+         for name, m in fits.items()}
     classes = fit_a.classes_
     assert all(list(m.classes_) == list(classes) for m in fits.values())
     row = {name: scores(P[name], y, classes) for name in fits}
@@ -169,19 +170,20 @@ def paired_test(feats: Features, fits: dict, test: pd.DataFrame, units: np.ndarr
 
 
 def logo_block(feats: Features, corpus: pd.DataFrame, adds: dict[str, pd.DataFrame], seed: int, log,
-               fit: dict | None = None) -> dict:
+               fit: dict | None = None, recipes: dict[str, str] | None = None) -> dict:
     """Per corpus genre: two recipes fitted on the other genres, each with its own added rows
     (``adds``: two names, the first the baseline; an empty frame adds nothing), scored on that genre
     (4-way, 3-way, what each assistant's texts were called), with 95 % intervals of the difference
     (second minus first) resampling whole topics. ``fit[name](train, add)`` fits an arm another way
-    (default: the recipe on both)."""
+    (default: the recipe on both); ``recipes[name]``: an arm's recipe (default ``default``)."""
     a, b = adds
-    fit = fit or {}
+    fit, recipes = fit or {}, recipes or {}
     out = {}
     for genre, train, test in leave_one_genre_out(corpus):
-        fits = {name: fit[name](train, add) if name in fit else fit_recipe(feats, "default", pd.concat([train, add]), seed)
+        fits = {name: fit[name](train, add) if name in fit
+                else fit_recipe(feats, recipes.get(name, "default"), pd.concat([train, add]), seed)
                 for name, add in adds.items()}
-        row, _ = paired_test(feats, fits, test, topic_keys(test).to_numpy(), ("accuracy_3way", "accuracy"))
+        row, _ = paired_test(feats, fits, test, topic_keys(test).to_numpy(), ("accuracy_3way", "accuracy"), recipes)
         out[genre] = row
         log(f"LOGO {genre} (n {len(test):,}): 3-way {row[a]['accuracy_3way']:.3f} -> "
             f"{row[b]['accuracy_3way']:.3f}; recall {row[a]['recall_3way']} -> {row[b]['recall_3way']}")

@@ -109,13 +109,21 @@ def verdict_counts(P: dict[str, np.ndarray], classes: np.ndarray, models: np.nda
                 for name, p in P.items()} for m in sorted(set(models))}
 
 
-def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log) -> dict:
-    """Each fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`), logged side by side."""
-    X = {e: feats.get("default", val.row_idx.to_numpy(), e) for e in edits(seed)}
-    out = {name: drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
-                                val.provider.to_numpy(object), topic_keys(val).to_numpy(), seed) for name, m in fits.items()}
+def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log,
+             recipes: dict[str, str] | None = None) -> dict:
+    """Each fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`), logged side by side;
+    ``recipes[name]``: a fit's recipe where it reads texts otherwise than ``default``."""
+    recipes = recipes or {}
+
+    def drops(name: str, m) -> dict:
+        X = {e: feats.get(recipes.get(name, "default"), val.row_idx.to_numpy(), e) for e in edits(seed)}
+        return drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
+                              val.provider.to_numpy(object), topic_keys(val).to_numpy(), seed)
+
+    out = {name: drops(name, m) for name, m in fits.items()}
     a, b = fits
-    log("T3 drops (points): " + "; ".join(f"{e} {out[a][e]['diff']:.1f} -> {out[b][e]['diff']:.1f}" for e in X if e != "raw"))
+    log("T3 drops (points): " + "; ".join(f"{e} {out[a][e]['diff']:.1f} -> {out[b][e]['diff']:.1f}"
+                                          for e in edits(seed) if e != "raw"))
     return out
 
 
