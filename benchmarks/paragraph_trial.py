@@ -73,8 +73,9 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
                 drops["default"]["single_newlines"] - drops["paragraphs"]["single_newlines"] >= 2 and grew <= 1.5}
 
 
-def main() -> None:
-    ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-paragraphs")
+def trial_args(description: str, cache: str) -> argparse.Namespace:
+    """The corpus arguments and the three out-of-corpus folders, checked."""
+    ap = corpus_args(argparse.ArgumentParser(description=description), cache)
     ap.add_argument("--arena", type=Path, required=True, help="Arena-Hard-Auto's model_answer folder")
     ap.add_argument("--persuasion", type=Path, required=True, help="external_persuasion.py's transcripts")
     ap.add_argument("--mt-bench", type=Path, required=True, help="MT-Bench's model_answer folder")
@@ -82,14 +83,40 @@ def main() -> None:
     for folder in (args.arena, args.persuasion, args.mt_bench):
         if not folder.is_dir():
             raise SystemExit(f"error: {folder}: not a folder")
-    log = timed_log()
-    corpus = load_corpus([Path(p) for p in args.corpus])
+    return args
+
+
+def trial_frames(args: argparse.Namespace) -> list[pd.DataFrame]:
+    """The corpus, the bundled Arena-Hard answers (half A), half B's answers, the persuasion texts and
+    MT-Bench's answers, in that order (for :func:`story_training.stacked`)."""
     answers = arena_rows(args.arena)
     persuasion, _ = read_persuasion(args.persuasion)
-    mt_bench = load_corpus([args.mt_bench])
-    frames = [corpus, trained_answers(answers), answers[~answers.half_a.to_numpy(bool)],
-              persuasion.assign(genre="persuasion"), mt_bench]
-    table, (corpus_rows, arena_train, arena_b, p_rows, m_rows) = stacked(frames)
+    return [load_corpus([Path(p) for p in args.corpus]), trained_answers(answers),
+            answers[~answers.half_a.to_numpy(bool)], persuasion.assign(genre="persuasion"), load_corpus([args.mt_bench])]
+
+
+def run_tests(feats: Features, fits: dict, tests: dict, recipes: dict[str, str], log) -> dict:
+    """Each test (``name: (frame, units)``) read by both fits (:func:`external_training.paired_test`); T3 also per
+    corpus genre (4-way: the in-genre targets)."""
+    out = {}
+    for name, (frame, units) in tests.items():
+        row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS, recipes)
+        if name == "T3":
+            genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
+            classes = next(iter(fits.values())).classes_
+            row["per_genre"] = {g: {arm: float((classes[P[arm][genre == g].argmax(axis=1)] == y[genre == g]).mean())
+                                    for arm in fits} for g in sorted(set(genre))}
+        out[name] = row
+        log(f"{name} (n {len(frame):,}): " + "; ".join(f"{arm} 4-way {row[arm]['accuracy']:.3f} 3-way "
+                                                      f"{row[arm]['accuracy_3way']:.3f}" for arm in fits)
+            + f"; diff intervals {row['diff_intervals']}")
+    return out
+
+
+def main() -> None:
+    args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-paragraphs")
+    log = timed_log()
+    table, (corpus_rows, arena_train, arena_b, p_rows, m_rows) = stacked(trial_frames(args))
     feats = Features(table, args.cache, log)
     split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
     log(f"corpus {len(corpus_rows):,}, arena half A trained {len(arena_train):,}, half B {len(arena_b):,}, "
@@ -98,18 +125,7 @@ def main() -> None:
             for arm, recipe in ARMS.items()}
     tests = {"P": (p_rows, p_rows.topic), "A": (arena_b, arena_b.question), "M": (m_rows, m_rows.topic),
              "T3": (split["val"], topic_keys(split["val"]))}
-    results: dict = {"n_train": len(split["train"]) + len(arena_train), "tests": {}}
-    for name, (frame, units) in tests.items():
-        row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS, ARMS)
-        if name == "T3":  # per corpus genre, 4-way (the in-genre targets)
-            genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
-            classes = fits["default"].classes_
-            row["per_genre"] = {g: {arm: float((classes[P[arm][genre == g].argmax(axis=1)] == y[genre == g]).mean())
-                                    for arm in fits} for g in sorted(set(genre))}
-        results["tests"][name] = row
-        log(f"{name} (n {len(frame):,}): " + "; ".join(f"{arm} 4-way {row[arm]['accuracy']:.3f} 3-way "
-                                                      f"{row[arm]['accuracy_3way']:.3f}" for arm in fits)
-            + f"; diff intervals {row['diff_intervals']}")
+    results: dict = {"n_train": len(split["train"]) + len(arena_train), "tests": run_tests(feats, fits, tests, ARMS, log)}
     results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log, ARMS)
     results["LOGO"] = logo_block(feats, corpus_rows, {arm: arena_train for arm in ARMS}, args.seed, log,
                                  recipes=ARMS)
