@@ -28,7 +28,8 @@ Protocol, fixed before the first run:
     git clone https://github.com/lechmazur/persuasion /tmp/persuasion     # 40 MB
     python benchmarks/external_persuasion.py --transcripts /tmp/persuasion/transcripts/v1_no_notes_15topics_panel15_8040 \\
         --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl \\
-        --src /tmp/c64/src --src /tmp/base57/src --src src --name c64209e --name "session 37" --name bundled \\
+        --src /tmp/c64/src --src /tmp/base57/src --src /tmp/base58/src --src src \\
+        --name c64209e --name "session 37" --name "session 57" --name bundled \\
         --edits 300 --out results/external_persuasion --figure docs/figures/external_persuasion.png
 """
 

@@ -90,6 +90,8 @@ NOT_READ: list[tuple[str, str]] = [
      "calibration / error-signal trials: ECE, AUROC, selective accuracy; no accuracy variants"),
     ("few_shot_genre, self_train_genre, prior_shift", "per-genre adaptation curves on the outer split"),
     ("neural_logo, conversation, other_distance", "other questions; no `current` on the inner split"),
+    ("external_training, story_training, debate_training, paragraph_trial, debate_layout_trial",
+     "outer topic hold-out, LOGO and out-of-corpus sets against `bundled`; no inner split"),
 ]
 
 KEYS = ("d_raw", "d_first800", "d_md", "d_worst", "d_logo3")

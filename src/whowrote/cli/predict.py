@@ -214,6 +214,10 @@ def register(app) -> None:
                              "comma-separated names (bundled: truncated,plain_text,combined; add "
                              "--copies single_newlines for a second copy with single line breaks, "
                              "docs/predict-trials.md).")] = None,
+        blank_line_genres: Annotated[str, typer.Option(
+            "--blank-line-genres", help="Comma-separated genres whose texts also train with blank lines between "
+                                        "paragraphs (bundled: debate, whose transcripts put each claim on a line; "
+                                        "\"\" for none).")] = "debate",
     ) -> None:
         """Train the stylometric model reproducibly and print its held-out metrics."""
         from whowrote.style.io import DEFAULT_DIR
@@ -228,7 +232,7 @@ def register(app) -> None:
         groups = [[name.strip() for name in c.split(",")] for c in copies] if copies else AUGMENTATIONS
         metrics = train([str(p) for p in corpus], out, seed=seed, feature_set=feature_set, check=check,
                         log=lambda m: print(m, file=sys.stderr), tree_iter=tree_iter, blend_iter=blend_iter,
-                        copies=groups)
+                        copies=groups, blank_line_genres=[g.strip() for g in blank_line_genres.split(",") if g.strip()])
         print(json.dumps(metrics, indent=1))
 
     _register_score(app)

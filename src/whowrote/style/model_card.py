@@ -140,13 +140,20 @@ def _blend(model) -> str:
 
 
 def _copies(aug: dict) -> str:
-    """The training copies in words (``copies``: one edit group per copy; older models: ``edits``)."""
+    """The training copies in words (``copies``: one edit group per copy; older models: ``edits``), and
+    the genres also trained with blank lines between paragraphs (``blank_line_genres``, session 58)."""
     groups = aug.get("copies") or ([aug["edits"]] if aug.get("edits") else [])
-    if not groups:
-        return "No edited training copies."
     what = "; ".join(", ".join(g) for g in groups)
-    if len(groups) == 1:
-        return f"Each training text also has one edited copy (weight {aug.get('weight', '—')}: {what}, one chosen at random per text)."
-    return (f"Each training text also has {len(groups)} edited copies (weight {aug.get('weight', '—')} each: {what}; "
-            "each copy's edit chosen at random per text from its group).")
+    if not groups:
+        out = "No edited training copies."
+    elif len(groups) == 1:
+        out = f"Each training text also has one edited copy (weight {aug.get('weight', '—')}: {what}, one chosen at random per text)."
+    else:
+        out = (f"Each training text also has {len(groups)} edited copies (weight {aug.get('weight', '—')} each: {what}; "
+               "each copy's edit chosen at random per text from its group).")
+    if aug.get("blank_line_rows"):
+        out += (f" The {aug['blank_line_rows']} texts of {', '.join(aug.get('blank_line_genres', []))} (one claim a line, "
+                "the debate benchmark's format) also train with blank lines between paragraphs, as a second "
+                "row each (the genre weighs as before).")
+    return out
 
