@@ -33,17 +33,14 @@ a writer would lay them out. Fixed and committed before the run:
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 from debate_training import outside_held_genre
 from external_training import logo_block
 from paragraph_trial import run_tests, trial_args, trial_frames
 from robustness import Features, fit_recipe, timed_log
-from story_training import stacked, t3_drops
+from story_training import decide, stacked, t3_drops
 
-from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style.edits import one_blank_line
 
@@ -99,11 +96,7 @@ def main() -> None:
     results["LOGO"] = logo_block(feats, corpus_rows, {"bundled": arena_train,
                                                       "debate_copies": pd.concat([arena_train, copy_rows])},
                                  args.seed, log, fit={"debate_copies": with_copies})
-    results["rule"] = layout_rule(results)
-    results["adopt"] = all(results["rule"].values())
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+    decide(results, layout_rule(results), args.out, log)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ from external_debates import CorpusSides, corpus_sides, drop_corpus, read_debate
 from external_stories import read_stories
 from external_training import logo_block, paired_test
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from story_training import HELD_OUT, generation_check, stacked, t3_drops, verdict_counts, write_rows
+from story_training import HELD_OUT, decide, generation_check, stacked, t3_drops, verdict_counts, write_rows
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
@@ -160,10 +160,7 @@ def main() -> None:
         return fit_recipe(feats, "default", pd.concat([train, outside_held_genre(add, train, genres)]), args.seed)
 
     results["LOGO"] = logo_block(feats, corpus_rows, pair, args.seed, log, fit={"debates": without_held_genre})
-    results["rule"] = debate_rule(results)
-    results["adopt"] = all(results["rule"].values())
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+    decide(results, debate_rule(results), args.out, log)
 
 
 if __name__ == "__main__":

@@ -141,6 +141,15 @@ def predictions(contender: str, texts: list[str]) -> tuple[np.ndarray, np.ndarra
     return rows[:, :4], rows[:, 4] > 0.5
 
 
+def predictions_csv(frame: pd.DataFrame, columns: list[str], probs: dict[str, np.ndarray]) -> str:
+    """``frame``'s ``columns`` and each contender's probabilities (``<name>:<label>``, 4 decimals), as CSV."""
+    cols = frame[columns].copy()
+    for name, P in probs.items():
+        for j, label in enumerate(LABELS):
+            cols[f"{name}:{label}"] = P[:, j].round(4)
+    return cols.to_csv(index=False)
+
+
 def label_scores(P: np.ndarray, y: np.ndarray) -> dict:
     """Accuracy (4-way), 3-way accuracy (the most probable of the three assistants, on their
     texts), 3-way recall of each assistant present and their mean, and OTHER AUROC when both sides

@@ -54,7 +54,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from external_answers import contender_args, contenders_of, figure, predictions, score_contenders, table
+from external_answers import (
+    contender_args,
+    contenders_of,
+    figure,
+    predictions,
+    predictions_csv,
+    score_contenders,
+    table,
+)
 from external_stories import grouped_scores, version
 from trial_noise import topic_weights
 
@@ -250,11 +258,8 @@ def main() -> None:
                "paired_vs_first": diffs, "transfer_rule": rules}
     atomic_write(args.out / "results.json", json.dumps(summary, indent=1) + "\n")
     atomic_write(args.out / "table.md", table(results) + "\n")
-    cols = frame[["file", "side", "topic", "model", "provider", "n_words"]].copy()
-    for name, P in probs.items():
-        for j, label in enumerate(LABELS):
-            cols[f"{name}:{label}"] = P[:, j].round(4)
-    atomic_write(args.out / "predictions.csv", cols.to_csv(index=False))
+    atomic_write(args.out / "predictions.csv",
+                 predictions_csv(frame, ["file", "side", "topic", "model", "provider", "n_words"], probs))
     figure(results, args.figure or args.out / "external_debates.png",
            title="Debates (lechmazur/debate, later transcripts), per assistant version", metric="accuracy")
     print(table(results))

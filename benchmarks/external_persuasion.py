@@ -49,16 +49,18 @@ from external_answers import (
     contenders_of,
     figure,
     predictions,
+    predictions_csv,
     score_contenders,
     scores,
     table,
 )
 from external_debates import corpus_sides, paired
 from external_stories import grouped_scores
+from robustness import timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
-from whowrote.types import LABELS, OTHER
+from whowrote.types import OTHER
 
 NAME = re.compile(r"(prop_\d{1,6})__(.+?)__(.+?)__(pro|con)__[\w.-]+\.md")
 ROLES = ("persuader", "target")
@@ -136,11 +138,7 @@ def main() -> None:
         if not path.is_file():
             sys.exit(f"error: --corpus {path}: no such file")
     contenders, names = contenders_of(args)
-    t0 = time.time()
-
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
-
+    log = timed_log()
     corpus = corpus_sides(args.corpus)
     frame, refused = read_persuasion(args.transcripts)
     held = frame.text.isin(corpus.texts).to_numpy()
@@ -184,11 +182,8 @@ def main() -> None:
     atomic_write(args.out / "results.json", json.dumps(summary, indent=1) + "\n")
     subsets = {f"{name}: {s}": {"groups": {"all": v}} for name, res in results.items() for s, v in res["subsets"].items()}
     atomic_write(args.out / "table.md", table(results) + "\n\n" + table(subsets) + "\n")
-    cols = frame[["file", "role", "topic", "model", "provider", "n_words"]].copy()
-    for name, P in probs.items():
-        for j, label in enumerate(LABELS):
-            cols[f"{name}:{label}"] = P[:, j].round(4)
-    atomic_write(args.out / "predictions.csv", cols.to_csv(index=False))
+    atomic_write(args.out / "predictions.csv",
+                 predictions_csv(frame, ["file", "role", "topic", "model", "provider", "n_words"], probs))
     figure(results, args.figure or args.out / "external_persuasion.png",
            title="Persuasion chats (lechmazur/persuasion), per assistant version", metric="accuracy")
     print(table(results))

@@ -38,7 +38,6 @@ sets that did not motivate it. Fixed and committed before the run:
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +45,9 @@ import pandas as pd
 from external_persuasion import read_persuasion
 from external_training import arena_rows, logo_block, paired_test, trained_answers
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from story_training import stacked, t3_drops
+from story_training import decide, stacked, t3_drops
 
 from whowrote.data.corpus import load_corpus
-from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 
 ARMS = {"default": "default", "paragraphs": "paragraphs"}  # arm -> robustness.RECIPES name
@@ -129,11 +127,7 @@ def main() -> None:
     results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log, ARMS)
     results["LOGO"] = logo_block(feats, corpus_rows, {arm: arena_train for arm in ARMS}, args.seed, log,
                                  recipes=ARMS)
-    results["rule"] = paragraph_rule(results)
-    results["adopt"] = all(results["rule"].values())
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+    decide(results, paragraph_rule(results), args.out, log)
 
 
 if __name__ == "__main__":

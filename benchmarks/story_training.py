@@ -127,6 +127,15 @@ def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log,
     return out
 
 
+def decide(results: dict, rule: dict[str, bool], out: Path, log) -> None:
+    """A trial's end: its ``rule`` and whether every clause passed, written to ``out/results.json``."""
+    results["rule"] = rule
+    results["adopt"] = all(rule.values())
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / "results.json", json.dumps(results, indent=1) + "\n")
+    log(f"rule {rule} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {out}")
+
+
 def write_train(folder: Path, out: Path, genre: str = GENRE) -> None:
     """The training stories of every version not held out, as a corpus file (``genre`` and ``subgenre``
     columns: ``load_corpus`` keeps them)."""
@@ -293,11 +302,7 @@ def main() -> None:
             for name in fits) + f"; diff intervals {row['diff_intervals']}")
     results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log)
     results["LOGO"] = logo_block(feats, corpus_rows, pair, args.seed, log)
-    results["rule"] = story_rule(results)
-    results["adopt"] = all(results["rule"].values())
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    log(f"rule {results['rule']} -> {'adopt' if results['adopt'] else 'not adopted'}; wrote {args.out}")
+    decide(results, story_rule(results), args.out, log)
 
 
 if __name__ == "__main__":
