@@ -206,7 +206,7 @@ def test_bad_model_path_is_one_line_error(tmp_path):
 
 def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
     sample = corpus[corpus["genre"] == "debate"].sample(200, random_state=0)
-    src = tmp_path / "mini.jsonl"
+    src = tmp_path / "debates.jsonl"  # its genre: debate
     src.write_text("".join(json.dumps({"id": r.id, "text": r.text, "model": r.model, "topic": r.topic}) + "\n"
                            for r in sample.itertuples()))
     res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m"), "--no-check")
@@ -220,8 +220,13 @@ def test_train_probe_writes_a_loadable_model(tmp_path, corpus):
     assert versions["scikit-learn"] == sklearn.__version__ and set(versions) == {"python", "numpy", "scikit-learn", "scipy"}
     assert json.loads((tmp_path / "m" / "model.json").read_text())["params"]["tree_iter"] == 300
     # --tree-iter reaches the trees: fewer rounds, a smaller model; out of range is a one-line error
-    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m20"), "--no-check", "--tree-iter", "20")
+    # the debates also train laid out with blank lines (one row more each), unless --blank-line-genres "" says none
+    assert json.loads((tmp_path / "m" / "model.json").read_text())["training"]["augmentation"]["blank_line_rows"] == 200
+    res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m20"), "--no-check", "--tree-iter", "20",
+              "--blank-line-genres", "")
     assert res.exit_code == 0, res.output
+    training = json.loads((tmp_path / "m20" / "model.json").read_text())["training"]
+    assert training["augmentation"]["blank_line_rows"] == 0 and training["n_texts"] == 200
     assert json.loads((tmp_path / "m20" / "model.json").read_text())["params"]["tree_iter"] == 20
     assert (tmp_path / "m20" / "model.npz").stat().st_size < (tmp_path / "m" / "model.npz").stat().st_size
     res = run("train-probe", "--corpus", str(src), "--out", str(tmp_path / "m0"), "--no-check", "--tree-iter", "0")
