@@ -121,6 +121,7 @@ def read_persuasion(folder: Path) -> tuple[pd.DataFrame, int]:
 
 
 def subset_scores(P: np.ndarray, unsure: np.ndarray, frame: pd.DataFrame, masks: dict[str, np.ndarray]) -> dict:
+    """:func:`external_answers.scores` on each named subset of ``frame``'s rows (roles, propositions)."""
     y = frame.provider.to_numpy(dtype=object)
     return {name: scores(P[m], unsure[m], y[m]) for name, m in masks.items() if m.any()}
 
