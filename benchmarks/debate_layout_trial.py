@@ -19,6 +19,9 @@ a writer would lay them out. Fixed and committed before the run:
 - Tests as in ``paragraph_trial.py``: P the persuasion chats (the set that motivated the trial, not
   independent), A Arena-Hard half B, M MT-Bench, T3 raw and under the edit suite, LOGO over the five
   genres (a fold without the debates has no copies either).
+- ``--generation`` (after the decision, the checklist's): leave-one-generation-out of the corpus
+  alone (as ``story_training.py --generation``), each direction without and with the blank-line rows
+  of its own training debates.
 - Rule: the copies join the bundled recipe only if (a) P's 4-way accuracy gains >= 5 points with the
   interval above 0; (b) A's 4-way accuracy falls by at most 0.5 points and M's by at most 1; (c) T3's
   4-way accuracy falls by at most 0.5; (d) the LOGO 3-way mean falls by at most 0.5; (e) T3's drops
@@ -33,14 +36,17 @@ a writer would lay them out. Fixed and committed before the run:
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 from debate_training import outside_held_genre
 from external_training import logo_block
 from paragraph_trial import run_tests, trial_args, trial_frames
 from robustness import Features, fit_recipe, timed_log
-from story_training import decide, stacked, t3_drops
+from story_training import decide, generation_check, stacked, t3_drops
 
+from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
 from whowrote.style.edits import one_blank_line
 
@@ -70,14 +76,23 @@ def layout_rule(results: dict) -> dict[str, bool]:
 
 
 def main() -> None:
-    args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-debate-layout")
+    args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-debate-layout", generation=True)
     log = timed_log()
     frames = trial_frames(args)
     copies = blank_line_copies(frames[0])
     table, (corpus_rows, arena_train, arena_b, p_rows, m_rows, copy_rows) = stacked([*frames, copies])
     feats = Features(table, args.cache, log)
     split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
-    added = copy_rows[copy_rows.copy_of.isin(set(split["train"].id))]
+
+    def copies_of(rows: pd.DataFrame) -> pd.DataFrame:  # the blank-line rows of these training rows' debates
+        return copy_rows[copy_rows.copy_of.isin(set(rows.id))]
+
+    added = copies_of(split["train"])
+    if args.generation:
+        out = generation_check(feats, corpus_rows, copies_of, args.seed, log, "debate_copies")
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "generation.json", json.dumps(out, indent=1) + "\n")
+        return
     log(f"corpus {len(corpus_rows):,}, arena half A trained {len(arena_train):,}, half B {len(arena_b):,}, "
         f"persuasion {len(p_rows):,}, MT-Bench {len(m_rows):,}; debate copies {len(copy_rows):,} "
         f"({len(added):,} of T3's train part; {int((copy_rows.text != corpus_rows.text[corpus_rows.genre == 'debate'].to_numpy()).sum()):,} "

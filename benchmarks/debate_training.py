@@ -53,7 +53,16 @@ from external_debates import CorpusSides, corpus_sides, drop_corpus, read_debate
 from external_stories import read_stories
 from external_training import logo_block, paired_test
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from story_training import HELD_OUT, decide, generation_check, stacked, t3_drops, verdict_counts, write_rows
+from story_training import (
+    HELD_OUT,
+    decide,
+    generation_check,
+    genre_accuracy,
+    stacked,
+    t3_drops,
+    verdict_counts,
+    write_rows,
+)
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
@@ -142,11 +151,8 @@ def main() -> None:
     results: dict = {"held_out": sorted(HELD_OUT), "n_added": len(added), "tests": {}}
     for tname, (frame, units) in tests.items():
         row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS)
-        if tname == "T3":  # per corpus genre, 4-way (the in-genre targets)
-            genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
-            classes = fits["bundled"].classes_
-            row["per_genre"] = {g: {name: float((classes[P[name][genre == g].argmax(axis=1)] == y[genre == g]).mean())
-                                    for name in fits} for g in sorted(set(genre))}
+        if tname == "T3":
+            row["per_genre"] = genre_accuracy(P, fits["bundled"].classes_, frame)
         else:
             row["per_version"] = verdict_counts(P, fits["bundled"].classes_, frame.model.to_numpy(object))
         results["tests"][tname] = row

@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from robustness import timed_log
 from trial_noise import topic_weights, weighted_mean
 
 from whowrote.data.generate.store import atomic_write
@@ -258,6 +259,13 @@ def contenders_of(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     return contenders, args.name or contenders
 
 
+def check_corpus_files(paths: list[Path]) -> None:
+    """A one-line exit naming the first ``--corpus`` path that is not a file."""
+    for path in paths:
+        if not path.is_file():
+            sys.exit(f"error: --corpus {path}: no such file")
+
+
 def score_contenders(contenders: list[str], names: list[str], frame: pd.DataFrame, seen: set[str], evaluate,
                      n_edits: int, log) -> tuple[dict, dict]:
     """Each contender's ``evaluate(src, frame, seen, log)`` and, with ``n_edits``, its :func:`edit_block`,
@@ -351,10 +359,7 @@ def main() -> None:
         sys.exit(f"error: --answers {args.answers}: not a folder")
     if not args.corpus.is_file():
         sys.exit(f"error: --corpus {args.corpus}: no such file")
-    t0 = time.time()
-
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+    log = timed_log()
 
     frame = read_answers(args.answers)
     if args.prompts == "B":

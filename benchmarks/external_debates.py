@@ -48,13 +48,13 @@ import argparse
 import json
 import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from external_answers import (
+    check_corpus_files,
     contender_args,
     contenders_of,
     figure,
@@ -64,6 +64,7 @@ from external_answers import (
     table,
 )
 from external_stories import grouped_scores, version
+from robustness import timed_log
 from trial_noise import topic_weights
 
 from whowrote.data.generate.store import atomic_write
@@ -213,9 +214,7 @@ def main() -> None:
     contender_args(ap, "sides")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    for path in args.corpus:
-        if not path.is_file():
-            sys.exit(f"error: --corpus {path}: no such file")
+    check_corpus_files(args.corpus)
     folder = args.check or args.transcripts
     if folder is None or not folder.is_dir():
         sys.exit(f"error: {'--check' if args.check else '--transcripts'} {folder}: not a folder")
@@ -225,10 +224,7 @@ def main() -> None:
     if args.out is None:
         sys.exit("error: --out is required with --transcripts")
     contenders, names = contenders_of(args)
-    t0 = time.time()
-
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+    log = timed_log()
 
     frame, dropped = drop_corpus(read_debates(folder), corpus)
     if frame.empty:

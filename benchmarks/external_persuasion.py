@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from external_answers import (
+    check_corpus_files,
     contender_args,
     contenders_of,
     figure,
@@ -135,9 +136,7 @@ def main() -> None:
     args = ap.parse_args()
     if not args.transcripts.is_dir():
         sys.exit(f"error: --transcripts {args.transcripts}: not a folder")
-    for path in args.corpus:
-        if not path.is_file():
-            sys.exit(f"error: --corpus {path}: no such file")
+    check_corpus_files(args.corpus)
     contenders, names = contenders_of(args)
     log = timed_log()
     corpus = corpus_sides(args.corpus)

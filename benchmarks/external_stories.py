@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from external_answers import (
+    check_corpus_files,
     contender_args,
     contenders_of,
     figure,
@@ -58,6 +59,7 @@ from external_answers import (
     scores,
     table,
 )
+from robustness import timed_log
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.providers import provider_of
@@ -148,14 +150,9 @@ def main() -> None:
     args = ap.parse_args()
     if not args.stories.is_dir():
         sys.exit(f"error: --stories {args.stories}: not a folder")
-    for path in args.corpus:
-        if not path.is_file():
-            sys.exit(f"error: --corpus {path}: no such file")
+    check_corpus_files(args.corpus)
     contenders, names = contenders_of(args)
-    t0 = time.time()
-
-    def log(msg: str) -> None:
-        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+    log = timed_log()
 
     frame = read_stories(args.stories)
     if args.models:

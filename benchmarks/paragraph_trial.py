@@ -45,7 +45,7 @@ import pandas as pd
 from external_persuasion import read_persuasion
 from external_training import arena_rows, logo_block, paired_test, trained_answers
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from story_training import decide, stacked, t3_drops
+from story_training import decide, genre_accuracy, stacked, t3_drops
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.splits import topic_holdout_split, topic_keys
@@ -71,12 +71,15 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
                 drops["default"]["single_newlines"] - drops["paragraphs"]["single_newlines"] >= 2 and grew <= 1.5}
 
 
-def trial_args(description: str, cache: str) -> argparse.Namespace:
-    """The corpus arguments and the three out-of-corpus folders, checked."""
+def trial_args(description: str, cache: str, generation: bool = False) -> argparse.Namespace:
+    """The corpus arguments and the three out-of-corpus folders, checked (``generation``: also the
+    ``--generation`` flag)."""
     ap = corpus_args(argparse.ArgumentParser(description=description), cache)
     ap.add_argument("--arena", type=Path, required=True, help="Arena-Hard-Auto's model_answer folder")
     ap.add_argument("--persuasion", type=Path, required=True, help="external_persuasion.py's transcripts")
     ap.add_argument("--mt-bench", type=Path, required=True, help="MT-Bench's model_answer folder")
+    if generation:
+        ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     args = ap.parse_args()
     for folder in (args.arena, args.persuasion, args.mt_bench):
         if not folder.is_dir():
@@ -100,10 +103,7 @@ def run_tests(feats: Features, fits: dict, tests: dict, recipes: dict[str, str],
     for name, (frame, units) in tests.items():
         row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS, recipes)
         if name == "T3":
-            genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
-            classes = next(iter(fits.values())).classes_
-            row["per_genre"] = {g: {arm: float((classes[P[arm][genre == g].argmax(axis=1)] == y[genre == g]).mean())
-                                    for arm in fits} for g in sorted(set(genre))}
+            row["per_genre"] = genre_accuracy(P, next(iter(fits.values())).classes_, frame)
         out[name] = row
         log(f"{name} (n {len(frame):,}): " + "; ".join(f"{arm} 4-way {row[arm]['accuracy']:.3f} 3-way "
                                                       f"{row[arm]['accuracy_3way']:.3f}" for arm in fits)

@@ -109,6 +109,13 @@ def verdict_counts(P: dict[str, np.ndarray], classes: np.ndarray, models: np.nda
                 for name, p in P.items()} for m in sorted(set(models))}
 
 
+def genre_accuracy(P: dict[str, np.ndarray], classes: np.ndarray, frame: pd.DataFrame) -> dict:
+    """Per genre of ``frame``, each fit's 4-way accuracy (the in-genre targets)."""
+    genre, y = frame.genre.to_numpy(object), frame.provider.to_numpy(object)
+    return {g: {name: float((classes[p[genre == g].argmax(axis=1)] == y[genre == g]).mean()) for name, p in P.items()}
+            for g in sorted(set(genre))}
+
+
 def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log,
              recipes: dict[str, str] | None = None) -> dict:
     """Each fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`), logged side by side;
@@ -198,16 +205,17 @@ def curve_figure(out: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def generation_check(feats: Features, corpus_rows: pd.DataFrame, added: pd.DataFrame, seed: int, log,
+def generation_check(feats: Features, corpus_rows: pd.DataFrame, added, seed: int, log,
                      added_name: str = "stories") -> dict:
-    """Each generation direction fitted on the corpus without and with ``added`` (``added_name``), scored
-    on the other generation."""
+    """Each generation direction fitted on the corpus without and with ``added`` (``added_name``; a frame,
+    or a function of the direction's training rows giving the rows to add), scored on the other generation."""
     out: dict = {}
     arms = ("corpus", added_name)
     for name, train, test in generation_splits(corpus_rows):
         X, y = feats.get("default", test.row_idx.to_numpy(), "raw"), test.provider.to_numpy(object)
         out[name] = {"n": len(test)}
-        for arm, extra in zip(arms, (added.iloc[:0], added), strict=True):
+        rows = added(train) if callable(added) else added
+        for arm, extra in zip(arms, (rows.iloc[:0], rows), strict=True):
             fit = fit_recipe(feats, "default", pd.concat([train, extra]), seed)
             out[name][arm] = scores(fit.predict_proba(X), y, fit.classes_)
         log(f"{name} (n {len(test):,}): " + "; ".join(f"{arm} 4-way {out[name][arm]['accuracy']:.3f} "
