@@ -45,7 +45,7 @@ import pandas as pd
 from external_persuasion import read_persuasion
 from external_training import arena_rows, logo_block, paired_test, trained_answers
 from robustness import Features, corpus_args, fit_recipe, timed_log
-from story_training import decide, genre_accuracy, stacked, t3_drops
+from story_training import decide, genre_accuracy, stacked, t3_drops, verdict_counts
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.splits import topic_holdout_split, topic_keys
@@ -71,17 +71,27 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
                 drops["default"]["single_newlines"] - drops["paragraphs"]["single_newlines"] >= 2 and grew <= 1.5}
 
 
-def trial_args(description: str, cache: str, generation: bool = False) -> argparse.Namespace:
-    """The corpus arguments and the three out-of-corpus folders, checked (``generation``: also the
-    ``--generation`` flag)."""
+def trial_args(description: str, cache: str, generation: bool = False, folders: dict[str, str] | None = None,
+               write_train: bool = False) -> argparse.Namespace:
+    """The corpus arguments and the three out-of-corpus folders (and ``folders``: more, flag -> help), checked
+    (``generation``: also the ``--generation`` flag; ``write_train``: also ``--write-train FILE``, which
+    needs only ``--persuasion``)."""
     ap = corpus_args(argparse.ArgumentParser(description=description), cache)
-    ap.add_argument("--arena", type=Path, required=True, help="Arena-Hard-Auto's model_answer folder")
-    ap.add_argument("--persuasion", type=Path, required=True, help="external_persuasion.py's transcripts")
-    ap.add_argument("--mt-bench", type=Path, required=True, help="MT-Bench's model_answer folder")
+    named = {"--arena": "Arena-Hard-Auto's model_answer folder", "--persuasion": "external_persuasion.py's transcripts",
+             "--mt-bench": "MT-Bench's model_answer folder", **(folders or {})}
+    for flag, help_text in named.items():
+        ap.add_argument(flag, type=Path, required=not write_train or flag == "--persuasion", help=help_text)
     if generation:
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
+    if write_train:
+        ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
     args = ap.parse_args()
-    for folder in (args.arena, args.persuasion, args.mt_bench):
+    needed = ["--persuasion"] if write_train and args.write_train else list(named)
+    missing = [flag for flag in needed if getattr(args, flag[2:].replace("-", "_")) is None]
+    if missing:
+        ap.error(f"the following arguments are required: {', '.join(missing)}")
+    for flag in needed:
+        folder = getattr(args, flag[2:].replace("-", "_"))
         if not folder.is_dir():
             raise SystemExit(f"error: {folder}: not a folder")
     return args
@@ -96,14 +106,18 @@ def trial_frames(args: argparse.Namespace) -> list[pd.DataFrame]:
             answers[~answers.half_a.to_numpy(bool)], persuasion.assign(genre="persuasion"), load_corpus([args.mt_bench])]
 
 
-def run_tests(feats: Features, fits: dict, tests: dict, recipes: dict[str, str], log) -> dict:
+def run_tests(feats: Features, fits: dict, tests: dict, recipes: dict[str, str], log,
+              per_version: tuple[str, ...] = ()) -> dict:
     """Each test (``name: (frame, units)``) read by both fits (:func:`external_training.paired_test`); T3 also per
-    corpus genre (4-way: the in-genre targets)."""
+    corpus genre (4-way: the in-genre targets), the tests named in ``per_version`` what each fit called each model's texts."""
     out = {}
     for name, (frame, units) in tests.items():
         row, P = paired_test(feats, fits, frame, units.to_numpy(), KEYS, recipes)
+        classes = next(iter(fits.values())).classes_
         if name == "T3":
-            row["per_genre"] = genre_accuracy(P, next(iter(fits.values())).classes_, frame)
+            row["per_genre"] = genre_accuracy(P, classes, frame)
+        if name in per_version:
+            row["per_version"] = verdict_counts(P, classes, frame.model.to_numpy(object))
         out[name] = row
         log(f"{name} (n {len(frame):,}): " + "; ".join(f"{arm} 4-way {row[arm]['accuracy']:.3f} 3-way "
                                                       f"{row[arm]['accuracy_3way']:.3f}" for arm in fits)

@@ -1,0 +1,175 @@
+"""Trial (issue 17, session 59): persuasion chats by the corpus's debate versions, in training.
+
+``external_persuasion.py`` (session 58) and the debates' blank-line copies that followed showed
+that an assistant version is learnt per task: the corpus holds Claude Opus 4.6, GPT-5.4 and
+Gemini 3.1 mostly as debaters, and the model read the same versions in persuasion chats (another
+task of the same source) far worse than in debates. Sessions 56-57 found the same across sources
+(the newer Claude versions learnt from debates are not named in stories). This asks whether a
+second task of those versions, conversational turns, teaches them in a way that carries over:
+to propositions never trained on, to another source's stories and to newer versions' debates.
+Fixed and committed before the first run:
+
+- Persuasion chats (``external_persuasion.read_persuasion``): the 15 propositions sorted; those at
+  odd positions are the test set (P, every text), those at even positions train. Training texts:
+  at most ``CAP`` (30) a model and proposition, sampled with the seed; genre ``persuasion``; none on a
+  proposition whose corpus debates are in the topic hold-out's val part (no proposition on both
+  sides of that split).
+- Fits: the bundled recipe (``robustness.fit_recipe``, uncalibrated) on the topic hold-out's train
+  part, the bundled Arena-Hard answers (half A) and the blank-line rows of its debates
+  (``debate_layout_trial.blank_line_copies``, the bundled recipe since session 58): ``bundled``; the
+  same plus the training chats: ``persuasion``. The bundled data's 146 newer debate sides are in
+  neither fit.
+- Tests: P the test propositions' chats (same versions, other propositions); S the 400 stories of
+  ``external_stories.py`` (another source, older and newer versions); D the 175 debate sides of
+  ``external_debates.py`` (newer versions); A Arena-Hard half B; M MT-Bench; T3 raw and under the
+  edit suite; LOGO over the five corpus genres, where a fold without the debates also leaves out
+  the blank-line rows and the chats (same panel, mostly the same propositions). Intervals of
+  ``persuasion`` minus ``bundled`` resample whole propositions (P, D), prompts (S), questions (A,
+  M) or topics (T3, LOGO), 1,000 draws.
+- Rule: the chats join the bundled data only if (a) P's 4-way accuracy gains >= 3 points with the
+  interval above 0; (b) S's and D's 4-way accuracy fall by at most 1 point each; (c) A's 4-way
+  accuracy falls by at most 0.5 points and M's by at most 1; (d) T3's 4-way accuracy falls by at
+  most 0.5; (e) the LOGO 3-way mean falls by at most 0.5; (f) T3's drop under all edits combined
+  grows by at most 0.5.
+
+``--generation`` (after the decision, the checklist's): leave-one-generation-out of the corpus alone
+(as ``story_training.py --generation``), each direction without and with the training chats where
+its training generation is theirs (2025-26; none are added to the 2023-24 direction's training).
+
+``--write-train FILE`` writes every proposition's chats, capped as above, as a corpus file (genre
+``persuasion``) for ``whowrote train-probe --corpus`` and stops.
+
+::
+
+    OMP_NUM_THREADS=2 python benchmarks/persuasion_training.py --arena /tmp/arena/data/arena-hard-v0.1/model_answer \\
+        --persuasion /tmp/persuasion/transcripts/v1_no_notes_15topics_panel15_8040 --mt-bench /tmp/mtbench/model_answer \\
+        --stories-test /tmp/s59/lw/stories_wc --debates-test /tmp/s59/deb \\
+        --corpus ../shared/corpus/{blogs,debates,fiction,longform,chat}.jsonl --out results/persuasion_training
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from debate_layout_trial import blank_line_copies
+from debate_training import debate_rows
+from external_debates import corpus_sides
+from external_persuasion import read_persuasion
+from external_stories import read_stories
+from external_training import logo_block
+from paragraph_trial import run_tests, trial_args, trial_frames
+from robustness import Features, fit_recipe, timed_log
+from story_training import decide, generation_check, stacked, t3_drops, write_rows
+
+from whowrote.data.generate.store import atomic_write
+from whowrote.data.generations import NEW, generation
+from whowrote.data.splits import topic_holdout_split, topic_keys
+
+CAP = 30
+GENRE = "persuasion"
+ARMS = ("bundled", "persuasion")
+
+
+def proposition_halves(topics: pd.Series) -> tuple[list[str], list[str]]:
+    """The propositions sorted: those at even positions train, those at odd positions test."""
+    props = sorted(set(topics))
+    return props[0::2], props[1::2]
+
+
+def training_chats(frame: pd.DataFrame, props: list[str], seed: int, cap: int = CAP) -> pd.DataFrame:
+    """At most ``cap`` texts a model and proposition of ``props``, sampled with ``seed``; genre ``persuasion``,
+    an id per text."""
+    rows = frame[frame.topic.isin(props)].sample(frac=1.0, random_state=seed).groupby(["topic", "model"]).head(cap)
+    rows = rows.sort_values(["topic", "model", "file", "role"])
+    return rows.assign(genre=GENRE, subgenre=rows.role, id=rows.file + ":" + rows.role)
+
+
+def write_train(folder: Path, out: Path, seed: int) -> None:
+    """Every proposition's training chats (capped) as a corpus file for ``whowrote train-probe --corpus``."""
+    frame, _ = read_persuasion(folder)
+    rows = write_rows(training_chats(frame, sorted(set(frame.topic)), seed),
+                      ["id", "model", "provider", "topic", "genre", "subgenre", "text"], out)
+    print(f"wrote {len(rows):,} persuasion texts ({rows.model.nunique()} models, {rows.topic.nunique()} propositions) to {out}")
+
+
+def without_debate_kin(add: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
+    """``add`` for a fit on ``train``: a fit that must not see the corpus's debates (a LOGO fold) sees neither
+    their blank-line rows nor the chats (the debates' panel and propositions)."""
+    if (train.genre == "debate").any():
+        return add
+    return add[~add.genre.isin(["debate", GENRE])]
+
+
+def persuasion_rule(results: dict) -> dict[str, bool]:
+    t = results["tests"]
+
+    def diff(test: str) -> float:  # 4-way, points
+        return 100 * (t[test]["persuasion"]["accuracy"] - t[test]["bundled"]["accuracy"])
+
+    mean3 = {arm: float(np.mean([row[arm]["accuracy_3way"] for row in results["LOGO"].values()])) for arm in ARMS}
+    combined = {arm: results["T3 edits"][arm]["combined"]["diff"] for arm in ARMS}
+    return {"(a) P 4-way +3, interval above 0": diff("P") >= 3 and t["P"]["diff_intervals"]["accuracy"][0] > 0,
+            "(b) S and D at most -1": diff("S") >= -1 and diff("D") >= -1,
+            "(c) A at most -0.5, M at most -1": diff("A") >= -0.5 and diff("M") >= -1,
+            "(d) T3 at most -0.5": diff("T3") >= -0.5,
+            "(e) LOGO 3-way mean at most -0.5": 100 * (mean3["persuasion"] - mean3["bundled"]) >= -0.5,
+            "(f) combined drop at most +0.5": combined["persuasion"] - combined["bundled"] <= 0.5}
+
+
+def main() -> None:
+    args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-persuasion", generation=True,
+                      folders={"--stories-test": "external_stories.py's stories",
+                               "--debates-test": "external_debates.py's transcripts"}, write_train=True)
+    if args.write_train:
+        return write_train(args.persuasion, args.write_train, args.seed)
+    log = timed_log()
+    corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
+    train_props, test_props = proposition_halves(chats.topic)
+    p_train = training_chats(chats, train_props, args.seed)
+    p_test = chats[chats.topic.isin(test_props)]
+    stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
+    debates = debate_rows(args.debates_test, corpus_sides([Path(p) for p in args.corpus]))
+    frames = [corpus, arena_train, arena_b, p_test, mt_bench, p_train, stories, debates, blank_line_copies(corpus)]
+    table, (corpus_rows, arena_train, arena_b, p_test, m_rows, p_train, s_rows, d_rows, copy_rows) = stacked(frames)
+    feats = Features(table, args.cache, log)
+    split = topic_holdout_split(corpus_rows, seed=args.seed, balance=False)
+    copies = copy_rows[copy_rows.copy_of.isin(set(split["train"].id))]
+    val_debates = set(split["val"].topic[split["val"].genre == "debate"])
+    p_train = p_train[~p_train.topic.isin(val_debates)]
+    log(f"corpus {len(corpus_rows):,}; arena half A {len(arena_train):,}, half B {len(arena_b):,}; persuasion train "
+        f"{len(p_train):,} ({p_train.topic.nunique()} propositions; {sorted(set(train_props) & val_debates)} left out "
+        f"for T3), test {len(p_test):,} ({len(test_props)} propositions); MT-Bench {len(m_rows):,}; stories "
+        f"{len(s_rows)}; debate sides {len(d_rows)}; blank-line rows {len(copies):,} of T3's train part")
+    if args.generation:
+        def chats_for(train: pd.DataFrame) -> pd.DataFrame:  # 2025-26 texts join the 2025-26 direction only
+            first = train.iloc[0]
+            return p_train if generation(first.model, first.provider, first.genre) == NEW else p_train.iloc[:0]
+
+        out = generation_check(feats, corpus_rows, chats_for, args.seed, log, GENRE)
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "generation.json", json.dumps(out, indent=1) + "\n")
+        return None
+    base = pd.concat([split["train"], arena_train, copies])
+    fits = {"bundled": fit_recipe(feats, "default", base, args.seed),
+            "persuasion": fit_recipe(feats, "default", pd.concat([base, p_train]), args.seed)}
+    tests = {"P": (p_test, p_test.topic), "S": (s_rows, s_rows.topic), "D": (d_rows, d_rows.topic),
+             "A": (arena_b, arena_b.question), "M": (m_rows, m_rows.topic),
+             "T3": (split["val"], topic_keys(split["val"]))}
+    results: dict = {"train_propositions": train_props, "test_propositions": test_props, "n_added": len(p_train),
+                     "tests": run_tests(feats, fits, tests, {}, log, per_version=("P", "S", "D"))}
+    results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log)
+
+    def fit_without_kin(train: pd.DataFrame, add: pd.DataFrame):
+        return fit_recipe(feats, "default", pd.concat([train, without_debate_kin(add, train)]), args.seed)
+
+    results["LOGO"] = logo_block(feats, corpus_rows, {"bundled": pd.concat([arena_train, copy_rows]),
+                                                      "persuasion": pd.concat([arena_train, copy_rows, p_train])},
+                                 args.seed, log, fit={arm: fit_without_kin for arm in ARMS})
+    decide(results, persuasion_rule(results), args.out, log)
+
+
+if __name__ == "__main__":
+    main()
