@@ -90,7 +90,7 @@ NOT_READ: list[tuple[str, str]] = [
      "calibration / error-signal trials: ECE, AUROC, selective accuracy; no accuracy variants"),
     ("few_shot_genre, self_train_genre, prior_shift", "per-genre adaptation curves on the outer split"),
     ("neural_logo, conversation, other_distance", "other questions; no `current` on the inner split"),
-    ("external_training, story_training, debate_training, paragraph_trial, debate_layout_trial",
+    ("external_training, story_training, debate_training, paragraph_trial, debate_layout_trial, persuasion_training",
      "outer topic hold-out, LOGO and out-of-corpus sets against `bundled`; no inner split"),
 ]
 
