@@ -111,15 +111,21 @@ def debate_rule(results: dict) -> dict[str, bool]:
 
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), "/tmp/whowrote-debates")
-    ap.add_argument("--debates-test", type=Path, required=True, help="external_debates.py's transcripts")
+    ap.add_argument("--debates-test", type=Path, help="external_debates.py's transcripts")
     ap.add_argument("--debates-train", type=Path, required=True, help="transcripts on other propositions")
-    ap.add_argument("--stories-test", type=Path, required=True, help="external_stories.py's stories")
-    ap.add_argument("--arena", type=Path, required=True, help="the bundled model's Arena-Hard answers (a corpus file)")
+    ap.add_argument("--stories-test", type=Path, help="external_stories.py's stories")
+    ap.add_argument("--arena", type=Path, help="the bundled model's Arena-Hard answers (a corpus file)")
     ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the debates")
-    ap.add_argument("--write-train", type=Path, default=None, help="only write the training sides here (a corpus file) and stop")
+    ap.add_argument("--write-train", type=Path, default=None,
+                    help="only write the training sides here (a corpus file) and stop (needs --debates-train and --corpus only)")
     args = ap.parse_args()
     if args.write_train:
+        if not args.debates_train.is_dir():
+            raise SystemExit(f"error: {args.debates_train}: not a folder")
         return write_train(args.debates_train, corpus_sides([Path(p) for p in args.corpus]), args.write_train)
+    missing = [flag for flag in ("--debates-test", "--stories-test", "--arena") if getattr(args, flag[2:].replace("-", "_")) is None]
+    if missing:
+        ap.error(f"the following arguments are required: {', '.join(missing)}")
     for folder in (args.debates_test, args.debates_train, args.stories_test):
         if not folder.is_dir():
             raise SystemExit(f"error: {folder}: not a folder")

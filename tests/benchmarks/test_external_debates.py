@@ -197,3 +197,23 @@ def test_debate_training_rows_rule_and_logo_filter(tmp_path: Path) -> None:
     assert debate_rule(results(t3=0.774))["(c) T3 no loss"] is False
     assert debate_rule(results(logo=0.694))["(d) LOGO no loss"] is False
     assert debate_rule(results(combined=5.6))["(e) combined drop"] is False
+
+
+def test_debate_training_write_train_needs_only_its_transcripts_and_the_corpus(tmp_path: Path) -> None:
+    import subprocess
+
+    write(tmp_path / "t", "prop_0007__claude-opus-5-high__gpt-6-astra-high__s0__tpl_placement_active_20260813a.md")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "x", "model": "gpt-5.5"}\n', encoding="utf-8")
+    script = str(Path(__file__).resolve().parents[2] / "benchmarks" / "debate_training.py")
+    base = [sys.executable, script, "--corpus", str(corpus), "--out", str(tmp_path / "o")]
+    out = tmp_path / "sides.jsonl"
+    done = subprocess.run([*base, "--debates-train", str(tmp_path / "t"), "--write-train", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["model"] for r in rows) == ["claude-opus-5-high", "gpt-6-astra-high"]
+    for args, message in ((["--debates-train", str(tmp_path / "none"), "--write-train", str(out)], "not a folder"),
+                          (["--debates-train", str(tmp_path / "t")], "required: --debates-test, --stories-test, --arena")):
+        done = subprocess.run([*base, *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
