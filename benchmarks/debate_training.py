@@ -52,7 +52,7 @@ import pandas as pd
 from external_debates import CorpusSides, corpus_sides, drop_corpus, read_debates
 from external_stories import read_stories
 from external_training import logo_block, paired_test
-from robustness import Features, corpus_args, fit_recipe, timed_log
+from robustness import Features, corpus_args, fit_recipe, required_folders, timed_log
 from story_training import (
     HELD_OUT,
     decide,
@@ -120,15 +120,11 @@ def main() -> None:
                     help="only write the training sides here (a corpus file) and stop (needs --debates-train and --corpus only)")
     args = ap.parse_args()
     if args.write_train:
-        if not args.debates_train.is_dir():
-            raise SystemExit(f"error: {args.debates_train}: not a folder")
+        required_folders(ap, args, ["--debates-train"])
         return write_train(args.debates_train, corpus_sides([Path(p) for p in args.corpus]), args.write_train)
-    missing = [flag for flag in ("--debates-test", "--stories-test", "--arena") if getattr(args, flag[2:].replace("-", "_")) is None]
-    if missing:
-        ap.error(f"the following arguments are required: {', '.join(missing)}")
-    for folder in (args.debates_test, args.debates_train, args.stories_test):
-        if not folder.is_dir():
-            raise SystemExit(f"error: {folder}: not a folder")
+    required_folders(ap, args, ["--debates-test", "--debates-train", "--stories-test"])
+    if args.arena is None:
+        ap.error("the following arguments are required: --arena")
     log = timed_log()
     paths = [Path(p) for p in args.corpus]
     corpus, arena, sides = load_corpus(paths), load_corpus([args.arena]), corpus_sides(paths)

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from external_persuasion import read_persuasion
 from external_training import arena_rows, logo_block, paired_test, trained_answers
-from robustness import Features, corpus_args, fit_recipe, timed_log
+from robustness import Features, corpus_args, fit_recipe, required_folders, timed_log
 from story_training import decide, genre_accuracy, stacked, t3_drops, verdict_counts
 
 from whowrote.data.corpus import load_corpus
@@ -86,14 +86,7 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
     if write_train:
         ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
     args = ap.parse_args()
-    needed = ["--persuasion"] if write_train and args.write_train else list(named)
-    missing = [flag for flag in needed if getattr(args, flag[2:].replace("-", "_")) is None]
-    if missing:
-        ap.error(f"the following arguments are required: {', '.join(missing)}")
-    for flag in needed:
-        folder = getattr(args, flag[2:].replace("-", "_"))
-        if not folder.is_dir():
-            raise SystemExit(f"error: {folder}: not a folder")
+    required_folders(ap, args, ["--persuasion"] if write_train and args.write_train else list(named))
     return args
 
 

@@ -236,6 +236,17 @@ def corpus_args(ap: argparse.ArgumentParser, cache: str = "/tmp/whowrote-robustn
     return ap
 
 
+def required_folders(ap: argparse.ArgumentParser, args: argparse.Namespace, flags: list[str]) -> None:
+    """Stop in one line unless every one of ``flags`` (a mode's required folders) was given and is a folder."""
+    values = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in flags}
+    missing = [flag for flag, value in values.items() if value is None]
+    if missing:
+        ap.error(f"the following arguments are required: {', '.join(missing)}")
+    for folder in values.values():
+        if not Path(folder).is_dir():
+            raise SystemExit(f"error: {folder}: not a folder")
+
+
 def main() -> None:
     ap = corpus_args(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
     ap.add_argument("--recipes", nargs="+", default=["default", "legacy"], choices=list(RECIPES))

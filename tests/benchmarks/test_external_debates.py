@@ -214,6 +214,6 @@ def test_debate_training_write_train_needs_only_its_transcripts_and_the_corpus(t
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["model"] for r in rows) == ["claude-opus-5-high", "gpt-6-astra-high"]
     for args, message in ((["--debates-train", str(tmp_path / "none"), "--write-train", str(out)], "not a folder"),
-                          (["--debates-train", str(tmp_path / "t")], "required: --debates-test, --stories-test, --arena")):
+                          (["--debates-train", str(tmp_path / "t")], "required: --debates-test, --stories-test")):
         done = subprocess.run([*base, *args], capture_output=True, text=True, timeout=120)
         assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
