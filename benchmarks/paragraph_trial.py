@@ -85,7 +85,10 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     if write_train:
         ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
+        ap.add_argument("--figure-only", action="store_true", help="only draw the figure of --out's results.json and stop")
     args = ap.parse_args()
+    if write_train and args.figure_only:
+        return args
     required_folders(ap, args, ["--persuasion"] if write_train and args.write_train else list(named))
     return args
 

@@ -36,6 +36,9 @@ Fixed and committed before the first run:
 (as ``story_training.py --generation``), each direction without and with the training chats where
 its training generation is theirs (2025-26; none are added to the 2023-24 direction's training).
 
+``--figure-only`` draws ``verdicts.png`` (what each fit called each model's texts, S and D) from
+``--out``'s ``results.json`` and stops (the trial draws it too).
+
 ``--write-train FILE`` writes every proposition's chats, capped as above, as a corpus file (genre
 ``persuasion``) for ``whowrote train-probe --corpus`` and stops.
 
@@ -66,7 +69,9 @@ from story_training import decide, generation_check, stacked, t3_drops, write_ro
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.generations import NEW, generation
+from whowrote.data.providers import provider_of
 from whowrote.data.splits import topic_holdout_split, topic_keys
+from whowrote.types import OTHER, PROVIDERS
 
 CAP = 30
 GENRE = "persuasion"
@@ -119,12 +124,48 @@ def persuasion_rule(results: dict) -> dict[str, bool]:
             "(f) combined drop at most +0.5": combined["persuasion"] - combined["bundled"] <= 0.5}
 
 
+def verdict_figure(results: dict, path: Path) -> None:
+    """Per model of S (the stories) and D (the newer debates): the share of its texts each fit names
+    correctly (4-way), from ``results["tests"][...]["per_version"]``; the models' own provider colours the bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {"CLAUDE": "#d97757", "CHATGPT": "#10a37f", "GEMINI": "#4285f4", OTHER: "#888888"}
+    panels = (("S", "S: stories (another source)"), ("D", "D: newer versions' debates (another source)"))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 8))
+    for ax, (test, title) in zip(axes, panels, strict=True):
+        counts = results["tests"][test]["per_version"]
+        models = sorted(counts, key=lambda m: (PROVIDERS.index(provider_of(m)) if provider_of(m) in PROVIDERS else 3, m))
+        for k, arm in enumerate(ARMS):
+            share = [counts[m][arm][provider_of(m)] / sum(counts[m][arm].values()) for m in models]
+            ax.barh(np.arange(len(models)) + 0.4 * k, share, height=0.4, color=[colours[provider_of(m)] for m in models],
+                    alpha=1.0 if k == 0 else 0.55, hatch=None if k == 0 else "//", edgecolor="white",
+                    label="bundled recipe" if k == 0 else "with the persuasion chats")
+        ax.set_yticks(np.arange(len(models)) + 0.2)
+        ax.set_yticklabels(models, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of the model's texts named correctly (4-way)")
+        ax.set_title(title, fontsize=10)
+    axes[0].legend(fontsize=8, loc="lower right")
+    fig.suptitle("Persuasion chats in training: what each fit called each model's texts", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-persuasion", generation=True,
                       folders={"--stories-test": "external_stories.py's stories",
                                "--debates-test": "external_debates.py's transcripts"}, write_train=True)
     if args.write_train:
         return write_train(args.persuasion, args.write_train, args.seed)
+    if args.figure_only:
+        results_file = args.out / "results.json"
+        if not results_file.is_file():
+            raise SystemExit(f"error: {results_file}: no trial results to draw (run the trial first)")
+        return verdict_figure(json.loads(results_file.read_text(encoding="utf-8")), args.out / "verdicts.png")
     log = timed_log()
     corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
     train_props, test_props = proposition_halves(chats.topic)
@@ -169,6 +210,7 @@ def main() -> None:
                                                       "persuasion": pd.concat([arena_train, copy_rows, p_train])},
                                  args.seed, log, fit={arm: fit_without_kin for arm in ARMS})
     decide(results, persuasion_rule(results), args.out, log)
+    verdict_figure(results, args.out / "verdicts.png")
 
 
 if __name__ == "__main__":

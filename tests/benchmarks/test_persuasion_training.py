@@ -3,6 +3,7 @@ the cap, what a LOGO fold without the debates may see, the rule, and its --write
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,20 @@ def test_write_train_gives_a_corpus_file_and_bad_input_one_line(tmp_path: Path) 
                               capture_output=True, text=True, timeout=120)
         assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
         assert done.stderr.strip().splitlines()[-1].count("error") == 1
+
+
+def test_the_verdict_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+    counts = {"gpt-5.5-xhigh": {"bundled": {"CLAUDE": 0, "CHATGPT": 8, "GEMINI": 0, "OTHER": 17},
+                                "persuasion": {"CLAUDE": 0, "CHATGPT": 18, "GEMINI": 0, "OTHER": 7}},
+              "qwen3.8-max": {"bundled": {"CLAUDE": 0, "CHATGPT": 6, "GEMINI": 1, "OTHER": 18},
+                              "persuasion": {"CLAUDE": 0, "CHATGPT": 22, "GEMINI": 0, "OTHER": 3}}}
+    (tmp_path / "results.json").write_text(json.dumps({"tests": {"S": {"per_version": counts}, "D": {"per_version": counts}}}),
+                                           encoding="utf-8")
+    script = str(REPO / "benchmarks" / "persuasion_training.py")
+    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "verdicts.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x",
+                           "--out", str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "no trial results" in done.stderr and "Traceback" not in done.stderr
