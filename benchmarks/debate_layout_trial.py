@@ -48,15 +48,17 @@ from story_training import decide, generation_check, stacked, t3_drops
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import topic_holdout_split, topic_keys
-from whowrote.style.edits import one_blank_line
+from whowrote.style.train import with_blank_line_copies
 
 ARMS = ("bundled", "debate_copies")
 
 
 def blank_line_copies(corpus: pd.DataFrame) -> pd.DataFrame:
-    """Every debate of ``corpus`` with its line breaks read as blank lines; ``copy_of`` its row's id."""
-    debates = corpus[corpus.genre == "debate"]
-    return debates.assign(copy_of=debates.id, id=debates.id + ":blank-lines", text=debates.text.map(one_blank_line))
+    """The blank-line rows ``train-probe`` adds to ``corpus`` (:func:`whowrote.style.train.with_blank_line_copies`,
+    the debates), with ``copy_of``: the id of the row each copies."""
+    rows = with_blank_line_copies(corpus, ("debate",))
+    copies = rows[rows.layout_copy.to_numpy(bool)].drop(columns="layout_copy")
+    return copies.assign(copy_of=corpus.id[corpus.genre == "debate"].to_numpy())
 
 
 def layout_rule(results: dict) -> dict[str, bool]:

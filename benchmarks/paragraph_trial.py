@@ -72,10 +72,10 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
 
 
 def trial_args(description: str, cache: str, generation: bool = False, folders: dict[str, str] | None = None,
-               write_train: bool = False) -> argparse.Namespace:
+               write_train: bool = False, figure_only: bool = False) -> argparse.Namespace:
     """The corpus arguments and the three out-of-corpus folders (and ``folders``: more, flag -> help), checked
     (``generation``: also the ``--generation`` flag; ``write_train``: also ``--write-train FILE``, which
-    needs only ``--persuasion``)."""
+    needs only ``--persuasion``; ``figure_only``: also ``--figure-only``, which needs no folder)."""
     ap = corpus_args(argparse.ArgumentParser(description=description), cache)
     named = {"--arena": "Arena-Hard-Auto's model_answer folder", "--persuasion": "external_persuasion.py's transcripts",
              "--mt-bench": "MT-Bench's model_answer folder", **(folders or {})}
@@ -85,9 +85,10 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     if write_train:
         ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
+    if figure_only:
         ap.add_argument("--figure-only", action="store_true", help="only draw the figure of --out's results.json and stop")
     args = ap.parse_args()
-    if write_train and args.figure_only:
+    if figure_only and args.figure_only:
         return args
     required_folders(ap, args, ["--persuasion"] if write_train and args.write_train else list(named))
     return args

@@ -158,7 +158,7 @@ def verdict_figure(results: dict, path: Path) -> None:
 def main() -> None:
     args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-persuasion", generation=True,
                       folders={"--stories-test": "external_stories.py's stories",
-                               "--debates-test": "external_debates.py's transcripts"}, write_train=True)
+                               "--debates-test": "external_debates.py's transcripts"}, write_train=True, figure_only=True)
     if args.write_train:
         return write_train(args.persuasion, args.write_train, args.seed)
     if args.figure_only:

@@ -63,3 +63,13 @@ def test_train_probe_trains_on_the_copies_and_never_scores_them(tmp_path, corpus
     training = json.loads((tmp_path / "n" / "model.json").read_text())["training"]
     assert training["augmentation"]["blank_line_rows"] == 0
     assert "blank lines between paragraphs" not in (tmp_path / "n" / "MODEL_CARD.md").read_text()
+
+
+def test_the_card_names_the_debate_format_only_for_the_debates():
+    from whowrote.style.model_card import _copies
+
+    aug = {"copies": [["truncated"]], "weight": 0.5}
+    debate = _copies({**aug, "blank_line_genres": ["debate"], "blank_line_rows": 2644})
+    assert "The 2644 texts of debate (one claim a line, the debate benchmark's format) also train" in debate
+    fiction = _copies({**aug, "blank_line_genres": ["fiction"], "blank_line_rows": 30})
+    assert "The 30 texts of fiction also train with blank lines" in fiction and "debate" not in fiction

@@ -152,8 +152,9 @@ def _copies(aug: dict) -> str:
         out = (f"Each training text also has {len(groups)} edited copies (weight {aug.get('weight', '—')} each: {what}; "
                "each copy's edit chosen at random per text from its group).")
     if aug.get("blank_line_rows"):
-        out += (f" The {aug['blank_line_rows']} texts of {', '.join(aug.get('blank_line_genres', []))} (one claim a line, "
-                "the debate benchmark's format) also train with blank lines between paragraphs, as a second "
-                "row each (the genre weighs as before).")
+        genres = list(aug.get("blank_line_genres", []))
+        why = " (one claim a line, the debate benchmark's format)" if genres == ["debate"] else ""  # known of debate only
+        out += (f" The {aug['blank_line_rows']} texts of {', '.join(genres)}{why} also train with blank lines "
+                "between paragraphs, as a second row each (the genre weighs as before).")
     return out
 

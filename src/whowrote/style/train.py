@@ -327,7 +327,7 @@ def logo(corpus, X: np.ndarray, Xa: np.ndarray, params: dict[str, Any], log: Cal
 
     folds, robust, test_rows = [], {}, []
     for genre, tr, te in leave_one_genre_out(corpus):
-        te = te[~te["layout_copy"].to_numpy(bool)] if "layout_copy" in te.columns else te  # trained on, never scored
+        te = te[~te["layout_copy"].to_numpy(bool)]  # trained on, never scored
         r, t = tr["row_idx"].to_numpy(), te["row_idx"].to_numpy()
         test_rows.append(t)
         m = fit_augmented(X[r], Xa[r], tr["provider"], tr["genre"], calibrate=False, **params)
