@@ -72,10 +72,11 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
 
 
 def trial_args(description: str, cache: str, generation: bool = False, folders: dict[str, str] | None = None,
-               write_train: bool = False, figure_only: bool = False) -> argparse.Namespace:
+               write_train: bool = False, figure_only: bool = False, arms: tuple[str, ...] = ()) -> argparse.Namespace:
     """The corpus arguments and the three out-of-corpus folders (and ``folders``: more, flag -> help), checked
     (``generation``: also the ``--generation`` flag; ``write_train``: also ``--write-train FILE``, which
-    needs only ``--persuasion``; ``figure_only``: also ``--figure-only``, which needs no folder)."""
+    needs only ``--persuasion``; ``figure_only``: also ``--figure-only``, which needs no folder; ``arms``: also
+    ``--arm``, one of them, the first by default)."""
     ap = corpus_args(argparse.ArgumentParser(description=description), cache)
     named = {"--arena": "Arena-Hard-Auto's model_answer folder", "--persuasion": "external_persuasion.py's transcripts",
              "--mt-bench": "MT-Bench's model_answer folder", **(folders or {})}
@@ -85,6 +86,8 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     if write_train:
         ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
+    if arms:
+        ap.add_argument("--arm", choices=arms, default=arms[0], help="the trial's variant (see its docstring)")
     if figure_only:
         ap.add_argument("--figure-only", action="store_true", help="only draw the figure of --out's results.json and stop")
     args = ap.parse_args()

@@ -32,6 +32,18 @@ Fixed and committed before the first run:
   most 0.5; (e) the LOGO 3-way mean falls by at most 0.5; (f) T3's drop under all edits combined
   grows by at most 0.5.
 
+``--arm`` (session 60) splits the added chats by who wrote them, to tell apart the two things session
+59's ``all`` did at once: ``others``, only the chats by the ten models the product calls OTHER
+(DeepSeek, ERNIE, GLM, Grok, Kimi, MiMo, MiniMax, Mistral, Qwen, Seed); ``assistants``, only those by
+the five assistant versions (Claude Opus / Sonnet 4.6, GPT-5.4, Gemini 3.1 Pro / Flash-Lite). Same
+propositions, cap, seed, fits and tests. Session 59's ``all`` made the stories' OTHER texts by unseen
+versions (Grok 4.7, Kimi K3, Qwen 3.8 Max) CHATGPT; ``others`` asks whether modern open models' texts
+as OTHER teach the OTHER label in a way that carries over to other sources without costing the
+assistants. Its rule, fixed and committed before its first run: (a) S's 4-way accuracy gains >= 2
+points with the interval above 0; (b) D's and P's 4-way accuracy fall by at most 1 point each; (c) to
+(f) as above. ``assistants`` is the decomposition's other half, for the record: no rule, not for
+adoption.
+
 ``--generation`` (after the decision, the checklist's): leave-one-generation-out of the corpus alone
 (as ``story_training.py --generation``), each direction without and with the training chats where
 its training generation is theirs (2025-26; none are added to the 2023-24 direction's training).
@@ -76,6 +88,8 @@ from whowrote.types import OTHER, PROVIDERS
 CAP = 30
 GENRE = "persuasion"
 ARMS = ("bundled", "persuasion")
+ADDED = {"all": "with the persuasion chats", "others": "with the open models' chats (as OTHER)",
+         "assistants": "with the assistants' chats"}  # --arm: which chats the second fit adds
 
 
 def proposition_halves(topics: pd.Series) -> tuple[list[str], list[str]]:
@@ -92,10 +106,20 @@ def training_chats(frame: pd.DataFrame, props: list[str], seed: int, cap: int = 
     return rows.assign(genre=GENRE, subgenre=rows.role, id=rows.file + ":" + rows.role)
 
 
-def write_train(folder: Path, out: Path, seed: int) -> None:
-    """Every proposition's training chats (capped) as a corpus file for ``whowrote train-probe --corpus``."""
+def by_writer(chats: pd.DataFrame, arm: str) -> pd.DataFrame:
+    """The chats ``--arm`` adds: ``all``; ``others``, those by models the product calls OTHER; ``assistants``,
+    the rest."""
+    if arm == "all":
+        return chats
+    other = (chats.provider == OTHER).to_numpy()
+    return chats[other if arm == "others" else ~other]
+
+
+def write_train(folder: Path, out: Path, seed: int, arm: str = "all") -> None:
+    """Every proposition's training chats (capped; those ``arm`` adds) as a corpus file for
+    ``whowrote train-probe --corpus``."""
     frame, _ = read_persuasion(folder)
-    rows = write_rows(training_chats(frame, sorted(set(frame.topic)), seed),
+    rows = write_rows(by_writer(training_chats(frame, sorted(set(frame.topic)), seed), arm),
                       ["id", "model", "provider", "topic", "genre", "subgenre", "text"], out)
     print(f"wrote {len(rows):,} persuasion texts ({rows.model.nunique()} models, {rows.topic.nunique()} propositions) to {out}")
 
@@ -124,6 +148,19 @@ def persuasion_rule(results: dict) -> dict[str, bool]:
             "(f) combined drop at most +0.5": combined["persuasion"] - combined["bundled"] <= 0.5}
 
 
+def others_rule(results: dict) -> dict[str, bool]:
+    """``--arm others``'s rule (module docstring): the stories gain, nothing else loses."""
+    t = results["tests"]
+
+    def diff(test: str) -> float:  # 4-way, points
+        return 100 * (t[test]["persuasion"]["accuracy"] - t[test]["bundled"]["accuracy"])
+
+    same = persuasion_rule(results)
+    return {"(a) S 4-way +2, interval above 0": diff("S") >= 2 and t["S"]["diff_intervals"]["accuracy"][0] > 0,
+            "(b) D and P at most -1": diff("D") >= -1 and diff("P") >= -1,
+            **{clause: passed for clause, passed in same.items() if clause[:3] in ("(c)", "(d)", "(e)", "(f)")}}
+
+
 def verdict_figure(results: dict, path: Path) -> None:
     """Per model of S (the stories) and D (the newer debates): the share of its texts each fit names
     correctly (4-way), from ``results["tests"][...]["per_version"]``; the models' own provider colours the bars."""
@@ -142,7 +179,7 @@ def verdict_figure(results: dict, path: Path) -> None:
             share = [counts[m][arm][provider_of(m)] / sum(counts[m][arm].values()) for m in models]
             ax.barh(np.arange(len(models)) + 0.4 * k, share, height=0.4, color=[colours[provider_of(m)] for m in models],
                     alpha=1.0 if k == 0 else 0.55, hatch=None if k == 0 else "//", edgecolor="white",
-                    label="bundled recipe" if k == 0 else "with the persuasion chats")
+                    label="bundled recipe" if k == 0 else ADDED[results.get("arm", "all")])
         ax.set_yticks(np.arange(len(models)) + 0.2)
         ax.set_yticklabels(models, fontsize=7)
         ax.invert_yaxis()
@@ -150,7 +187,9 @@ def verdict_figure(results: dict, path: Path) -> None:
         ax.set_xlabel("share of the model's texts named correctly (4-way)")
         ax.set_title(title, fontsize=10)
     axes[0].legend(fontsize=8, loc="lower right")
-    fig.suptitle("Persuasion chats in training: what each fit called each model's texts", fontsize=11)
+    added = {"all": "Persuasion chats", "others": "The open models' persuasion chats",
+             "assistants": "The assistants' persuasion chats"}[results.get("arm", "all")]
+    fig.suptitle(f"{added} in training: what each fit called each model's texts", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -158,9 +197,10 @@ def verdict_figure(results: dict, path: Path) -> None:
 def main() -> None:
     args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-persuasion", generation=True,
                       folders={"--stories-test": "external_stories.py's stories",
-                               "--debates-test": "external_debates.py's transcripts"}, write_train=True, figure_only=True)
+                               "--debates-test": "external_debates.py's transcripts"}, write_train=True, figure_only=True,
+                      arms=tuple(ADDED))
     if args.write_train:
-        return write_train(args.persuasion, args.write_train, args.seed)
+        return write_train(args.persuasion, args.write_train, args.seed, args.arm)
     if args.figure_only:
         results_file = args.out / "results.json"
         if not results_file.is_file():
@@ -169,7 +209,7 @@ def main() -> None:
     log = timed_log()
     corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
     train_props, test_props = proposition_halves(chats.topic)
-    p_train = training_chats(chats, train_props, args.seed)
+    p_train = by_writer(training_chats(chats, train_props, args.seed), args.arm)
     p_test = chats[chats.topic.isin(test_props)]
     stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
     debates = debate_rows(args.debates_test, corpus_sides([Path(p) for p in args.corpus]))
@@ -199,7 +239,7 @@ def main() -> None:
     tests = {"P": (p_test, p_test.topic), "S": (s_rows, s_rows.topic), "D": (d_rows, d_rows.topic),
              "A": (arena_b, arena_b.question), "M": (m_rows, m_rows.topic),
              "T3": (split["val"], topic_keys(split["val"]))}
-    results: dict = {"train_propositions": train_props, "test_propositions": test_props, "n_added": len(p_train),
+    results: dict = {"arm": args.arm, "train_propositions": train_props, "test_propositions": test_props, "n_added": len(p_train),
                      "tests": run_tests(feats, fits, tests, {}, log, per_version=("P", "S", "D"))}
     results["T3 edits"] = t3_drops(feats, fits, split["val"], args.seed, log)
 
@@ -209,7 +249,12 @@ def main() -> None:
     results["LOGO"] = logo_block(feats, corpus_rows, {"bundled": pd.concat([arena_train, copy_rows]),
                                                       "persuasion": pd.concat([arena_train, copy_rows, p_train])},
                                  args.seed, log, fit={arm: fit_without_kin for arm in ARMS})
-    decide(results, persuasion_rule(results), args.out, log)
+    if args.arm == "assistants":  # the decomposition's other half: recorded, not judged
+        args.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+        log(f"wrote {args.out} (no rule: --arm assistants is for the record)")
+    else:
+        decide(results, (others_rule if args.arm == "others" else persuasion_rule)(results), args.out, log)
     verdict_figure(results, args.out / "verdicts.png")
 
 

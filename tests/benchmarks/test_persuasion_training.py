@@ -13,6 +13,8 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from persuasion_training import (  # noqa: E402
+    by_writer,
+    others_rule,
     persuasion_rule,
     proposition_halves,
     training_chats,
@@ -77,6 +79,29 @@ def test_the_rule_passes_only_when_every_clause_holds() -> None:
     assert not persuasion_rule(results({"P": 4.0}, combined=0.8))["(f) combined drop at most +0.5"]
 
 
+def test_the_others_rule_asks_the_stories_to_gain_and_nothing_else_to_lose() -> None:
+    assert all(others_rule(results({"S": 2.5})).values())
+    assert not others_rule(results({"S": 1.5}))["(a) S 4-way +2, interval above 0"]
+    assert not others_rule(results({"S": 2.5}, lower=-0.01))["(a) S 4-way +2, interval above 0"]
+    assert not others_rule(results({"S": 2.5, "D": -1.5}))["(b) D and P at most -1"]
+    assert not others_rule(results({"S": 2.5, "P": -1.5}))["(b) D and P at most -1"]
+    assert others_rule(results({"S": 2.5, "P": -0.5}))["(b) D and P at most -1"]  # P need not gain here
+    assert not others_rule(results({"S": 2.5, "A": -0.8}))["(c) A at most -0.5, M at most -1"]
+    assert not others_rule(results({"S": 2.5, "T3": -0.8}))["(d) T3 at most -0.5"]
+    assert not others_rule(results({"S": 2.5}, logo=-0.8))["(e) LOGO 3-way mean at most -0.5"]
+    assert not others_rule(results({"S": 2.5}, combined=0.8))["(f) combined drop at most +0.5"]
+    assert len(others_rule(results({"S": 2.5}))) == 6
+
+
+def test_the_arms_split_the_chats_by_who_wrote_them() -> None:
+    frame = chats(["prop_0004"], ["glm-5", "kimi-k2.5"], 2).assign(provider="OTHER")
+    frame = pd.concat([frame, chats(["prop_0004"], ["gpt-5.4-high"], 2).assign(provider="CHATGPT"),
+                       chats(["prop_0004"], ["claude-opus-4-6-adaptive"], 2).assign(provider="CLAUDE")])
+    assert len(by_writer(frame, "all")) == 8
+    assert sorted(set(by_writer(frame, "others").model)) == ["glm-5", "kimi-k2.5"]
+    assert sorted(set(by_writer(frame, "assistants").model)) == ["claude-opus-4-6-adaptive", "gpt-5.4-high"]
+
+
 def transcript(persuader: str, target: str, n: int) -> str:
     def turn(k: int, role: str, model: str) -> str:
         return f"## Turn {k}\n\n- speaker_role: `{role}`\n- speaker_model: `{model}`\n\nTurn {k} of {model}, chat {n}.\n\n"
@@ -101,6 +126,11 @@ def test_write_train_gives_a_corpus_file_and_bad_input_one_line(tmp_path: Path) 
     assert len(corpus) == 12 and set(corpus.genre) == {"persuasion"}  # 3 chats x 2 participants x 2 propositions
     assert corpus.groupby("provider").size().to_dict() == {"CHATGPT": 6, "OTHER": 6}
     assert set(corpus.subgenre) == {"persuader", "target"} and set(corpus.topic) == {"prop_0004", "prop_0021"}
+    others = tmp_path / "others.jsonl"
+    done = subprocess.run([sys.executable, script, "--persuasion", str(folder), "--corpus", "unused", "--out", "unused",
+                           "--write-train", str(others), "--arm", "others"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert load_corpus([others]).groupby("model").size().to_dict() == {"glm-5": 6}
     for args, message in ((["--persuasion", str(tmp_path / "none"), "--write-train", str(out)], "not a folder"),
                           (["--persuasion", str(folder)], "required: --arena")):
         done = subprocess.run([sys.executable, script, *args, "--corpus", "c", "--out", "o"],
