@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from whowrote.style.html_emphasis import EMPHASIS, ClassStyles, class_styles, declared, emphasis, style_blocks
-from whowrote.style.html_text import blank_tail, code_language, defuse, shown_spaces
+from whowrote.style.html_text import blank_tail, code_language, defuse, indent, shown_spaces, table_text
 from whowrote.style.html_word import is_marker, is_word_page, line_paragraph, list_level, list_marker
 from whowrote.style.line_wrap import html_source_wrapped
 from whowrote.style.transcript import ASSISTANT, CHAT_PAGE, chat_role
@@ -56,13 +56,6 @@ class _Frame:
         self.layout = False  # a table that lays a page out (an email's): its cells read as blocks, not a grid
         self.loose = False  # a list item whose text is in paragraphs: a blank line before it, as written
         self.lang = ""  # a <pre>'s code language (``class="language-x"``), written after its fence
-
-
-def _indent(text: str, marker: str) -> str:
-    """``text`` after a list marker: its later lines indented under the item's first."""
-    pad = " " * len(marker)
-    lines = text.split("\n")
-    return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
 
 
 def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyles | None = None,
@@ -183,14 +176,14 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
                 else:
                     self.breaks("\n\n" + " ".join(" ".join(c.split()) for c in frame.cells) + "\n\n")
             elif frame.tag == "table":
-                self.breaks(_table_text(frame, text, around))
+                self.breaks(table_text(frame.rows, frame.layout, text, around))
             elif frame.tag == "li":
                 parent = self.stack[-1] if self.stack and self.stack[-1].tag in ("ul", "ol") else None
                 marker = "- "
                 if parent is not None and parent.tag == "ol":
                     marker = f"{parent.number}. "
                     parent.number += 1
-                self.breaks(("\n\n" if frame.loose else "\n") + _indent(text.strip("\n "), marker))
+                self.breaks(("\n\n" if frame.loose else "\n") + indent(text.strip("\n "), marker))
             elif frame.tag == "blockquote":
                 lines = text.strip("\n ").split("\n")
                 self.breaks("\n\n" + "\n".join("> " + line if line else ">" for line in lines) + "\n\n")
@@ -363,23 +356,6 @@ def _parser(scoped: bool, chrome: bool, turns: bool = False, classes: ClassStyle
             return _BLANKS.sub("\n\n", "".join(self.root)).strip()
 
     return _Markdown()
-
-
-def _table_text(table: _Frame, stray: str, around: str) -> str:
-    """A closed table as Markdown: a grid of its rows (a header rule under a first row of ``<th>``),
-    or, for a table that lays a page out (``role="presentation"``, a table inside a cell, or one
-    column and no header: an email's or an old page's layout), its cells' text as blocks.
-    ``stray``: text written in the table outside its rows; ``around``: the breaks before and after it."""
-    rows = table.rows
-    if table.layout or (rows and all(len(cells) <= 1 for cells, _ in rows) and not any(h for _, h in rows)):
-        blocks = [cell.strip("\n ") for cells, _ in rows for cell in cells]
-        return around + "\n\n".join(b for b in [stray.strip("\n "), *blocks] if b) + around
-    lines = [stray.strip("\n")] if stray.strip() else []
-    for i, (cells, header) in enumerate(rows):
-        lines.append("|" + "".join(" " + " ".join(c.split()) + " |" for c in cells))
-        if i == 0 and header and cells:
-            lines.append("|" + " --- |" * len(cells))
-    return around + "\n".join(lines) + around
 
 
 def _read(page: str, scoped: bool, chrome: bool, turns: bool = False,

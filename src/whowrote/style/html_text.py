@@ -1,7 +1,8 @@
 """Text-level helpers of the HTML reader (:mod:`whowrote.style.html_reader`): the page's source made
 safe for ``html.parser`` (:func:`defuse`), a run of text's spaces as a browser shows them
-(:func:`shown_spaces`), a code block's language from its classes (:func:`code_language`), and how
-many of the last pieces written are blank (:func:`blank_tail`). All linear in their input.
+(:func:`shown_spaces`), a code block's language from its classes (:func:`code_language`), how
+many of the last pieces written are blank (:func:`blank_tail`), and the Markdown of a closed list
+item (:func:`indent`) and table (:func:`table_text`). All linear in their input.
 """
 
 from __future__ import annotations
@@ -72,3 +73,27 @@ def blank_tail(parts: list[str], most: int = 8) -> int:
     while n < min(most, len(parts)) and not parts[-1 - n].strip():
         n += 1
     return n
+
+
+def indent(text: str, marker: str) -> str:
+    """``text`` after a list marker: its later lines indented under the item's first."""
+    pad = " " * len(marker)
+    lines = text.split("\n")
+    return marker + "\n".join([lines[0], *(pad + line if line else line for line in lines[1:])])
+
+
+def table_text(rows: list[tuple[list[str], bool]], layout: bool, stray: str, around: str) -> str:
+    """A closed table as Markdown: a grid of its ``rows`` (each its cells' text and whether any is a
+    ``<th>``; a header rule under a first row of ``<th>``), or, for a table that lays a page out
+    (``layout``: ``role="presentation"`` or a table inside a cell; or one column and no header: an
+    email's or an old page's layout), its cells' text as blocks.
+    ``stray``: text written in the table outside its rows; ``around``: the breaks before and after it."""
+    if layout or (rows and all(len(cells) <= 1 for cells, _ in rows) and not any(h for _, h in rows)):
+        blocks = [cell.strip("\n ") for cells, _ in rows for cell in cells]
+        return around + "\n\n".join(b for b in [stray.strip("\n "), *blocks] if b) + around
+    lines = [stray.strip("\n")] if stray.strip() else []
+    for i, (cells, header) in enumerate(rows):
+        lines.append("|" + "".join(" " + " ".join(c.split()) + " |" for c in cells))
+        if i == 0 and header and cells:
+            lines.append("|" + " --- |" * len(cells))
+    return around + "\n".join(lines) + around

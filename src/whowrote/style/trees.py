@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from whowrote.style.tree_nodes import checked_depth, expected_values
+
 
 def log_transform(X: np.ndarray) -> np.ndarray:
     """Features as both members of the model (the linear one and these trees) read them."""
@@ -105,7 +107,7 @@ class TreeEnsemble:
         cat = np.concatenate([n for n, _ in parts])
         shift = np.concatenate([np.full(len(n), off, dtype=np.int64) for n, off in parts])
         leaf = cat["is_leaf"].astype(bool)
-        expected = np.concatenate([_expected(n) for n, _ in parts])
+        expected = np.concatenate([expected_values(n) for n, _ in parts])
         return cls(
             feature=cat["feature_idx"].astype(np.int32),
             threshold=cat["num_threshold"].astype(np.float64),
@@ -350,7 +352,7 @@ class TreeEnsemble:
         expected = arrays.get(prefix + "expected")
         if expected is not None and np.shape(expected) != (n,):
             raise ValueError("tree arrays have inconsistent lengths")
-        return cls(**kw, baseline=baseline, max_depth=_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]),
+        return cls(**kw, baseline=baseline, max_depth=checked_depth(kw["left"], kw["right"], kw["is_leaf"], kw["roots"]),
                    expected=None if expected is None else np.asarray(expected, dtype=np.float64))
 
     def check(self, n_features: int, n_classes: int) -> None:
@@ -371,42 +373,3 @@ class TreeEnsemble:
                 raise ValueError(f"tree {name} must be integers, not {arr.dtype}")
             if len(arr) and (arr.min() < 0 or arr.max() >= hi):
                 raise ValueError(f"tree {name} index out of range")
-
-
-MAX_DEPTH = 64  # scikit-learn's trees of 15 leaves are at most 14 deep; anything deeper is damage
-
-
-def _expected(nodes) -> np.ndarray:
-    """Each node's count-weighted mean leaf value (children have higher indices in sklearn's trees)."""
-    value = nodes["value"].astype(np.float64).copy()
-    count = nodes["count"].astype(np.float64)
-    for i in range(len(nodes) - 1, -1, -1):
-        if not nodes["is_leaf"][i]:
-            lo, hi = int(nodes["left"][i]), int(nodes["right"][i])
-            total = count[lo] + count[hi]
-            value[i] = (value[lo] * count[lo] + value[hi] * count[hi]) / total if total else 0.0
-    return value
-
-
-def _depth(left: np.ndarray, right: np.ndarray, is_leaf: np.ndarray, roots: np.ndarray) -> int:
-    """Levels needed to reach every leaf (recomputed on load rather than trusted from the file).
-
-    Indices must already be in range. Each node must be reached exactly once: a cycle or a node
-    shared by two parents raises ``ValueError`` after at most ``len(is_leaf)`` visits in all, instead
-    of a frontier that doubles at every level, and so does a node that no root reaches."""
-    seen = np.zeros(len(is_leaf), dtype=bool)
-    frontier = np.asarray(roots)
-    depth = 0
-    while len(frontier):
-        ordered = np.sort(frontier)  # (np.unique would import numpy.ma: 30 ms of start-up)
-        if seen[frontier].any() or (ordered[1:] == ordered[:-1]).any():
-            raise ValueError("tree arrays are malformed (a node is reached twice: a cycle or a shared node)")
-        seen[frontier] = True
-        depth += 1
-        if depth > MAX_DEPTH:
-            raise ValueError(f"tree arrays are malformed (depth > {MAX_DEPTH})")
-        inner = frontier[~is_leaf[frontier]]
-        frontier = np.concatenate([left[inner], right[inner]])
-    if not seen.all():  # (the leaves' masks give every node a tree: one outside all trees would corrupt them)
-        raise ValueError("tree arrays are malformed (a node no root reaches)")
-    return depth
