@@ -72,11 +72,12 @@ def paragraph_rule(results: dict) -> dict[str, bool]:
 
 
 def trial_args(description: str, cache: str, generation: bool = False, folders: dict[str, str] | None = None,
-               write_train: bool = False, figure_only: bool = False, arms: tuple[str, ...] = ()) -> argparse.Namespace:
+               write_train: bool = False, figure_only: bool = False, arms: tuple[str, ...] = (),
+               options: dict[str, dict] | None = None) -> argparse.Namespace:
     """The corpus arguments and the three out-of-corpus folders (and ``folders``: more, flag -> help), checked
     (``generation``: also the ``--generation`` flag; ``write_train``: also ``--write-train FILE``, which
     needs only ``--persuasion``; ``figure_only``: also ``--figure-only``, which needs no folder; ``arms``: also
-    ``--arm``, one of them, the first by default)."""
+    ``--arm``, one of them, the first by default; ``options``: more, flag -> ``add_argument``'s keywords)."""
     ap = corpus_args(argparse.ArgumentParser(description=description), cache)
     named = {"--arena": "Arena-Hard-Auto's model_answer folder", "--persuasion": "external_persuasion.py's transcripts",
              "--mt-bench": "MT-Bench's model_answer folder", **(folders or {})}
@@ -86,6 +87,8 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     if write_train:
         ap.add_argument("--write-train", type=Path, default=None, help="only write the trial's training rows here (a corpus file) and stop")
+    for flag, keywords in (options or {}).items():
+        ap.add_argument(flag, **keywords)
     if arms:
         ap.add_argument("--arm", choices=arms, default=arms[0], help="the trial's variant (see its docstring)")
     if figure_only:
