@@ -145,15 +145,16 @@ def main() -> None:
                "pairs_with_first": pairs, "null_trials": null_passes(pairs, "accuracy"),
                "S_correct_per_model": verdicts, "S_other_models": sorted(
                    {m for m, p in zip(s_rows.model, s_rows.provider, strict=True) if p == OTHER})}
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")  # kept if LOGO is stopped
+    figure(results, args.out / "refit_noise.png")
     if args.logo:
         add = pd.concat([arena_train, copy_rows])
         logo = {str(s): logo_mean(feats, corpus_rows, add, s, log) for s in seeds}
         means = [100 * v["mean"] for v in logo.values()]
         results["LOGO"] = {"per_seed": logo, "mean_sd": round(float(np.std(means, ddof=1)), 2),
                            "mean_range": round(max(means) - min(means), 2)}
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    figure(results, args.out / "refit_noise.png")
+        atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     log(f"wrote {args.out}; 4-way sd over seeds (points): "
         + ", ".join(f"{t} {results['accuracy'][t]['sd']}" for t in TESTS))
 
