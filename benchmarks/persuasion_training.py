@@ -88,8 +88,9 @@ from whowrote.types import OTHER, PROVIDERS
 CAP = 30
 GENRE = "persuasion"
 ARMS = ("bundled", "persuasion")
-ADDED = {"all": "with the persuasion chats", "others": "with the open models' chats (as OTHER)",
-         "assistants": "with the assistants' chats"}  # --arm: which chats the second fit adds
+ADDED = {"all": ("Persuasion chats", "with the persuasion chats"),  # --arm: the chats the second fit adds,
+         "others": ("The open models' persuasion chats", "with the open models' chats (as OTHER)"),  # as the
+         "assistants": ("The assistants' persuasion chats", "with the assistants' chats")}  # figure names them
 
 
 def proposition_halves(topics: pd.Series) -> tuple[list[str], list[str]]:
@@ -179,7 +180,7 @@ def verdict_figure(results: dict, path: Path) -> None:
             share = [counts[m][arm][provider_of(m)] / sum(counts[m][arm].values()) for m in models]
             ax.barh(np.arange(len(models)) + 0.4 * k, share, height=0.4, color=[colours[provider_of(m)] for m in models],
                     alpha=1.0 if k == 0 else 0.55, hatch=None if k == 0 else "//", edgecolor="white",
-                    label="bundled recipe" if k == 0 else ADDED[results.get("arm", "all")])
+                    label="bundled recipe" if k == 0 else ADDED[results.get("arm", "all")][1])
         ax.set_yticks(np.arange(len(models)) + 0.2)
         ax.set_yticklabels(models, fontsize=7)
         ax.invert_yaxis()
@@ -187,9 +188,7 @@ def verdict_figure(results: dict, path: Path) -> None:
         ax.set_xlabel("share of the model's texts named correctly (4-way)")
         ax.set_title(title, fontsize=10)
     axes[0].legend(fontsize=8, loc="lower right")
-    added = {"all": "Persuasion chats", "others": "The open models' persuasion chats",
-             "assistants": "The assistants' persuasion chats"}[results.get("arm", "all")]
-    fig.suptitle(f"{added} in training: what each fit called each model's texts", fontsize=11)
+    fig.suptitle(f"{ADDED[results.get('arm', 'all')][0]} in training: what each fit called each model's texts", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
