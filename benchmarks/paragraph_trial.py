@@ -82,7 +82,7 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
     named = {"--arena": "Arena-Hard-Auto's model_answer folder", "--persuasion": "external_persuasion.py's transcripts",
              "--mt-bench": "MT-Bench's model_answer folder", **(folders or {})}
     for flag, help_text in named.items():
-        ap.add_argument(flag, type=Path, required=not write_train or flag == "--persuasion", help=help_text)
+        ap.add_argument(flag, type=Path, required=not (write_train or figure_only) or flag == "--persuasion", help=help_text)
     if generation:
         ap.add_argument("--generation", action="store_true", help="only leave-one-generation-out without and with the trial's rows")
     if write_train:

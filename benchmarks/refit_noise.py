@@ -18,6 +18,7 @@ propositions), S (the 400 stories), D (the 175 newer debate sides), A (Arena-Har
 first as a trial pairs its arms (:func:`external_training.paired_test`: the same units resampled),
 so the output says how often a *null* trial, two fits differing only in their seed, would show a
 difference whose interval excludes 0. ``--logo`` adds the LOGO 3-way mean per seed (five fits each).
+``--figure-only`` redraws ``refit_noise.png`` from ``--out``'s ``results.json`` and stops.
 
 ::
 
@@ -95,10 +96,15 @@ def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: in
 def main() -> None:
     args = trial_args(__doc__.splitlines()[0], "/tmp/whowrote-refit-noise",
                       folders={"--stories-test": "external_stories.py's stories",
-                               "--debates-test": "external_debates.py's transcripts"},
+                               "--debates-test": "external_debates.py's transcripts"}, figure_only=True,
                       options={"--seeds": {"type": int, "nargs": "+", "default": [0, 1, 2, 3, 4],
                                            "help": "the fit seeds (the first is each pair's baseline)"},
                                "--logo": {"action": "store_true", "help": "also the LOGO 3-way mean per seed"}})
+    if args.figure_only:
+        results_file = args.out / "results.json"
+        if not results_file.is_file():
+            raise SystemExit(f"error: {results_file}: no results to draw (run the measurement first)")
+        return figure(json.loads(results_file.read_text(encoding="utf-8")), args.out / "refit_noise.png")
     seeds = list(args.seeds)
     if len(seeds) < 2 or len(set(seeds)) != len(seeds):
         raise SystemExit("error: --seeds: give at least two different seeds")
@@ -155,25 +161,31 @@ def main() -> None:
         results["LOGO"] = {"per_seed": logo, "mean_sd": round(float(np.std(means, ddof=1)), 2),
                            "mean_range": round(max(means) - min(means), 2)}
         atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
+        figure(results, args.out / "refit_noise.png")
     log(f"wrote {args.out}; 4-way sd over seeds (points): "
         + ", ".join(f"{t} {results['accuracy'][t]['sd']}" for t in TESTS))
 
 
 def figure(results: dict, path: Path) -> None:
-    """Each test's 4-way accuracy per seed (dots) and its range (a bar)."""
+    """Each test's 4-way accuracy per seed (dots) and its range (a bar); with ``--logo``, also the LOGO
+    3-way mean and the held-out blogs' 3-way accuracy."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for k, test in enumerate(TESTS):
-        values = results["accuracy"][test]["values"]
+    columns = [(f"{t}\n(n {results['n'][t]:,})", results["accuracy"][t]["values"]) for t in TESTS]
+    if "LOGO" in results:
+        logo = results["LOGO"]["per_seed"].values()
+        columns += [("LOGO mean\n(3-way)", [100 * v["mean"] for v in logo]),
+                    ("LOGO blog\n(3-way)", [100 * v["blog"] for v in logo])]
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
+    for k, (_, values) in enumerate(columns):
         ax.plot([k, k], [min(values), max(values)], color="#bbbbbb", linewidth=6, solid_capstyle="round", zorder=1)
         ax.scatter([k] * len(values), values, color="#d97757", zorder=2, s=22)
-    ax.set_xticks(range(len(TESTS)))
-    ax.set_xticklabels([f"{t}\n(n {results['n'][t]:,})" for t in TESTS])
-    ax.set_ylabel("4-way accuracy, %")
+    ax.set_xticks(range(len(columns)))
+    ax.set_xticklabels([name for name, _ in columns], fontsize=8)
+    ax.set_ylabel("accuracy, % (4-way unless marked)")
     ax.set_title(f"The bundled recipe refitted with seeds {', '.join(map(str, results['seeds']))}: "
                  "the same texts, other edited copies", fontsize=10)
     fig.tight_layout()

@@ -3,6 +3,7 @@ null trials, and one-line bad input."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,18 @@ def test_bad_seeds_stop_in_one_line(tmp_path: Path, seeds: list[str], message: s
                            "--out", str(tmp_path / "out"), "--seeds", *seeds], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+    results = {"seeds": [0, 1], "n": dict.fromkeys(TESTS, 10),
+               "accuracy": {t: {"values": [50.0, 45.0]} for t in TESTS},
+               "LOGO": {"per_seed": {"0": {"mean": 0.78, "blog": 0.9}, "1": {"mean": 0.76, "blog": 0.8}}}}
+    (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    script = str(REPO / "benchmarks" / "refit_noise.py")
+    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "refit_noise.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x",
+                           "--out", str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "no results to draw" in done.stderr and "Traceback" not in done.stderr
