@@ -18,6 +18,8 @@ propositions), S (the 400 stories), D (the 175 newer debate sides), A (Arena-Har
 first as a trial pairs its arms (:func:`external_training.paired_test`: the same units resampled),
 so the output says how often a *null* trial, two fits differing only in their seed, would show a
 difference whose interval excludes 0. ``--logo`` adds the LOGO 3-way mean per seed (five fits each).
+``--edits`` adds each fit's drop under every edit of the suite on T3 (raw minus edited 4-way accuracy,
+:func:`robustness.drop_intervals`), the quantity of the rules' edit clauses.
 ``--figure-only`` redraws ``refit_noise.png`` from ``--out``'s ``results.json`` and stops.
 
 ::
@@ -43,11 +45,12 @@ from external_stories import read_stories
 from external_training import paired_test
 from paragraph_trial import trial_args, trial_frames
 from persuasion_training import proposition_halves, without_debate_kin
-from robustness import Features, fit_recipe, timed_log
+from robustness import Features, drop_intervals, fit_recipe, timed_log
 from story_training import stacked
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
+from whowrote.style.edits import edits
 from whowrote.types import OTHER, PROVIDERS
 
 TESTS = ("P", "S", "D", "A", "M", "T3")
@@ -76,6 +79,13 @@ def null_passes(pairs: dict[str, dict], key: str) -> dict:
     return out
 
 
+def edit_drops(feats: Features, fit, val: pd.DataFrame) -> dict[str, float]:
+    """The fit's drop (points, raw minus edited 4-way accuracy) on ``val`` under every edit of the suite."""
+    Pe = {e: fit.predict_proba(feats.get("default", val.row_idx.to_numpy(), e)) for e in edits(0)}
+    out = drop_intervals(fit.classes_, Pe, val.provider.to_numpy(object), topic_keys(val).to_numpy(), 0)
+    return {e: round(v["diff"], 2) for e, v in out.items()}
+
+
 def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log) -> dict:
     """Each corpus genre's 3-way accuracy by the recipe fitted on the others (and ``add``, as the bundled
     data: a fold without the debates sees no blank-line rows), with their mean."""
@@ -99,7 +109,8 @@ def main() -> None:
                                "--debates-test": "external_debates.py's transcripts"}, figure_only=True,
                       options={"--seeds": {"type": int, "nargs": "+", "default": [0, 1, 2, 3, 4],
                                            "help": "the fit seeds (the first is each pair's baseline)"},
-                               "--logo": {"action": "store_true", "help": "also the LOGO 3-way mean per seed"}})
+                               "--logo": {"action": "store_true", "help": "also the LOGO 3-way mean per seed"},
+                               "--edits": {"action": "store_true", "help": "also each fit's T3 drop under every edit"}})
     if args.figure_only:
         results_file = args.out / "results.json"
         if not results_file.is_file():
@@ -125,11 +136,16 @@ def main() -> None:
              "T3": (split["val"], topic_keys(split["val"]))}
     log(f"bundled data {len(base):,} rows; seeds {seeds}")
     first = fit_recipe(feats, "default", base, seeds[0])
+    drops: dict[str, dict] = {}
     per_seed: dict[str, dict] = {}
     pairs: dict[str, dict] = {}
     verdicts: dict[str, dict] = {}
+    if args.edits:
+        drops[str(seeds[0])] = edit_drops(feats, first, split["val"])
     for seed in seeds[1:]:
         fit = fit_recipe(feats, "default", base, seed)
+        if args.edits:
+            drops[str(seed)] = edit_drops(feats, fit, split["val"])
         pairs[str(seed)] = {}
         for name, (frame, units) in tests.items():
             row, P = paired_test(feats, {"first": first, "other": fit}, frame, units.to_numpy(), KEYS)
@@ -151,6 +167,11 @@ def main() -> None:
                "pairs_with_first": pairs, "null_trials": null_passes(pairs, "accuracy"),
                "S_correct_per_model": verdicts, "S_other_models": sorted(
                    {m for m, p in zip(s_rows.model, s_rows.provider, strict=True) if p == OTHER})}
+    if args.edits:
+        results["T3 drops"] = {e: {"values": [drops[s][e] for s in drops],
+                                   "range": round(max(drops[s][e] for s in drops) - min(drops[s][e] for s in drops), 2)}
+                               for e in drops[str(seeds[0])]}
+        log("T3 drop ranges over seeds (points): " + "; ".join(f"{e} {v['range']}" for e, v in results["T3 drops"].items()))
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")  # kept if LOGO is stopped
     figure(results, args.out / "refit_noise.png")
