@@ -38,6 +38,7 @@ sets that did not motivate it. Fixed and committed before the run:
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,14 @@ def trial_args(description: str, cache: str, generation: bool = False, folders: 
         return args
     required_folders(ap, args, ["--persuasion"] if write_train and args.write_train else list(named))
     return args
+
+
+def saved_results(out: Path, missing: str) -> dict:
+    """``--figure-only``'s input, ``out/results.json``; where there is none, a one-line stop: ``missing``."""
+    results_file = out / "results.json"
+    if not results_file.is_file():
+        raise SystemExit(f"error: {results_file}: {missing}")
+    return json.loads(results_file.read_text(encoding="utf-8"))
 
 
 def trial_frames(args: argparse.Namespace) -> list[pd.DataFrame]:

@@ -75,7 +75,7 @@ from external_debates import corpus_sides
 from external_persuasion import read_persuasion
 from external_stories import read_stories
 from external_training import logo_block
-from paragraph_trial import run_tests, trial_args, trial_frames
+from paragraph_trial import run_tests, saved_results, trial_args, trial_frames
 from robustness import Features, fit_recipe, timed_log
 from story_training import decide, generation_check, stacked, t3_drops, write_rows
 
@@ -201,10 +201,8 @@ def main() -> None:
     if args.write_train:
         return write_train(args.persuasion, args.write_train, args.seed, args.arm)
     if args.figure_only:
-        results_file = args.out / "results.json"
-        if not results_file.is_file():
-            raise SystemExit(f"error: {results_file}: no trial results to draw (run the trial first)")
-        return verdict_figure(json.loads(results_file.read_text(encoding="utf-8")), args.out / "verdicts.png")
+        return verdict_figure(saved_results(args.out, "no trial results to draw (run the trial first)"),
+                              args.out / "verdicts.png")
     log = timed_log()
     corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
     train_props, test_props = proposition_halves(chats.topic)

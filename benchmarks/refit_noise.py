@@ -42,16 +42,15 @@ from debate_layout_trial import blank_line_copies
 from debate_training import KEYS, debate_rows
 from external_debates import corpus_sides
 from external_stories import read_stories
-from external_training import paired_test
-from paragraph_trial import trial_args, trial_frames
+from external_training import paired_test, scores
+from paragraph_trial import saved_results, trial_args, trial_frames
 from persuasion_training import proposition_halves, without_debate_kin
-from robustness import Features, drop_intervals, fit_recipe, timed_log
-from story_training import stacked
+from robustness import Features, fit_recipe, timed_log
+from story_training import edit_drops, stacked
 
 from whowrote.data.generate.store import atomic_write
 from whowrote.data.splits import leave_one_genre_out, topic_holdout_split, topic_keys
-from whowrote.style.edits import edits
-from whowrote.types import OTHER, PROVIDERS
+from whowrote.types import OTHER
 
 TESTS = ("P", "S", "D", "A", "M", "T3")
 
@@ -79,11 +78,10 @@ def null_passes(pairs: dict[str, dict], key: str) -> dict:
     return out
 
 
-def edit_drops(feats: Features, fit, val: pd.DataFrame) -> dict[str, float]:
-    """The fit's drop (points, raw minus edited 4-way accuracy) on ``val`` under every edit of the suite."""
-    Pe = {e: fit.predict_proba(feats.get("default", val.row_idx.to_numpy(), e)) for e in edits(0)}
-    out = drop_intervals(fit.classes_, Pe, val.provider.to_numpy(object), topic_keys(val).to_numpy(), 0)
-    return {e: round(v["diff"], 2) for e, v in out.items()}
+def point_drops(feats: Features, fit, val: pd.DataFrame) -> dict[str, float]:
+    """The fit's drop (points, raw minus edited 4-way accuracy) on ``val`` under every edit of the suite
+    (edited as the trials edit, seed 0)."""
+    return {e: round(v["diff"], 2) for e, v in edit_drops(feats, fit, val, 0).items()}
 
 
 def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log) -> dict:
@@ -93,11 +91,7 @@ def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: in
     for genre, train, test in leave_one_genre_out(corpus):
         fit = fit_recipe(feats, "default", pd.concat([train, without_debate_kin(add, train)]), seed)
         P = fit.predict_proba(feats.get("default", test.row_idx.to_numpy(), "raw"))
-        y = test.provider.to_numpy(object)
-        three = np.isin(y, PROVIDERS)
-        keep = np.isin(fit.classes_, PROVIDERS)
-        pred = fit.classes_[keep][P[three][:, keep].argmax(axis=1)]
-        out[genre] = float((pred == y[three]).mean())
+        out[genre] = scores(P, test.provider.to_numpy(object), fit.classes_)["accuracy_3way"]
         log(f"  LOGO seed {seed} {genre}: 3-way {out[genre]:.3f}")
     out["mean"] = float(np.mean([out[g] for g in sorted(out)]))
     return out
@@ -112,10 +106,8 @@ def main() -> None:
                                "--logo": {"action": "store_true", "help": "also the LOGO 3-way mean per seed"},
                                "--edits": {"action": "store_true", "help": "also each fit's T3 drop under every edit"}})
     if args.figure_only:
-        results_file = args.out / "results.json"
-        if not results_file.is_file():
-            raise SystemExit(f"error: {results_file}: no results to draw (run the measurement first)")
-        return figure(json.loads(results_file.read_text(encoding="utf-8")), args.out / "refit_noise.png")
+        return figure(saved_results(args.out, "no results to draw (run the measurement first)"),
+                      args.out / "refit_noise.png")
     seeds = list(args.seeds)
     if len(seeds) < 2 or len(set(seeds)) != len(seeds):
         raise SystemExit("error: --seeds: give at least two different seeds")
@@ -141,11 +133,11 @@ def main() -> None:
     pairs: dict[str, dict] = {}
     verdicts: dict[str, dict] = {}
     if args.edits:
-        drops[str(seeds[0])] = edit_drops(feats, first, split["val"])
+        drops[str(seeds[0])] = point_drops(feats, first, split["val"])
     for seed in seeds[1:]:
         fit = fit_recipe(feats, "default", base, seed)
         if args.edits:
-            drops[str(seed)] = edit_drops(feats, fit, split["val"])
+            drops[str(seed)] = point_drops(feats, fit, split["val"])
         pairs[str(seed)] = {}
         for name, (frame, units) in tests.items():
             row, P = paired_test(feats, {"first": first, "other": fit}, frame, units.to_numpy(), KEYS)

@@ -116,18 +116,19 @@ def genre_accuracy(P: dict[str, np.ndarray], classes: np.ndarray, frame: pd.Data
             for g in sorted(set(genre))}
 
 
+def edit_drops(feats: Features, model, val: pd.DataFrame, seed: int, recipe: str = "default") -> dict:
+    """One fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`); ``recipe``: how it reads texts."""
+    X = {e: feats.get(recipe, val.row_idx.to_numpy(), e) for e in edits(seed)}
+    return drop_intervals(model.classes_, {e: model.predict_proba(x) for e, x in X.items()},
+                          val.provider.to_numpy(object), topic_keys(val).to_numpy(), seed)
+
+
 def t3_drops(feats: Features, fits: dict, val: pd.DataFrame, seed: int, log,
              recipes: dict[str, str] | None = None) -> dict:
     """Each fit's drops under every edit on ``val`` (:func:`robustness.drop_intervals`), logged side by side;
     ``recipes[name]``: a fit's recipe where it reads texts otherwise than ``default``."""
     recipes = recipes or {}
-
-    def drops(name: str, m) -> dict:
-        X = {e: feats.get(recipes.get(name, "default"), val.row_idx.to_numpy(), e) for e in edits(seed)}
-        return drop_intervals(m.classes_, {e: m.predict_proba(x) for e, x in X.items()},
-                              val.provider.to_numpy(object), topic_keys(val).to_numpy(), seed)
-
-    out = {name: drops(name, m) for name, m in fits.items()}
+    out = {name: edit_drops(feats, m, val, seed, recipes.get(name, "default")) for name, m in fits.items()}
     a, b = fits
     log("T3 drops (points): " + "; ".join(f"{e} {out[a][e]['diff']:.1f} -> {out[b][e]['diff']:.1f}"
                                           for e in edits(seed) if e != "raw"))
