@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -84,17 +85,50 @@ def point_drops(feats: Features, fit, val: pd.DataFrame) -> dict[str, float]:
     return {e: round(v["diff"], 2) for e, v in edit_drops(feats, fit, val, 0).items()}
 
 
-def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log) -> dict:
-    """Each corpus genre's 3-way accuracy by the recipe fitted on the others (and ``add``, as the bundled
+def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log,
+              recipe: str = "default") -> dict:
+    """Each corpus genre's 3-way accuracy by ``recipe`` fitted on the others (and ``add``, as the bundled
     data: a fold without the debates sees no blank-line rows), with their mean."""
     out = {}
     for genre, train, test in leave_one_genre_out(corpus):
-        fit = fit_recipe(feats, "default", pd.concat([train, without_debate_kin(add, train)]), seed)
+        fit = fit_recipe(feats, recipe, pd.concat([train, without_debate_kin(add, train)]), seed)
         P = fit.predict_proba(feats.get("default", test.row_idx.to_numpy(), "raw"))
         out[genre] = scores(P, test.provider.to_numpy(object), fit.classes_)["accuracy_3way"]
-        log(f"  LOGO seed {seed} {genre}: 3-way {out[genre]:.3f}")
+        log(f"  LOGO {recipe} seed {seed} {genre}: 3-way {out[genre]:.3f}")
     out["mean"] = float(np.mean([out[g] for g in sorted(out)]))
     return out
+
+
+@dataclass
+class BundledData:
+    """The bundled recipe's training rows and the trials' tests, in one feature table."""
+
+    feats: Features
+    corpus: pd.DataFrame  # the corpus's rows (LOGO's folds)
+    base: pd.DataFrame  # T3's train part, Arena-Hard half A and the train part's blank-line debate rows
+    add: pd.DataFrame  # what LOGO adds to each fold: Arena-Hard half A and every blank-line debate row
+    split: dict  # the topic hold-out of the corpus (T3 is its val part)
+    tests: dict  # name -> (rows, units resampled)
+
+
+def bundled_data(args, log) -> BundledData:
+    """The corpus, Arena-Hard, persuasion, MT-Bench, stories and debates of ``args`` in one feature table,
+    the bundled recipe's training rows and the six tests (as ``persuasion_training.py``'s ``bundled``)."""
+    corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
+    _, test_props = proposition_halves(chats.topic)
+    p_test = chats[chats.topic.isin(test_props)]
+    stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
+    debates = debate_rows(args.debates_test, corpus_sides([Path(p) for p in args.corpus]))
+    table, (corpus_rows, arena_train, arena_b, p_test, m_rows, s_rows, d_rows, copy_rows) = stacked(
+        [corpus, arena_train, arena_b, p_test, mt_bench, stories, debates, blank_line_copies(corpus)])
+    feats = Features(table, args.cache, log)
+    split = topic_holdout_split(corpus_rows, seed=0, balance=False)
+    copies = copy_rows[copy_rows.copy_of.isin(set(split["train"].id))]
+    tests = {"P": (p_test, p_test.topic), "S": (s_rows, s_rows.topic), "D": (d_rows, d_rows.topic),
+             "A": (arena_b, arena_b.question), "M": (m_rows, m_rows.topic),
+             "T3": (split["val"], topic_keys(split["val"]))}
+    return BundledData(feats, corpus_rows, pd.concat([split["train"], arena_train, copies]),
+                       pd.concat([arena_train, copy_rows]), split, tests)
 
 
 def main() -> None:
@@ -112,20 +146,8 @@ def main() -> None:
     if len(seeds) < 2 or len(set(seeds)) != len(seeds):
         raise SystemExit("error: --seeds: give at least two different seeds")
     log = timed_log()
-    corpus, arena_train, arena_b, chats, mt_bench = trial_frames(args)
-    _, test_props = proposition_halves(chats.topic)
-    p_test = chats[chats.topic.isin(test_props)]
-    stories = read_stories(args.stories_test).assign(genre="stories", topic=lambda f: "story-" + f.question)
-    debates = debate_rows(args.debates_test, corpus_sides([Path(p) for p in args.corpus]))
-    table, (corpus_rows, arena_train, arena_b, p_test, m_rows, s_rows, d_rows, copy_rows) = stacked(
-        [corpus, arena_train, arena_b, p_test, mt_bench, stories, debates, blank_line_copies(corpus)])
-    feats = Features(table, args.cache, log)
-    split = topic_holdout_split(corpus_rows, seed=0, balance=False)
-    copies = copy_rows[copy_rows.copy_of.isin(set(split["train"].id))]
-    base = pd.concat([split["train"], arena_train, copies])
-    tests = {"P": (p_test, p_test.topic), "S": (s_rows, s_rows.topic), "D": (d_rows, d_rows.topic),
-             "A": (arena_b, arena_b.question), "M": (m_rows, m_rows.topic),
-             "T3": (split["val"], topic_keys(split["val"]))}
+    data = bundled_data(args, log)
+    feats, base, tests, split, s_rows = data.feats, data.base, data.tests, data.split, data.tests["S"][0]
     log(f"bundled data {len(base):,} rows; seeds {seeds}")
     first = fit_recipe(feats, "default", base, seeds[0])
     drops: dict[str, dict] = {}
@@ -168,8 +190,7 @@ def main() -> None:
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")  # kept if LOGO is stopped
     figure(results, args.out / "refit_noise.png")
     if args.logo:
-        add = pd.concat([arena_train, copy_rows])
-        logo = {str(s): logo_mean(feats, corpus_rows, add, s, log) for s in seeds}
+        logo = {str(s): logo_mean(feats, data.corpus, data.add, s, log) for s in seeds}
         means = [100 * v["mean"] for v in logo.values()]
         results["LOGO"] = {"per_seed": logo, "mean_sd": round(float(np.std(means, ddof=1)), 2),
                            "mean_range": round(max(means) - min(means), 2)}

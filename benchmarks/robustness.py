@@ -74,7 +74,12 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
                # session 50 (benchmarks/drop_ends_copies.py): the text without its first and last paragraphs,
                # one copy in four, or a second copy of every text
                "drop_ends_group": (("truncated", "plain_text", "combined", "drop_ends"),),
-               "drop_ends_extra": (*AUGMENTATIONS, ("drop_ends",))}
+               "drop_ends_extra": (*AUGMENTATIONS, ("drop_ends",)),
+               # session 61 (benchmarks/seed_trial.py): three copies of every text drawn as the bundled
+               # recipe draws its one, at a third of its weight each (COPY_WEIGHTS): less of a fit on one draw
+               "copies3": AUGMENTATIONS * 3}
+# a copy's weight where a recipe's differs from AUG_WEIGHT (the same edited weight in all)
+COPY_WEIGHTS = {"copies3": AUG_WEIGHT / 3}
 RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
@@ -201,7 +206,7 @@ def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.nd
     r = train["row_idx"].to_numpy()
     return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
                          train["genre"], topic_keys(train), calibrate=False, row_weight=row_weight,
-                         aug_weight=AUG_WEIGHT if recipe != "legacy" else LEGACY_AUG_WEIGHT, seed=seed,
+                         aug_weight=LEGACY_AUG_WEIGHT if recipe == "legacy" else COPY_WEIGHTS.get(recipe, AUG_WEIGHT), seed=seed,
                          **RECIPES[recipe])
 
 

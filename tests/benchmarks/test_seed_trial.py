@@ -1,0 +1,105 @@
+"""The seed trial (benchmarks/seed_trial.py): two recipes compared over several seeds each, the
+yardsticks of a difference, its rule, and one-line bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from refit_noise import TESTS  # noqa: E402
+from robustness import COPY_GROUPS, COPY_WEIGHTS  # noqa: E402
+from seed_trial import beyond, compare, fit_se, rule, unit_interval  # noqa: E402
+
+from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, edited_copies  # noqa: E402
+
+
+def test_the_fit_noise_se_adds_both_arms_variances_of_the_mean() -> None:
+    a, b = [40.0, 44.0, 42.0], [45.0, 45.0, 45.0]  # a: sd 2, b: sd 0
+    assert fit_se(a, b) == pytest.approx(2 / np.sqrt(3))
+    row = compare(a, b)
+    assert row["a"] == {"values": [40.0, 44.0, 42.0], "mean": 42.0, "sd": 2.0}
+    assert row["diff"] == 3.0 and row["se"] == pytest.approx(1.15, abs=0.01)
+
+
+def test_the_unit_interval_reads_each_texts_seed_average() -> None:
+    units = np.repeat(np.arange(20), 5)
+    right_a = np.zeros((3, 100), dtype=int)
+    right_b = np.zeros((3, 100), dtype=int)
+    right_b[:, :50] = 1  # b right on half the texts in every seed: +50 points wherever units fall
+    lo, hi = unit_interval(right_a, right_b, units)
+    assert 20 < lo < 50 < hi < 80  # whole units redrawn: 10 of 20 all right
+    right_b[1:] = 0  # right in one seed of three only: a third of the gain
+    lo, hi = unit_interval(right_a, right_b, units)
+    assert 5 < lo < 50 / 3 < hi < 28 and hi - lo < 25
+
+
+@pytest.mark.parametrize(("diff", "se", "interval", "expected"),
+                         [(3.0, 1.0, [0.5, 5.0], 1), (3.0, 2.0, [0.5, 5.0], 0), (3.0, 1.0, [-0.5, 5.0], 0),
+                          (-3.0, 1.0, [-5.0, -0.5], -1), (-3.0, 1.0, [-5.0, 0.5], 0)])
+def test_a_difference_counts_only_beyond_two_se_and_its_interval(diff, se, interval, expected) -> None:
+    assert beyond({"diff": diff, "se": se, "interval": interval}) == expected
+
+
+def summary_of(diff: dict[str, float], sd_b: float = 2.0, logo_diff: float = 0.0, combined: float = 0.0) -> dict:
+    row = lambda d, sd: {"a": {"sd": 2.0}, "b": {"sd": sd}, "diff": d, "se": 1.0,  # noqa: E731
+                         "interval": [d - 1.5, d + 1.5]}
+    return {"tests": {t: row(diff.get(t, 0.0), sd_b) for t in TESTS}, "logo": {"mean": row(logo_diff, sd_b)},
+            "drops": {"combined": {"diff": combined, "se": 0.5}}}
+
+
+def test_the_rule_adopts_a_steadier_recipe_that_loses_nothing() -> None:
+    assert all(rule(summary_of({}, sd_b=1.0)).values())  # summed sd 5 against 10
+    out = rule(summary_of({}, sd_b=1.5))  # 7.5 against 10: not steadier enough, and no gain
+    assert not out[next(k for k in out if k.startswith("(d)"))]
+    assert all(rule(summary_of({"M": 3.0}, sd_b=2.0)).values())  # a gain beyond 2 se instead
+
+
+def test_the_rule_rejects_a_loss_on_any_test_the_logo_mean_or_the_combined_drop() -> None:
+    keys = list(rule(summary_of({}, sd_b=1.0)))
+    assert not rule(summary_of({"A": -3.0}, sd_b=1.0))[keys[0]]
+    assert not rule(summary_of({}, sd_b=1.0, logo_diff=-2.5))[keys[1]]
+    assert not rule(summary_of({}, sd_b=1.0, combined=1.5))[keys[2]]
+    no_logo = summary_of({}, sd_b=1.0)
+    del no_logo["logo"]
+    assert not rule(no_logo)[keys[1]]  # not measured is not passed
+
+
+def test_copies3_draws_three_copies_the_first_being_the_bundled_recipes() -> None:
+    texts = [f"Paragraph one of text {i}.\n\nParagraph two, with **bold** words and more of them." for i in range(30)]
+    three = edited_copies(texts, 4, COPY_GROUPS["copies3"])
+    assert len(three) == 3 and three[0] == edited_copies(texts, 4, AUGMENTATIONS)[0]
+    assert three[1] != three[0]  # further draws, not the same copy thrice
+    assert COPY_WEIGHTS["copies3"] * len(COPY_GROUPS["copies3"]) == pytest.approx(AUG_WEIGHT)
+
+
+def test_bad_arms_stop_in_one_line(tmp_path: Path) -> None:
+    folders = []
+    for flag in ("--arena", "--persuasion", "--mt-bench", "--stories-test", "--debates-test"):
+        (tmp_path / flag[2:]).mkdir()
+        folders += [flag, str(tmp_path / flag[2:])]
+    script = str(REPO / "benchmarks" / "seed_trial.py")
+    for extra, message in ((["--recipes", "default", "default"], "two different recipes"),
+                           (["--seeds", "0", "--recipes", "default", "copies3"], "at least two seeds"),
+                           (["--seeds", "0", "1", "--logo", "3"], "--logo between 0")):
+        done = subprocess.run([sys.executable, script, *folders, "--corpus", "c", "--out", str(tmp_path / "out"), *extra],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+    row = {"a": {"values": [40.0, 42.0]}, "b": {"values": [41.0, 41.5]}}
+    results = {"arms": ["default", "copies3"], "n": dict.fromkeys(TESTS, 10), "tests": dict.fromkeys(TESTS, row),
+               "logo": {"mean": row}}
+    (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "seed_trial.py"), "--figure-only", "--persuasion", "x",
+                           "--corpus", "x", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "seed_trial.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
