@@ -31,12 +31,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from external_training import scores
+import pandas as pd
+from debate_layout_trial import blank_line_copies
+from external_training import arena_rows, scores, trained_answers
 from paragraph_trial import saved_results, trial_args
 from refit_noise import TESTS, bundled_data, logo_mean, point_drops
-from robustness import RECIPES, fit_recipe, timed_log
+from robustness import RECIPES, Features, fit_recipe, timed_log
+from story_training import stacked
 from trial_noise import topic_weights, weighted_mean
 
+from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
 
 N_BOOT = 2000
@@ -67,6 +71,26 @@ def cached_run(data, recipe: str, seed: int, edits: bool, log) -> dict:
     atomic_write(f, json.dumps(run) + "\n")
     log(f"{recipe} seed {seed}: 4-way " + ", ".join(f"{t} {run['tests'][t]['scores']['accuracy']:.3f}" for t in TESTS))
     return run
+
+
+def logo_table(args, log) -> tuple[Features, pd.DataFrame, pd.DataFrame]:
+    """LOGO's own feature table (the corpus, Arena-Hard half A and the blank-line debate rows: what its
+    folds train on; the tests' rows are not needed), its corpus rows and what each fold adds. Its own
+    table so that LOGO can run beside the tests (``--part``) and before their folders are complete."""
+    corpus = load_corpus([Path(p) for p in args.corpus])
+    table, (corpus_rows, arena_train, copy_rows) = stacked(
+        [corpus, trained_answers(arena_rows(args.arena)), blank_line_copies(corpus)])
+    return Features(table, args.cache, log), corpus_rows, pd.concat([arena_train, copy_rows])
+
+
+def cached_logo(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, recipe: str, seed: int, log) -> dict:
+    """:func:`refit_noise.logo_mean` of ``recipe`` and ``seed``, kept in ``feats.cache`` like :func:`cached_run`."""
+    f = feats.cache / f"seed_trial-logo-{feats.corpus_key}-{recipe}-{seed}.json"
+    if f.exists():
+        return json.loads(f.read_text(encoding="utf-8"))
+    out = logo_mean(feats, corpus, add, seed, log, recipe)
+    atomic_write(f, json.dumps(out) + "\n")
+    return out
 
 
 def fit_se(a: list[float], b: list[float]) -> float:
@@ -146,29 +170,34 @@ def main() -> None:
                                            "help": "each arm's fit seeds"},
                                "--logo": {"type": int, "default": 0, "metavar": "N",
                                           "help": "also the LOGO 3-way mean of each arm's first N seeds"},
-                               "--edits": {"action": "store_true", "help": "also each fit's T3 drop under every edit"}})
+                               "--edits": {"action": "store_true", "help": "also each fit's T3 drop under every edit"},
+                               "--part": {"choices": ["all", "tests", "logo"], "default": "all",
+                                          "help": "only the tests' fits or only LOGO's, kept in --cache for a later "
+                                                  "'all' (run the two side by side); default: both, then the results"}})
     if args.figure_only:
         return figure(saved_results(args.out, "no results to draw (run the trial first)"), args.out / "seed_trial.png")
     seeds = list(dict.fromkeys(args.seeds))
     if len(seeds) < 2 or args.recipes[0] == args.recipes[1] or not 0 <= args.logo <= len(seeds):
         raise SystemExit("error: give two different recipes, at least two seeds and --logo between 0 and their number")
     log = timed_log()
+    logo: dict[str, dict[int, dict]] = {r: {} for r in args.recipes}
+    if args.part in ("all", "logo") and args.logo:
+        feats, corpus, add = logo_table(args, log)
+        for seed in seeds[:args.logo]:
+            for recipe in args.recipes:
+                logo[recipe][seed] = cached_logo(feats, corpus, add, recipe, seed, log)
+    if args.part == "logo":
+        return log(f"LOGO of seeds {seeds[:args.logo]} kept in {args.cache}; --part all reads it")
     data = bundled_data(args, log)
     log(f"bundled data {len(data.base):,} rows; arms {args.recipes}; seeds {seeds}")
     runs: dict[str, dict[int, dict]] = {r: {} for r in args.recipes}
     for seed in seeds:  # arms interleaved: a run stopped early still compares like with like
         for recipe in args.recipes:
             runs[recipe][seed] = cached_run(data, recipe, seed, args.edits, log)
-    results = summary(data, runs, {})
+    if args.part == "tests":
+        return log(f"the tests' fits kept in {args.cache}; --part all reads them")
+    results = summary(data, runs, logo)
     args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
-    if args.logo:
-        logo = {r: {} for r in args.recipes}
-        for seed in seeds[:args.logo]:
-            for recipe in args.recipes:
-                logo[recipe][seed] = logo_mean(data.feats, data.corpus, data.add, seed, log, recipe)
-                results = summary(data, runs, logo)
-                atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     results["rule"] = rule(results)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     figure(results, args.out / "seed_trial.png")
