@@ -80,11 +80,16 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
                "copies3": AUGMENTATIONS * 3}
 # a copy's weight where a recipe's differs from AUG_WEIGHT (the same edited weight in all)
 COPY_WEIGHTS = {"copies3": AUG_WEIGHT / 3}
+# recipes whose copies are drawn with one seed whatever the fit's (session 61, seed_trial.py): with
+# the bundled recipe's copies of seed 0, another seed changes only the stacking folds
+FIXED_COPY_SEED = {"default_copies0": 0}
 RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
 # recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
-FEATURES_OF = {"blend75": "default", "blend300": "default", **{recipe: "default" for recipe in COPY_GROUPS}}
+RECIPES.update({recipe: RECIPES["default"] for recipe in FIXED_COPY_SEED})
+FEATURES_OF = {"blend75": "default", "blend300": "default",
+               **{recipe: "default" for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED]}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
@@ -204,7 +209,8 @@ def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.nd
     """A recipe fitted as ``train-probe`` fits it (with its training copies), uncalibrated, on ``train``'s rows
     (``row_weight``: each row's, and its copies', weight; default 1)."""
     r = train["row_idx"].to_numpy()
-    return fit_augmented(feats.get(recipe, r, "raw"), feats.get(recipe, r, "train_copy", seed), train["provider"],
+    copies = feats.get(recipe, r, "train_copy", FIXED_COPY_SEED.get(recipe, seed))
+    return fit_augmented(feats.get(recipe, r, "raw"), copies, train["provider"],
                          train["genre"], topic_keys(train), calibrate=False, row_weight=row_weight,
                          aug_weight=LEGACY_AUG_WEIGHT if recipe == "legacy" else COPY_WEIGHTS.get(recipe, AUG_WEIGHT), seed=seed,
                          **RECIPES[recipe])

@@ -198,12 +198,13 @@ def main() -> None:
         return log(f"the tests' fits kept in {args.cache}; --part all reads them")
     results = summary(data, runs, logo)
     args.out.mkdir(parents=True, exist_ok=True)
-    results["rule"] = rule(results)
+    if args.recipes == ["default", "copies3"]:  # the rule was written for this trial only
+        results["rule"] = rule(results)
     atomic_write(args.out / "results.json", json.dumps(results, indent=1) + "\n")
     figure(results, args.out / "seed_trial.png")
     log("mean difference, 4-way points (fit-noise se; unit interval): " + "; ".join(
         f"{t} {r['diff']:+.2f} ({r['se']}; {r['interval']})" for t, r in results["tests"].items()))
-    log("rule: " + "; ".join(f"{k.split(')')[0]}) {'yes' if v else 'no'}" for k, v in results["rule"].items()))
+    log("rule: " + "; ".join(f"{k.split(')')[0]}) {'yes' if v else 'no'}" for k, v in results.get("rule", {}).items()))
 
 
 def figure(results: dict, path: Path) -> None:

@@ -103,3 +103,22 @@ def test_the_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
                            "--corpus", "x", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "seed_trial.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_default_copies0_keeps_seed_0s_copies_and_varies_only_the_fit(monkeypatch) -> None:
+    import pandas as pd
+    import robustness
+
+    asked, fitted = [], []
+
+    class Feats:
+        def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
+            asked.append((edit, seed))
+            return np.zeros((len(rows), 3))
+
+    monkeypatch.setattr(robustness, "fit_augmented", lambda *a, **kw: fitted.append(kw["seed"]))
+    train = pd.DataFrame({"row_idx": [0, 1], "provider": ["CLAUDE", "GEMINI"], "genre": ["blog"] * 2,
+                          "topic": ["a", "b"], "model": ["m", "n"]})
+    for recipe in ("default", "default_copies0"):
+        robustness.fit_recipe(Feats(), recipe, train, 3)
+    assert [s for e, s in asked if e == "train_copy"] == [3, 0] and fitted == [3, 3]
