@@ -10,10 +10,14 @@ it reports each arm's 4-way accuracy per seed (mean, sd) and the difference of t
 two yardsticks: the fit noise, ``se = sqrt(sd_a^2 / k_a + sd_b^2 / k_b)`` over the seeds, and a 95 %
 interval resampling the test's units (prompts, topics, propositions) on each text's right-or-wrong
 averaged over the seeds. ``--edits`` adds each fit's T3 drop under every edit of the suite;
-``--logo N`` the LOGO 3-way mean of the first N seeds (five fits each). ``rule`` holds the adoption
-rule of the session-61 trial (``copies3``: three edited copies per text at a third of the weight
-each), fixed before its run. Each fit's scores are kept in ``--cache`` (keyed by the feature table),
-so a stopped run resumes where it stopped. ``--figure-only`` redraws the figure from ``--out``.
+``--logo N`` the LOGO 3-way mean of the first N seeds (five fits each, on LOGO's own feature table:
+the corpus, Arena-Hard half A and the blank-line rows). ``rule`` holds the adoption rule of the
+session-61 trial (``copies3``: three edited copies per text at a third of the weight each), fixed
+before its run, and is applied to that pair of recipes only. Each fit's scores are kept in
+``--cache`` (keyed by the feature table), so a stopped run resumes where it stopped, and ``--part
+tests`` and ``--part logo`` can run side by side before a last run writes the results from the
+cache. ``--figure-only`` redraws the figure from ``--out``. The commands of session 61's run:
+docs/predict-trials.md, "Three edited copies per text, judged over five seeds per arm".
 
 ::
 
