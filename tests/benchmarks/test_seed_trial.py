@@ -122,3 +122,13 @@ def test_default_copies0_keeps_seed_0s_copies_and_varies_only_the_fit(monkeypatc
     for recipe in ("default", "default_copies0"):
         robustness.fit_recipe(Feats(), recipe, train, 3)
     assert [s for e, s in asked if e == "train_copy"] == [3, 0] and fitted == [3, 3]
+
+
+def test_the_blend_rule_needs_a_logo_gain_beyond_two_se_and_no_loss() -> None:
+    from seed_trial import RULES, blend_rule
+
+    assert RULES["blend300"] is blend_rule and RULES["copies3"] is rule
+    assert not all(blend_rule(summary_of({}, logo_diff=1.5)).values())  # within 2 se: not a gain
+    assert all(blend_rule(summary_of({}, logo_diff=2.5)).values())
+    assert not all(blend_rule(summary_of({"S": -3.0}, logo_diff=2.5)).values())
+    assert not all(blend_rule(summary_of({}, logo_diff=2.5, combined=1.5)).values())
