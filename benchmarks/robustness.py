@@ -81,7 +81,7 @@ COPY_GROUPS = {"layout_copies": (("truncated", "plain_text", "combined", "single
 # a copy's weight where a recipe's differs from AUG_WEIGHT (the same edited weight in all)
 COPY_WEIGHTS = {"copies3": AUG_WEIGHT / 3}
 # recipes whose copies are drawn with one seed whatever the fit's (session 61, seed_trial.py): with
-# the bundled recipe's copies of seed 0, another seed changes only the stacking folds
+# the bundled recipe's copies of seed 0, what the fit's own seed changes (it changed nothing)
 FIXED_COPY_SEED = {"default_copies0": 0}
 RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
 
@@ -203,6 +203,14 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
         log(f"  {tname}: raw {ed['raw']['accuracy']:.3f} / 3-way {ed['raw']['accuracy_3way'] or 0:.3f}; "
             + ", ".join(f"{e} {v['accuracy']:.3f}" for e, v in ed.items() if e != "raw"))
     return out, fitted
+
+
+def recipe_key(recipe: str) -> str:
+    """16 hex digits of everything that makes ``recipe``'s fit: its settings, copies, copy weight and
+    copy seed (a cached fit of a recipe whose definition changed is never read)."""
+    spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), COPY_WEIGHTS.get(recipe, AUG_WEIGHT),
+            FIXED_COPY_SEED.get(recipe), LEGACY_AUG_WEIGHT if recipe == "legacy" else None]
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.ndarray | None = None) -> StyleModel:

@@ -13,8 +13,9 @@ averaged over the seeds. ``--edits`` adds each fit's T3 drop under every edit of
 ``--logo N`` the LOGO 3-way mean of the first N seeds (five fits each, on LOGO's own feature table:
 the corpus, Arena-Hard half A and the blank-line rows). ``RULES`` holds each candidate's rule against
 the bundled recipe, fixed before its run: session 61's ``copies3`` (three edited copies per text at a
-third of the weight each) and ``blend300`` (the unshipped blend of "A faster tree step"). Each fit's scores are kept in
-``--cache`` (keyed by the feature table), so a stopped run resumes where it stopped, and ``--part
+third of the weight each) and ``blend300`` (the unshipped blend of "A faster tree step"). Each fit's
+scores are kept in ``--cache`` (keyed by the feature table and the recipe's definition,
+``robustness.recipe_key``), so a stopped run resumes where it stopped, and ``--part
 tests`` and ``--part logo`` can run side by side before a last run writes the results from the
 cache. ``--figure-only`` redraws the figure from ``--out``. The commands of session 61's run:
 docs/predict-trials.md, "Three edited copies per text, judged over five seeds per arm".
@@ -40,7 +41,7 @@ from debate_layout_trial import blank_line_copies
 from external_training import arena_rows, scores, trained_answers
 from paragraph_trial import saved_results, trial_args
 from refit_noise import TESTS, bundled_data, logo_mean, point_drops
-from robustness import RECIPES, Features, fit_recipe, timed_log
+from robustness import RECIPES, Features, fit_recipe, recipe_key, timed_log
 from story_training import stacked
 from trial_noise import topic_weights, weighted_mean
 
@@ -67,7 +68,8 @@ def fit_run(data, recipe: str, seed: int, edits: bool) -> dict:
 
 def cached_run(data, recipe: str, seed: int, edits: bool, log) -> dict:
     """:func:`fit_run`, read from ``data.feats.cache`` where this table's run is there already."""
-    f = data.feats.cache / f"seed_trial-{data.feats.corpus_key}-{recipe}-{seed}{'-edits' if edits else ''}.json"
+    f = data.feats.cache / (f"seed_trial-{data.feats.corpus_key}-{recipe}-{recipe_key(recipe)}-{seed}"
+                            f"{'-edits' if edits else ''}.json")
     if f.exists():
         log(f"{recipe} seed {seed}: read {f}")
         return json.loads(f.read_text(encoding="utf-8"))
@@ -89,7 +91,7 @@ def logo_table(args, log) -> tuple[Features, pd.DataFrame, pd.DataFrame]:
 
 def cached_logo(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, recipe: str, seed: int, log) -> dict:
     """:func:`refit_noise.logo_mean` of ``recipe`` and ``seed``, kept in ``feats.cache`` like :func:`cached_run`."""
-    f = feats.cache / f"seed_trial-logo-{feats.corpus_key}-{recipe}-{seed}.json"
+    f = feats.cache / f"seed_trial-logo-{feats.corpus_key}-{recipe}-{recipe_key(recipe)}-{seed}.json"
     if f.exists():
         return json.loads(f.read_text(encoding="utf-8"))
     out = logo_mean(feats, corpus, add, seed, log, recipe)
@@ -149,7 +151,7 @@ def beyond(row: dict, interval: bool = True) -> int:
     return int(up) - int(down)
 
 
-def rule(s: dict) -> dict[str, bool]:
+def copies3_rule(s: dict) -> dict[str, bool]:
     """Session 61's rule for ``copies3`` (b) against the bundled recipe (a), fixed before the run: adopt
     it for a retrain of the bundled model only if every clause holds."""
     tests, logo = s["tests"], s.get("logo", {})
@@ -176,7 +178,7 @@ def blend_rule(s: dict) -> dict[str, bool]:
 
 
 # each candidate's rule against the bundled recipe, written before its run
-RULES = {"copies3": rule, "blend300": blend_rule}
+RULES = {"copies3": copies3_rule, "blend300": blend_rule}
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from refit_noise import TESTS  # noqa: E402
 from robustness import COPY_GROUPS, COPY_WEIGHTS  # noqa: E402
-from seed_trial import beyond, compare, fit_se, rule, unit_interval  # noqa: E402
+from seed_trial import beyond, compare, copies3_rule, fit_se, unit_interval  # noqa: E402
 
 from whowrote.style.train import AUG_WEIGHT, AUGMENTATIONS, edited_copies  # noqa: E402
 
@@ -55,20 +55,20 @@ def summary_of(diff: dict[str, float], sd_b: float = 2.0, logo_diff: float = 0.0
 
 
 def test_the_rule_adopts_a_steadier_recipe_that_loses_nothing() -> None:
-    assert all(rule(summary_of({}, sd_b=1.0)).values())  # summed sd 5 against 10
-    out = rule(summary_of({}, sd_b=1.5))  # 7.5 against 10: not steadier enough, and no gain
+    assert all(copies3_rule(summary_of({}, sd_b=1.0)).values())  # summed sd 5 against 10
+    out = copies3_rule(summary_of({}, sd_b=1.5))  # 7.5 against 10: not steadier enough, and no gain
     assert not out[next(k for k in out if k.startswith("(d)"))]
-    assert all(rule(summary_of({"M": 3.0}, sd_b=2.0)).values())  # a gain beyond 2 se instead
+    assert all(copies3_rule(summary_of({"M": 3.0}, sd_b=2.0)).values())  # a gain beyond 2 se instead
 
 
 def test_the_rule_rejects_a_loss_on_any_test_the_logo_mean_or_the_combined_drop() -> None:
-    keys = list(rule(summary_of({}, sd_b=1.0)))
-    assert not rule(summary_of({"A": -3.0}, sd_b=1.0))[keys[0]]
-    assert not rule(summary_of({}, sd_b=1.0, logo_diff=-2.5))[keys[1]]
-    assert not rule(summary_of({}, sd_b=1.0, combined=1.5))[keys[2]]
+    keys = list(copies3_rule(summary_of({}, sd_b=1.0)))
+    assert not copies3_rule(summary_of({"A": -3.0}, sd_b=1.0))[keys[0]]
+    assert not copies3_rule(summary_of({}, sd_b=1.0, logo_diff=-2.5))[keys[1]]
+    assert not copies3_rule(summary_of({}, sd_b=1.0, combined=1.5))[keys[2]]
     no_logo = summary_of({}, sd_b=1.0)
     del no_logo["logo"]
-    assert not rule(no_logo)[keys[1]]  # not measured is not passed
+    assert not copies3_rule(no_logo)[keys[1]]  # not measured is not passed
 
 
 def test_copies3_draws_three_copies_the_first_being_the_bundled_recipes() -> None:
@@ -127,8 +127,18 @@ def test_default_copies0_keeps_seed_0s_copies_and_varies_only_the_fit(monkeypatc
 def test_the_blend_rule_needs_a_logo_gain_beyond_two_se_and_no_loss() -> None:
     from seed_trial import RULES, blend_rule
 
-    assert RULES["blend300"] is blend_rule and RULES["copies3"] is rule
+    assert RULES["blend300"] is blend_rule and RULES["copies3"] is copies3_rule
     assert not all(blend_rule(summary_of({}, logo_diff=1.5)).values())  # within 2 se: not a gain
     assert all(blend_rule(summary_of({}, logo_diff=2.5)).values())
     assert not all(blend_rule(summary_of({"S": -3.0}, logo_diff=2.5)).values())
     assert not all(blend_rule(summary_of({}, logo_diff=2.5, combined=1.5)).values())
+
+
+def test_a_recipes_cache_key_changes_with_its_definition(monkeypatch) -> None:
+    import robustness
+
+    keys = {r: robustness.recipe_key(r) for r in ("default", "copies3", "default_copies0", "blend300", "legacy")}
+    assert len(set(keys.values())) == len(keys)  # every definition its own key, stable within a run
+    assert robustness.recipe_key("copies3") == keys["copies3"]
+    monkeypatch.setitem(robustness.COPY_WEIGHTS, "copies3", 0.5)  # a changed weight is another fit
+    assert robustness.recipe_key("copies3") != keys["copies3"]
