@@ -56,14 +56,18 @@ from whowrote.types import OTHER
 TESTS = ("P", "S", "D", "A", "M", "T3")
 
 
+def spread(values: list[float]) -> dict:
+    """Values over seeds (points), their mean and sd (ddof 1; 0 for one value), rounded to 0.01."""
+    return {"values": [round(v, 2) for v in values], "mean": round(float(np.mean(values)), 2),
+            "sd": round(float(np.std(values, ddof=1)), 2) if len(values) > 1 else 0.0}
+
+
 def seed_summary(per_seed: dict[str, dict], key: str) -> dict:
     """Per test, ``key`` (points) over the seeds: each seed's value, mean, sd (ddof 1) and range."""
     out = {}
     for test in TESTS:
         values = [100 * per_seed[s][test][key] for s in per_seed]
-        out[test] = {"values": [round(v, 2) for v in values], "mean": round(float(np.mean(values)), 2),
-                     "sd": round(float(np.std(values, ddof=1)), 2) if len(values) > 1 else 0.0,
-                     "range": round(max(values) - min(values), 2)}
+        out[test] = {**spread(values), "range": round(max(values) - min(values), 2)}
     return out
 
 
@@ -79,10 +83,10 @@ def null_passes(pairs: dict[str, dict], key: str) -> dict:
     return out
 
 
-def point_drops(feats: Features, fit, val: pd.DataFrame) -> dict[str, float]:
+def point_drops(feats: Features, fit, val: pd.DataFrame, recipe: str = "default") -> dict[str, float]:
     """The fit's drop (points, raw minus edited 4-way accuracy) on ``val`` under every edit of the suite
-    (edited as the trials edit, seed 0)."""
-    return {e: round(v["diff"], 2) for e, v in edit_drops(feats, fit, val, 0).items()}
+    (edited as the trials edit, seed 0; ``recipe``: how the fit reads texts)."""
+    return {e: round(v["diff"], 2) for e, v in edit_drops(feats, fit, val, 0, recipe).items()}
 
 
 def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: int, log,
@@ -92,7 +96,7 @@ def logo_mean(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, seed: in
     out = {}
     for genre, train, test in leave_one_genre_out(corpus):
         fit = fit_recipe(feats, recipe, pd.concat([train, without_debate_kin(add, train)]), seed)
-        P = fit.predict_proba(feats.get("default", test.row_idx.to_numpy(), "raw"))
+        P = fit.predict_proba(feats.get(recipe, test.row_idx.to_numpy(), "raw"))
         out[genre] = scores(P, test.provider.to_numpy(object), fit.classes_)["accuracy_3way"]
         log(f"  LOGO {recipe} seed {seed} {genre}: 3-way {out[genre]:.3f}")
     out["mean"] = float(np.mean([out[g] for g in sorted(out)]))

@@ -83,11 +83,11 @@ COPY_WEIGHTS = {"copies3": AUG_WEIGHT / 3}
 # recipes whose copies are drawn with one seed whatever the fit's (session 61, seed_trial.py): with
 # the bundled recipe's copies of seed 0, what the fit's own seed changes (it changed nothing)
 FIXED_COPY_SEED = {"default_copies0": 0}
-RECIPES.update({recipe: RECIPES["default"] for recipe in COPY_GROUPS})  # the default's settings, other copies
+# the default's settings, other copies
+RECIPES.update({recipe: RECIPES["default"] for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED]})
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
 # recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
-RECIPES.update({recipe: RECIPES["default"] for recipe in FIXED_COPY_SEED})
 FEATURES_OF = {"blend75": "default", "blend300": "default",
                **{recipe: "default" for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED]}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
@@ -205,11 +205,15 @@ def run_split(name, feats, recipe, train, tests: dict, args, log) -> tuple[dict,
     return out, fitted
 
 
+def copy_weight(recipe: str) -> float:
+    """The weight of each of ``recipe``'s training copies."""
+    return LEGACY_AUG_WEIGHT if recipe == "legacy" else COPY_WEIGHTS.get(recipe, AUG_WEIGHT)
+
+
 def recipe_key(recipe: str) -> str:
     """16 hex digits of everything that makes ``recipe``'s fit: its settings, copies, copy weight and
     copy seed (a cached fit of a recipe whose definition changed is never read)."""
-    spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), COPY_WEIGHTS.get(recipe, AUG_WEIGHT),
-            FIXED_COPY_SEED.get(recipe), LEGACY_AUG_WEIGHT if recipe == "legacy" else None]
+    spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), copy_weight(recipe), FIXED_COPY_SEED.get(recipe)]
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -220,7 +224,7 @@ def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.nd
     copies = feats.get(recipe, r, "train_copy", FIXED_COPY_SEED.get(recipe, seed))
     return fit_augmented(feats.get(recipe, r, "raw"), copies, train["provider"],
                          train["genre"], topic_keys(train), calibrate=False, row_weight=row_weight,
-                         aug_weight=LEGACY_AUG_WEIGHT if recipe == "legacy" else COPY_WEIGHTS.get(recipe, AUG_WEIGHT), seed=seed,
+                         aug_weight=copy_weight(recipe), seed=seed,
                          **RECIPES[recipe])
 
 

@@ -40,7 +40,7 @@ import pandas as pd
 from debate_layout_trial import blank_line_copies
 from external_training import arena_rows, scores, trained_answers
 from paragraph_trial import saved_results, trial_args
-from refit_noise import TESTS, bundled_data, logo_mean, point_drops
+from refit_noise import TESTS, bundled_data, logo_mean, point_drops, spread
 from robustness import RECIPES, Features, fit_recipe, recipe_key, timed_log
 from story_training import stacked
 from trial_noise import topic_weights, weighted_mean
@@ -57,25 +57,31 @@ def fit_run(data, recipe: str, seed: int, edits: bool) -> dict:
     fit = fit_recipe(data.feats, recipe, data.base, seed)
     out: dict = {"tests": {}}
     for name, (frame, _) in data.tests.items():
-        P = fit.predict_proba(data.feats.get("default", frame.row_idx.to_numpy(), "raw"))
+        P = fit.predict_proba(data.feats.get(recipe, frame.row_idx.to_numpy(), "raw"))
         y = frame.provider.to_numpy(object)
         out["tests"][name] = {"scores": scores(P, y, fit.classes_),
                               "right": (fit.classes_[P.argmax(axis=1)] == y).astype(int).tolist()}
     if edits:
-        out["drops"] = point_drops(data.feats, fit, data.split["val"])
+        out["drops"] = point_drops(data.feats, fit, data.split["val"], recipe)
     return out
+
+
+def kept(f: Path, compute) -> tuple[dict, bool]:
+    """``f``'s JSON where it exists, else ``compute()`` written there; and whether it was read."""
+    if f.exists():
+        return json.loads(f.read_text(encoding="utf-8")), True
+    out = compute()
+    atomic_write(f, json.dumps(out) + "\n")
+    return out, False
 
 
 def cached_run(data, recipe: str, seed: int, edits: bool, log) -> dict:
     """:func:`fit_run`, read from ``data.feats.cache`` where this table's run is there already."""
     f = data.feats.cache / (f"seed_trial-{data.feats.corpus_key}-{recipe}-{recipe_key(recipe)}-{seed}"
                             f"{'-edits' if edits else ''}.json")
-    if f.exists():
-        log(f"{recipe} seed {seed}: read {f}")
-        return json.loads(f.read_text(encoding="utf-8"))
-    run = fit_run(data, recipe, seed, edits)
-    atomic_write(f, json.dumps(run) + "\n")
-    log(f"{recipe} seed {seed}: 4-way " + ", ".join(f"{t} {run['tests'][t]['scores']['accuracy']:.3f}" for t in TESTS))
+    run, read = kept(f, lambda: fit_run(data, recipe, seed, edits))
+    log(f"{recipe} seed {seed}: read {f}" if read else f"{recipe} seed {seed}: 4-way "
+        + ", ".join(f"{t} {run['tests'][t]['scores']['accuracy']:.3f}" for t in TESTS))
     return run
 
 
@@ -92,11 +98,7 @@ def logo_table(args, log) -> tuple[Features, pd.DataFrame, pd.DataFrame]:
 def cached_logo(feats: Features, corpus: pd.DataFrame, add: pd.DataFrame, recipe: str, seed: int, log) -> dict:
     """:func:`refit_noise.logo_mean` of ``recipe`` and ``seed``, kept in ``feats.cache`` like :func:`cached_run`."""
     f = feats.cache / f"seed_trial-logo-{feats.corpus_key}-{recipe}-{recipe_key(recipe)}-{seed}.json"
-    if f.exists():
-        return json.loads(f.read_text(encoding="utf-8"))
-    out = logo_mean(feats, corpus, add, seed, log, recipe)
-    atomic_write(f, json.dumps(out) + "\n")
-    return out
+    return kept(f, lambda: logo_mean(feats, corpus, add, seed, log, recipe))[0]
 
 
 def fit_se(a: list[float], b: list[float]) -> float:
@@ -106,11 +108,9 @@ def fit_se(a: list[float], b: list[float]) -> float:
 
 
 def compare(a: list[float], b: list[float]) -> dict:
-    """Each arm's values, mean and sd over seeds (points), and b's mean minus a's with its fit-noise se."""
-    def arm(v: list[float]) -> dict:
-        return {"values": [round(x, 2) for x in v], "mean": round(float(np.mean(v)), 2),
-                "sd": round(float(np.std(v, ddof=1)), 2) if len(v) > 1 else 0.0}
-    return {"a": arm(a), "b": arm(b), "diff": round(float(np.mean(b) - np.mean(a)), 2), "se": round(fit_se(a, b), 2)}
+    """Each arm's values, mean and sd over seeds (points, :func:`refit_noise.spread`), and b's mean
+    minus a's with its fit-noise se."""
+    return {"a": spread(a), "b": spread(b), "diff": round(float(np.mean(b) - np.mean(a)), 2), "se": round(fit_se(a, b), 2)}
 
 
 def unit_interval(right_a: np.ndarray, right_b: np.ndarray, units: np.ndarray) -> list[float]:
@@ -151,6 +151,19 @@ def beyond(row: dict, interval: bool = True) -> int:
     return int(up) - int(down)
 
 
+# the two clauses both rules share, (a) and (c)
+NO_LOSS = "(a) no test loses beyond 2 se with its interval below 0"
+COMBINED_HOLDS = "(c) the combined drop grows no more than 2 se"
+
+
+def no_test_loses(s: dict) -> bool:
+    return all(beyond(s["tests"][t]) >= 0 for t in TESTS)
+
+
+def combined_holds(s: dict) -> bool:
+    return "drops" in s and s["drops"]["combined"]["diff"] <= 2 * s["drops"]["combined"]["se"]
+
+
 def copies3_rule(s: dict) -> dict[str, bool]:
     """Session 61's rule for ``copies3`` (b) against the bundled recipe (a), fixed before the run: adopt
     it for a retrain of the bundled model only if every clause holds."""
@@ -158,10 +171,9 @@ def copies3_rule(s: dict) -> dict[str, bool]:
     noisy = ["S", "P", "M", "D"]
     sd = {arm: sum(tests[t][arm]["sd"] for t in noisy) + (logo["mean"][arm]["sd"] if logo else 0) for arm in "ab"}
     gains = [beyond(tests[t]) > 0 for t in TESTS] + ([beyond(logo["mean"], False) > 0] if logo else [])
-    return {"(a) no test loses beyond 2 se with its interval below 0": all(beyond(tests[t]) >= 0 for t in TESTS),
+    return {NO_LOSS: no_test_loses(s),
             "(b) LOGO 3-way mean loses no more than 2 se": bool(logo) and logo["mean"]["diff"] >= -2 * logo["mean"]["se"],
-            "(c) the combined drop grows no more than 2 se": "drops" in s
-            and s["drops"]["combined"]["diff"] <= 2 * s["drops"]["combined"]["se"],
+            COMBINED_HOLDS: combined_holds(s),
             "(d) the seed sd of S, P, M, D and the LOGO mean, summed, at most 0.7 of the baseline's, "
             "or a test or the LOGO mean gains beyond 2 se": sd["b"] <= 0.7 * sd["a"] or any(gains)}
 
@@ -170,11 +182,10 @@ def blend_rule(s: dict) -> dict[str, bool]:
     """Session 61's rule for ``blend300`` (b; the unshipped blend of "A faster tree step", whose single
     fits read unseen genres 2.5-2.9 points better) against the bundled recipe (a), fixed before the run:
     it earns a retrain and a speed decision only if every clause holds."""
-    tests, logo = s["tests"], s.get("logo", {})
-    return {"(a) no test loses beyond 2 se with its interval below 0": all(beyond(tests[t]) >= 0 for t in TESTS),
+    logo = s.get("logo", {})
+    return {NO_LOSS: no_test_loses(s),
             "(b) the LOGO 3-way mean gains beyond 2 se": bool(logo) and beyond(logo["mean"], False) > 0,
-            "(c) the combined drop grows no more than 2 se": "drops" in s
-            and s["drops"]["combined"]["diff"] <= 2 * s["drops"]["combined"]["se"]}
+            COMBINED_HOLDS: combined_holds(s)}
 
 
 # each candidate's rule against the bundled recipe, written before its run

@@ -139,18 +139,15 @@ def test_write_train_gives_a_corpus_file_and_bad_input_one_line(tmp_path: Path) 
         assert done.stderr.strip().splitlines()[-1].count("error") == 1
 
 
-def test_the_verdict_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+def test_the_verdict_figure_is_drawn_from_results_alone(tmp_path: Path, figure_only) -> None:
     counts = {"gpt-5.5-xhigh": {"bundled": {"CLAUDE": 0, "CHATGPT": 8, "GEMINI": 0, "OTHER": 17},
                                 "persuasion": {"CLAUDE": 0, "CHATGPT": 18, "GEMINI": 0, "OTHER": 7}},
               "qwen3.8-max": {"bundled": {"CLAUDE": 0, "CHATGPT": 6, "GEMINI": 1, "OTHER": 18},
                               "persuasion": {"CLAUDE": 0, "CHATGPT": 22, "GEMINI": 0, "OTHER": 3}}}
     (tmp_path / "results.json").write_text(json.dumps({"tests": {"S": {"per_version": counts}, "D": {"per_version": counts}}}),
                                            encoding="utf-8")
-    script = str(REPO / "benchmarks" / "persuasion_training.py")
-    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x", "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    done = figure_only("persuasion_training.py", tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "verdicts.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x",
-                           "--out", str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    done = figure_only("persuasion_training.py", tmp_path / "none")
     assert done.returncode != 0 and "no trial results" in done.stderr and "Traceback" not in done.stderr

@@ -35,27 +35,20 @@ def test_a_null_trial_counts_only_intervals_that_exclude_zero() -> None:
 
 @pytest.mark.parametrize(("seeds", "message"), [(["1", "1"], "at least two different seeds"),
                                                 (["3"], "at least two different seeds")])
-def test_bad_seeds_stop_in_one_line(tmp_path: Path, seeds: list[str], message: str) -> None:
-    folders = []
-    for flag in ("--arena", "--persuasion", "--mt-bench", "--stories-test", "--debates-test"):
-        (tmp_path / flag[2:]).mkdir()
-        folders += [flag, str(tmp_path / flag[2:])]
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "refit_noise.py"), *folders, "--corpus", "c",
+def test_bad_seeds_stop_in_one_line(tmp_path: Path, trial_folders: list[str], seeds: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "refit_noise.py"), *trial_folders, "--corpus", "c",
                            "--out", str(tmp_path / "out"), "--seeds", *seeds], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_the_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+def test_the_figure_is_drawn_from_results_alone(tmp_path: Path, figure_only) -> None:
     results = {"seeds": [0, 1], "n": dict.fromkeys(TESTS, 10),
                "accuracy": {t: {"values": [50.0, 45.0]} for t in TESTS},
                "LOGO": {"per_seed": {"0": {"mean": 0.78, "blog": 0.9}, "1": {"mean": 0.76, "blog": 0.8}}}}
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    script = str(REPO / "benchmarks" / "refit_noise.py")
-    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x", "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    done = figure_only("refit_noise.py", tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "refit_noise.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    done = subprocess.run([sys.executable, script, "--figure-only", "--persuasion", "x", "--corpus", "x",
-                           "--out", str(tmp_path / "none")], capture_output=True, text=True, timeout=120)
+    done = figure_only("refit_noise.py", tmp_path / "none")
     assert done.returncode != 0 and "no results to draw" in done.stderr and "Traceback" not in done.stderr

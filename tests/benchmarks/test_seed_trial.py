@@ -79,28 +79,23 @@ def test_copies3_draws_three_copies_the_first_being_the_bundled_recipes() -> Non
     assert COPY_WEIGHTS["copies3"] * len(COPY_GROUPS["copies3"]) == pytest.approx(AUG_WEIGHT)
 
 
-def test_bad_arms_stop_in_one_line(tmp_path: Path) -> None:
-    folders = []
-    for flag in ("--arena", "--persuasion", "--mt-bench", "--stories-test", "--debates-test"):
-        (tmp_path / flag[2:]).mkdir()
-        folders += [flag, str(tmp_path / flag[2:])]
+def test_bad_arms_stop_in_one_line(tmp_path: Path, trial_folders: list[str]) -> None:
     script = str(REPO / "benchmarks" / "seed_trial.py")
     for extra, message in ((["--recipes", "default", "default"], "two different recipes"),
                            (["--seeds", "0", "--recipes", "default", "copies3"], "at least two seeds"),
                            (["--seeds", "0", "1", "--logo", "3"], "--logo between 0")):
-        done = subprocess.run([sys.executable, script, *folders, "--corpus", "c", "--out", str(tmp_path / "out"), *extra],
+        done = subprocess.run([sys.executable, script, *trial_folders, "--corpus", "c", "--out", str(tmp_path / "out"), *extra],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_the_figure_is_drawn_from_results_alone(tmp_path: Path) -> None:
+def test_the_figure_is_drawn_from_results_alone(tmp_path: Path, figure_only) -> None:
     row = {"a": {"values": [40.0, 42.0]}, "b": {"values": [41.0, 41.5]}}
     results = {"arms": ["default", "copies3"], "n": dict.fromkeys(TESTS, 10), "tests": dict.fromkeys(TESTS, row),
                "logo": {"mean": row}}
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "seed_trial.py"), "--figure-only", "--persuasion", "x",
-                           "--corpus", "x", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    done = figure_only("seed_trial.py", tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "seed_trial.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
