@@ -83,13 +83,28 @@ COPY_WEIGHTS = {"copies3": AUG_WEIGHT / 3}
 # recipes whose copies are drawn with one seed whatever the fit's (session 61, seed_trial.py): with
 # the bundled recipe's copies of seed 0, what the fit's own seed changes (it changed nothing)
 FIXED_COPY_SEED = {"default_copies0": 0}
-# the default's settings, other copies
-RECIPES.update({recipe: RECIPES["default"] for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED]})
+# recipes that leave some models' texts out of training (session 62, seed_trial.py): the open models
+# whose published training data are OpenAI models' answers (ShareGPT, UltraChat, Evol-Instruct, sets
+# written by GPT-4; their model cards), which may teach ChatGPT's style as OTHER. A left-out text's
+# copy is still drawn (the copies are drawn for the whole table), so the kept texts' copies match the
+# baseline's of the same seed
+DISTILLED = frozenset({
+    # the chat genre (AlpacaEval's names)
+    "vicuna-13b-v1.5", "openchat-13b", "openchat-v3.1-13b", "wizardlm-13b-v1.2", "wizardlm-70b",
+    "recycled-wizardlm-7b-v1.0", "airoboros-33b", "nous-hermes-13b", "OpenHermes-2.5-Mistral-7B",
+    "dolphin-2.2.1-mistral-7b", "baize-v2-13b", "zephyr-7b-beta", "pairrm-zephyr-7b-beta",
+    "FsfairX-Zephyr-Chat-v0.1", "ultralm-13b-best-of-16", "Starling-LM-7B-alpha", "deita-7b-v1.0",
+    "minotaur-13b", "platolm-7b", "Conifer-7B-DPO", "tulu-2-dpo-70b", "alpaca-farm-ppo-human",
+    # Arena-Hard's names
+    "vicuna-33b", "starling-lm-7b-alpha", "starling-lm-7b-beta"})
+LEFT_OUT = {"no_distilled": DISTILLED}
+# the default's settings, other copies or rows
+RECIPES.update({recipe: RECIPES["default"] for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED, *LEFT_OUT]})
 
 # a blend's settings and other training copies change the fit, not the features of a text: these
 # recipes read their base recipe's cached matrices (their copies' matrices are keyed by COPY_GROUPS)
 FEATURES_OF = {"blend75": "default", "blend300": "default",
-               **{recipe: "default" for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED]}}
+               **{recipe: "default" for recipe in [*COPY_GROUPS, *FIXED_COPY_SEED, *LEFT_OUT]}}
 LEGACY_AUG_WEIGHT = 0.5  # the previous default's truncated copy
 
 
@@ -213,13 +228,18 @@ def copy_weight(recipe: str) -> float:
 def recipe_key(recipe: str) -> str:
     """16 hex digits of everything that makes ``recipe``'s fit: its settings, copies, copy weight and
     copy seed (a cached fit of a recipe whose definition changed is never read)."""
-    spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), copy_weight(recipe), FIXED_COPY_SEED.get(recipe)]
+    spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), copy_weight(recipe), FIXED_COPY_SEED.get(recipe),
+            *([sorted(LEFT_OUT[recipe])] if recipe in LEFT_OUT else [])]  # keys of the recipes before stay as they were
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def fit_recipe(feats: Features, recipe: str, train, seed: int, row_weight: np.ndarray | None = None) -> StyleModel:
     """A recipe fitted as ``train-probe`` fits it (with its training copies), uncalibrated, on ``train``'s rows
-    (``row_weight``: each row's, and its copies', weight; default 1)."""
+    (``row_weight``: each row's, and its copies', weight; default 1), less the rows of the models
+    ``LEFT_OUT[recipe]`` names."""
+    if recipe in LEFT_OUT:
+        keep = ~train["model"].isin(LEFT_OUT[recipe]).to_numpy()
+        train, row_weight = train[keep], None if row_weight is None else np.asarray(row_weight)[keep]
     r = train["row_idx"].to_numpy()
     copies = feats.get(recipe, r, "train_copy", FIXED_COPY_SEED.get(recipe, seed))
     return fit_augmented(feats.get(recipe, r, "raw"), copies, train["provider"],

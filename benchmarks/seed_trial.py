@@ -13,7 +13,9 @@ averaged over the seeds. ``--edits`` adds each fit's T3 drop under every edit of
 ``--logo N`` the LOGO 3-way mean of the first N seeds (five fits each, on LOGO's own feature table:
 the corpus, Arena-Hard half A and the blank-line rows). ``RULES`` holds each candidate's rule against
 the bundled recipe, fixed before its run: session 61's ``copies3`` (three edited copies per text at a
-third of the weight each) and ``blend300`` (the unshipped blend of "A faster tree step"). Each fit's
+third of the weight each) and ``blend300`` (the unshipped blend of "A faster tree step"), and session
+62's ``no_distilled`` (the open models trained on OpenAI models' answers out of training; it is
+judged on each label's 4-way recall too, which the summary reports per test). Each fit's
 scores are kept in ``--cache`` (keyed by the feature table and the recipe's definition,
 ``robustness.recipe_key``), so a stopped run resumes where it stopped, and ``--part
 tests`` and ``--part logo`` can run side by side before a last run writes the results from the
@@ -47,6 +49,7 @@ from trial_noise import topic_weights, weighted_mean
 
 from whowrote.data.corpus import load_corpus
 from whowrote.data.generate.store import atomic_write
+from whowrote.types import LABELS, OTHER
 
 N_BOOT = 2000
 
@@ -134,6 +137,7 @@ def summary(data, runs: dict[str, dict[int, dict]], logo: dict[str, dict[int, di
                                         units.to_numpy())
         row["3way"] = compare(*([100 * r["tests"][t]["scores"]["accuracy_3way"] for r in rs.values()] for rs in runs.values()))
         out["tests"][t] = row
+    out["recall"] = {t: recalls(runs, frame.provider.to_numpy(object), t) for t, (frame, _) in data.tests.items()}
     if all("drops" in r for rs in runs.values() for r in rs.values()):
         edits = next(iter(runs_a.values()))["drops"]
         out["drops"] = {e: compare(*([r["drops"][e] for r in rs.values()] for rs in runs.values())) for e in edits}
@@ -141,6 +145,22 @@ def summary(data, runs: dict[str, dict[int, dict]], logo: dict[str, dict[int, di
         genres = next(iter(logo[a].values()))
         out["logo"] = {g: compare(*([100 * v[g] for v in logo[arm].values()] for arm in (a, b))) for g in genres}
     return out
+
+
+def recalls(runs: dict[str, dict[int, dict]], y: np.ndarray, test: str) -> dict:
+    """Per label of ``test`` (4-way, ``y`` its texts' labels), and for the assistants' mean recall,
+    :func:`compare` of the arms' recall over their seeds."""
+    labels = [c for c in LABELS if (y == c).any()]
+    assistants = [c for c in labels if c != OTHER]
+
+    def per_seed(run: dict) -> dict[str, float]:
+        right = np.asarray(run["tests"][test]["right"], dtype=float)
+        rec = {c: 100 * float(right[y == c].mean()) for c in labels}
+        return {**rec, "assistants": float(np.mean([rec[c] for c in assistants]))} if assistants else rec
+
+    values = {arm: [per_seed(r) for r in rs.values()] for arm, rs in runs.items()}
+    a, b = values.values()
+    return {c: compare([v[c] for v in a], [v[c] for v in b]) for c in a[0]}
 
 
 def beyond(row: dict, interval: bool = True) -> int:
@@ -188,8 +208,24 @@ def blend_rule(s: dict) -> dict[str, bool]:
             COMBINED_HOLDS: combined_holds(s)}
 
 
+def distilled_rule(s: dict) -> dict[str, bool]:
+    """Session 62's rule for ``no_distilled`` (b: the open models trained on OpenAI models' answers,
+    ``robustness.DISTILLED``, out of training) against the bundled recipe (a), fixed before the run.
+    The hypothesis (H, reported, not a clause): those models' texts labelled OTHER teach ChatGPT's
+    style as OTHER, so without them ChatGPT's 4-way recall rises beyond 2 se on MT-Bench (GPT-3.5 and
+    GPT-4, 0.24-0.26 for the bundled model) and on Arena-Hard half B. A retrain needs every clause."""
+    rec, logo = s["recall"], s.get("logo", {})
+    return {"(H) CHATGPT's 4-way recall rises beyond 2 se on M and on A (the hypothesis; not a clause)":
+                all(beyond(rec[t]["CHATGPT"], False) > 0 for t in ("M", "A")),
+            NO_LOSS: no_test_loses(s),
+            "(b) LOGO 3-way mean loses no more than 2 se": bool(logo) and logo["mean"]["diff"] >= -2 * logo["mean"]["se"],
+            COMBINED_HOLDS: combined_holds(s),
+            "(d) the assistants' mean 4-way recall rises beyond 2 se on A and on M":
+                all(beyond(rec[t]["assistants"], False) > 0 for t in ("A", "M"))}
+
+
 # each candidate's rule against the bundled recipe, written before its run
-RULES = {"copies3": copies3_rule, "blend300": blend_rule}
+RULES = {"copies3": copies3_rule, "blend300": blend_rule, "no_distilled": distilled_rule}
 
 
 def main() -> None:
