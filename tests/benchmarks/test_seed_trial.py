@@ -137,3 +137,65 @@ def test_a_recipes_cache_key_changes_with_its_definition(monkeypatch) -> None:
     assert robustness.recipe_key("copies3") == keys["copies3"]
     monkeypatch.setitem(robustness.COPY_WEIGHTS, "copies3", 0.5)  # a changed weight is another fit
     assert robustness.recipe_key("copies3") != keys["copies3"]
+
+
+def test_no_distilled_leaves_those_models_out_and_keeps_the_others_copies(monkeypatch) -> None:
+    import pandas as pd
+    import robustness
+
+    copies = np.arange(12, dtype=float).reshape(4, 3) + 100  # the table's copies, one row per text
+    raw = np.arange(12, dtype=float).reshape(4, 3)
+
+    class Feats:
+        def get(self, recipe: str, rows: np.ndarray, edit: str, seed: int = 0) -> np.ndarray:
+            return (copies if edit == "train_copy" else raw)[rows]
+
+    seen = {}
+
+    def fit(X, Xa, y, genres, groups, **kw):
+        seen.update(X=X, Xa=Xa, y=list(y), weight=kw["row_weight"])
+
+    monkeypatch.setattr(robustness, "fit_augmented", fit)
+    train = pd.DataFrame({"row_idx": [0, 1, 2, 3], "provider": ["CHATGPT", "OTHER", "OTHER", "CLAUDE"],
+                          "genre": ["chat"] * 4, "topic": list("abcd"),
+                          "model": ["gpt4", "vicuna-13b-v1.5", "Meta-Llama-3-70B-Instruct", "claude-2"]})
+    robustness.fit_recipe(Feats(), "no_distilled", train, 0, row_weight=np.array([1.0, 2.0, 3.0, 4.0]))
+    assert seen["y"] == ["CHATGPT", "OTHER", "CLAUDE"]  # Vicuna (ShareGPT) out, Llama 3 kept
+    assert (seen["X"] == raw[[0, 2, 3]]).all() and (seen["Xa"] == copies[[0, 2, 3]]).all()
+    assert list(seen["weight"]) == [1.0, 3.0, 4.0]
+    robustness.fit_recipe(Feats(), "default", train, 0)
+    assert len(seen["y"]) == 4
+    assert robustness.recipe_key("no_distilled") != robustness.recipe_key("default")
+
+
+def test_the_recall_summary_reads_each_label_per_seed() -> None:
+    from seed_trial import recalls
+
+    y = np.array(["CHATGPT", "CHATGPT", "CLAUDE", "OTHER"])
+    run = lambda right: {"tests": {"M": {"right": right}}}  # noqa: E731
+    runs = {"default": {0: run([0, 0, 1, 1]), 1: run([1, 0, 1, 1])},
+            "no_distilled": {0: run([1, 1, 1, 0]), 1: run([1, 1, 0, 0])}}
+    out = recalls(runs, y, "M")
+    assert set(out) == {"CLAUDE", "CHATGPT", "OTHER", "assistants"}  # no GEMINI text: no GEMINI recall
+    assert out["CHATGPT"]["a"]["values"] == [0.0, 50.0] and out["CHATGPT"]["b"]["values"] == [100.0, 100.0]
+    assert out["CHATGPT"]["diff"] == 75.0
+    assert out["assistants"]["a"]["values"] == [50.0, 75.0]  # the mean of CLAUDE's and CHATGPT's recall
+    assert out["OTHER"]["diff"] == -100.0
+
+
+def test_the_distilled_rule_needs_the_assistants_recall_up_on_a_and_m_and_no_loss() -> None:
+    from seed_trial import RULES, distilled_rule
+
+    def with_recall(s: dict, gain: dict[str, float]) -> dict:
+        row = lambda d: {"a": {"sd": 1.0}, "b": {"sd": 1.0}, "diff": d, "se": 1.0}  # noqa: E731
+        s["recall"] = {t: {"CHATGPT": row(gain.get(t, 0.0)), "assistants": row(gain.get(t, 0.0))} for t in TESTS}
+        return s
+
+    assert RULES["no_distilled"] is distilled_rule
+    clauses = lambda out: {k: v for k, v in out.items() if not k.startswith("(H)")}  # noqa: E731
+    out = distilled_rule(with_recall(summary_of({}), {"A": 3.0, "M": 3.0}))
+    assert all(out.values())
+    out = distilled_rule(with_recall(summary_of({}), {"A": 3.0, "M": 1.5}))  # M within 2 se
+    assert not any(v for k, v in out.items() if k.startswith(("(H)", "(d)")))
+    out = distilled_rule(with_recall(summary_of({"M": -3.0}), {"A": 3.0, "M": 3.0}))  # recall up, accuracy down
+    assert out[next(k for k in out if k.startswith("(H)"))] and not all(clauses(out).values())
