@@ -199,3 +199,17 @@ def test_the_distilled_rule_needs_the_assistants_recall_up_on_a_and_m_and_no_los
     assert not any(v for k, v in out.items() if k.startswith(("(H)", "(d)")))
     out = distilled_rule(with_recall(summary_of({"M": -3.0}), {"A": 3.0, "M": 3.0}))  # recall up, accuracy down
     assert out[next(k for k in out if k.startswith("(H)"))] and not all(clauses(out).values())
+
+
+def test_per_model_accuracy_is_each_models_seed_averaged_share_right() -> None:
+    import pandas as pd
+    from seed_trial import per_model
+
+    frame = pd.DataFrame({"model": ["gpt-4", "gpt-4", "vicuna", "vicuna"], "provider": ["CHATGPT"] * 2 + ["OTHER"] * 2})
+    run = lambda right: {"tests": {"M": {"right": right}}}  # noqa: E731
+    runs = {"default": {0: run([0, 0, 1, 1]), 1: run([1, 0, 1, 1])},
+            "no_distilled": {0: run([1, 1, 0, 1]), 1: run([1, 0, 0, 1])}}
+    rows = per_model(runs, frame, "M")
+    assert [r["model"] for r in rows] == ["vicuna", "gpt-4"]  # the largest loss first
+    assert rows[0] == {"model": "vicuna", "provider": "OTHER", "n": 2, "a": 100.0, "b": 50.0, "diff": -50.0}
+    assert rows[1]["a"] == 25.0 and rows[1]["b"] == 75.0
