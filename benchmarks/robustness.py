@@ -226,8 +226,8 @@ def copy_weight(recipe: str) -> float:
 
 
 def recipe_key(recipe: str) -> str:
-    """16 hex digits of everything that makes ``recipe``'s fit: its settings, copies, copy weight and
-    copy seed (a cached fit of a recipe whose definition changed is never read)."""
+    """16 hex digits of everything that makes ``recipe``'s fit: its settings, copies, copy weight, copy
+    seed and left-out models (a cached fit of a recipe whose definition changed is never read)."""
     spec = [RECIPES[recipe], COPY_GROUPS.get(recipe, AUGMENTATIONS), copy_weight(recipe), FIXED_COPY_SEED.get(recipe),
             *([sorted(LEFT_OUT[recipe])] if recipe in LEFT_OUT else [])]  # keys of the recipes before stay as they were
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]

@@ -15,7 +15,8 @@ the corpus, Arena-Hard half A and the blank-line rows). ``RULES`` holds each can
 the bundled recipe, fixed before its run: session 61's ``copies3`` (three edited copies per text at a
 third of the weight each) and ``blend300`` (the unshipped blend of "A faster tree step"), and session
 62's ``no_distilled`` (the open models trained on OpenAI models' answers out of training; it is
-judged on each label's 4-way recall too, which the summary reports per test). Each fit's
+judged on each label's 4-way recall too, which the summary reports per test, with each model's
+accuracy per arm). Each fit's
 scores are kept in ``--cache`` (keyed by the feature table and the recipe's definition,
 ``robustness.recipe_key``), so a stopped run resumes where it stopped, and ``--part
 tests`` and ``--part logo`` can run side by side before a last run writes the results from the
@@ -167,7 +168,7 @@ def recalls(runs: dict[str, dict[int, dict]], y: np.ndarray, test: str) -> dict:
 def per_model(runs: dict[str, dict[int, dict]], frame: pd.DataFrame, test: str) -> list[dict]:
     """Per model of ``test`` (``frame``: its texts), its label, texts, and each arm's 4-way accuracy
     (%) on them averaged over the seeds, with b minus a; largest loss first."""
-    (a, runs_a), (b, runs_b) = runs.items()
+    a, b = runs
     mean_right = {arm: np.mean([r["tests"][test]["right"] for r in rs.values()], axis=0) for arm, rs in runs.items()}
     table = pd.DataFrame({"model": frame.model.to_numpy(object), "provider": frame.provider.to_numpy(object),
                           "a": 100 * mean_right[a], "b": 100 * mean_right[b]})
@@ -186,13 +187,19 @@ def beyond(row: dict, interval: bool = True) -> int:
     return int(up) - int(down)
 
 
-# the two clauses both rules share, (a) and (c)
+# the clauses the rules share: (a) and (c) all three, (b) copies3's and no_distilled's
 NO_LOSS = "(a) no test loses beyond 2 se with its interval below 0"
+LOGO_HOLDS = "(b) LOGO 3-way mean loses no more than 2 se"
 COMBINED_HOLDS = "(c) the combined drop grows no more than 2 se"
 
 
 def no_test_loses(s: dict) -> bool:
     return all(beyond(s["tests"][t]) >= 0 for t in TESTS)
+
+
+def logo_holds(s: dict) -> bool:
+    logo = s.get("logo", {})
+    return bool(logo) and logo["mean"]["diff"] >= -2 * logo["mean"]["se"]
 
 
 def combined_holds(s: dict) -> bool:
@@ -207,7 +214,7 @@ def copies3_rule(s: dict) -> dict[str, bool]:
     sd = {arm: sum(tests[t][arm]["sd"] for t in noisy) + (logo["mean"][arm]["sd"] if logo else 0) for arm in "ab"}
     gains = [beyond(tests[t]) > 0 for t in TESTS] + ([beyond(logo["mean"], False) > 0] if logo else [])
     return {NO_LOSS: no_test_loses(s),
-            "(b) LOGO 3-way mean loses no more than 2 se": bool(logo) and logo["mean"]["diff"] >= -2 * logo["mean"]["se"],
+            LOGO_HOLDS: logo_holds(s),
             COMBINED_HOLDS: combined_holds(s),
             "(d) the seed sd of S, P, M, D and the LOGO mean, summed, at most 0.7 of the baseline's, "
             "or a test or the LOGO mean gains beyond 2 se": sd["b"] <= 0.7 * sd["a"] or any(gains)}
@@ -229,11 +236,11 @@ def distilled_rule(s: dict) -> dict[str, bool]:
     The hypothesis (H, reported, not a clause): those models' texts labelled OTHER teach ChatGPT's
     style as OTHER, so without them ChatGPT's 4-way recall rises beyond 2 se on MT-Bench (GPT-3.5 and
     GPT-4, 0.24-0.26 for the bundled model) and on Arena-Hard half B. A retrain needs every clause."""
-    rec, logo = s["recall"], s.get("logo", {})
+    rec = s["recall"]
     return {"(H) CHATGPT's 4-way recall rises beyond 2 se on M and on A (the hypothesis; not a clause)":
                 all(beyond(rec[t]["CHATGPT"], False) > 0 for t in ("M", "A")),
             NO_LOSS: no_test_loses(s),
-            "(b) LOGO 3-way mean loses no more than 2 se": bool(logo) and logo["mean"]["diff"] >= -2 * logo["mean"]["se"],
+            LOGO_HOLDS: logo_holds(s),
             COMBINED_HOLDS: combined_holds(s),
             "(d) the assistants' mean 4-way recall rises beyond 2 se on A and on M":
                 all(beyond(rec[t]["assistants"], False) > 0 for t in ("A", "M"))}

@@ -19,6 +19,8 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -124,16 +126,11 @@ def _around(text: str) -> tuple[str, str, str]:
 def inline_markdown(runs: Iterable[Run], code_line: bool) -> str:
     """The runs as Markdown: neighbours of one format merged, marks around their non-space core;
     ``code_line``: the paragraph is code, written as it is."""
-    merged: list[tuple[tuple, list[str]]] = []  # each format's pieces, joined once: += on a str a list holds copies it (quadratic)
-    for text, bold, italic, mono, link in runs:
-        key = (bold, italic, mono and not code_line, link)
-        if merged and merged[-1][0] == key:
-            merged[-1][1].append(text)
-        else:
-            merged.append((key, [text]))
+    formatted = ((text, (bold, italic, mono and not code_line, link)) for text, bold, italic, mono, link in runs)
     out = []
-    for (bold, italic, mono, link), pieces in merged:
-        text = "".join(pieces)
+    # each format's run joined once (growing one string by += was quadratic in a long run)
+    for (bold, italic, mono, link), pieces in groupby(formatted, key=itemgetter(1)):
+        text = "".join(piece for piece, _ in pieces)
         lead, core, tail = _around(text)
         if core and (bold or italic or mono) and not code_line:
             mark = "`" if mono else "***" if bold and italic else "**" if bold else "*"
